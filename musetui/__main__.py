@@ -1,0 +1,5 @@
+"""``python -m musetui``."""
+
+from musetui.cli import run
+
+run()

@@ -1,0 +1,263 @@
+"""Command line: the TUI by default; ``scan``, ``search``, ``show`` and ``cache`` for scripts.
+
+Exit codes: 0 on success (malformed lines are reported, not fatal); 1 when ``search``
+matched nothing; 2 on usage errors or a missing path, with one line on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+import orjson
+
+SUBCOMMANDS = ("scan", "search", "show", "cache")
+
+
+class UsageError(Exception):
+    """A usage problem: reported on one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def _check_paths(paths: Sequence[str]) -> None:
+    for p in paths:
+        if not os.path.lexists(p):
+            raise UsageError(f"musetui: no such file or directory: {p}")
+
+
+def _err(text: str) -> None:
+    from musetui.report import strip_controls
+
+    sys.stderr.write(strip_controls(text) + "\n")
+
+
+def _scan_parser() -> _Parser:
+    p = _Parser(prog="musetui scan", description="Index transcripts and print one record per session.")
+    p.add_argument("paths", nargs="*", metavar="PATH")
+    p.add_argument("--json", action="store_true", help="JSON Lines, one scan record per session, sorted by path")
+    p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
+    p.add_argument("--explain", action="store_true", help="print how attribution is scored, then exit")
+    p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
+    p.add_argument("-q", "--quiet", action="store_true", help="do not print diagnostics on stderr")
+    return p
+
+
+def cmd_scan(argv: Sequence[str]) -> int:
+    """``musetui scan PATH... [--json]``."""
+    args = _scan_parser().parse_args(list(argv))
+    if args.explain:
+        from musetui.fingerprints.attribution import EXPLAIN
+
+        sys.stdout.write(EXPLAIN)
+        return 0
+    if not args.paths:
+        raise UsageError("musetui scan: at least one PATH is required")
+    _check_paths(args.paths)
+    from musetui.index import Index
+
+    index = Index(list(args.paths), workers=args.workers).scan()
+    sessions = index.sorted_sessions()
+    if args.json:
+        out = sys.stdout.buffer
+        for s in sessions:
+            out.write(orjson.dumps(s.record()) + b"\n")
+        out.flush()
+    else:
+        _print_table(sessions)
+    if not args.quiet:
+        _print_diagnostics(index.diagnostics)
+    return 0
+
+
+def _print_diagnostics(diags: Sequence[object], limit: int = 50) -> None:
+    from musetui.scanner import Diagnostic
+
+    items = [d for d in diags if isinstance(d, Diagnostic)]
+    for d in items[:limit]:
+        _err(f"musetui: {d.text()}")
+    if len(items) > limit:
+        _err(f"musetui: … {len(items) - limit} more diagnostics")
+
+
+def _print_table(sessions: Sequence[object]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    from musetui.model import SessionSummary
+    from musetui.report import strip_controls
+
+    table = Table(show_lines=False, header_style="bold")
+    for col in ("path", "format", "declared model", "provider", "conf", "flags", "items", "malformed"):
+        table.add_column(col, overflow="fold")
+    for s in sessions:
+        assert isinstance(s, SessionSummary)
+        a = s.attribution
+        prov = a.provider + (f"/{a.host}" if a.host else "")
+        table.add_row(
+            Text(strip_controls(s.path)),
+            Text(s.format),
+            Text(strip_controls(s.declared_model or "-")),
+            Text(prov),
+            Text(f"{a.confidence:.2f}"),
+            Text(", ".join(a.flags)),
+            Text(str(s.items)),
+            Text(str(s.malformed_lines)),
+        )
+    Console().print(table)
+    Console(stderr=True).print(Text(f"{len(sessions)} sessions"))
+
+
+def cmd_show(argv: Sequence[str]) -> int:
+    """``musetui show PATH [--line N]``: the Markdown evidence report."""
+    p = _Parser(prog="musetui show", description="Print the evidence report of a session or one item.")
+    p.add_argument("path", metavar="PATH")
+    p.add_argument("--line", type=int, default=None, help="report on the item recorded at this line")
+    args = p.parse_args(list(argv))
+    _check_paths([args.path])
+    if os.path.isdir(args.path):
+        raise UsageError(f"musetui show: {args.path} is a directory; give a session file")
+    from musetui.index import Index
+    from musetui.report import item_markdown, session_markdown
+    from musetui.session import open_session
+
+    index = Index([os.path.dirname(os.path.abspath(args.path)) or "."], workers=1)
+    index.files = []
+    from musetui.scanner import scan_file
+
+    outcome = scan_file(os.path.abspath(args.path), os.path.basename(args.path), os.path.dirname(os.path.abspath(args.path)))
+    if outcome.summary is None:
+        for d in outcome.diagnostics:
+            _err(f"musetui: {d.text()}")
+        raise UsageError(f"musetui show: {args.path} holds no transcript records")
+    summary = outcome.summary
+    if args.line is None:
+        sys.stdout.write(session_markdown(summary))
+        return 0
+    opened = open_session(summary)
+    match = [it for it in opened.items if it.line <= args.line < it.line + max(1, it.lines)]
+    if not match:
+        match = [it for it in opened.items if it.line == args.line]
+    if not match:
+        raise UsageError(f"musetui show: no item at line {args.line} of {args.path}")
+    item = match[0]
+    sys.stdout.write(item_markdown(summary, item, opened.raw(item), opened.decoded(item)))
+    return 0
+
+
+def cmd_search(argv: Sequence[str]) -> int:
+    """``musetui search PATH... QUERY [--json]``."""
+    p = _Parser(prog="musetui search", description="Search every session.")
+    p.add_argument("args", nargs="+", metavar="PATH... QUERY")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--limit", type=int, default=0, help="stop after this many hits (0: no limit)")
+    ns = p.parse_args(list(argv))
+    if len(ns.args) < 2:
+        raise UsageError("musetui search: need at least one PATH and a QUERY")
+    paths, query = ns.args[:-1], ns.args[-1]
+    _check_paths(paths)
+    from musetui.search import QueryError, run_search
+
+    try:
+        hits = run_search(paths, query, limit=ns.limit or None)
+    except QueryError as exc:
+        raise UsageError(f"musetui search: {exc}") from exc
+    n = 0
+    out = sys.stdout.buffer
+    for hit in hits:
+        n += 1
+        if ns.json:
+            out.write(orjson.dumps(hit.record()) + b"\n")
+        else:
+            from musetui.report import strip_controls
+
+            out.write(strip_controls(f"{hit.path}:{hit.line}: [{hit.field}] {hit.snippet}").encode() + b"\n")
+    out.flush()
+    return 0 if n else 1
+
+
+def cmd_cache(argv: Sequence[str]) -> int:
+    """``musetui cache info|clear``."""
+    p = _Parser(prog="musetui cache", description="Inspect or clear the persistent cache.")
+    p.add_argument("action", choices=("info", "clear"))
+    ns = p.parse_args(list(argv))
+    from musetui.config import cache_dir
+
+    d = cache_dir()
+    if ns.action == "info":
+        files = sorted(d.glob("*")) if d.exists() else []
+        size = sum(f.stat().st_size for f in files if f.is_file())
+        sys.stdout.write(f"cache directory: {d}\nfiles: {len(files)}\nbytes: {size}\n")
+        return 0
+    removed = 0
+    if d.exists():
+        for f in d.glob("*"):
+            if f.is_file():
+                f.unlink()
+                removed += 1
+    sys.stdout.write(f"removed {removed} cache files from {d}\n")
+    return 0
+
+
+def cmd_tui(argv: Sequence[str]) -> int:
+    """``musetui [PATH ...]``: open the browser."""
+    p = _Parser(prog="musetui", description="Forensic browser for AI-agent transcripts.",
+                epilog="Subcommands: scan, search, show, cache (musetui <cmd> --help).")
+    p.add_argument("paths", nargs="*", metavar="PATH")
+    p.add_argument("--version", action="store_true")
+    ns = p.parse_args(list(argv))
+    if ns.version:
+        from importlib.metadata import version
+
+        sys.stdout.write(f"musetui {version('musetui')}\n")
+        return 0
+    _check_paths(ns.paths)
+    from musetui.config import default_roots
+
+    roots = [str(Path(x)) for x in ns.paths] or default_roots()
+    from musetui.app import MuseApp
+
+    app = MuseApp(roots)
+    app.run()
+    return app.return_code or 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``musetui`` console script."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if args and args[0] in SUBCOMMANDS:
+            cmd = args[0]
+            rest = args[1:]
+            if cmd == "scan":
+                return cmd_scan(rest)
+            if cmd == "search":
+                return cmd_search(rest)
+            if cmd == "show":
+                return cmd_show(rest)
+            return cmd_cache(rest)
+        return cmd_tui(args)
+    except UsageError as exc:
+        _err(str(exc).splitlines()[0] if str(exc) else "musetui: usage error")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115
+        except OSError:
+            pass
+        return 0
+
+
+def run() -> NoReturn:
+    """Run :func:`main` and exit with its status."""
+    sys.exit(main())

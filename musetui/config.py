@@ -1,0 +1,66 @@
+"""Settings, the cache location and the transcript directories discovered by default.
+
+Read when the app starts, never at import time. Environment overrides use ``MUSETUI_*``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import platformdirs
+
+
+def cache_dir() -> Path:
+    """``$XDG_CACHE_HOME/musetui`` (platformdirs), or ``MUSETUI_CACHE_DIR``; never inside a scanned tree."""
+    override = os.environ.get("MUSETUI_CACHE_DIR")
+    return Path(override) if override else Path(platformdirs.user_cache_dir("musetui", appauthor=False))
+
+
+def config_dir() -> Path:
+    """The user config directory (catalogue extensions live here), or ``MUSETUI_CONFIG_DIR``."""
+    override = os.environ.get("MUSETUI_CONFIG_DIR")
+    return Path(override) if override else Path(platformdirs.user_config_dir("musetui", appauthor=False))
+
+
+def muse_sessions_dir() -> Path:
+    """Muse's sessions folder: MUSE_SESSIONS_DIR, MUSE_DATA_DIR/sessions, MUSE_HOME/sessions, ~/.local/share/muse/sessions."""
+    env = os.environ
+    if env.get("MUSE_SESSIONS_DIR"):
+        return Path(env["MUSE_SESSIONS_DIR"]).expanduser()
+    if env.get("MUSE_DATA_DIR"):
+        return Path(env["MUSE_DATA_DIR"]).expanduser() / "sessions"
+    if env.get("MUSE_HOME"):
+        return Path(env["MUSE_HOME"]).expanduser() / "sessions"
+    return Path.home() / ".local" / "share" / "muse" / "sessions"
+
+
+def discovered_roots() -> list[str]:
+    """Local Muse, Codex and Claude Code transcript directories that exist."""
+    env = os.environ
+    codex_home = Path(env["CODEX_HOME"]).expanduser() if env.get("CODEX_HOME") else Path.home() / ".codex"
+    claude_home = (
+        Path(env["CLAUDE_CONFIG_DIR"]).expanduser() if env.get("CLAUDE_CONFIG_DIR") else Path.home() / ".claude"
+    )
+    candidates = [
+        muse_sessions_dir(),
+        codex_home / "sessions",
+        codex_home / "archived_sessions",
+        claude_home / "projects",
+    ]
+    return [str(p) for p in candidates if p.is_dir()]
+
+
+def sample_dir() -> Path:
+    """The bundled sample transcripts (package data in a wheel; the repo folder in a checkout)."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "_sample_transcripts"
+    if packaged.is_dir():
+        return packaged
+    return here.parent / "sample_transcripts"
+
+
+def default_roots() -> list[str]:
+    """What ``musetui`` opens with no PATH: discovered transcripts, else the bundled sample."""
+    found = discovered_roots()
+    return found or [str(sample_dir())]

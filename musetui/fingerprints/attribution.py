@@ -1,0 +1,418 @@
+"""Evidence scoring: from located artifacts to a verdict (provider, host, confidence, flags).
+
+The scoring is documented in :data:`EXPLAIN` (printed by ``musetui scan --explain``).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from musetui.fingerprints.types import Decoded
+from musetui.model import Attribution, Evidence, SessionSummary, iso
+
+#: Evidence minted this many seconds *after* the line that records it is impossible.
+TOL_AFTER_S = 5.0
+#: Evidence minted this long *before* its line (first occurrence, model output) is suspicious.
+TOL_BEFORE_S = 600.0
+
+STRENGTH_WEIGHT = {"strong": 1.0, "medium": 0.6, "weak": 0.2}
+QUOTED_FACTOR = 0.25
+#: Providers that serve other makers' open models: a model name does not contradict them.
+SERVING_PROVIDERS = frozenset({"groq"})
+#: Detectors whose shapes point to self-hosted serving (no provider signature).
+SELF_HOSTED_SHAPES = frozenset({"call_+32hex", "chatcmpl-tool-hex"})
+
+EXPLAIN = f"""\
+musetui attribution: how a verdict is scored
+============================================
+
+1. Evidence. Every string of every record goes through the decoders of
+   FINGERPRINTS.md (OpenAI item ids, Fernet tokens, tool-call id shapes, Anthropic
+   ids and signatures, Gemini signatures, Azure/Anthropic/DeepSeek/Groq/xAI keys).
+   Each hit is located (file, line, field) and carries its detector, provider,
+   host, strength and FINGERPRINTS.md tag ([verified], [source] or [guess]).
+   Identical values count once (replayed history does not add weight).
+
+2. Weights. strong = {STRENGTH_WEIGHT['strong']}, medium = {STRENGTH_WEIGHT['medium']}, weak = {STRENGTH_WEIGHT['weak']}.
+   Hits inside quoted material (user prompts, tool results, base instructions,
+   compaction history) are multiplied by {QUOTED_FACTOR}: they may be pasted text,
+   not provenance. Artifacts that fail their own checks (implausible time, wrong
+   marker or store byte) give no provider weight: they raise `imitation-id`.
+
+3. Per provider, each detector group contributes w * (1 - 0.5^n) for n distinct
+   values; groups combine as a noisy-or: score = 1 - prod(1 - contribution).
+
+4. Verdict. The provider with the highest score wins when its score is >= 0.5
+   (strong artifacts). Declared fields (Muse provider_id/model_id, Codex
+   model_provider, turn_context.model, Claude message.model, API `model`) map
+   through the model catalogue to a provider; they add agreement
+   (confidence = 1 - (1 - score) * 0.7) but never outweigh strong artifacts.
+   With no artifacts, a declaration gives its provider at 0.5 (medium at most;
+   0.6 when self-hosted shapes such as call_+32hex and unsigned reasoning agree
+   with a self-hosted model). With neither, the verdict is `unknown` at 0.0.
+
+5. Host. Only host evidence decides a host: Azure-only keys (content_filters,
+   prompt_filter_results, content_filter_results), Bedrock/Vertex id prefixes,
+   Fireworks model paths or raw_output. A declared route (Muse azure/…, Codex
+   model_provider azure) gives the host marked "declared". Ids and Fernet blobs
+   never decide OpenAI vs Azure; the new50 store byte is host evidence only for
+   Codex, whose client policy is known (store:true only for Azure).
+
+6. Time cross-checks. Each decoded time (id, Fernet, UUIDv7) is compared with
+   the time recorded on its line. Tolerance: minted more than {TOL_AFTER_S:.0f} s AFTER
+   its line is impossible; more than {TOL_BEFORE_S:.0f} s BEFORE its line (first
+   occurrence, outside quoted material) is suspicious. Either raises
+   `time-mismatch`, with the delta in the evidence. Anthropic request ids are
+   normally 2-31 s before the line; long responses take minutes.
+
+7. Flags. declared-mismatch (declared provider/model family differs from a
+   >= 0.5 evidence verdict, or a signature names another model); time-mismatch;
+   imitation-id; mixed-providers (two providers each >= 0.6 from model output);
+   truncated-blob (a Fernet token or signature whose structure is cut or broken);
+   outlier (see 8).
+
+8. Outliers. A session is an outlier when its provider (known, not `unknown`)
+   differs from the provider shared by a strict majority of its siblings
+   (same parent, at least 2 others), or from the provider of at least 60% of
+   the sessions of the same format under the same root (at least 3 sessions).
+"""
+
+
+@dataclass(slots=True)
+class Located:
+    """A decoded artifact with its place and the recorded time of its line."""
+
+    decoded: Decoded
+    line: int  # 1-based physical line
+    field: str
+    zone: int
+    line_time: float | None
+    count: int = 1
+
+
+def _detail(dec: Decoded, loc: Located, delta: float | None) -> str:
+    parts = [dec.meaning or dec.detector]
+    if dec.time is not None:
+        when = iso(dec.time) or "?"
+        if delta is not None:
+            parts.append(f"minted {when}, {_fmt_delta(delta)} from line {loc.line}")
+        else:
+            parts.append(f"minted {when}")
+    shown = [f"{k} {v}" for k, v in dec.fields if k not in ("minted", "time")]
+    if shown:
+        parts.append("; ".join(shown[:6]))
+    if dec.problems:
+        parts.append("problems: " + ", ".join(dec.problems))
+    if loc.zone:
+        parts.append("inside quoted input/tool output (down-weighted)")
+    parts.append(f"[{dec.tag}]")
+    return "; ".join(parts)
+
+
+def _fmt_delta(delta: float) -> str:
+    if abs(delta) < 1:
+        return "0 s"
+    sign = "+" if delta > 0 else "−"
+    a = abs(delta)
+    if a < 120:
+        return f"{sign}{a:.0f} s"
+    if a < 7200:
+        return f"{sign}{a / 60:.1f} min"
+    if a < 172800:
+        return f"{sign}{a / 3600:.1f} h"
+    return f"{sign}{a / 86400:.1f} d"
+
+
+def fmt_delta(delta: float) -> str:
+    """Human form of a time delta in seconds (``0 s``, ``+3 s``, ``−19.0 d``)."""
+    return _fmt_delta(delta)
+
+
+def _weight(dec: Decoded, zone: int) -> float:
+    w = STRENGTH_WEIGHT.get(dec.strength, 0.2)
+    if not dec.genuine:
+        w = 0.0
+    return w * (QUOTED_FACTOR if zone else 1.0)
+
+
+def _group_key(dec: Decoded) -> tuple[str, str | None, str | None, str, bool]:
+    return (dec.detector, dec.provider, dec.host, dec.shape, dec.genuine)
+
+
+def build_evidence(
+    located: Sequence[Located], resolve: Callable[[Located], str] | None = None
+) -> tuple[list[Evidence], dict[str, Any]]:
+    """Group located artifacts into evidence records and scoring inputs.
+
+    Returns the evidence list (examples per group, plus every anomaly) and a dict of
+    scoring facts: per-provider scores, hosts, self-hosted signs, anomalies.
+    """
+    groups: dict[tuple[str, str | None, str | None, str, bool], list[Located]] = defaultdict(list)
+    for loc in located:
+        groups[_group_key(loc.decoded)].append(loc)
+    evidence: list[Evidence] = []
+    contributions: dict[str, list[float]] = defaultdict(list)
+    hosts: dict[str, float] = defaultdict(float)
+    self_hosted: list[str] = []
+    anomalies: dict[str, list[Evidence]] = defaultdict(list)
+    store_bytes: Counter[str] = Counter()
+    sig_models: Counter[str] = Counter()
+    for key, locs in groups.items():
+        detector, provider, host, shape, genuine = key
+        locs.sort(key=lambda x: x.line)
+        n_model = sum(1 for x in locs if not x.zone)
+        n_quoted = len(locs) - n_model
+        dec0 = locs[0].decoded
+        w_model = _weight(dec0, 0)
+        w = max(w_model * (1 - 0.5**n_model) if n_model else 0.0, _weight(dec0, 1) * (1 - 0.5**n_quoted) if n_quoted else 0.0)
+        if provider and w > 0:
+            contributions[provider].append(w)
+        if host and genuine:
+            hosts[host] = max(hosts[host], STRENGTH_WEIGHT.get(dec0.strength, 0.2) * (1.0 if n_model else QUOTED_FACTOR))
+        if provider is None and genuine and (shape in SELF_HOSTED_SHAPES or detector == "empty-signature"):
+            self_hosted.append(f"{shape or detector} ×{len(locs)}")
+        for i, loc in enumerate(locs):
+            dec = loc.decoded
+            delta = None
+            if dec.time is not None and loc.line_time is not None:
+                delta = dec.time - loc.line_time
+            if detector == "openai-item-id" and genuine:
+                body = dec.value.split("_", 1)[-1]
+                if len(body) == 50:
+                    store_bytes[body[16:18]] += 1
+            if detector == "anthropic-signature":
+                for k, v in dec.fields:
+                    if k == "model" and v:
+                        sig_models[v] += 1
+            weight = _weight(dec, loc.zone)
+            anomaly = _anomaly(dec, loc, delta)
+            keep = i < EXAMPLES or (anomaly is not None and len(anomalies[anomaly]) < MAX_LISTED_ANOMALIES)
+            if keep and not loc.field and resolve is not None:
+                loc.field = resolve(loc)
+            ev = Evidence(
+                detector=detector,
+                provider=provider,
+                host=host,
+                weight=weight,
+                line=loc.line,
+                field=loc.field,
+                value=dec.value if len(dec.value) <= 120 else dec.value[:60] + "…" + dec.value[-16:],
+                detail=_detail(dec, loc, delta),
+                count=len(locs),
+                time=dec.time,
+                delta_s=delta,
+                tag=dec.tag,
+            )
+            if anomaly:
+                anomalies[anomaly].append(ev)
+            if keep:
+                if i == 0 and len(locs) > 1:
+                    ev.detail += f"; {len(locs)} distinct values of this kind in the session"
+                evidence.append(ev)
+    scores = {p: 1.0 - _prod(1.0 - c for c in cs) for p, cs in contributions.items()}
+    facts: dict[str, Any] = {
+        "scores": scores,
+        "hosts": dict(hosts),
+        "self_hosted": self_hosted,
+        "anomalies": anomalies,
+        "store_bytes": store_bytes,
+        "sig_models": sig_models,
+    }
+    evidence.sort(key=lambda e: (-e.weight, e.line))
+    return evidence, facts
+
+
+EXAMPLES = 3
+MAX_LISTED_ANOMALIES = 20
+
+
+def _anomaly(dec: Decoded, loc: Located, delta: float | None) -> str | None:
+    probs = set(dec.problems)
+    if probs & {"truncated", "bad-structure"} and dec.detector in ("fernet", "anthropic-signature", "gemini-signature"):
+        return "truncated-blob"
+    if probs & {"implausible-time", "bad-marker", "bad-store-byte", "not-uuid7"} and dec.detector in (
+        "openai-item-id",
+        "anthropic-id",
+        "fernet",
+    ):
+        return "imitation-id"
+    if delta is not None and dec.genuine and not loc.zone and (delta > TOL_AFTER_S or delta < -TOL_BEFORE_S):
+        return "time-mismatch"
+    return None
+
+
+def _prod(values: Iterable[float]) -> float:
+    out = 1.0
+    for v in values:
+        out *= v
+    return out
+
+
+def declared_family(summary: SessionSummary, lookup: Any) -> tuple[str | None, str | None, str]:
+    """The provider and host a session declares, via the model catalogue; and a description."""
+    from musetui.model import HOSTS, PROVIDERS
+
+    dp = (summary.declared_provider or "").lower() or None
+    model = summary.declared_model
+    provider: str | None = None
+    host: str | None = None
+    if dp in HOSTS:
+        host = dp
+    elif dp in PROVIDERS and dp != "unknown":
+        provider = dp
+    if model:
+        entry = lookup(model if not (host and "/" not in model) else f"{host}/{model}")
+        if entry is None and "/" in model:
+            entry = lookup(model.split("/", 1)[1])
+        if entry is not None:
+            if provider is None and entry.provider != "unknown":
+                provider = entry.provider
+            host = host or entry.host
+    desc = " ".join(x for x in (summary.declared_provider, model) if x) or "nothing"
+    return provider, host, desc
+
+
+def attribute(
+    summary: SessionSummary,
+    located: Sequence[Located],
+    lookup: Any,
+    resolve: Callable[[Located], str] | None = None,
+) -> Attribution:
+    """Score one session's evidence and produce its verdict."""
+    evidence, facts = build_evidence(located, resolve)
+    scores: dict[str, float] = facts["scores"]
+    d_provider, d_host, d_desc = declared_family(summary, lookup)
+    flags: list[str] = []
+    ranked = sorted(scores.items(), key=lambda kv: -kv[1])
+    best, best_score = ranked[0] if ranked else (None, 0.0)
+    second_score = ranked[1][1] if len(ranked) > 1 else 0.0
+    notes: list[str] = []
+    if best is not None and best_score >= 0.5:
+        provider = best
+        conf = best_score * (1.0 - 0.5 * second_score)
+        if d_provider == provider:
+            conf = 1.0 - (1.0 - conf) * 0.7
+            notes.append(f"declared {d_desc} agrees")
+        elif d_provider and d_provider != provider and provider not in SERVING_PROVIDERS:
+            flags.append("declared-mismatch")
+            notes.append(f"declared {d_desc} ({d_provider}) but artifacts say {provider}")
+    elif best is not None and best_score > 0 and (d_provider is None or d_provider == best):
+        provider = best
+        conf = min(0.5, best_score + (0.2 if d_provider == best else 0.0))
+        notes.append("weak artifacts only")
+    elif d_provider:
+        provider = d_provider
+        conf = 0.5
+        if facts["self_hosted"] and provider not in ("openai", "anthropic", "google"):
+            conf = 0.6
+            notes.append("self-hosted shapes (" + ", ".join(facts["self_hosted"]) + ") fit the declaration")
+        elif best is not None and best_score > 0:
+            notes.append(f"weak artifacts point to {best} ({best_score:.2f}), not enough to overrule")
+        notes.append(f"declared {d_desc}; no artifact confirms or contradicts it")
+    else:
+        provider = "unknown"
+        conf = 0.0
+        if facts["self_hosted"]:
+            notes.append("self-hosted shapes only (" + ", ".join(facts["self_hosted"]) + "): no provider signature")
+        else:
+            notes.append("no declaration and no provider artifacts")
+    # Host: evidence first, then the declaration, then Codex's known store policy.
+    host: str | None = None
+    host_note = ""
+    ev_hosts: dict[str, float] = facts["hosts"]
+    if ev_hosts:
+        host = max(ev_hosts.items(), key=lambda kv: kv[1])[0]
+        host_note = f"host {host} from host-only evidence"
+    elif d_host and provider != "unknown":
+        host = d_host
+        host_note = f"host {host} (declared)"
+    if summary.format == "codex" and provider == "openai":
+        sb: Counter[str] = facts["store_bytes"]
+        declared_azure = (summary.declared_provider or "").lower() == "azure"
+        if sb.get("00") and not declared_azure:
+            flags.append("declared-mismatch")
+            notes.append(f"Codex sends store:true only to Azure; {sb['00']} ids carry store byte 00 (azure hint, guess)")
+            host = host or "azure"
+        elif sb.get("01") and declared_azure:
+            flags.append("declared-mismatch")
+            notes.append(f"declared azure but {sb['01']} ids carry store byte 01 (store:false: not Codex-on-Azure)")
+    sig_models: Counter[str] = facts["sig_models"]
+    if sig_models and summary.models:
+        declared_models = {m.lower() for m in summary.models}
+        for m in sig_models:
+            if not any(m.lower() in dm or dm in m.lower() for dm in declared_models):
+                if "declared-mismatch" not in flags:
+                    flags.append("declared-mismatch")
+                notes.append(f"thinking signature names {m}, transcript declares {', '.join(sorted(summary.models))}")
+    strong_model = [p for p, s in scores.items() if s >= 0.6]
+    if len(strong_model) >= 2:
+        flags.append("mixed-providers")
+        notes.append("strong evidence of " + " and ".join(sorted(strong_model)))
+    anomalies: dict[str, list[Evidence]] = facts["anomalies"]
+    for flag in ("time-mismatch", "imitation-id", "truncated-blob"):
+        if anomalies.get(flag):
+            flags.append(flag)
+            ex = anomalies[flag][0]
+            notes.append(f"{flag}: {len(anomalies[flag])} (first at line {ex.line})")
+    if host_note:
+        notes.append(host_note)
+    ordered = [f for f in ("declared-mismatch", "time-mismatch", "imitation-id", "mixed-providers", "truncated-blob") if f in flags]
+    return Attribution(
+        provider=provider,
+        host=host,
+        confidence=round(min(max(conf, 0.0), 0.99), 3),
+        flags=ordered,
+        evidence=evidence,
+        summary="; ".join(notes),
+    )
+
+
+def mark_outliers(sessions: Sequence[SessionSummary]) -> None:
+    """Flag sessions whose provider differs from their siblings' or their fleet's majority."""
+    by_parent: dict[tuple[str, str], list[SessionSummary]] = defaultdict(list)
+    by_fleet: dict[tuple[str, str], list[SessionSummary]] = defaultdict(list)
+    for s in sessions:
+        if s.parent_session_id:
+            by_parent[(s.root, s.parent_session_id)].append(s)
+        by_fleet[(s.root, s.format)].append(s)
+    for s in sessions:
+        a = s.attribution
+        if a.provider == "unknown" or "outlier" in a.flags:
+            continue
+        reason = None
+        if s.parent_session_id:
+            others = [o for o in by_parent[(s.root, s.parent_session_id)] if o is not s and o.attribution.provider != "unknown"]
+            if len(others) >= 2:
+                common, n = Counter(o.attribution.provider for o in others).most_common(1)[0]
+                if n * 2 > len(others) and common != a.provider:
+                    reason = (
+                        f"provider {a.provider} differs from {n} of {len(others)} sibling sessions ({common}) "
+                        f"under parent {s.parent_session_id}"
+                    )
+        if reason is None:
+            fleet = [o for o in by_fleet[(s.root, s.format)] if o.attribution.provider != "unknown"]
+            if len(fleet) >= 3:
+                common, n = Counter(o.attribution.provider for o in fleet).most_common(1)[0]
+                if n >= 0.6 * len(fleet) and common != a.provider:
+                    reason = (
+                        f"provider {a.provider} differs from the fleet majority: {n} of {len(fleet)} "
+                        f"{s.format} sessions under this root are {common}"
+                    )
+        if reason:
+            a.flags.append("outlier")
+            a.evidence.insert(
+                0,
+                Evidence(
+                    detector="outlier",
+                    provider=a.provider,
+                    host=a.host,
+                    weight=0.0,
+                    line=0,
+                    field="",
+                    value=s.session_id or s.path,
+                    detail=reason,
+                ),
+            )

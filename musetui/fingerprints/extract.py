@@ -1,0 +1,318 @@
+"""Find fingerprints in a session, cheaply, and turn them into located evidence.
+
+Two candidate finders feed the same decoders (``decoders.py`` is the single truth):
+
+* :func:`scan_raw` runs three literal-anchored regexes over the raw bytes of a whole
+  file (``_``-anchored ids and keys, ``gAAAAA`` tokens, ``signature`` values). A line
+  without a candidate costs nothing beyond those passes; it is never walked.
+* :func:`walk` visits every string value (and key) of a parsed record, parsing
+  JSON held inside strings too. It is used for small API captures, for items opened in
+  the UI, and to name the field path of the evidence the raw pass found.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from musetui.fingerprints import decoders as d
+from musetui.fingerprints.types import Decoded
+
+_B58 = rb"[1-9A-HJ-NP-Za-km-z]"
+#: The ``_``-anchored pass: id bodies after a prefix, key names whose presence is evidence,
+#: the Muse wrapper tag, and weak tool ids scoped to ``*_id`` keys.
+U_RE = re.compile(
+    rb"_(?:"
+    rb"(?P<hex>[0-9a-f]{32}(?:[0-9a-f]{16}(?:[0-9a-f]{2})?)?)(?![0-9A-Za-z])"
+    rb"|(?P<b58>01" + _B58 + rb"{20,24})(?![0-9A-Za-z])"
+    rb"|(?P<route>(?:bdrk|vrtx)_01" + _B58 + rb"{20,24})(?![0-9A-Za-z])"
+    rb"|(?P<ds>\d\d_[A-Za-z0-9]{24})(?![A-Za-z0-9])"
+    rb"|(?P<alnum>[A-Za-z0-9]{24})(?![A-Za-z0-9])"
+    rb"|(?P<dig8>\d{8})(?![A-Za-z0-9])"
+    rb"|(?P<key>filters|filter_results|geo|tier|creation|groq|usd_ticks|hit_tokens|miss_tokens|output|content|sources_used)"
+    rb"\"\s*:\s*(?P<kval>null|\"[^\"\\]{0,64}\"|[\[{0-9tf])"
+    rb"|(?P<tag>responses_v1)"
+    rb"|id\"\s*:\s*\"(?P<idv>functions\.[A-Za-z0-9_\-.]+:\d+|chatcmpl-tool-[0-9a-f]{16,32}|[A-Za-z0-9]{9})\""
+    rb")"
+)
+G_RE = re.compile(rb"gAAAAA[A-Za-z0-9_\-]*=*")
+S_RE = re.compile(rb"(?P<skey>[A-Za-z]*)ignature\"\s*:\s*\"(?P<sig>[^\"\\]*)\"")
+
+_ID_PREFIX_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+_KEY_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+#: Cap on evidence examples kept per (detector, provider, host, shape) group.
+EXAMPLES_PER_GROUP = 3
+#: Cap on anomalies (time mismatch, imitation, truncated) listed individually.
+MAX_ANOMALIES = 20
+
+
+@dataclass(slots=True)
+class Hit:
+    """One decoded artifact at one place."""
+
+    decoded: Decoded
+    line_index: int  # 0-based index into the file's line table
+    offset: int  # byte offset of the artifact in the file
+    key: str | None = None
+    field: str | None = None
+    zone: int = 0
+
+
+def _token_start(data: bytes, underscore: int) -> int:
+    """Walk back from the ``_`` over a lowercase prefix (``rs``, ``call``, ``toolu`` …)."""
+    i = underscore
+    lo = max(0, underscore - 10)
+    while i > lo and data[i - 1] in _ID_PREFIX_CHARS:
+        i -= 1
+    return i
+
+
+def _key_start(data: bytes, underscore: int) -> int:
+    i = underscore
+    lo = max(0, underscore - 48)
+    while i > lo and data[i - 1] in _KEY_CHARS:
+        i -= 1
+    return i
+
+
+def _decode_id(token: str) -> Decoded | None:
+    """Decode an id-shaped token by its prefix."""
+    prefix = token.split("_", 1)[0]
+    if prefix == "call":
+        return d.classify_tool_id(token)
+    if prefix in ("msg", "req", "toolu", "srvtoolu"):
+        got = d.decode_anthropic_id(token)
+        if got is not None:
+            return got
+        if prefix != "msg":
+            return d.classify_tool_id(token)
+    return d.decode_openai_item_id(token)
+
+
+def scan_raw(data: bytes, line_starts: list[int]) -> Iterator[Hit]:
+    """Yield every artifact the three raw passes find in ``data`` (deduplicated by value).
+
+    Args:
+        data: the file's bytes.
+        line_starts: byte offset of each line, ascending (used to locate hits).
+    """
+    seen: set[bytes] = set()
+    cache: dict[bytes, Decoded | None] = {}
+
+    def line_of(pos: int) -> int:
+        return bisect_right(line_starts, pos) - 1
+
+    for m in U_RE.finditer(data):
+        group = m.lastgroup
+        start = m.start()
+        decoded: Decoded | None
+        key: str | None = None
+        if group in ("hex", "b58", "route", "ds", "alnum", "dig8"):
+            tstart = _token_start(data, start)
+            if tstart == start or (tstart > 0 and data[tstart - 1] in _KEY_CHARS):
+                continue
+            raw = data[tstart : m.end(group)]
+            if raw in seen:
+                continue
+            seen.add(raw)
+            decoded = cache.get(raw) if raw in cache else _decode_id(raw.decode("ascii", "replace"))
+            cache[raw] = decoded
+            pos = tstart
+        elif group == "kval":
+            kstart = _key_start(data, start)
+            keyb = data[kstart : m.end("key")]
+            val = m.group("kval")
+            tag = keyb + b"=" + (b"null" if val == b"null" else b"set")
+            if tag in seen:
+                continue
+            seen.add(tag)
+            key = keyb.decode("ascii", "replace")
+            decoded = d.decode_key(key, None if val == b"null" else "…")
+            pos = kstart
+        elif group == "tag":
+            if b"gpt_responses_v1" in seen:
+                continue
+            seen.add(b"gpt_responses_v1")
+            found = [x for x in d.decode_string("gpt_responses_v1") if x.detector == "muse-gpt-responses-tag"]
+            decoded = found[0] if found else None
+            pos = _token_start(data, start)
+        elif group == "idv":
+            raw = m.group("idv")
+            if raw in seen:
+                continue
+            seen.add(raw)
+            kstart = _key_start(data, start)
+            key = data[kstart : start + 3].decode("ascii", "replace")
+            decoded = d.classify_tool_id(raw.decode("ascii", "replace"))
+            pos = m.start("idv")
+        else:
+            continue
+        if decoded is not None:
+            yield Hit(decoded, line_of(pos), pos, key=key)
+
+    for m in G_RE.finditer(data):
+        raw = m.group()
+        if raw in seen:
+            continue
+        seen.add(raw)
+        decoded = d.decode_fernet(raw.decode("ascii"))
+        if decoded is not None:
+            yield Hit(decoded, line_of(m.start()), m.start())
+
+    for m in S_RE.finditer(data):
+        raw = m.group("sig")
+        skey = m.group("skey")
+        tag = b"sig:" + raw[:200]
+        if raw and tag in seen:
+            continue
+        seen.add(tag)
+        decoded = d.decode_signature_value(raw.decode("utf-8", "replace"))
+        if decoded is not None:
+            key = skey.decode("ascii", "replace") + "ignature" if skey else "signature"
+            yield Hit(decoded, line_of(m.start("sig")), m.start("sig"), key=key)
+
+
+def walk(obj: Any, visit: Callable[[str, str | None, str], None], path: str = "", depth: int = 0) -> None:
+    """Call ``visit(value, key, path)`` for every string in ``obj``; keys are visited with value ``""``.
+
+    Strings holding JSON objects or arrays are parsed and walked too (path suffix ``<json>``).
+    """
+    if depth > 200:
+        return
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            sub = f"{path}.{k}" if path else str(k)
+            visit("", str(k), sub + "#key")
+            if isinstance(v, str):
+                visit(v, str(k), sub)
+                _maybe_json(v, visit, sub, depth)
+            elif isinstance(v, dict | list):
+                walk(v, visit, sub, depth + 1)
+    elif isinstance(obj, list):
+        parent_key = path.rsplit(".", 1)[-1] if path else None
+        for i, v in enumerate(obj):
+            sub = f"{path}[{i}]"
+            if isinstance(v, str):
+                visit(v, parent_key, sub)
+                _maybe_json(v, visit, sub, depth)
+            elif isinstance(v, dict | list):
+                walk(v, visit, sub, depth + 1)
+
+
+def _maybe_json(value: str, visit: Callable[[str, str | None, str], None], path: str, depth: int) -> None:
+    if len(value) >= 2 and value[0] in "{[" and value[-1] in "}]":
+        try:
+            inner = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return
+        walk(inner, visit, path + "<json>", depth + 1)
+
+
+_KEY_SIGNALS = frozenset(
+    {
+        "content_filters",
+        "prompt_filter_results",
+        "content_filter_results",
+        "inference_geo",
+        "service_tier",
+        "cache_creation",
+        "x_groq",
+        "cost_in_usd_ticks",
+        "num_sources_used",
+        "prompt_cache_hit_tokens",
+        "prompt_cache_miss_tokens",
+        "raw_output",
+        "reasoning_content",
+    }
+)
+
+
+def walk_record(obj: Any) -> list[tuple[Decoded, str | None, str]]:
+    """Every artifact in one parsed record, as (decoded, key, field path); deduplicated by value."""
+    out: list[tuple[Decoded, str | None, str]] = []
+    seen: set[str] = set()
+
+    def visit(value: str, key: str | None, path: str) -> None:
+        if path.endswith("#key"):
+            if key in _KEY_SIGNALS and key not in seen:
+                seen.add(key)
+                parent = _lookup(obj, path[: -len("#key")])
+                got = d.decode_key(key, parent)
+                if got is not None:
+                    out.append((got, key, path[: -len("#key")]))
+            return
+        if not value:
+            if key in ("signature", "thoughtSignature") and "sig:" not in seen:
+                seen.add("sig:")
+                got = d.decode_signature_value("")
+                if got is not None:
+                    out.append((got, key, path))
+            return
+        if key in ("signature", "thoughtSignature"):
+            if value not in seen:
+                seen.add(value)
+                got = d.decode_signature_value(value)
+                if got is not None:
+                    out.append((got, key, path))
+                    return
+        for got in d.decode_string(value, key):
+            if got.value in seen:
+                continue
+            seen.add(got.value)
+            out.append((got, key, path))
+        if key == "model" and value.startswith("accounts/"):
+            got2 = d.decode_model_path(value)
+            if got2 is not None and value not in seen:
+                seen.add(value)
+                out.append((got2, key, path))
+
+    walk(obj, visit)
+    return out
+
+
+def _lookup(obj: Any, path: str) -> Any:
+    """Value at a dotted path produced by :func:`walk` (best effort, for key-presence values)."""
+    cur = obj
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        if part.startswith("["):
+            idx = int(part[1:-1])
+            if isinstance(cur, list) and idx < len(cur):
+                cur = cur[idx]
+            else:
+                return None
+        elif isinstance(cur, dict):
+            cur = cur.get(part)
+        else:
+            return None
+    return cur
+
+
+def field_path(obj: Any, needle: str, key: str | None = None) -> str | None:
+    """The path of the first string (or key, if ``key`` is given) in ``obj`` that contains ``needle``."""
+    found: list[str] = []
+
+    def visit(value: str, k: str | None, path: str) -> None:
+        if found:
+            return
+        if path.endswith("#key"):
+            if key is not None and k == key:
+                found.append(path[: -len("#key")])
+            return
+        if needle and needle in value:
+            found.append(path)
+
+    walk(obj, visit)
+    return found[0] if found else None
+
+
+@dataclass(slots=True)
+class FileHits:
+    """All hits of one file, with what is needed to locate and time them."""
+
+    hits: list[Hit] = field(default_factory=list)

@@ -1,0 +1,241 @@
+"""Walk roots into sessions: deterministic walk, parallel scan, session tree, fleet outliers.
+
+Nothing under a root is written, renamed or locked. FIFOs, sockets and devices are
+skipped without being opened; symlink loops are detected by directory identity.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import stat
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+
+from musetui.fingerprints.attribution import mark_outliers
+from musetui.model import SessionSummary
+from musetui.reader import kind_of
+from musetui.scanner import Diagnostic, Outcome, scan_file
+
+JSON_EXTS = frozenset({".jsonl", ".json", ".ndjson", ".jsonlines"})
+MAYBE_EXTS = frozenset({".txt", ".log", ""})
+#: Below this much data, scanning in-process beats starting worker processes.
+PARALLEL_MIN_BYTES = 16 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class FileEntry:
+    """A file to scan, with where it was found."""
+
+    abspath: str
+    relpath: str
+    root: str
+    size: int
+    maybe: bool  # extension does not promise JSON: sniff the first bytes
+
+
+@dataclass(slots=True)
+class Progress:
+    """Scan progress (for status lines and progress bars)."""
+
+    done: int
+    total: int
+    bytes_done: int
+    bytes_total: int
+    sessions: int
+
+
+def _candidate(name: str) -> bool | None:
+    """True: a JSON file; None: maybe (sniff it); False: not a transcript."""
+    if name.endswith(".meta.json") and name.startswith("agent-"):
+        return False  # Claude Code subagent sidecar, read with its transcript
+    if name.endswith(".chunks.txt"):
+        return True
+    ext = os.path.splitext(name)[1].lower()
+    if ext in JSON_EXTS:
+        return True
+    if ext in MAYBE_EXTS:
+        return None
+    return False
+
+
+def walk_roots(roots: Sequence[str], diagnostics: list[Diagnostic]) -> list[FileEntry]:
+    """Every candidate file under ``roots``, in a deterministic (sorted) order."""
+    out: list[FileEntry] = []
+    for root in roots:
+        root_abs = os.path.abspath(root)
+        try:
+            st = os.stat(root_abs)
+        except OSError as exc:
+            diagnostics.append(Diagnostic(root, 0, f"cannot read root: {exc.strerror or exc}"))
+            continue
+        if stat.S_ISREG(st.st_mode):
+            out.append(FileEntry(root_abs, os.path.basename(root_abs), root_abs, st.st_size, False))
+            continue
+        if not stat.S_ISDIR(st.st_mode):
+            diagnostics.append(Diagnostic(root, 0, f"skipped: not a regular file ({kind_of(st.st_mode)})"))
+            continue
+        visited: set[tuple[int, int]] = {(st.st_dev, st.st_ino)}
+        stack: list[tuple[str, str]] = [(root_abs, "")]
+        while stack:
+            dpath, drel = stack.pop()
+            try:
+                with os.scandir(dpath) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError as exc:
+                diagnostics.append(Diagnostic(drel or ".", 0, f"unreadable directory: {exc.strerror or exc}"))
+                continue
+            subdirs: list[tuple[str, str]] = []
+            for e in entries:
+                rel = f"{drel}/{e.name}" if drel else e.name
+                try:
+                    est = e.stat(follow_symlinks=True)
+                except OSError as exc:
+                    if e.is_symlink():
+                        reason = "symlink loop" if getattr(exc, "errno", None) == 40 else "broken symlink"
+                        diagnostics.append(Diagnostic(rel, 0, f"skipped: {reason}"))
+                    else:
+                        diagnostics.append(Diagnostic(rel, 0, f"unreadable: {exc.strerror or exc}"))
+                    continue
+                mode = est.st_mode
+                if stat.S_ISDIR(mode):
+                    ident = (est.st_dev, est.st_ino)
+                    if ident in visited:
+                        diagnostics.append(Diagnostic(rel, 0, "skipped: symlink loop (directory already visited)"))
+                        continue
+                    visited.add(ident)
+                    subdirs.append((e.path, rel))
+                elif stat.S_ISREG(mode):
+                    cand = _candidate(e.name)
+                    if cand is False:
+                        continue
+                    out.append(FileEntry(e.path, rel, root_abs, est.st_size, cand is None))
+                else:
+                    cand = _candidate(e.name)
+                    if cand is not False:
+                        diagnostics.append(Diagnostic(rel, 0, f"skipped: {kind_of(mode)} (not opened)"))
+            stack.extend(reversed(subdirs))
+    return out
+
+
+def _scan_entry(entry: FileEntry, keep_offsets: bool) -> Outcome:
+    if entry.maybe and not _looks_like_json(entry.abspath):
+        return Outcome(None, [])
+    return scan_file(entry.abspath, entry.relpath, entry.root, keep_offsets=keep_offsets)
+
+
+def _scan_chunk(args: tuple[list[FileEntry], bool]) -> list[Outcome]:
+    entries, keep = args
+    return [_scan_entry(e, keep) for e in entries]
+
+
+def _looks_like_json(path: str) -> bool:
+    from musetui.reader import read_file
+
+    try:
+        head = read_file(path, 0, 4096).data.lstrip()
+    except OSError:
+        return True  # let the scan report it
+    return head[:1] in (b"{", b"[") or head.startswith((b"data:", b"event:"))
+
+
+@dataclass
+class Index:
+    """The sessions under a set of roots, with their tree and verdicts."""
+
+    roots: list[str]
+    workers: int | None = None
+    keep_offsets: bool = False
+    sessions: list[SessionSummary] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    offsets: dict[str, bytes] = field(default_factory=dict)
+    children: dict[str, list[SessionSummary]] = field(default_factory=dict)
+    top: list[SessionSummary] = field(default_factory=list)
+    by_key: dict[str, SessionSummary] = field(default_factory=dict)
+    files: list[FileEntry] = field(default_factory=list)
+
+    def iter_scan(self, cancelled: Callable[[], bool] | None = None) -> Iterator[tuple[Outcome, Progress]]:
+        """Scan every file, yielding each outcome as it completes (in walk order)."""
+        self.files = walk_roots(self.roots, self.diagnostics)
+        total_bytes = sum(f.size for f in self.files)
+        done = 0
+        bytes_done = 0
+        workers = self.workers if self.workers is not None else (os.cpu_count() or 1)
+        for outcome, entry in self._outcomes(workers, total_bytes, cancelled):
+            done += 1
+            bytes_done += entry.size
+            self.diagnostics.extend(outcome.diagnostics)
+            if outcome.summary is not None:
+                self.sessions.append(outcome.summary)
+                self.by_key[outcome.summary.key] = outcome.summary
+                if outcome.offsets:
+                    self.offsets[outcome.summary.key] = outcome.offsets
+            yield outcome, Progress(done, len(self.files), bytes_done, total_bytes, len(self.sessions))
+            if cancelled is not None and cancelled():
+                return
+
+    def _outcomes(
+        self, workers: int, total_bytes: int, cancelled: Callable[[], bool] | None
+    ) -> Iterator[tuple[Outcome, FileEntry]]:
+        files = self.files
+        if workers <= 1 or total_bytes < PARALLEL_MIN_BYTES or len(files) < 8:
+            for e in files:
+                yield _scan_entry(e, self.keep_offsets), e
+            return
+        method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        ctx = multiprocessing.get_context(method)
+        chunks = _chunk(files, max(1, min(64, len(files) // (workers * 8) or 1)))
+        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            try:
+                for chunk, outcomes in zip(chunks, pool.map(_scan_chunk, [(c, self.keep_offsets) for c in chunks]), strict=True):
+                    for e, o in zip(chunk, outcomes, strict=True):
+                        yield o, e
+                    if cancelled is not None and cancelled():
+                        break
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)
+
+    def scan(self, cancelled: Callable[[], bool] | None = None) -> Index:
+        """Scan everything, then build the tree and flag outliers."""
+        for _ in self.iter_scan(cancelled):
+            pass
+        self.finalize()
+        return self
+
+    def finalize(self) -> None:
+        """Link parents and children, note orphans, and flag fleet outliers."""
+        ids: dict[tuple[str, str], SessionSummary] = {}
+        for s in self.sessions:
+            if s.session_id:
+                ids.setdefault((s.root, s.session_id), s)
+            alias = _muse_dir_id(s)
+            if alias:
+                ids.setdefault((s.root, alias), s)
+        self.children = {}
+        self.top = []
+        for s in sorted(self.sessions, key=lambda x: (x.root, x.path)):
+            parent = ids.get((s.root, s.parent_session_id)) if s.parent_session_id else None
+            if parent is not None and parent is not s:
+                self.children.setdefault(parent.key, []).append(s)
+            else:
+                if s.parent_session_id and not any(n.startswith("orphan") for n in s.notes):
+                    s.notes.append(f"orphan: parent session {s.parent_session_id} is not under the scanned roots")
+                self.top.append(s)
+        mark_outliers(self.sessions)
+
+    def sorted_sessions(self) -> list[SessionSummary]:
+        """Sessions sorted by path (the scan output order)."""
+        return sorted(self.sessions, key=lambda s: (s.path, s.root))
+
+
+def _muse_dir_id(s: SessionSummary) -> str | None:
+    if s.format != "muse":
+        return None
+    parts = s.path.split("/")
+    return parts[-2] if len(parts) >= 2 and parts[-1] == "session.jsonl" else None
+
+
+def _chunk(items: list[FileEntry], size: int) -> list[list[FileEntry]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]

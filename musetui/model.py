@@ -1,0 +1,237 @@
+"""Core data types shared by the sources, the fingerprint engine, the index and the UI.
+
+Nothing here imports Textual: the headless core (CLI, library users) depends on it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+Format = Literal[
+    "muse",
+    "codex",
+    "claude-code",
+    "openai-responses",
+    "openai-chat",
+    "anthropic-messages",
+    "gemini",
+    "generic",
+]
+FORMATS: tuple[str, ...] = (
+    "muse",
+    "codex",
+    "claude-code",
+    "openai-responses",
+    "openai-chat",
+    "anthropic-messages",
+    "gemini",
+    "generic",
+)
+
+PROVIDERS: tuple[str, ...] = (
+    "openai",
+    "anthropic",
+    "meta",
+    "moonshot",
+    "google",
+    "deepseek",
+    "xai",
+    "groq",
+    "mistral",
+    "unknown",
+)
+HOSTS: tuple[str, ...] = ("azure", "bedrock", "vertex", "fireworks")
+FLAGS: tuple[str, ...] = (
+    "declared-mismatch",
+    "time-mismatch",
+    "imitation-id",
+    "mixed-providers",
+    "truncated-blob",
+    "outlier",
+)
+
+ItemKind = Literal[
+    "message",
+    "reasoning",
+    "tool_call",
+    "tool_result",
+    "meta",
+    "usage",
+    "event",
+    "summary",
+    "unknown",
+]
+
+
+def iso(ts: float | None) -> str | None:
+    """Render unix seconds as ISO-8601 UTC with a trailing Z (None stays None)."""
+    if ts is None:
+        return None
+    try:
+        dt = datetime.fromtimestamp(ts, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+    text = dt.isoformat(timespec="milliseconds")
+    return text.replace("+00:00", "Z")
+
+
+def parse_time(value: Any) -> float | None:
+    """Turn a transcript time (RFC 3339 string, unix s, ms or µs number) into unix seconds."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        v = float(value)
+        if v <= 0:
+            return None
+        if v > 1e17:  # nanoseconds
+            return v / 1e9
+        if v > 1e14:  # microseconds (Muse recorded_at)
+            return v / 1e6
+        if v > 1e11:  # milliseconds
+            return v / 1e3
+        return v
+    if isinstance(value, str) and 10 <= len(value) <= 40 and value[:4].isdigit():
+        text = value.strip()
+        if text.endswith(("Z", "z")):
+            text = text[:-1] + "+00:00"
+        try:
+            dt = datetime.fromisoformat(text)
+        except ValueError:
+            return None
+        if dt.tzinfo is None:
+            dt = dt.replace(tzinfo=UTC)
+        return dt.timestamp()
+    return None
+
+
+@dataclass(slots=True)
+class Evidence:
+    """One decoded fingerprint, located in the transcript.
+
+    The eight public fields are exactly DESIGN.md's evidence record; `count` and
+    `time`/`delta_s` are kept for scoring and display.
+    """
+
+    detector: str
+    provider: str | None
+    host: str | None
+    weight: float
+    line: int
+    field: str
+    value: str
+    detail: str
+    count: int = 1
+    time: float | None = None
+    delta_s: float | None = None
+    tag: str = "verified"
+
+    def record(self) -> dict[str, Any]:
+        """The contract form used in `scan --json`."""
+        return {
+            "detector": self.detector,
+            "provider": self.provider,
+            "host": self.host,
+            "weight": round(self.weight, 3),
+            "line": self.line,
+            "field": self.field,
+            "value": self.value,
+            "detail": self.detail,
+        }
+
+
+@dataclass(slots=True)
+class Malformed:
+    """A line that could not be read as JSON, with the reason."""
+
+    line: int
+    offset: int
+    reason: str
+
+
+@dataclass(slots=True)
+class Attribution:
+    """The verdict for one session."""
+
+    provider: str = "unknown"
+    host: str | None = None
+    confidence: float = 0.0
+    flags: list[str] = field(default_factory=list)
+    evidence: list[Evidence] = field(default_factory=list)
+    summary: str = ""
+
+
+@dataclass(slots=True)
+class SessionSummary:
+    """What the index keeps per session: enough for the tree, the scan record and outliers."""
+
+    path: str  # relative to the root it was found under, with '/' separators
+    abspath: str
+    root: str
+    format: str
+    format_rule: str
+    session_id: str | None = None
+    parent_session_id: str | None = None
+    declared_provider: str | None = None
+    declared_model: str | None = None
+    items: int = 0
+    malformed_lines: int = 0
+    malformed: list[Malformed] = field(default_factory=list)
+    started_at: float | None = None
+    ended_at: float | None = None
+    size: int = 0
+    mtime_ns: int = 0
+    inode: int = 0
+    device: int = 0
+    read_bytes: int = 0
+    attribution: Attribution = field(default_factory=Attribution)
+    notes: list[str] = field(default_factory=list)
+    label: str | None = None  # e.g. Codex agent_nickname, Claude agent id
+    models: dict[str, int] = field(default_factory=dict)  # every declared model seen, with counts
+
+    @property
+    def key(self) -> str:
+        """A stable identity for the session within one scan."""
+        return self.abspath
+
+    def record(self) -> dict[str, Any]:
+        """The scan record of DESIGN.md, field for field."""
+        a = self.attribution
+        return {
+            "path": self.path,
+            "session_id": self.session_id,
+            "parent_session_id": self.parent_session_id,
+            "format": self.format,
+            "declared_provider": self.declared_provider,
+            "declared_model": self.declared_model,
+            "provider": a.provider,
+            "host": a.host,
+            "confidence": round(a.confidence, 3),
+            "flags": list(a.flags),
+            "evidence": [e.record() for e in a.evidence],
+            "items": self.items,
+            "malformed_lines": self.malformed_lines,
+            "started_at": iso(self.started_at),
+            "ended_at": iso(self.ended_at),
+        }
+
+
+@dataclass(slots=True)
+class Item:
+    """One transcript item, parsed on demand when a session is opened."""
+
+    index: int
+    line: int  # 1-based physical line of the item's (first) record
+    offset: int  # byte offset of that line
+    length: int  # byte length of the line(s), without the newline
+    kind: str
+    role: str | None = None
+    time: float | None = None
+    name: str | None = None  # tool name, event kind …
+    ids: list[str] = field(default_factory=list)
+    text: str = ""
+    reasoning: str | None = None  # visible | encrypted | redacted | empty-signature
+    subkind: str | None = None  # the format's own type (e.g. Codex payload.type)
+    lines: int = 1  # physical lines merged into this item
+    raw: Any = None  # the parsed JSON of the line(s)

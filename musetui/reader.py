@@ -1,0 +1,98 @@
+"""Read-only, non-blocking file access for hostile transcript trees.
+
+Nothing here writes, renames or locks: files are opened ``O_RDONLY | O_NONBLOCK``
+(so a FIFO swapped in after the walk cannot block), checked to be regular files
+with ``fstat`` and read up to the size seen at that moment, which makes a file
+that grows during a scan end at a consistent line boundary.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass
+
+#: Lines longer than this are reported as malformed without being parsed.
+MAX_LINE_BYTES = 32 * 1024 * 1024
+#: Whole-document JSON files (pretty-printed API captures) larger than this are not parsed whole.
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+class NotRegularFile(OSError):
+    """The path is a FIFO, socket, device or directory: it is skipped, never opened for reading."""
+
+
+@dataclass(slots=True)
+class FileData:
+    """The bytes of a file as of one moment, with its identity."""
+
+    data: bytes
+    size: int
+    mtime_ns: int
+    inode: int
+    device: int
+    grew: bool = False  # the file was larger after the read than before it
+
+
+def read_file(path: str, start: int = 0, limit: int | None = None) -> FileData:
+    """Read a regular file read-only from ``start`` up to its current size (or ``limit`` bytes).
+
+    Raises:
+        NotRegularFile: when the path is not a regular file.
+        OSError: when it cannot be opened or read (permissions, I/O errors).
+    """
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(f"not a regular file ({_kind(st.st_mode)})")
+        size = st.st_size
+        want = max(0, size - start)
+        if limit is not None:
+            want = min(want, limit)
+        chunks: list[bytes] = []
+        got = 0
+        pos = start
+        while got < want:
+            chunk = os.pread(fd, min(want - got, 16 * 1024 * 1024), pos)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+            pos += len(chunk)
+        data = chunks[0] if len(chunks) == 1 else (b"".join(chunks) if chunks else b"")
+        grew = os.fstat(fd).st_size > size
+        return FileData(data, size, st.st_mtime_ns, st.st_ino, st.st_dev, grew)
+    finally:
+        os.close(fd)
+
+
+def read_range(path: str, offset: int, length: int) -> bytes:
+    """Read ``length`` bytes at ``offset`` (pread), read-only."""
+    fd = os.open(path, _OPEN_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise NotRegularFile(f"not a regular file ({_kind(st.st_mode)})")
+        return os.pread(fd, length, offset)
+    finally:
+        os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "FIFO"
+    if stat.S_ISSOCK(mode):
+        return "socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "device"
+    if stat.S_ISDIR(mode):
+        return "directory"
+    return "special file"
+
+
+def kind_of(mode: int) -> str:
+    """A short name for a non-regular file type (for diagnostics)."""
+    return _kind(mode)

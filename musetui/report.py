@@ -1,0 +1,135 @@
+"""The Markdown evidence report: what ``musetui show`` prints and what the TUI's ``y`` copies."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+
+from musetui.fingerprints.attribution import fmt_delta
+from musetui.fingerprints.types import Decoded
+from musetui.model import Item, SessionSummary, iso
+
+#: Raw lines are truncated to this many characters in reports.
+RAW_LIMIT = 2000
+
+# C0/C1 controls (except newline and tab), DEL, and bidi/zero-width format controls.
+_CONTROL_RE = re.compile(
+    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]"
+)
+
+
+def strip_controls(text: str) -> str:
+    """Remove control, escape and bidi characters so text can never drive a terminal."""
+    return _CONTROL_RE.sub("", text)
+
+
+def _one_line(text: str) -> str:
+    return strip_controls(text).replace("\n", " ").replace("\t", " ")
+
+
+def verdict_line(s: SessionSummary) -> str:
+    """``openai (host azure) · confidence 0.97 · flags: outlier``."""
+    a = s.attribution
+    host = f" (host {a.host})" if a.host else ""
+    flags = ", ".join(a.flags) if a.flags else "none"
+    return f"{a.provider}{host} · confidence {a.confidence:.2f} · flags: {flags}"
+
+
+def session_markdown(s: SessionSummary, extra: Sequence[str] = ()) -> str:
+    """The evidence report of one session."""
+    a = s.attribution
+    out = [
+        f"### musetui evidence: session `{_one_line(s.session_id or '?')}`",
+        "",
+        f"- **Verdict:** {verdict_line(s)}",
+        f"- **Why:** {_one_line(a.summary)}" if a.summary else "- **Why:** no evidence",
+        f"- **Declared:** provider `{_one_line(s.declared_provider or '-')}`, model `{_one_line(s.declared_model or '-')}`",
+        f"- **Format:** {s.format} ({_one_line(s.format_rule)})",
+        f"- **File:** `{_one_line(s.abspath)}` ({s.size:,} bytes, {s.items} items, {s.malformed_lines} malformed lines)",
+        f"- **Recorded:** {iso(s.started_at) or '?'} → {iso(s.ended_at) or '?'}",
+    ]
+    if s.parent_session_id:
+        out.append(f"- **Parent session:** `{_one_line(s.parent_session_id)}`")
+    for note in s.notes:
+        out.append(f"- **Note:** {_one_line(note)}")
+    out.append("")
+    out.append("#### Evidence")
+    if not a.evidence:
+        out.append("- (none)")
+    for e in a.evidence:
+        where = f"line {e.line}" + (f", `{_one_line(e.field)}`" if e.field else "") if e.line else "fleet"
+        who = e.provider or "no provider"
+        if e.host:
+            who += f"/{e.host}"
+        out.append(f"- **{e.detector}** → {who} (weight {e.weight:.2f}, {where}): `{_one_line(e.value)}`")
+        out.append(f"  {_one_line(e.detail)}")
+    out.extend(extra)
+    return "\n".join(out) + "\n"
+
+
+def decoded_bullets(decoded: Sequence[Decoded], line_time: float | None, line: int) -> list[str]:
+    """One bullet per decoded fingerprint, with meaning and time delta."""
+    out: list[str] = []
+    for dec in decoded:
+        who = dec.provider or "no provider"
+        if dec.host:
+            who += f"/{dec.host}"
+        bits = [f"- **{dec.detector}** `{_one_line(_abbrev(dec.value))}` → {who} ({dec.strength}, [{dec.tag}])"]
+        if dec.meaning:
+            bits.append(f"  {_one_line(dec.meaning)}")
+        if dec.time is not None:
+            delta = ""
+            if line_time is not None:
+                delta = f", {fmt_delta(dec.time - line_time)} from line {line}"
+            bits.append(f"  minted {iso(dec.time)}{delta}")
+        fields = "; ".join(f"{k} {v}" for k, v in dec.fields)
+        if fields:
+            bits.append(f"  {_one_line(fields)}")
+        if dec.problems:
+            bits.append(f"  problems: {', '.join(dec.problems)}")
+        out.append("\n".join(bits))
+    return out
+
+
+def _longest_backtick_run(text: str) -> int:
+    runs = re.findall("`+", text)
+    return max((len(r) for r in runs), default=0)
+
+
+def _abbrev(value: str, limit: int = 96) -> str:
+    return value if len(value) <= limit else value[: limit - 20] + "…" + value[-16:]
+
+
+def item_markdown(
+    s: SessionSummary, item: Item, raw: bytes, decoded: Sequence[Decoded], raw_limit: int = RAW_LIMIT
+) -> str:
+    """The evidence report of one item: provenance, decoded fingerprints and the raw line."""
+    sha = hashlib.sha256(raw).hexdigest()
+    text = raw.decode("utf-8", "replace")
+    truncated = len(text) > raw_limit
+    shown = strip_controls(text[:raw_limit])
+    out = [
+        f"### musetui evidence: session `{_one_line(s.session_id or '?')}`, line {item.line}",
+        "",
+        f"- **Verdict:** {verdict_line(s)}",
+        f"- **File:** `{_one_line(s.abspath)}`",
+        f"- **Line:** {item.line}" + (f"–{item.line + item.lines - 1}" if item.lines > 1 else "")
+        + f", bytes {item.offset}–{item.offset + item.length} ({item.length:,} bytes)",
+        f"- **sha256 of the raw line:** `{sha}`",
+        f"- **Recorded:** {iso(item.time) or '?'}",
+        f"- **Item:** {item.kind}" + (f" / {_one_line(item.subkind)}" if item.subkind else "")
+        + (f", role {item.role}" if item.role else "") + (f", reasoning {item.reasoning}" if item.reasoning else ""),
+        "",
+        "#### Decoded fingerprints",
+    ]
+    bullets = decoded_bullets(decoded, item.time, item.line)
+    out.extend(bullets or ["- (none on this item)"])
+    out.append("")
+    limit_note = f" (truncated to {raw_limit:,} of {len(text):,} characters)" if truncated else ""
+    out.append(f"#### Raw line{limit_note}")
+    fence = "`" * max(3, _longest_backtick_run(shown) + 1)
+    out.append(fence + "json")
+    out.append(shown)
+    out.append(fence)
+    return "\n".join(out) + "\n"

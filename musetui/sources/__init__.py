@@ -1,0 +1,52 @@
+"""Format adapters and content-based format detection."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from musetui.model import Item, SessionSummary
+from musetui.sources import api, claude_code, codex, generic, muse
+from musetui.sources.base import Observer, Record
+
+
+def sniff(obj: Any) -> tuple[str, str] | None:
+    """Recognise one parsed record; returns (format, the rule that decided) or None."""
+    rule = muse.sniff(obj)
+    if rule:
+        return muse.FORMAT, rule
+    rule = codex.sniff(obj)
+    if rule:
+        return codex.FORMAT, rule
+    rule = claude_code.sniff(obj)
+    if rule:
+        return claude_code.FORMAT, rule
+    return api.sniff(obj)
+
+
+def observer_for(fmt: str, summary: SessionSummary) -> Observer:
+    """The scan-time observer for a format."""
+    if fmt == muse.FORMAT:
+        return muse.MuseObserver(summary)
+    if fmt == codex.FORMAT:
+        return codex.CodexObserver(summary)
+    if fmt == claude_code.FORMAT:
+        return claude_code.ClaudeObserver(summary)
+    if fmt in (api.RESPONSES, api.CHAT, api.ANTHROPIC, api.GEMINI):
+        return api.ApiObserver(summary)
+    return generic.GenericObserver(summary)
+
+
+def build_items(fmt: str, records: list[Record]) -> list[Item]:
+    """Items of an opened session, by format."""
+    if fmt == muse.FORMAT:
+        return muse.items(records)
+    if fmt == codex.FORMAT:
+        return codex.items(records)
+    if fmt == claude_code.FORMAT:
+        return claude_code.items(records)
+    if fmt in (api.RESPONSES, api.CHAT, api.ANTHROPIC, api.GEMINI):
+        return api.items(fmt, records)
+    return generic.items(records)
+
+
+API_FORMATS = frozenset({api.RESPONSES, api.CHAT, api.ANTHROPIC, api.GEMINI})

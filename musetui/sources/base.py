@@ -1,0 +1,108 @@
+"""What every format adapter provides, and small helpers for reading parsed records.
+
+Adapters see records in two shapes: during a scan, lazy ``simdjson`` proxies (read
+with :func:`dig`, never kept past the call); when a session is opened, plain dicts
+from ``orjson``. :func:`dig` works on both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from musetui.model import Item, SessionSummary, parse_time
+
+#: Zone of a record: model output (provenance) or quoted input (prompts, tool results).
+ZONE_MODEL = 0
+ZONE_QUOTED = 1
+
+
+def dig(doc: Any, *keys: str) -> Any:
+    """Follow ``keys`` through nested mappings; None when any step is missing or not a mapping."""
+    for key in keys:
+        if doc is None or isinstance(doc, str | int | float | bool | list):
+            return None
+        try:
+            doc = doc.get(key)
+        except (AttributeError, TypeError, ValueError):
+            return None
+    return doc
+
+
+def text_of(value: Any) -> str | None:
+    """The value if it is a string, else None."""
+    return value if isinstance(value, str) else None
+
+
+@dataclass(slots=True)
+class Record:
+    """One parsed record (usually one line) of a session, for building items."""
+
+    line: int
+    offset: int
+    length: int
+    obj: Any
+
+
+class Observer:
+    """Collects summary fields while a file is scanned, one record at a time.
+
+    Subclasses override :meth:`observe`; it returns the record's raw time value and zone.
+    The summary's ``started_at``/``ended_at`` come from the first and last record times.
+    """
+
+    def __init__(self, summary: SessionSummary) -> None:
+        self.summary = summary
+
+    def observe(self, doc: Any, line: int) -> tuple[Any, int]:
+        """Read what the summary needs from one record; return (raw time, zone)."""
+        return None, ZONE_MODEL
+
+    def finish(self) -> None:
+        """Called once after the last record."""
+
+    def declare_model(self, model: str | None) -> None:
+        """Count a declared model; the first one seen becomes ``declared_model``."""
+        if not model or model == "<synthetic>":
+            return
+        s = self.summary
+        s.models[model] = s.models.get(model, 0) + 1
+        if s.declared_model is None:
+            s.declared_model = model
+
+
+def record_time(value: Any) -> float | None:
+    """Parse a raw record time (kept raw during scans to stay cheap)."""
+    return parse_time(value)
+
+
+def preview(text: str, limit: int = 240) -> str:
+    """A single-line preview of ``text`` for lists."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def content_text(content: Any) -> str:
+    """Flatten message content (a string, or a list of typed blocks) to text."""
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict):
+                for key in ("text", "thinking", "output_text", "input_text", "content"):
+                    v = block.get(key)
+                    if isinstance(v, str):
+                        parts.append(v)
+                        break
+                    if isinstance(v, list):
+                        parts.append(content_text(v))
+                        break
+            elif isinstance(block, str):
+                parts.append(block)
+    return "\n".join(p for p in parts if p)
+
+
+def new_item(rec: Record, index: int, kind: str, **kw: Any) -> Item:
+    """Build an :class:`Item` located at ``rec``."""
+    return Item(index=index, line=rec.line, offset=rec.offset, length=rec.length, kind=kind, raw=rec.obj, **kw)

@@ -1,0 +1,230 @@
+"""Claude Code projects: ``projects/<proj>/<sessionId>.jsonl`` and their subagents (FINGERPRINTS.md §3).
+
+Subagents live in ``<sessionId>/subagents/agent-<agentId>.jsonl`` (2.1.x) or in
+``agent-<id>.jsonl`` beside the session (older); 1.0.x kept them inline as
+``isSidechain`` lines. One API message split over several lines (one content block
+each, same ``message.id`` and ``requestId``) becomes one item.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import orjson
+
+from musetui.model import Item
+from musetui.sources.base import (
+    ZONE_MODEL,
+    ZONE_QUOTED,
+    Observer,
+    Record,
+    content_text,
+    dig,
+    new_item,
+    record_time,
+    text_of,
+)
+
+FORMAT = "claude-code"
+
+LINE_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "file-history-snapshot",
+        "queue-operation",
+        "progress",
+        "pr-link",
+        "agent-name",
+        "custom-title",
+        "last-prompt",
+    }
+)
+
+
+def sniff(obj: Any) -> str | None:
+    """Recognise a Claude Code line."""
+    t = dig(obj, "type")
+    if t in LINE_TYPES and dig(obj, "sessionId") is not None and (
+        dig(obj, "uuid") is not None or dig(obj, "parentUuid") is not None or t == "progress"
+    ):
+        return f"claude-code: type == {t!r} with sessionId and uuid"
+    if t == "summary" and dig(obj, "leafUuid") is not None:
+        return "claude-code: summary line with leafUuid"
+    if t == "file-history-snapshot" and dig(obj, "messageId") is not None:
+        return "claude-code: file-history-snapshot line"
+    return None
+
+
+def is_agent_file(path: str) -> bool:
+    """True for a subagent transcript file (``agent-*.jsonl``)."""
+    return os.path.basename(path).startswith("agent-")
+
+
+class ClaudeObserver(Observer):
+    """Reads session and agent ids, models (skipping ``<synthetic>``) and split-message duplicates."""
+
+    def __init__(self, summary: Any) -> None:
+        super().__init__(summary)
+        self.seen: set[tuple[str, str]] = set()
+        self.duplicates = 0
+        self.session: str | None = None
+        self.agent: str | None = None
+        self.sidechain = 0
+        self.synthetic = 0
+
+    def observe(self, doc: Any, line: int) -> tuple[Any, int]:
+        if self.session is None:
+            sid = text_of(dig(doc, "sessionId"))
+            if sid:
+                self.session = sid
+        if self.agent is None:
+            aid = text_of(dig(doc, "agentId"))
+            if aid:
+                self.agent = aid
+        t = dig(doc, "type")
+        zone = ZONE_MODEL
+        if t == "assistant":
+            msg = dig(doc, "message")
+            model = text_of(dig(msg, "model"))
+            if model == "<synthetic>":
+                self.synthetic += 1
+            else:
+                self.declare_model(model)
+            mid = text_of(dig(msg, "id"))
+            rid = text_of(dig(doc, "requestId")) or ""
+            if mid:
+                key = (mid, rid)
+                if key in self.seen:
+                    self.duplicates += 1
+                else:
+                    self.seen.add(key)
+        elif t in ("user", "summary", "system", "progress", "queue-operation", "last-prompt"):
+            zone = ZONE_QUOTED
+        if dig(doc, "isSidechain") is True:
+            self.sidechain += 1
+        return dig(doc, "timestamp"), zone
+
+    def finish(self) -> None:
+        s = self.summary
+        s.items = max(0, s.items - self.duplicates)
+        stem = os.path.splitext(os.path.basename(s.path))[0]
+        if is_agent_file(s.path):
+            s.session_id = self.agent or stem.removeprefix("agent-")
+            s.parent_session_id = self.session or _dir_session(s.path)
+            s.label = f"agent {s.session_id}"
+        else:
+            s.session_id = self.session or stem
+        if self.duplicates:
+            s.notes.append(f"{self.duplicates} lines continue an API message split over several lines (merged)")
+        if self.sidechain and not is_agent_file(s.path):
+            s.notes.append(f"{self.sidechain} inline sidechain (Task subagent) lines")
+        if self.synthetic:
+            s.notes.append(f"{self.synthetic} <synthetic> assistant lines (generated locally, not attributed)")
+
+
+def _dir_session(path: str) -> str | None:
+    parts = path.replace(os.sep, "/").split("/")
+    if len(parts) >= 3 and parts[-2] == "subagents":
+        return parts[-3]
+    return None
+
+
+def items(records: list[Record]) -> list[Item]:
+    """Turn lines into items, merging lines that continue the same API message."""
+    out: list[Item] = []
+    by_key: dict[tuple[str, str], Item] = {}
+    for rec in records:
+        obj = rec.obj if isinstance(rec.obj, dict) else {}
+        t = record_time(obj.get("timestamp"))
+        ltype = str(obj.get("type"))
+        msg = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+        side = " (sidechain)" if obj.get("isSidechain") else ""
+        if ltype == "assistant" and isinstance(msg.get("id"), str):
+            key = (msg["id"], str(obj.get("requestId") or ""))
+            prev = by_key.get(key)
+            if prev is not None:
+                _merge(prev, rec, msg)
+                continue
+        idx = len(out)
+        ids = [i for i in (msg.get("id"), obj.get("requestId")) if isinstance(i, str)]
+        if ltype == "assistant":
+            item = _assistant(rec, idx, t, msg, ids)
+            if side:
+                item.name = (item.name or "") + side
+            if isinstance(msg.get("id"), str):
+                by_key[(msg["id"], str(obj.get("requestId") or ""))] = item
+            out.append(item)
+        elif ltype == "user":
+            content = msg.get("content")
+            results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] if isinstance(content, list) else []
+            if results:
+                rid = [b["tool_use_id"] for b in results if isinstance(b.get("tool_use_id"), str)]
+                text = "\n".join(content_text(b.get("content")) if not isinstance(b.get("content"), str) else b["content"] for b in results)
+                out.append(new_item(rec, idx, "tool_result", role="tool", time=t, subkind=ltype,
+                                    name="tool_result" + side, ids=rid, text=text))
+            else:
+                out.append(new_item(rec, idx, "message", role="user", time=t, subkind=ltype, name="user" + side,
+                                    text=content_text(content)))
+        elif ltype == "summary":
+            out.append(new_item(rec, idx, "summary", role="system", time=t, subkind=ltype, name="summary",
+                                text=str(obj.get("summary") or "")))
+        else:
+            text = obj.get("content") if isinstance(obj.get("content"), str) else _j({k: v for k, v in obj.items() if k not in ("parentUuid", "uuid", "sessionId", "cwd", "version", "gitBranch", "userType")})
+            out.append(new_item(rec, idx, "event", role="system", time=t, subkind=ltype, name=ltype, text=str(text)))
+    return out
+
+
+def _assistant(rec: Record, idx: int, t: float | None, msg: dict[str, Any], ids: list[str]) -> Item:
+    content = msg.get("content") if isinstance(msg.get("content"), list) else []
+    item = new_item(rec, idx, "message", role="assistant", time=t, subkind="assistant",
+                    name=str(msg.get("model") or ""), ids=ids, text="")
+    item.raw = [rec.obj]
+    _apply_blocks(item, content)
+    return item
+
+
+def _apply_blocks(item: Item, content: list[Any]) -> None:
+    texts = [item.text] if item.text else []
+    for b in content:
+        if not isinstance(b, dict):
+            continue
+        bt = b.get("type")
+        if bt == "thinking":
+            item.kind = "reasoning"
+            sig = b.get("signature")
+            item.reasoning = "visible" if sig else "empty-signature"
+            texts.append(str(b.get("thinking") or ""))
+        elif bt == "redacted_thinking":
+            item.kind = "reasoning"
+            item.reasoning = "redacted"
+            texts.append("[redacted thinking]")
+        elif bt in ("tool_use", "server_tool_use"):
+            if item.kind == "message":
+                item.kind = "tool_call"
+            if isinstance(b.get("id"), str):
+                item.ids.append(b["id"])
+            item.name = str(b.get("name"))
+            texts.append(_j(b.get("input")))
+        elif bt == "text":
+            texts.append(str(b.get("text") or ""))
+    item.text = "\n".join(x for x in texts if x)
+
+
+def _merge(item: Item, rec: Record, msg: dict[str, Any]) -> None:
+    item.lines += 1
+    item.length = rec.offset + rec.length - item.offset
+    if isinstance(item.raw, list):
+        item.raw.append(rec.obj)
+    content = msg.get("content") if isinstance(msg.get("content"), list) else []
+    _apply_blocks(item, content)
+
+
+def _j(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return repr(value)

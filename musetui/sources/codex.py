@@ -1,0 +1,157 @@
+"""Codex CLI / Desktop rollouts: ``{"timestamp", "type", "payload"}`` lines (FINGERPRINTS.md §2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from musetui.model import Item
+from musetui.sources.base import (
+    ZONE_MODEL,
+    ZONE_QUOTED,
+    Observer,
+    Record,
+    content_text,
+    dig,
+    new_item,
+    record_time,
+    text_of,
+)
+
+FORMAT = "codex"
+
+RECORD_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+
+
+def sniff(obj: Any) -> str | None:
+    """Recognise a rollout line: a known ``type`` with a ``payload`` and a ``timestamp``."""
+    t = dig(obj, "type")
+    if t in RECORD_TYPES and dig(obj, "payload") is not None and dig(obj, "timestamp") is not None:
+        return f"codex: type == {t!r} with payload and timestamp"
+    return None
+
+
+class CodexObserver(Observer):
+    """Reads session_meta (id, parent, provider, fork), turn_context models and unknown types."""
+
+    def __init__(self, summary: Any) -> None:
+        super().__init__(summary)
+        self.unknown: dict[str, int] = {}
+
+    def observe(self, doc: Any, line: int) -> tuple[Any, int]:
+        s = self.summary
+        rtype = dig(doc, "type")
+        payload = dig(doc, "payload")
+        zone = ZONE_MODEL
+        if rtype == "response_item":
+            ptype = dig(payload, "type")
+            if ptype in ("function_call_output", "custom_tool_call_output") or (
+                ptype == "message" and dig(payload, "role") in ("user", "developer", "system")
+            ):
+                zone = ZONE_QUOTED
+        elif rtype == "event_msg":
+            if dig(payload, "type") == "user_message":
+                zone = ZONE_QUOTED
+        elif rtype == "turn_context":
+            self.declare_model(text_of(dig(payload, "model")))
+        elif rtype == "session_meta":
+            zone = ZONE_QUOTED  # base instructions are prompt text
+            sid = text_of(dig(payload, "id"))
+            if sid and s.session_id is None:
+                s.session_id = sid
+            prov = text_of(dig(payload, "model_provider"))
+            if prov and s.declared_provider is None:
+                s.declared_provider = prov
+            parent = text_of(dig(payload, "source", "subagent", "thread_spawn", "parent_thread_id"))
+            if parent:
+                s.parent_session_id = parent
+            fork = text_of(dig(payload, "forked_from_id"))
+            if fork:
+                s.notes.append(f"forked from {fork}")
+            nick = text_of(dig(payload, "agent_nickname")) or text_of(dig(payload, "agent_role"))
+            if nick:
+                s.label = nick
+        elif rtype == "compacted":
+            zone = ZONE_QUOTED  # replacement_history replays earlier items
+        elif isinstance(rtype, str):
+            self.unknown[rtype] = self.unknown.get(rtype, 0) + 1
+        return dig(doc, "timestamp"), zone
+
+    def finish(self) -> None:
+        if self.unknown:
+            kinds = ", ".join(f"{k} ×{n}" for k, n in sorted(self.unknown.items()))
+            self.summary.notes.append(f"unknown rollout record types kept as generic items: {kinds}")
+
+
+def items(records: list[Record]) -> list[Item]:
+    """Turn rollout lines into items (one per line)."""
+    out: list[Item] = []
+    for rec in records:
+        obj = rec.obj if isinstance(rec.obj, dict) else {}
+        t = record_time(obj.get("timestamp"))
+        rtype = str(obj.get("type"))
+        p = obj.get("payload") if isinstance(obj.get("payload"), dict) else {}
+        ptype = p.get("type")
+        idx = len(out)
+        pid = p.get("id")
+        ids = [pid] if isinstance(pid, str) else []
+        if rtype == "session_meta":
+            src = p.get("source")
+            out.append(new_item(rec, idx, "meta", role="system", time=t, subkind=rtype, name="session_meta",
+                                ids=ids, text=f"session {p.get('id')} provider={p.get('model_provider')} "
+                                f"originator={p.get('originator')} cli={p.get('cli_version')} source={_j(src)}"))
+        elif rtype == "turn_context":
+            out.append(new_item(rec, idx, "meta", role="system", time=t, subkind=rtype, name="turn_context",
+                                text=f"model={p.get('model')} effort={p.get('effort')} cwd={p.get('cwd')}"))
+        elif rtype == "response_item":
+            out.append(_response_item(rec, idx, t, p, ids))
+        elif rtype == "event_msg":
+            kind = "usage" if ptype == "token_count" else "event"
+            role = "user" if ptype == "user_message" else ("assistant" if ptype in ("agent_message", "agent_reasoning") else None)
+            text = p.get("message") or p.get("text") or _j({k: v for k, v in p.items() if k != "type"})
+            out.append(new_item(rec, idx, kind, role=role, time=t, subkind=str(ptype), name=str(ptype),
+                                text=str(text)))
+        elif rtype == "compacted":
+            out.append(new_item(rec, idx, "summary", role="system", time=t, subkind=rtype, name="compacted",
+                                text=str(p.get("message") or "")))
+        else:
+            out.append(new_item(rec, idx, "unknown", time=t, subkind=rtype, name=rtype, text=_j(p)))
+    return out
+
+
+def _response_item(rec: Record, idx: int, t: float | None, p: dict[str, Any], ids: list[str]) -> Item:
+    ptype = str(p.get("type"))
+    cid = p.get("call_id")
+    if isinstance(cid, str):
+        ids.append(cid)
+    if ptype == "message":
+        return new_item(rec, idx, "message", role=str(p.get("role")), time=t, subkind=ptype,
+                        name=str(p.get("phase") or ""), ids=ids, text=content_text(p.get("content")))
+    if ptype == "reasoning":
+        summary = content_text(p.get("summary"))
+        visible = content_text(p.get("content"))
+        enc = p.get("encrypted_content")
+        state = "encrypted" if isinstance(enc, str) and enc else "visible"
+        return new_item(rec, idx, "reasoning", role="assistant", time=t, subkind=ptype, ids=ids,
+                        text=visible or summary, reasoning=state)
+    if ptype in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call",
+                 "tool_search_call", "image_generation_call"):
+        args = p.get("arguments", p.get("input", p.get("action")))
+        return new_item(rec, idx, "tool_call", role="assistant", time=t, subkind=ptype,
+                        name=str(p.get("name") or ptype), ids=ids, text=args if isinstance(args, str) else _j(args))
+    if ptype in ("function_call_output", "custom_tool_call_output"):
+        o = p.get("output")
+        return new_item(rec, idx, "tool_result", role="tool", time=t, subkind=ptype, name=ptype, ids=ids,
+                        text=o if isinstance(o, str) else content_text(o) or _j(o))
+    if ptype in ("compaction", "compaction_summary"):
+        return new_item(rec, idx, "summary", role="system", time=t, subkind=ptype, name=ptype, ids=ids,
+                        text="compaction (encrypted)", reasoning="encrypted")
+    return new_item(rec, idx, "unknown", time=t, subkind=ptype, name=ptype, ids=ids, text=_j(p))
+
+
+def _j(value: Any) -> str:
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return repr(value)

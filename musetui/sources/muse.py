@@ -1,0 +1,189 @@
+"""Muse VM sessions: ``sessions/<id>/session.jsonl`` envelopes and ``subagent*/<child>/`` workers.
+
+Envelope (FINGERPRINTS.md §1.2): ``{"stream":{"kind":"session","id":…},"recorded_at":µs,
+"payload":{"kind":"metadata"|"route_facts"|"run", "record"|"event":{…}}}``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from musetui.model import Item
+from musetui.sources.base import (
+    ZONE_MODEL,
+    ZONE_QUOTED,
+    Observer,
+    Record,
+    dig,
+    new_item,
+    record_time,
+    text_of,
+)
+
+FORMAT = "muse"
+
+KNOWN_EVENTS = frozenset(
+    {
+        "started",
+        "reasoning_committed",
+        "assistant_tool_calls_committed",
+        "tool_result_batch_committed",
+        "model_completed",
+        "assistant_message_committed",
+    }
+)
+
+
+def sniff(obj: Any) -> str | None:
+    """Recognise a Muse envelope record."""
+    if dig(obj, "stream", "kind") == "session" and dig(obj, "payload", "kind") is not None:
+        return "muse: stream.kind == 'session' and payload.kind present"
+    return None
+
+
+def parent_from_path(path: str) -> str | None:
+    """The parent session id from the layout ``<parent>/subagent*/<child>/session.jsonl``."""
+    parts = path.replace(os.sep, "/").split("/")
+    if len(parts) >= 4 and parts[-3].startswith("subagent"):
+        return parts[-4]
+    return None
+
+
+class MuseObserver(Observer):
+    """Reads the session id, declared route and models, and counts unknown event kinds."""
+
+    def __init__(self, summary: Any) -> None:
+        super().__init__(summary)
+        self.unknown: dict[str, int] = {}
+
+    def observe(self, doc: Any, line: int) -> tuple[Any, int]:
+        s = self.summary
+        if s.session_id is None:
+            sid = dig(doc, "stream", "id")
+            if isinstance(sid, str):
+                s.session_id = sid
+        payload = dig(doc, "payload")
+        pkind = dig(payload, "kind")
+        zone = ZONE_MODEL
+        record = dig(payload, "record")
+        if record is not None:
+            prov = text_of(dig(record, "provider_id"))
+            model = text_of(dig(record, "model_id"))
+            if prov and s.declared_provider is None:
+                s.declared_provider = prov
+            if model:
+                self.declare_model(model)
+        event = dig(payload, "event")
+        if event is not None:
+            ekind = dig(event, "kind")
+            if ekind == "model_completed":
+                self.declare_model(text_of(dig(event, "model")))
+            elif ekind in ("tool_result_batch_committed", "started"):
+                zone = ZONE_QUOTED
+            elif isinstance(ekind, str) and ekind not in KNOWN_EVENTS:
+                self.unknown[ekind] = self.unknown.get(ekind, 0) + 1
+        elif pkind not in ("metadata", "route_facts", "run") and isinstance(pkind, str):
+            self.unknown[pkind] = self.unknown.get(pkind, 0) + 1
+        return dig(doc, "recorded_at"), zone
+
+    def finish(self) -> None:
+        s = self.summary
+        parent = parent_from_path(s.path)
+        if parent:
+            s.parent_session_id = parent
+        if self.unknown:
+            kinds = ", ".join(f"{k} ×{n}" for k, n in sorted(self.unknown.items()))
+            s.notes.append(f"unknown Muse event kinds kept as generic items: {kinds}")
+        # A declared model may carry its route: "azure/muse-special".
+        if s.declared_provider is None and s.declared_model and "/" in s.declared_model:
+            s.declared_provider = s.declared_model.split("/", 1)[0]
+
+
+def items(records: list[Record]) -> list[Item]:
+    """Turn Muse records into items (one per record)."""
+    out: list[Item] = []
+    for rec in records:
+        obj = rec.obj if isinstance(rec.obj, dict) else {}
+        t = record_time(obj.get("recorded_at"))
+        payload = obj.get("payload") if isinstance(obj.get("payload"), dict) else {}
+        pkind = payload.get("kind")
+        event = payload.get("event") if isinstance(payload.get("event"), dict) else None
+        record = payload.get("record") if isinstance(payload.get("record"), dict) else None
+        idx = len(out)
+        if record is not None and event is None:
+            prov, model = record.get("provider_id"), record.get("model_id")
+            out.append(
+                new_item(rec, idx, "meta", role="system", time=t, subkind=str(pkind), name=str(pkind),
+                         text=f"{pkind}: provider_id={prov} model_id={model} cwd={record.get('cwd')}")
+            )
+            continue
+        if event is None:
+            out.append(new_item(rec, idx, "unknown", time=t, subkind=str(pkind), text=f"payload kind {pkind}"))
+            continue
+        ek = str(event.get("kind"))
+        mid = event.get("message_id")
+        ids = [mid] if isinstance(mid, str) else []
+        if ek == "started":
+            out.append(new_item(rec, idx, "message", role="user", time=t, subkind=ek, name=ek,
+                                text=str(event.get("prompt") or "")))
+        elif ek == "reasoning_committed":
+            sig = event.get("signature")
+            text = str(event.get("text") or "")
+            state = _reasoning_state(text, sig)
+            out.append(new_item(rec, idx, "reasoning", role="assistant", time=t, subkind=ek, name=ek,
+                                ids=ids, text=text, reasoning=state))
+        elif ek == "assistant_tool_calls_committed":
+            calls = event.get("tool_calls") if isinstance(event.get("tool_calls"), list) else []
+            names = []
+            for c in calls:
+                if isinstance(c, dict):
+                    cid = c.get("call_id") or c.get("id")
+                    if isinstance(cid, str):
+                        ids.append(cid)
+                    names.append(str(c.get("name")))
+            args = [c.get("args") or c.get("arguments") for c in calls if isinstance(c, dict)]
+            out.append(new_item(rec, idx, "tool_call", role="assistant", time=t, subkind=ek,
+                                name=", ".join(names), ids=ids, text=_short_json(args)))
+        elif ek == "tool_result_batch_committed":
+            results = event.get("results") if isinstance(event.get("results"), list) else []
+            texts = []
+            for r in results:
+                if isinstance(r, dict):
+                    cid = r.get("tool_call_id")
+                    if isinstance(cid, str):
+                        ids.append(cid)
+                    v = r.get("text", r.get("output"))
+                    texts.append(v if isinstance(v, str) else _short_json(v))
+            out.append(new_item(rec, idx, "tool_result", role="tool", time=t, subkind=ek, name=ek,
+                                ids=ids, text="\n".join(texts)))
+        elif ek == "model_completed":
+            usage = event.get("usage")
+            out.append(new_item(rec, idx, "usage", role="system", time=t, subkind=ek,
+                                name=str(event.get("model")), text=f"model {event.get('model')} usage {_short_json(usage)}"))
+        elif ek == "assistant_message_committed":
+            out.append(new_item(rec, idx, "message", role="assistant", time=t, subkind=ek, name=ek,
+                                ids=ids, text=str(event.get("text") or "")))
+        else:
+            out.append(new_item(rec, idx, "event", time=t, subkind=ek, name=ek, ids=ids,
+                                text=_short_json({k: v for k, v in event.items() if k != "kind"})))
+    return out
+
+
+def _reasoning_state(text: str, sig: Any) -> str:
+    """visible / encrypted / empty-signature, from the text and the signature value."""
+    blob = sig if isinstance(sig, str) else (_short_json(sig) if sig is not None else "")
+    if "gAAAAA" in blob or "encrypted" in blob:
+        return "encrypted"
+    if sig is not None and blob == "" and text:
+        return "empty-signature"
+    return "visible"
+
+
+def _short_json(value: Any) -> str:
+    import orjson
+
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return repr(value)
