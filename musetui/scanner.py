@@ -17,7 +17,7 @@ import simdjson
 
 from musetui import sources
 from musetui.fingerprints import extract
-from musetui.fingerprints.attribution import Located, attribute
+from musetui.fingerprints.attribution import TOL_AFTER_CREATED_S, Located, attribute
 from musetui.fingerprints.catalogue import load_catalogue
 from musetui.model import Malformed, SessionSummary, parse_time
 from musetui.reader import MAX_DOCUMENT_BYTES, MAX_LINE_BYTES, NotRegularFile, read_file
@@ -312,7 +312,7 @@ def _walk_lines(lines: list[bytes], starts: list[int], times: list[Any], zones: 
             if dec.value in seen and dec.value:
                 continue
             seen.add(dec.value)
-            out.append(Located(dec, i + 1, path, zones[i], t))
+            out.append(Located(dec, i + 1, path, zones[i], t, after_tol=TOL_AFTER_CREATED_S))
     return out
 
 
@@ -350,7 +350,7 @@ def _scan_document(
                 needle = (dec.value or (_key or "")).encode("utf-8", "replace")
                 pos = data.find(needle) if needle else -1
                 line = bisect_right(starts, pos) if pos >= 0 else 1
-                located.append(Located(dec, line, path, ZONE_MODEL, t))
+                located.append(Located(dec, line, path, ZONE_MODEL, t, after_tol=TOL_AFTER_CREATED_S))
         summary.attribution = attribute(summary, located, load_catalogue().lookup)
     offs = array("Q", [0]).tobytes() if keep_offsets else b""
     return Outcome(summary, [], offs)

@@ -15,6 +15,9 @@ from musetui.model import Attribution, Evidence, SessionSummary, iso
 
 #: Evidence minted this many seconds *after* the line that records it is impossible.
 TOL_AFTER_S = 5.0
+#: In raw API captures the reference is the response's ``created_at``: items are minted
+#: during the response (up to ~45 s later in real captures; long responses take minutes).
+TOL_AFTER_CREATED_S = 600.0
 #: Evidence minted this long *before* its line (first occurrence, model output) is suspicious.
 TOL_BEFORE_S = 600.0
 
@@ -63,7 +66,9 @@ musetui attribution: how a verdict is scored
 
 6. Time cross-checks. Each decoded time (id, Fernet, UUIDv7) is compared with
    the time recorded on its line. Tolerance: minted more than {TOL_AFTER_S:.0f} s AFTER
-   its line is impossible; more than {TOL_BEFORE_S:.0f} s BEFORE its line (first
+   its line is impossible (in raw API captures the reference is the response's
+   created_at, and items may be minted up to {TOL_AFTER_CREATED_S:.0f} s after it); more
+   than {TOL_BEFORE_S:.0f} s BEFORE its line (first
    occurrence, outside quoted material) is suspicious. Either raises
    `time-mismatch`, with the delta in the evidence. Anthropic request ids are
    normally 2-31 s before the line; long responses take minutes.
@@ -91,6 +96,7 @@ class Located:
     zone: int
     line_time: float | None
     count: int = 1
+    after_tol: float = TOL_AFTER_S
 
 
 def _detail(dec: Decoded, loc: Located, delta: float | None) -> str:
@@ -239,7 +245,7 @@ def _anomaly(dec: Decoded, loc: Located, delta: float | None) -> str | None:
         "fernet",
     ):
         return "imitation-id"
-    if delta is not None and dec.genuine and not loc.zone and (delta > TOL_AFTER_S or delta < -TOL_BEFORE_S):
+    if delta is not None and dec.genuine and not loc.zone and (delta > loc.after_tol or delta < -TOL_BEFORE_S):
         return "time-mismatch"
     return None
 

@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""Benchmark ``musetui scan --no-cache --json`` against rg and a plain orjson loop, side by side.
+
+Usage:
+    python bench/bench.py [--corpus DIR] [--size-mb 500] [--runs 5] [--seed 1]
+
+The corpus is generated (seeded) when DIR does not exist. Each run executes the three
+commands in rotation, so machine noise hits them alike; medians are reported, with
+ratios and the peak RSS of the scan (over its whole process tree).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent
+
+#: The fingerprint patterns rg searches for (what the scan's raw passes look for).
+RG_PATTERNS = [
+    r"gAAAAA[A-Za-z0-9_\-]+",
+    r"_[0-9a-f]{32}([0-9a-f]{16}([0-9a-f]{2})?)?",
+    r"_01[1-9A-HJ-NP-Za-km-z]{20,24}",
+    r"call_[A-Za-z0-9]{24}",
+    r"ignature\"\s*:\s*\"[^\"]*\"",
+    r"_(filters|filter_results|geo|tier|creation|groq)\"\s*:",
+]
+
+ORJSON_LOOP = r"""
+import os, sys, orjson
+n = 0
+for root, dirs, files in os.walk(sys.argv[1]):
+    dirs.sort()
+    for name in sorted(files):
+        if not name.endswith((".jsonl", ".json")):
+            continue
+        with open(os.path.join(root, name), "rb") as f:
+            for line in f:
+                try:
+                    orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    pass
+                n += 1
+print(n)
+"""
+
+MEASURE = r"""
+import resource, subprocess, sys, time
+t = time.perf_counter()
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+dt = time.perf_counter() - t
+print(dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode)
+"""
+
+
+def measure(cmd: list[str]) -> tuple[float, int, int]:
+    """Run ``cmd`` in a fresh wrapper; returns (seconds, peak RSS KiB of its process tree, status)."""
+    out = subprocess.run([sys.executable, "-c", MEASURE, *cmd], capture_output=True, text=True, check=True)
+    secs, rss, rc = out.stdout.split()
+    return float(secs), int(rss), int(rc)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--corpus", type=Path, default=HERE / "corpus")
+    ap.add_argument("--size-mb", type=float, default=500.0)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--json-out", type=Path, default=None)
+    args = ap.parse_args()
+
+    corpus: Path = args.corpus
+    if not corpus.exists():
+        print(f"generating {args.size_mb} MB corpus in {corpus} …", flush=True)
+        t = time.perf_counter()
+        subprocess.run(
+            [sys.executable, "-m", "musetui.synth.corpus", str(corpus), "--size-mb", str(args.size_mb), "--seed", str(args.seed)],
+            check=True,
+        )
+        print(f"generated in {time.perf_counter() - t:.1f} s", flush=True)
+    total = sum(p.stat().st_size for p in corpus.rglob("*") if p.is_file())
+    files = sum(1 for p in corpus.rglob("*") if p.is_file())
+    print(f"corpus: {corpus} · {files:,} files · {total / 1e6:,.1f} MB · cpus {os.cpu_count()}")
+
+    rg = shutil.which("rg")
+    musetui = [sys.executable, "-m", "musetui", "scan", "--no-cache", "--json", "-q", str(corpus)]
+    cmds: dict[str, list[str]] = {
+        "musetui scan": musetui,
+        "orjson loop": [sys.executable, "-c", ORJSON_LOOP, str(corpus)],
+    }
+    if rg:
+        pats: list[str] = []
+        for p in RG_PATTERNS:
+            pats += ["-e", p]
+        cmds["rg"] = [rg, "-c", "--no-messages", *pats, str(corpus)]
+    else:
+        print("rg not found: install ripgrep for the rg reference", file=sys.stderr)
+
+    # Warm the page cache once, so every command reads from memory.
+    for name, cmd in cmds.items():
+        measure(cmd)
+    times: dict[str, list[float]] = {k: [] for k in cmds}
+    rss: dict[str, list[int]] = {k: [] for k in cmds}
+    for i in range(args.runs):
+        for name, cmd in cmds.items():
+            secs, peak, rc = measure(cmd)
+            times[name].append(secs)
+            rss[name].append(peak)
+            if rc not in (0, 1):
+                print(f"  warning: {name} exited {rc}", file=sys.stderr)
+        print(f"run {i + 1}/{args.runs}: " + ", ".join(f"{k} {v[-1]:.2f}s" for k, v in times.items()), flush=True)
+
+    med = {k: statistics.median(v) for k, v in times.items()}
+    print()
+    print(f"{'command':<14} {'median s':>9} {'min s':>7} {'max s':>7} {'peak RSS MB':>12}")
+    for k in cmds:
+        print(f"{k:<14} {med[k]:>9.2f} {min(times[k]):>7.2f} {max(times[k]):>7.2f} {max(rss[k]) / 1024:>12.0f}")
+    print()
+    scan = med["musetui scan"]
+    print(f"scan / orjson loop = {scan / med['orjson loop']:.2f}x   (target <= 1.0x)")
+    if "rg" in med:
+        print(f"scan / rg          = {scan / med['rg']:.2f}x   (aim <= 3x)")
+    print(f"scan peak RSS      = {max(rss['musetui scan']) / 1024:.0f} MB   (target <= 300 MB)")
+    if args.json_out:
+        args.json_out.write_text(
+            json.dumps({"corpus_bytes": total, "files": files, "median_s": med, "runs": times, "peak_rss_kib": rss}, indent=2)
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,37 @@
+"""Shared fixtures: where the real captures and the bundled sample live."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_REAL = REPO.parent / "shared" / "fixtures" / "real"
+SAMPLE = REPO / "sample_transcripts"
+
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+
+
+@pytest.fixture(autouse=True)
+def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Keep every test's cache and config out of the real user directories."""
+    base = tmp_path_factory.mktemp("xdg")
+    monkeypatch.setenv("MUSETUI_CACHE_DIR", str(base / "cache"))
+    monkeypatch.setenv("MUSETUI_CONFIG_DIR", str(base / "config"))
+
+
+@pytest.fixture
+def real_dir() -> Path:
+    """../shared/fixtures/real, or skip: a fresh clone of this repository does not have it."""
+    if not SHARED_REAL.is_dir():
+        pytest.skip(f"real public captures not available at {SHARED_REAL} (they live in ../shared, outside this repo)")
+    return SHARED_REAL
+
+
+@pytest.fixture
+def sample_dir() -> Path:
+    """The bundled sample tree."""
+    assert SAMPLE.is_dir(), "sample_transcripts/ is missing: run python -m musetui.synth.sample"
+    return SAMPLE
