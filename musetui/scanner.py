@@ -17,7 +17,7 @@ import simdjson
 
 from musetui import sources
 from musetui.fingerprints import extract
-from musetui.fingerprints.attribution import TOL_AFTER_CREATED_S, Located, attribute
+from musetui.fingerprints.attribution import EXAMPLES, TOL_AFTER_CREATED_S, Located, attribute
 from musetui.fingerprints.catalogue import load_catalogue
 from musetui.model import Malformed, SessionSummary, parse_time
 from musetui.reader import MAX_DOCUMENT_BYTES, MAX_LINE_BYTES, NotRegularFile, read_file
@@ -284,15 +284,30 @@ class _Resolver:
 
 
 def _raw_evidence(data: bytes, starts: list[int], times: list[Any], zones: bytearray) -> list[Located]:
+    """Locate the raw-pass hits; time-less artifacts of one shape collapse to a few examples and a count."""
     out: list[Located] = []
     parsed_time: dict[int, float | None] = {}
+    collapsed: dict[tuple[str, str, str | None, int], list[Located]] = {}
+    n_lines = len(times)
     for hit in extract.scan_raw(data, starts):
         li = hit.line_index
+        dec = hit.decoded
+        zone = zones[li] if 0 <= li < n_lines else ZONE_MODEL
+        if dec.time is None and not dec.problems:
+            key = (dec.detector, dec.shape, dec.provider, zone)
+            group = collapsed.get(key)
+            if group is None:
+                group = collapsed[key] = []
+            if len(group) >= EXAMPLES:
+                group[-1].count += 1
+                continue
+            loc = Located(dec, li + 1, hit.field or "", zone, None)
+            group.append(loc)
+            out.append(loc)
+            continue
         if li not in parsed_time:
-            parsed_time[li] = parse_time(times[li]) if 0 <= li < len(times) else None
-        out.append(
-            Located(hit.decoded, li + 1, hit.field or "", zones[li] if 0 <= li < len(zones) else ZONE_MODEL, parsed_time[li])
-        )
+            parsed_time[li] = parse_time(times[li]) if 0 <= li < n_lines else None
+        out.append(Located(dec, li + 1, hit.field or "", zone, parsed_time[li]))
     return out
 
 

@@ -169,8 +169,9 @@ def build_evidence(
     for key, locs in groups.items():
         detector, provider, host, shape, genuine = key
         locs.sort(key=lambda x: x.line)
-        n_model = sum(1 for x in locs if not x.zone)
-        n_quoted = len(locs) - n_model
+        n_model = sum(x.count for x in locs if not x.zone)
+        n_quoted = sum(x.count for x in locs) - n_model
+        n_total = n_model + n_quoted
         dec0 = locs[0].decoded
         w_model = _weight(dec0, 0)
         w = max(w_model * (1 - 0.5**n_model) if n_model else 0.0, _weight(dec0, 1) * (1 - 0.5**n_quoted) if n_quoted else 0.0)
@@ -179,7 +180,7 @@ def build_evidence(
         if host and genuine:
             hosts[host] = max(hosts[host], STRENGTH_WEIGHT.get(dec0.strength, 0.2) * (1.0 if n_model else QUOTED_FACTOR))
         if provider is None and genuine and (shape in SELF_HOSTED_SHAPES or detector == "empty-signature"):
-            self_hosted.append(f"{shape or detector} ×{len(locs)}")
+            self_hosted.append(f"{shape or detector} ×{n_total}")
         for i, loc in enumerate(locs):
             dec = loc.decoded
             delta = None
@@ -193,31 +194,33 @@ def build_evidence(
                 for k, v in dec.fields:
                     if k == "model" and v:
                         sig_models[v] += 1
-            weight = _weight(dec, loc.zone)
             anomaly = _anomaly(dec, loc, delta)
             keep = i < EXAMPLES or (anomaly is not None and len(anomalies[anomaly]) < MAX_LISTED_ANOMALIES)
-            if keep and not loc.field and resolve is not None:
+            if not keep:
+                if anomaly:
+                    anomalies[anomaly].append(_placeholder)
+                continue
+            if not loc.field and resolve is not None:
                 loc.field = resolve(loc)
             ev = Evidence(
                 detector=detector,
                 provider=provider,
                 host=host,
-                weight=weight,
+                weight=_weight(dec, loc.zone),
                 line=loc.line,
                 field=loc.field,
                 value=dec.value if len(dec.value) <= 120 else dec.value[:60] + "…" + dec.value[-16:],
                 detail=_detail(dec, loc, delta),
-                count=len(locs),
+                count=n_total,
                 time=dec.time,
                 delta_s=delta,
                 tag=dec.tag,
             )
             if anomaly:
                 anomalies[anomaly].append(ev)
-            if keep:
-                if i == 0 and len(locs) > 1:
-                    ev.detail += f"; {len(locs)} distinct values of this kind in the session"
-                evidence.append(ev)
+            if i == 0 and n_total > 1:
+                ev.detail += f"; {n_total} distinct values of this kind in the session"
+            evidence.append(ev)
     scores = {p: 1.0 - _prod(1.0 - c for c in cs) for p, cs in contributions.items()}
     facts: dict[str, Any] = {
         "scores": scores,
@@ -233,6 +236,7 @@ def build_evidence(
 
 EXAMPLES = 3
 MAX_LISTED_ANOMALIES = 20
+_placeholder = Evidence("", None, None, 0.0, 0, "", "", "")
 
 
 def _anomaly(dec: Decoded, loc: Located, delta: float | None) -> str | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
@@ -41,7 +41,7 @@ U_RE = re.compile(
     rb")"
 )
 G_RE = re.compile(rb"gAAAAA[A-Za-z0-9_\-]*=*")
-S_RE = re.compile(rb"(?P<skey>[A-Za-z]*)ignature\"\s*:\s*\"(?P<sig>[^\"\\]*)\"")
+S_RE = re.compile(rb"ignature\"\s*:\s*\"(?P<sig>[^\"\\]*)\"")
 
 _ID_PREFIX_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyz")
 _KEY_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -103,7 +103,8 @@ def scan_raw(data: bytes, line_starts: list[int]) -> Iterator[Hit]:
         line_starts: byte offset of each line, ascending (used to locate hits).
     """
     seen: set[bytes] = set()
-    cache: dict[bytes, Decoded | None] = {}
+    # Time-less shapes decode the same way for every value of one shape: decode once, reuse.
+    by_shape: dict[tuple[str | None, bytes, int], Decoded | None] = {}
 
     def line_of(pos: int) -> int:
         return bisect_right(line_starts, pos) - 1
@@ -121,9 +122,20 @@ def scan_raw(data: bytes, line_starts: list[int]) -> Iterator[Hit]:
             if raw in seen:
                 continue
             seen.add(raw)
-            decoded = cache.get(raw) if raw in cache else _decode_id(raw.decode("ascii", "replace"))
-            cache[raw] = decoded
             pos = tstart
+            prefix = data[tstart:start]
+            if prefix == b"call":
+                skey = (group, prefix, len(raw))
+                if skey in by_shape:
+                    base = by_shape[skey]
+                    if base is not None:
+                        yield Hit(replace(base, value=raw.decode("ascii", "replace")), line_of(pos), pos)
+                    continue
+                decoded = _decode_id(raw.decode("ascii", "replace"))
+                if decoded is None or (decoded.time is None and not decoded.problems):
+                    by_shape[skey] = decoded
+            else:
+                decoded = _decode_id(raw.decode("ascii", "replace"))
         elif group == "kval":
             kstart = _key_start(data, start)
             keyb = data[kstart : m.end("key")]
@@ -167,7 +179,7 @@ def scan_raw(data: bytes, line_starts: list[int]) -> Iterator[Hit]:
 
     for m in S_RE.finditer(data):
         raw = m.group("sig")
-        skey = m.group("skey")
+        skey = data[_key_start(data, m.start()) : m.start()]
         tag = b"sig:" + raw[:200]
         if raw and tag in seen:
             continue

@@ -19,13 +19,11 @@ ZONE_QUOTED = 1
 
 def dig(doc: Any, *keys: str) -> Any:
     """Follow ``keys`` through nested mappings; None when any step is missing or not a mapping."""
-    for key in keys:
-        if doc is None or isinstance(doc, str | int | float | bool | list):
-            return None
-        try:
+    try:
+        for key in keys:
             doc = doc.get(key)
-        except (AttributeError, TypeError, ValueError):
-            return None
+    except (AttributeError, TypeError, ValueError):
+        return None
     return doc
 
 
