@@ -96,8 +96,12 @@ def uuid4_hex(rng: random.Random) -> str:
 
 
 def uuid7_int(rng: random.Random, t: float) -> int:
-    """Return a UUIDv7 as a 128-bit integer whose millisecond time is ``t`` (unix seconds)."""
-    ms = round(t * 1000)
+    """Return a UUIDv7 as a 128-bit integer whose millisecond time is ``t`` (unix seconds).
+
+    The millisecond is ``t`` truncated (after rounding to microseconds), so it agrees with
+    Muse's microsecond ``recorded_at`` and with the ISO times written next to it.
+    """
+    ms = round(t * 1_000_000) // 1000
     rand_a = rng.getrandbits(12)
     rand_b = rng.getrandbits(62)
     return (ms << 80) | (0x7 << 76) | (rand_a << 64) | (0b10 << 62) | rand_b

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta, timezone
 
 
 def iso_ms(t: float) -> str:
-    """Return ``t`` (unix seconds) as ``YYYY-MM-DDTHH:MM:SS.mmmZ``."""
-    ms = round(t * 1000)
+    """Return ``t`` (unix seconds) as ``YYYY-MM-DDTHH:MM:SS.mmmZ`` (milliseconds truncated)."""
+    ms = round(t * 1_000_000) // 1000
     dt = datetime.fromtimestamp(ms // 1000, UTC)
     return f"{dt:%Y-%m-%dT%H:%M:%S}.{ms % 1000:03d}Z"
 
