@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
@@ -159,6 +159,9 @@ def scan_bytes(
         return _scan_document(data, document, summary, starts, keep_offsets, attribute_session)
 
     items = 0
+    records: list[int] = []  # line indices of valid records
+    probe = sources.probe_for("generic")
+    observe_all = True
     for i in range(n):
         line = lines[i]
         if not line:
@@ -186,7 +189,7 @@ def scan_bytes(
             malformed.append(Malformed(i + 1, starts[i], _classify(exc, line, partial_last and i == n - 1, grew)))
             continue
         items += 1
-        record_starts.append(starts[i])
+        records.append(i)
         if observer is None:
             found = sources.sniff(doc)
             if found is None and items < 8 and i < n - 1:
@@ -196,12 +199,16 @@ def scan_bytes(
             fmt, rule = found if found else ("generic", "generic: no format rule matched the first records")
             summary.format, summary.format_rule = fmt, rule
             observer = sources.observer_for(fmt, summary)
+            probe = sources.probe_for(fmt)
+            observe_all = probe.observe_all
             for j in pending:
                 pdoc = parser.parse(_clean(lines[j], sse))
                 times[j], zones[j] = observer.observe(pdoc, j + 1)
                 del pdoc
             pending.clear()
-        times[i], zones[i] = observer.observe(doc, i + 1)
+            times[i], zones[i] = observer.observe(doc, i + 1)
+        elif observe_all or probe.wants(line):
+            times[i], zones[i] = observer.observe(doc, i + 1)
         del doc
     if observer is None:
         if pending:
@@ -217,6 +224,8 @@ def scan_bytes(
             what = "binary file" if b"\x00" in data[:8192] else "no JSON records"
             diags.append(Diagnostic(relpath, 0, f"{what}: {len(malformed)} malformed lines, nothing to index"))
             return Outcome(None, diags)
+    if keep_offsets:
+        record_starts.extend(starts[i] for i in records)
     summary.items = items
     summary.malformed_lines = len(malformed)
     summary.malformed = malformed[:MAX_LISTED_MALFORMED]
@@ -224,16 +233,40 @@ def scan_bytes(
         diags.append(Diagnostic(relpath, m.line, f"malformed: {m.reason}"))
     if len(malformed) > MAX_LISTED_MALFORMED:
         diags.append(Diagnostic(relpath, 0, f"… {len(malformed) - MAX_LISTED_MALFORMED} more malformed lines"))
+    observer.raw_finish(data)
     observer.finish()
+    if not observe_all:
+        # Times of unobserved lines come from the raw probe, only where needed.
+        for i in records:
+            if times[i] is None:
+                times[i] = probe.time(lines[i])
+                if times[i] is not None:
+                    break
+        for i in reversed(records):
+            if times[i] is None:
+                times[i] = probe.time(lines[i])
+                if times[i] is not None:
+                    break
     _set_span(summary, times)
     if attribute_session:
         if summary.format in sources.API_FORMATS:
             located = _walk_lines(lines, starts, times, zones, sse)
         else:
-            located = _raw_evidence(data, starts, times, zones)
+            located = _raw_evidence(data, starts, lines, times, zones, None if observe_all else probe)
         resolver = _Resolver(lines, sse)
-        summary.attribution = attribute(summary, located, load_catalogue().lookup, resolver)
+        summary.attribution = attribute(summary, located, _lookup(), resolver)
     return Outcome(summary, diags, record_starts.tobytes() if keep_offsets else b"")
+
+
+_LOOKUP: Any = None
+
+
+def _lookup() -> Any:
+    """The model catalogue's lookup, loaded once per process (built-in plus the user's file)."""
+    global _LOOKUP
+    if _LOOKUP is None:
+        _LOOKUP = load_catalogue().lookup
+    return _LOOKUP
 
 
 def _clean(line: bytes, sse: bool) -> bytes:
@@ -283,16 +316,32 @@ class _Resolver:
         return extract.field_path(obj, loc.decoded.value, key) or ""
 
 
-def _raw_evidence(data: bytes, starts: list[int], times: list[Any], zones: bytearray) -> list[Located]:
-    """Locate the raw-pass hits; time-less artifacts of one shape collapse to a few examples and a count."""
+def _raw_evidence(
+    data: bytes,
+    starts: list[int],
+    lines: list[bytes],
+    times: list[Any],
+    zones: bytearray,
+    probe: Any,
+) -> list[Located]:
+    """Locate the raw-pass hits; time-less artifacts of one shape collapse to a few examples and a count.
+
+    With a ``probe``, the zone and time of a hit's line are read from its raw bytes (the
+    line was validated but never observed).
+    """
     out: list[Located] = []
     parsed_time: dict[int, float | None] = {}
+    zone_of: dict[int, int] = {}
     collapsed: dict[tuple[str, str, str | None, int], list[Located]] = {}
     n_lines = len(times)
     for hit in extract.scan_raw(data, starts):
         li = hit.line_index
         dec = hit.decoded
-        zone = zones[li] if 0 <= li < n_lines else ZONE_MODEL
+        if not 0 <= li < n_lines:
+            continue
+        zone = zone_of.get(li)
+        if zone is None:
+            zone = zone_of[li] = probe.zone(lines[li]) if probe is not None else zones[li]
         if dec.time is None and not dec.problems:
             key = (dec.detector, dec.shape, dec.provider, zone)
             group = collapsed.get(key)
@@ -301,12 +350,17 @@ def _raw_evidence(data: bytes, starts: list[int], times: list[Any], zones: bytea
             if len(group) >= EXAMPLES:
                 group[-1].count += 1
                 continue
+            if hit.value is not None and hit.value != dec.value:
+                dec = replace(dec, value=hit.value)
             loc = Located(dec, li + 1, hit.field or "", zone, None)
             group.append(loc)
             out.append(loc)
             continue
         if li not in parsed_time:
-            parsed_time[li] = parse_time(times[li]) if 0 <= li < n_lines else None
+            raw = times[li]
+            if raw is None and probe is not None:
+                raw = probe.time(lines[li])
+            parsed_time[li] = parse_time(raw)
         out.append(Located(dec, li + 1, hit.field or "", zone, parsed_time[li]))
     return out
 
@@ -366,7 +420,7 @@ def _scan_document(
                 pos = data.find(needle) if needle else -1
                 line = bisect_right(starts, pos) if pos >= 0 else 1
                 located.append(Located(dec, line, path, ZONE_MODEL, t, after_tol=TOL_AFTER_CREATED_S))
-        summary.attribution = attribute(summary, located, load_catalogue().lookup)
+        summary.attribution = attribute(summary, located, _lookup())
     offs = array("Q", [0]).tobytes() if keep_offsets else b""
     return Outcome(summary, [], offs)
 

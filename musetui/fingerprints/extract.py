@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -34,11 +34,14 @@ U_RE = re.compile(
     rb"|(?P<ds>\d\d_[A-Za-z0-9]{24})(?![A-Za-z0-9])"
     rb"|(?P<alnum>[A-Za-z0-9]{24})(?![A-Za-z0-9])"
     rb"|(?P<dig8>\d{8})(?![A-Za-z0-9])"
-    rb"|(?P<key>filters|filter_results|geo|tier|creation|groq|usd_ticks|hit_tokens|miss_tokens|output|content|sources_used)"
-    rb"\"\s*:\s*(?P<kval>null|\"[^\"\\]{0,64}\"|[\[{0-9tf])"
-    rb"|(?P<tag>responses_v1)"
     rb"|id\"\s*:\s*\"(?P<idv>functions\.[A-Za-z0-9_\-.]+:\d+|chatcmpl-tool-[0-9a-f]{16,32}|[A-Za-z0-9]{9})\""
     rb")"
+)
+#: Key names whose presence is evidence, and the Muse wrapper tag (a separate, cheaper pass).
+K_RE = re.compile(
+    rb"_(?:(?P<key>filters|filter_results|geo|tier|creation|groq|usd_ticks|hit_tokens|miss_tokens|output|content|sources_used)"
+    rb"\"\s*:\s*(?P<kval>null|\"[^\"\\]{0,64}\"|[\[{0-9tf])"
+    rb"|(?P<tag>responses_v1))"
 )
 G_RE = re.compile(rb"gAAAAA[A-Za-z0-9_\-]*=*")
 S_RE = re.compile(rb"ignature\"\s*:\s*\"(?P<sig>[^\"\\]*)\"")
@@ -62,6 +65,7 @@ class Hit:
     key: str | None = None
     field: str | None = None
     zone: int = 0
+    value: str | None = None  # set when ``decoded`` is a shared shape decode for another value
 
 
 def _token_start(data: bytes, underscore: int) -> int:
@@ -109,7 +113,7 @@ def scan_raw(data: bytes, line_starts: list[int]) -> Iterator[Hit]:
     def line_of(pos: int) -> int:
         return bisect_right(line_starts, pos) - 1
 
-    for m in U_RE.finditer(data):
+    for m in _chain(U_RE.finditer(data), K_RE.finditer(data)):
         group = m.lastgroup
         start = m.start()
         decoded: Decoded | None
@@ -129,7 +133,7 @@ def scan_raw(data: bytes, line_starts: list[int]) -> Iterator[Hit]:
                 if skey in by_shape:
                     base = by_shape[skey]
                     if base is not None:
-                        yield Hit(replace(base, value=raw.decode("ascii", "replace")), line_of(pos), pos)
+                        yield Hit(base, line_of(pos), pos, value=raw.decode("ascii", "replace"))
                     continue
                 decoded = _decode_id(raw.decode("ascii", "replace"))
                 if decoded is None or (decoded.time is None and not decoded.problems):
@@ -188,6 +192,11 @@ def scan_raw(data: bytes, line_starts: list[int]) -> Iterator[Hit]:
         if decoded is not None:
             key = skey.decode("ascii", "replace") + "ignature" if skey else "signature"
             yield Hit(decoded, line_of(m.start("sig")), m.start("sig"), key=key)
+
+
+def _chain(*its: Iterator[re.Match[bytes]]) -> Iterator[re.Match[bytes]]:
+    for it in its:
+        yield from it
 
 
 def walk(obj: Any, visit: Callable[[str, str | None, str], None], path: str = "", depth: int = 0) -> None:
@@ -306,21 +315,44 @@ def _lookup(obj: Any, path: str) -> Any:
 
 
 def field_path(obj: Any, needle: str, key: str | None = None) -> str | None:
-    """The path of the first string (or key, if ``key`` is given) in ``obj`` that contains ``needle``."""
-    found: list[str] = []
+    """The path of the first string (or key, if ``key`` is given) in ``obj`` that contains ``needle``.
 
-    def visit(value: str, k: str | None, path: str) -> None:
-        if found:
-            return
-        if path.endswith("#key"):
+    A targeted search: containers are entered only until the needle is found, and a
+    string holding JSON is parsed only when it contains the needle.
+    """
+    return _find_path(obj, needle, key, "", 0)
+
+
+def _find_path(obj: Any, needle: str, key: str | None, path: str, depth: int) -> str | None:
+    if depth > 200:
+        return None
+    if isinstance(obj, dict):
+        items: Any = obj.items()
+    elif isinstance(obj, list):
+        items = ((f"[{i}]", v) for i, v in enumerate(obj))
+    else:
+        return None
+    for k, v in items:
+        if isinstance(obj, dict):
+            sub = f"{path}.{k}" if path else str(k)
             if key is not None and k == key:
-                found.append(path[: -len("#key")])
-            return
-        if needle and needle in value:
-            found.append(path)
-
-    walk(obj, visit)
-    return found[0] if found else None
+                return sub
+        else:
+            sub = f"{path}{k}"
+        if isinstance(v, str):
+            if needle and needle in v:
+                if len(v) > len(needle) and v[:1] in "{[" and v[-1:] in "}]":
+                    try:
+                        inner = orjson.loads(v)
+                    except orjson.JSONDecodeError:
+                        return sub
+                    return _find_path(inner, needle, key, sub + "<json>", depth + 1) or sub
+                return sub
+        elif isinstance(v, dict | list):
+            found = _find_path(v, needle, key, sub, depth + 1)
+            if found is not None:
+                return found
+    return None
 
 
 @dataclass(slots=True)

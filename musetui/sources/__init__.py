@@ -6,7 +6,7 @@ from typing import Any
 
 from musetui.model import Item, SessionSummary
 from musetui.sources import api, claude_code, codex, generic, muse
-from musetui.sources.base import Observer, Record
+from musetui.sources.base import Observer, Probe, Record
 
 
 def sniff(obj: Any) -> tuple[str, str] | None:
@@ -34,6 +34,17 @@ def observer_for(fmt: str, summary: SessionSummary) -> Observer:
     if fmt in (api.RESPONSES, api.CHAT, api.ANTHROPIC, api.GEMINI):
         return api.ApiObserver(summary)
     return generic.GenericObserver(summary)
+
+
+def probe_for(fmt: str) -> Probe:
+    """Byte-level line probes for a format (observe everything when the format has none)."""
+    if fmt == muse.FORMAT:
+        return muse.MuseProbe()
+    if fmt == codex.FORMAT:
+        return codex.CodexProbe()
+    if fmt == claude_code.FORMAT:
+        return claude_code.ClaudeProbe()
+    return Probe()
 
 
 def build_items(fmt: str, records: list[Record]) -> list[Item]:

@@ -59,6 +59,9 @@ class Observer:
     def finish(self) -> None:
         """Called once after the last record."""
 
+    def raw_finish(self, data: bytes) -> None:
+        """Called once with the file's bytes, for counts cheaper to take from raw bytes."""
+
     def declare_model(self, model: str | None) -> None:
         """Count a declared model; the first one seen becomes ``declared_model``."""
         if not model or model == "<synthetic>":
@@ -104,3 +107,49 @@ def content_text(content: Any) -> str:
 def new_item(rec: Record, index: int, kind: str, **kw: Any) -> Item:
     """Build an :class:`Item` located at ``rec``."""
     return Item(index=index, line=rec.line, offset=rec.offset, length=rec.length, kind=kind, raw=rec.obj, **kw)
+
+
+class Probe:
+    """Cheap byte-level questions about one raw line, so most lines are never observed.
+
+    The scanner validates every line, but calls the (slower) :class:`Observer` only on
+    lines :meth:`wants` says carry summary fields; evidence lines get their time and
+    zone from :meth:`time` and :meth:`zone` without a second parse.
+    """
+
+    observe_all = True
+
+    def wants(self, line: bytes) -> bool:
+        """Whether the observer must see this record."""
+        return True
+
+    def zone(self, line: bytes) -> int:
+        """Model output or quoted input, from the raw line."""
+        return ZONE_MODEL
+
+    def time(self, line: bytes) -> Any:
+        """The raw recorded time of the line (None when unknown)."""
+        return None
+
+
+def find_string_value(line: bytes, key: bytes, limit: int = -1) -> bytes | None:
+    """The raw string value of ``"key":"…"`` in ``line`` (first occurrence), or None."""
+    j = line.find(key, 0, limit) if limit > 0 else line.find(key)
+    if j < 0:
+        return None
+    j += len(key)
+    k = line.find(b'"', j)
+    return line[j:k] if k >= 0 else None
+
+
+def find_number_value(line: bytes, key: bytes) -> int | None:
+    """The integer value of ``"key":123`` in ``line`` (first occurrence), or None."""
+    j = line.find(key)
+    if j < 0:
+        return None
+    j += len(key)
+    k = j
+    n = len(line)
+    while k < n and 48 <= line[k] <= 57:
+        k += 1
+    return int(line[j:k]) if k > j else None

@@ -18,7 +18,9 @@ from musetui.sources.base import (
     ZONE_MODEL,
     ZONE_QUOTED,
     Observer,
+    Probe,
     Record,
+    find_string_value,
     content_text,
     dig,
     new_item,
@@ -43,6 +45,22 @@ LINE_TYPES = frozenset(
         "last-prompt",
     }
 )
+
+
+class ClaudeProbe(Probe):
+    """Only assistant lines (model, message id, request id) and agent ids need observing."""
+
+    observe_all = False
+
+    def wants(self, line: bytes) -> bool:
+        return b'"type":"assistant"' in line or b'"agentId"' in line
+
+    def zone(self, line: bytes) -> int:
+        return ZONE_MODEL if b'"type":"assistant"' in line else ZONE_QUOTED
+
+    def time(self, line: bytes) -> Any:
+        v = find_string_value(line, b'"timestamp":"')
+        return v.decode("ascii", "replace") if v else None
 
 
 def sniff(obj: Any) -> str | None:
@@ -104,9 +122,10 @@ class ClaudeObserver(Observer):
                     self.seen.add(key)
         elif t in ("user", "summary", "system", "progress", "queue-operation", "last-prompt"):
             zone = ZONE_QUOTED
-        if dig(doc, "isSidechain") is True:
-            self.sidechain += 1
         return dig(doc, "timestamp"), zone
+
+    def raw_finish(self, data: bytes) -> None:
+        self.sidechain = data.count(b'"isSidechain":true') + data.count(b'"isSidechain": true')
 
     def finish(self) -> None:
         s = self.summary

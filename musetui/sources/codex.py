@@ -11,7 +11,9 @@ from musetui.sources.base import (
     ZONE_MODEL,
     ZONE_QUOTED,
     Observer,
+    Probe,
     Record,
+    find_string_value,
     content_text,
     dig,
     new_item,
@@ -22,6 +24,33 @@ from musetui.sources.base import (
 FORMAT = "codex"
 
 RECORD_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+
+
+_QUOTED_PAYLOADS = frozenset({b"function_call_output", b"custom_tool_call_output", b"user_message"})
+
+
+class CodexProbe(Probe):
+    """Rollout lines start ``{"timestamp":…,"type":…,"payload":{"type":…``."""
+
+    observe_all = False
+
+    def wants(self, line: bytes) -> bool:
+        return find_string_value(line, b'"type":"', 96) not in (b"response_item", b"event_msg")
+
+    def zone(self, line: bytes) -> int:
+        rtype = find_string_value(line, b'"type":"', 96)
+        if rtype in (b"session_meta", b"compacted"):
+            return ZONE_QUOTED
+        ptype = find_string_value(line, b'"payload":{"type":"', 160)
+        if ptype in _QUOTED_PAYLOADS:
+            return ZONE_QUOTED
+        if ptype == b"message" and find_string_value(line, b'"role":"', 200) in (b"user", b"developer", b"system"):
+            return ZONE_QUOTED
+        return ZONE_MODEL
+
+    def time(self, line: bytes) -> Any:
+        v = find_string_value(line, b'"timestamp":"', 64)
+        return v.decode("ascii", "replace") if v else None
 
 
 def sniff(obj: Any) -> str | None:

@@ -14,7 +14,9 @@ from musetui.sources.base import (
     ZONE_MODEL,
     ZONE_QUOTED,
     Observer,
+    Probe,
     Record,
+    find_number_value,
     dig,
     new_item,
     record_time,
@@ -33,6 +35,39 @@ KNOWN_EVENTS = frozenset(
         "assistant_message_committed",
     }
 )
+
+
+_EVENT_KIND = b'"event":{"kind":"'
+#: Event kinds whose records carry nothing for the summary (the observer can skip them).
+_PLAIN_EVENTS = frozenset(
+    {b"started", b"reasoning_committed", b"assistant_tool_calls_committed",
+     b"tool_result_batch_committed", b"assistant_message_committed"}
+)
+_QUOTED_EVENTS = frozenset({b"tool_result_batch_committed", b"started"})
+
+
+def _event_kind(line: bytes) -> bytes | None:
+    j = line.find(_EVENT_KIND, 0, 400)
+    if j < 0:
+        return None
+    j += len(_EVENT_KIND)
+    k = line.find(b'"', j)
+    return line[j:k] if k >= 0 else None
+
+
+class MuseProbe(Probe):
+    """Muse lines: the event kind sits near the start of the envelope."""
+
+    observe_all = False
+
+    def wants(self, line: bytes) -> bool:
+        return _event_kind(line) not in _PLAIN_EVENTS
+
+    def zone(self, line: bytes) -> int:
+        return ZONE_QUOTED if _event_kind(line) in _QUOTED_EVENTS else ZONE_MODEL
+
+    def time(self, line: bytes) -> Any:
+        return find_number_value(line, b'"recorded_at":')
 
 
 def sniff(obj: Any) -> str | None:
@@ -59,33 +94,43 @@ class MuseObserver(Observer):
 
     def observe(self, doc: Any, line: int) -> tuple[Any, int]:
         s = self.summary
-        if s.session_id is None:
-            sid = dig(doc, "stream", "id")
-            if isinstance(sid, str):
-                s.session_id = sid
-        payload = dig(doc, "payload")
-        pkind = dig(payload, "kind")
-        zone = ZONE_MODEL
-        record = dig(payload, "record")
-        if record is not None:
-            prov = text_of(dig(record, "provider_id"))
-            model = text_of(dig(record, "model_id"))
-            if prov and s.declared_provider is None:
-                s.declared_provider = prov
-            if model:
-                self.declare_model(model)
-        event = dig(payload, "event")
-        if event is not None:
-            ekind = dig(event, "kind")
-            if ekind == "model_completed":
-                self.declare_model(text_of(dig(event, "model")))
-            elif ekind in ("tool_result_batch_committed", "started"):
-                zone = ZONE_QUOTED
-            elif isinstance(ekind, str) and ekind not in KNOWN_EVENTS:
-                self.unknown[ekind] = self.unknown.get(ekind, 0) + 1
-        elif pkind not in ("metadata", "route_facts", "run") and isinstance(pkind, str):
-            self.unknown[pkind] = self.unknown.get(pkind, 0) + 1
-        return dig(doc, "recorded_at"), zone
+        try:
+            if s.session_id is None:
+                sid = dig(doc, "stream", "id")
+                if isinstance(sid, str):
+                    s.session_id = sid
+            payload = doc.get("payload")
+            pkind = payload.get("kind")
+            zone = ZONE_MODEL
+            if pkind == "run":
+                event = payload.get("event")
+                ekind = event.get("kind") if event is not None else None
+                if ekind == "tool_result_batch_committed" or ekind == "started":
+                    zone = ZONE_QUOTED
+                elif ekind == "model_completed":
+                    self.declare_model(text_of(event.get("model")))
+                elif ekind not in KNOWN_EVENTS and isinstance(ekind, str):
+                    self.unknown[ekind] = self.unknown.get(ekind, 0) + 1
+                record = payload.get("record")
+            else:
+                record = payload.get("record")
+                event = payload.get("event")
+                if event is not None:
+                    ekind = event.get("kind")
+                    if isinstance(ekind, str) and ekind not in KNOWN_EVENTS:
+                        self.unknown[ekind] = self.unknown.get(ekind, 0) + 1
+                elif pkind not in ("metadata", "route_facts") and isinstance(pkind, str):
+                    self.unknown[pkind] = self.unknown.get(pkind, 0) + 1
+            if record is not None:
+                prov = text_of(dig(record, "provider_id"))
+                model = text_of(dig(record, "model_id"))
+                if prov and s.declared_provider is None:
+                    s.declared_provider = prov
+                if model:
+                    self.declare_model(model)
+            return doc.get("recorded_at"), zone
+        except (AttributeError, TypeError, ValueError):
+            return dig(doc, "recorded_at"), ZONE_MODEL
 
     def finish(self) -> None:
         s = self.summary
