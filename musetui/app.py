@@ -1,0 +1,65 @@
+"""The Textual app (thin): registers the theme and commands, and shows the main screen."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+
+from musetui.commands import MuseCommands
+from musetui.screens.main import MainScreen
+from musetui.theme import MUSETUI_THEME, theme_variable_defaults
+
+
+def app_bindings() -> list[BindingType]:
+    """The app-wide bindings (also listed on the help screen)."""
+    return list(MuseApp.BINDINGS)
+
+
+class MuseApp(App[None]):
+    """musetui: browse agent transcripts and the proof of which provider served them."""
+
+    CSS_PATH = "musetui.tcss"
+    TITLE = "musetui"
+    COMMANDS = App.COMMANDS | {MuseCommands}
+    COMMAND_PALETTE_DISPLAY = "^p"
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "quit", id="app.quit", tooltip="Quit musetui"),
+        Binding(
+            "ctrl+p",
+            "command_palette",
+            "palette",
+            show=False,
+            priority=True,
+            id="app.palette",
+            tooltip="Open the command palette: copy, filter, jump to a session",
+        ),
+        Binding("ctrl+q", "quit", "quit", show=False, priority=True, id="app.quit_ctrl", tooltip="Quit musetui"),
+    ]
+
+    def __init__(self, roots: Sequence[str], *, workers: int | None = None) -> None:
+        super().__init__()
+        self.roots = [str(r) for r in roots]
+        self.index_workers = workers
+        self.register_theme(MUSETUI_THEME)
+        wanted = os.environ.get("MUSETUI_THEME", "musetui")
+        self.theme = wanted if wanted in self.available_themes else "musetui"
+
+    def get_theme_variable_defaults(self) -> dict[str, str]:
+        return {**super().get_theme_variable_defaults(), **theme_variable_defaults()}
+
+    def get_default_screen(self) -> Screen[None]:
+        return MainScreen(self.roots, workers=self.index_workers)
+
+    @property
+    def main_screen(self) -> MainScreen:
+        """The main screen (always at the bottom of the stack)."""
+        for screen in self.screen_stack:
+            if isinstance(screen, MainScreen):
+                return screen
+        raise LookupError("the main screen is not mounted")

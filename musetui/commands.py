@@ -1,0 +1,97 @@
+"""Command-palette provider: session commands, provider filters and jump-to-session."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+
+if TYPE_CHECKING:
+    from musetui.screens.main import MainScreen
+
+from musetui.model import PROVIDERS
+from musetui.widgets.text import clean, short_id
+
+#: At most this many sessions are offered as "jump:" commands per keystroke.
+JUMP_LIMIT = 20_000
+
+
+class MuseCommands(Provider):
+    """``session: copy evidence`` · ``session: copy path`` · ``session: open raw in $PAGER`` ·
+    ``filter: provider …`` · ``jump: session …``."""
+
+    def _main(self) -> MainScreen | None:
+        from musetui.screens.main import MainScreen
+
+        for screen in reversed(self.app.screen_stack):
+            if isinstance(screen, MainScreen):
+                return screen
+        return None
+
+    def _commands(self) -> Iterator[tuple[str, Callable[[], object], str]]:
+        main = self._main()
+        if main is None:
+            return
+        yield ("session: copy evidence", main.action_copy_evidence, "Copy the evidence report (y)")
+        yield ("session: copy raw line", main.action_copy_raw, "Copy the raw line of the selected item (Y)")
+        yield ("session: copy path", main.copy_path, "Copy the session file's path")
+        yield ("session: open raw in $PAGER", main.open_in_pager, "Read the raw session file in your pager")
+        yield ("session: next flagged", main.action_next_flagged, "Jump to the next flagged session (o)")
+        yield ("search: all sessions", main.action_search, "Open the search view (/)")
+        yield ("filter: all providers", partial(main.apply_filter, None), "Clear the provider filter")
+        counts = main.provider_counts()
+        for p in PROVIDERS:
+            if counts.get(p):
+                yield (f"filter: provider {p}", partial(main.apply_filter, p), f"{counts[p]} sessions")
+
+    async def discover(self) -> Hits:
+        for title, command, help_text in self._commands():
+            yield DiscoveryHit(Content(title), command, text=title, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, command, help_text in self._commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, _highlight(matcher, title), command, text=title, help=help_text)
+        main = self._main()
+        if main is None:
+            return
+        for s in main.session_tree.sessions[:JUMP_LIMIT]:
+            ident = clean(s.session_id or s.path, 80)
+            title = f"jump: session {ident}"
+            score = matcher.match(title)
+            if score > 0:
+                label = f"{clean(s.declared_model or '-', 30)} · {s.attribution.provider}"
+                if s.attribution.flags:
+                    label += " · ⚑ " + ", ".join(s.attribution.flags)
+                yield Hit(
+                    score,
+                    _highlight(matcher, title),
+                    partial(main.jump_to_session, s.key),
+                    text=title,
+                    help=f"{short_id(s.session_id)} · {label} · {clean(s.path, 80)}",
+                )
+
+
+def _highlight(matcher: object, candidate: str) -> Content:
+    """The candidate as plain Content (never markup), with the fuzzy-matched letters bold."""
+    content = Content(candidate)
+    fuzzy = getattr(matcher, "fuzzy_search", None)
+    query = getattr(matcher, "query", "")
+    if fuzzy is None:
+        return content
+    try:
+        score, offsets = fuzzy.match(query, candidate)
+    except Exception:
+        return content
+    if not score:
+        return content
+    for offset in offsets:
+        if 0 <= offset < len(candidate) and not candidate[offset].isspace():
+            content = content.stylize("bold reverse", offset, offset + 1)
+    return content
+

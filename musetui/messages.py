@@ -1,0 +1,140 @@
+"""Messages posted by the workers and widgets: small dataclasses, progress ones coalesce."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from musetui.fingerprints.types import Decoded
+    from musetui.model import SessionSummary
+    from musetui.session import OpenedSession
+
+
+@dataclass
+class SessionsFound(Message):
+    """A batch of newly indexed sessions (in walk order)."""
+
+    sessions: list[SessionSummary]
+
+
+@dataclass
+class IndexProgress(Message):
+    """How far indexing got; a newer one replaces an older one still in the queue."""
+
+    done: int
+    total: int
+    bytes_done: int
+    bytes_total: int
+    sessions: int
+
+    def can_replace(self, message: Message) -> bool:
+        return isinstance(message, IndexProgress)
+
+
+@dataclass
+class IndexFinished(Message):
+    """Indexing ended (completed or cancelled); the tree links are final when not cancelled."""
+
+    cancelled: bool
+    top: list[SessionSummary]
+    children: dict[str, list[SessionSummary]]
+    elapsed: float
+    diagnostics: int = 0
+
+
+@dataclass
+class IndexFailed(Message):
+    """Indexing raised an exception."""
+
+    error: str
+
+
+@dataclass
+class SessionOpened(Message):
+    """A session's items were read and parsed."""
+
+    key: str
+    opened: OpenedSession
+    elapsed: float
+
+
+@dataclass
+class SessionOpenFailed(Message):
+    """A session could not be opened."""
+
+    key: str
+    error: str
+
+
+@dataclass
+class SessionDecoded(Message):
+    """The distinct fingerprints of an opened session, each with the item it came from."""
+
+    key: str
+    decoded: list[tuple[int, Decoded]]
+    capped: bool = False
+
+
+@dataclass
+class SearchResults(Message):
+    """Search hits so far; ``done`` when the search finished."""
+
+    generation: int
+    query: str
+    hits: list[Any]
+    total: int
+    done: bool
+
+    def can_replace(self, message: Message) -> bool:
+        return (
+            isinstance(message, SearchResults)
+            and message.generation == self.generation
+            and not message.done
+        )
+
+
+@dataclass
+class SearchFailed(Message):
+    """The query was invalid or the search raised."""
+
+    generation: int
+    query: str
+    error: str
+
+
+@dataclass
+class ItemHighlighted(Message):
+    """The item list's cursor moved."""
+
+    index: int
+
+
+@dataclass
+class ItemDrill(Message):
+    """Enter/l on an item: move into the side panes."""
+
+    index: int
+
+
+@dataclass
+class SessionHighlighted(Message):
+    """The tree's cursor is on a session (or on a group: ``None``)."""
+
+    summary: SessionSummary | None
+
+
+@dataclass
+class SessionDrill(Message):
+    """Enter/l on a session: open its items and move into them."""
+
+    summary: SessionSummary
+
+
+@dataclass
+class FocusBack(Message):
+    """h/backspace from a widget that has nowhere further to go."""
+
+    origin: str = field(default="")

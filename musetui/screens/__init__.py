@@ -1,0 +1,1 @@
+"""The screens of the musetui app: main, help, search, provider filter."""

@@ -1,0 +1,51 @@
+"""The help screen: every key, and the search query language."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from musetui.widgets.help import help_renderable
+
+
+class HelpScreen(ModalScreen[None]):
+    """Lists the bindings of the main screen and its widgets, then the query help."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark,q", "dismiss_help", "Close", id="help.close", tooltip="Close the help"),
+        Binding("down,j", "scroll('down')", "Down", show=False, id="help.down", tooltip="Scroll down"),
+        Binding("up,k", "scroll('up')", "Up", show=False, id="help.up", tooltip="Scroll up"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        from musetui.app import app_bindings
+        from musetui.screens.main import MainScreen
+        from musetui.widgets.item_list import ItemList
+        from musetui.widgets.panes import DetailPane
+        from musetui.widgets.session_tree import SessionTree
+
+        sections = [
+            ("Everywhere", [*MainScreen.BINDINGS, *app_bindings()]),
+            ("Session tree", SessionTree.BINDINGS),
+            ("Item list", ItemList.BINDINGS),
+            ("Side panes", DetailPane.BINDINGS),
+        ]
+        with Vertical(id="help-dialog") as v:
+            v.border_title = "Help · esc to close"
+            with VerticalScroll(id="help-scroll"):
+                yield Static(help_renderable(sections), id="help-body")
+
+    def action_dismiss_help(self) -> None:
+        self.dismiss(None)
+
+    def action_scroll(self, direction: str) -> None:
+        scroll = self.query_one("#help-scroll", VerticalScroll)
+        if direction == "down":
+            scroll.scroll_down()
+        else:
+            scroll.scroll_up()

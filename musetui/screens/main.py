@@ -1,0 +1,703 @@
+"""The main screen: session tree, item stream and evidence panes, driven from the keyboard.
+
+Workers (indexing, opening a session, decoding it) only post messages; the handlers
+here own every piece of state.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.markup import escape
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, TabbedContent, TabPane, Tabs
+from textual.widgets.tree import TreeNode
+from textual.worker import Worker, get_current_worker
+
+from musetui.clipboard import copy_text
+from musetui.fingerprints.types import Decoded
+from musetui.messages import (
+    FocusBack,
+    IndexFailed,
+    IndexFinished,
+    IndexProgress,
+    ItemDrill,
+    ItemHighlighted,
+    SessionDecoded,
+    SessionDrill,
+    SessionOpened,
+    SessionOpenFailed,
+    SessionsFound,
+)
+from musetui.model import Item, SessionSummary
+from musetui.screens.search import SearchScreen, SearchState
+from musetui.session import OpenedSession
+from musetui.widgets.header import MuseHeader, StatusLine, progress_bar
+from musetui.widgets.item_list import ItemList
+from musetui.widgets.panes import PANES, DetailPane, PaneContext
+from musetui.widgets.session_tree import NodeData, SessionTree, provider_label
+from musetui.widgets.text import clean, short_id
+
+#: Pane ids in key order (1–5).
+PANE_IDS = ("raw", "ids", "signature", "reasoning", "evidence")
+#: Indexing posts a batch of new sessions at least this often (seconds) or this many at once.
+BATCH_SECONDS = 0.1
+BATCH_SIZE = 500
+#: Whole-session decoding stops after this many items (the IDs pane says so).
+DECODE_ITEM_LIMIT = 20_000
+DECODE_SECONDS = 3.0
+#: Moving the tree cursor opens the session after this pause.
+OPEN_DEBOUNCE_S = 0.06
+
+_PANES_GROUP = Binding.Group("panes", compact=True)
+
+
+def display_root(root: str) -> str:
+    """A root as the user would write it (``~`` for the home directory)."""
+    home = os.path.expanduser("~")
+    if home and home != "/" and (root == home or root.startswith(home + os.sep)):
+        return "~" + root[len(home) :]
+    return root
+
+
+class MainScreen(Screen[None]):
+    """Tree · items · panes, with the header, a status line and the footer."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("o", "next_flagged", "next flagged", id="main.next_flagged", tooltip="Jump to the next flagged session (outliers first)"),
+        Binding("O", "prev_flagged", "prev flagged", show=False, id="main.prev_flagged", tooltip="Jump to the previous flagged session"),
+        Binding("slash", "search", "search", key_display="/", id="main.search", tooltip="Search every session"),
+        Binding("n", "next_hit", "next hit", show=False, id="main.next_hit", tooltip="Go to the next search hit"),
+        Binding("N", "prev_hit", "prev hit", show=False, id="main.prev_hit", tooltip="Go to the previous search hit"),
+        Binding("y", "copy_evidence", "copy evidence", id="main.copy", tooltip="Copy the evidence report of the selected item, else of the session"),
+        Binding("Y", "copy_raw", "copy raw", show=False, id="main.copy_raw", tooltip="Copy the raw line of the selected item"),
+        Binding("p", "filter_provider", "provider", id="main.filter", tooltip="Show only the sessions of one provider"),
+        Binding("1", "pane('raw')", "Raw", id="main.pane1", tooltip="Pane 1: the raw item as JSON", group=_PANES_GROUP),
+        Binding("2", "pane('ids')", "IDs", id="main.pane2", tooltip="Pane 2: decoded ids", group=_PANES_GROUP),
+        Binding("3", "pane('signature')", "Signature", id="main.pane3", tooltip="Pane 3: signatures and encrypted blobs", group=_PANES_GROUP),
+        Binding("4", "pane('reasoning')", "Reasoning", id="main.pane4", tooltip="Pane 4: reasoning", group=_PANES_GROUP),
+        Binding("5", "pane('evidence')", "Evidence", id="main.pane5", tooltip="Pane 5: the verdict and its evidence", group=_PANES_GROUP),
+        Binding("tab", "app.focus_next", "next pane", show=False, id="main.focus_next", tooltip="Cycle focus: tree → items → panes"),
+        Binding("shift+tab", "app.focus_previous", "previous pane", show=False, id="main.focus_previous", tooltip="Cycle focus backwards"),
+        Binding("escape", "escape", "stop", show=False, id="main.escape", tooltip="Stop indexing; else clear the provider filter"),
+        Binding("question_mark", "help", "help", key_display="?", id="main.help", tooltip="Every key, and the search query language"),
+    ]
+
+    def __init__(self, roots: Sequence[str], *, workers: int | None = None) -> None:
+        super().__init__()
+        self.roots = [str(r) for r in roots]
+        self.root_labels = {os.path.abspath(r): display_root(r) for r in self.roots}
+        self.index_workers = workers
+        self.indexing = False
+        self.index_done = 0
+        self.index_total = 0
+        self.index_elapsed = 0.0
+        self.finished = False
+        self.current: SessionSummary | None = None
+        self.opened: OpenedSession | None = None
+        self.session_decoded: list[tuple[int, Decoded]] | None = None
+        self.session_decoded_capped = False
+        self.pending_line: int | None = None
+        self.pending_focus_items = False
+        self.search_state = SearchState()
+        self.last_copied = ""
+        self._open_timer: Timer | None = None
+        self._index_worker: Worker[None] | None = None
+        self._started = time.monotonic()
+        self.first_batch_at: float | None = None
+        self.last_open_seconds: float | None = None
+
+    # ------------------------------------------------------------------ layout
+
+    def compose(self) -> ComposeResult:
+        yield MuseHeader([display_root(r) for r in self.roots], id="header")
+        with Horizontal(id="main"):
+            with Vertical(id="left"):
+                yield SessionTree(self.root_labels, id="tree")
+            with Vertical(id="middle"):
+                yield ItemList(id="items")
+            with TabbedContent(id="panes", initial="ids"):
+                for pane_id, cls in zip(PANE_IDS, PANES, strict=True):
+                    with TabPane(f"{PANE_IDS.index(pane_id) + 1} {cls.title}", id=pane_id):
+                        yield cls(id=f"pane-{pane_id}")
+        yield StatusLine(id="status")
+        yield Footer()
+
+    @property
+    def session_tree(self) -> SessionTree:
+        return self.query_one(SessionTree)
+
+    @property
+    def items(self) -> ItemList:
+        return self.query_one(ItemList)
+
+    @property
+    def tabs(self) -> TabbedContent:
+        return self.query_one(TabbedContent)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
+    def pane(self, pane_id: str) -> DetailPane:
+        """The pane widget of ``raw`` / ``ids`` / ``signature`` / ``reasoning`` / ``evidence``."""
+        return self.query_one(f"#pane-{pane_id}", DetailPane)
+
+    def on_mount(self) -> None:
+        self.query_one("#left").border_title = Text("Sessions")
+        self.query_one("#middle").border_title = Text("Items")
+        for tabs in self.query(Tabs):
+            tabs.can_focus = False
+        self.session_tree.focus()
+        self.status.index_text = "Indexing… · Esc to stop"
+        self._refresh_panes()
+        self._index_worker = self.run_index()
+
+    # ------------------------------------------------------------------ indexing
+
+    @work(thread=True, exclusive=True, group="index", exit_on_error=False)
+    def run_index(self) -> None:
+        """Scan the roots in a thread, posting batches of sessions and coalescing progress."""
+        from musetui.index import Index
+
+        worker = get_current_worker()
+        started = time.monotonic()
+        try:
+            index = Index(self.roots, workers=self.index_workers)
+            batch: list[SessionSummary] = []
+            last = time.monotonic()
+
+            def cancelled() -> bool:
+                return worker.is_cancelled
+
+            for outcome, progress in index.iter_scan(cancelled):
+                if outcome.summary is not None:
+                    batch.append(outcome.summary)
+                now = time.monotonic()
+                if batch and (now - last >= BATCH_SECONDS or len(batch) >= BATCH_SIZE):
+                    self.post_message(SessionsFound(batch))
+                    batch = []
+                    last = now
+                self.post_message(
+                    IndexProgress(progress.done, progress.total, progress.bytes_done, progress.bytes_total, progress.sessions)
+                )
+                if worker.is_cancelled:
+                    break
+            if batch:
+                self.post_message(SessionsFound(batch))
+            index.finalize()
+            self.post_message(
+                IndexFinished(
+                    worker.is_cancelled,
+                    list(index.top),
+                    {k: list(v) for k, v in index.children.items()},
+                    time.monotonic() - started,
+                    len(index.diagnostics),
+                )
+            )
+        except Exception as exc:  # reported in the status line, never a crash
+            self.post_message(IndexFailed(f"{type(exc).__name__}: {exc}"))
+
+    @on(SessionsFound)
+    def _sessions_found(self, message: SessionsFound) -> None:
+        if self.first_batch_at is None:
+            self.first_batch_at = time.monotonic() - self._started
+        tree = self.session_tree
+        tree.add_sessions(message.sessions)
+        if tree.cursor_line < 0 and tree.root.children:
+            tree.move_cursor(tree.root.children[0])
+        self._update_header()
+        search = self._search_screen()
+        if search is not None:
+            search.sessions_changed()
+
+    @on(IndexProgress)
+    def _progress(self, message: IndexProgress) -> None:
+        self.index_done, self.index_total = message.done, message.total
+        self.indexing = True
+        bar = progress_bar(message.bytes_done, message.bytes_total)
+        self.status.index_text = (
+            f"Indexed {message.done:,}/{message.total:,} files {bar} · {message.sessions:,} sessions · Esc to stop"
+        )
+
+    @on(IndexFinished)
+    def _finished(self, message: IndexFinished) -> None:
+        self.indexing = False
+        self.finished = True
+        self.index_elapsed = message.elapsed
+        tree = self.session_tree
+        tree.finalize(message.top, message.children)
+        if tree.cursor_line < 0 and tree.root.children:
+            tree.move_cursor(tree.root.children[0])
+        n = len(tree.sessions)
+        flagged = sum(1 for s in tree.sessions if s.attribution.flags)
+        outliers = sum(1 for s in tree.sessions if "outlier" in s.attribution.flags)
+        what = "Stopped" if message.cancelled else "Indexed"
+        files = f" at {self.index_done:,}/{self.index_total:,} files" if message.cancelled else ""
+        text = f"{what}{files}: {n:,} session{'s' if n != 1 else ''} · {flagged} flagged"
+        if outliers:
+            text += f" ({outliers} outlier{'s' if outliers != 1 else ''}: press o)"
+        if message.diagnostics:
+            text += f" · {message.diagnostics} diagnostics"
+        self.status.index_text = text
+        self._update_header()
+        self._refresh_panes()
+        search = self._search_screen()
+        if search is not None:
+            search.sessions_changed()
+
+    @on(IndexFailed)
+    def _index_failed(self, message: IndexFailed) -> None:
+        self.indexing = False
+        self.status.index_text = f"Indexing failed: {clean(message.error, 200)}"
+
+    def _update_header(self) -> None:
+        sessions = self.session_tree.sessions
+        counts = Counter(s.attribution.provider for s in sessions)
+        self.query_one(MuseHeader).set_counts(counts, len(sessions))
+
+    def provider_counts(self) -> dict[str, int]:
+        """Sessions per attributed provider (all sessions, ignoring the filter)."""
+        return dict(Counter(s.attribution.provider for s in self.session_tree.sessions))
+
+    # ------------------------------------------------------------------ opening sessions
+
+    @on(SessionTree.NodeHighlighted)
+    def _node_highlighted(self, event: SessionTree.NodeHighlighted[NodeData]) -> None:
+        node: TreeNode[NodeData] = event.node
+        data = node.data
+        if isinstance(data, SessionSummary):
+            self.select_session(data)
+        else:
+            self.current = None
+            self._cancel_open_timer()
+            self.opened = None
+            self.session_decoded = None
+            self.items.clear("Select a session in the tree (enter) to list its items.")
+            self.query_one("#middle").border_title = Text("Items")
+            self.status.where_text = ""
+            self._refresh_panes()
+
+    def select_session(self, summary: SessionSummary, *, immediate: bool = False) -> None:
+        """Make ``summary`` the current session; its items open in a worker (debounced)."""
+        if (
+            self.current is not None
+            and self.current.key == summary.key
+            and self.opened is not None
+            and self.opened.summary.key == summary.key
+        ):
+            self._apply_pending()
+            return
+        if self.current is None or self.current.key != summary.key:
+            self.current = summary
+            self.opened = None
+            self.session_decoded = None
+            self.items.clear("opening…")
+            self._set_items_title(summary)
+            self.status.where_text = _tail(self.display_path(summary), 70)
+            self._refresh_panes()
+        self._cancel_open_timer()
+        if immediate:
+            self.open_session(summary)
+        else:
+            self._open_timer = self.set_timer(OPEN_DEBOUNCE_S, lambda: self.open_session(summary))
+
+    def _cancel_open_timer(self) -> None:
+        if self._open_timer is not None:
+            self._open_timer.stop()
+            self._open_timer = None
+
+    def _set_items_title(self, s: SessionSummary) -> None:
+        title = Text("Items: ")
+        title.append(short_id(s.session_id or os.path.basename(s.path)))
+        title.append(f" · {provider_label(s)} · {s.items:,} items")
+        if s.attribution.flags:
+            title.append(" · ⚑ " + ", ".join(s.attribution.flags))
+        self.query_one("#middle").border_title = title
+
+    @work(thread=True, exclusive=True, group="open", exit_on_error=False)
+    def open_session(self, summary: SessionSummary) -> None:
+        """Read and parse a session's items in a thread, then decode them for the session panes."""
+        from musetui.session import open_session
+
+        worker = get_current_worker()
+        started = time.monotonic()
+        try:
+            opened = open_session(summary)
+        except Exception as exc:
+            self.post_message(SessionOpenFailed(summary.key, f"{type(exc).__name__}: {exc}"))
+            return
+        if worker.is_cancelled:
+            return
+        self.post_message(SessionOpened(summary.key, opened, time.monotonic() - started))
+        decoded: list[tuple[int, Decoded]] = []
+        seen: set[str] = set()
+        capped = False
+        t0 = time.monotonic()
+        for n, item in enumerate(opened.items):
+            if worker.is_cancelled:
+                return
+            if n >= DECODE_ITEM_LIMIT or (n % 256 == 0 and time.monotonic() - t0 > DECODE_SECONDS):
+                capped = True
+                break
+            try:
+                found = opened.decoded(item)
+            except Exception:
+                continue
+            for dec in found:
+                if dec.value in seen:
+                    continue
+                seen.add(dec.value)
+                decoded.append((item.index, dec))
+        if not worker.is_cancelled:
+            self.post_message(SessionDecoded(summary.key, decoded, capped))
+
+    @on(SessionOpened)
+    def _opened(self, message: SessionOpened) -> None:
+        if self.current is None or self.current.key != message.key:
+            return
+        self.opened = message.opened
+        self.last_open_seconds = message.elapsed
+        cursor = 0
+        if self.pending_line is not None:
+            idx = _index_for_line(message.opened.items, self.pending_line)
+            cursor = idx if idx is not None else 0
+        self.items.set_items(message.opened.items, cursor)
+        self._apply_pending()
+        self._refresh_panes()
+
+    def _apply_pending(self) -> None:
+        if self.pending_line is not None:
+            self.items.move_to_line(self.pending_line)
+            self.pending_line = None
+        if self.pending_focus_items:
+            self.pending_focus_items = False
+            self.items.focus()
+            self._refresh_panes()
+
+    @on(SessionOpenFailed)
+    def _open_failed(self, message: SessionOpenFailed) -> None:
+        if self.current is None or self.current.key != message.key:
+            return
+        self.items.clear(f"Could not open this session: {clean(message.error, 200)}")
+        self.notify(escape(f"Could not open the session: {clean(message.error, 200)}"), severity="error")
+
+    @on(SessionDecoded)
+    def _decoded(self, message: SessionDecoded) -> None:
+        if self.current is None or self.current.key != message.key:
+            return
+        self.session_decoded = message.decoded
+        self.session_decoded_capped = message.capped
+        self._refresh_panes()
+
+    # ------------------------------------------------------------------ items and panes
+
+    def item_mode(self) -> bool:
+        """True when the focus is in the item list or the panes: an item is selected."""
+        focused = self.focused
+        if focused is None or self.opened is None:
+            return False
+        if isinstance(focused, ItemList):
+            return True
+        return any(isinstance(n, TabbedContent) for n in focused.ancestors_with_self)
+
+    def selected_item(self) -> Item | None:
+        """The item the panes and ``y`` refer to, or None when the session is selected."""
+        if not self.item_mode():
+            return None
+        return self.items.current
+
+    @on(ItemHighlighted)
+    def _item_highlighted(self, message: ItemHighlighted) -> None:
+        item = self.items.current
+        if item is not None and self.current is not None:
+            self.status.where_text = f"{_tail(self.display_path(self.current), 70)}:{item.line}"
+        self._refresh_panes()
+
+    @on(ItemDrill)
+    def _item_drill(self, message: ItemDrill) -> None:
+        self.pane(self.tabs.active or "raw").focus()
+
+    @on(SessionDrill)
+    def _session_drill(self, message: SessionDrill) -> None:
+        if self.opened is not None and self.opened.summary.key == message.summary.key:
+            self.items.focus()
+            return
+        self.pending_focus_items = True
+        self.select_session(message.summary, immediate=True)
+
+    @on(FocusBack)
+    def _focus_back(self, message: FocusBack) -> None:
+        if message.origin == "pane":
+            self.items.focus()
+        elif message.origin == "items":
+            self.session_tree.focus()
+
+    def on_descendant_focus(self, event: Any) -> None:
+        self._refresh_panes()
+
+    @on(TabbedContent.TabActivated)
+    def _tab_activated(self, event: TabbedContent.TabActivated) -> None:
+        self._refresh_panes()
+
+    def pane_context(self) -> PaneContext:
+        """The context every pane renders: the session, and the item if one is selected."""
+        s = self.current
+        item = self.selected_item()
+        decoded: Sequence[Decoded] = ()
+        if item is not None and self.opened is not None:
+            try:
+                decoded = self.opened.decoded(item)
+            except Exception:
+                decoded = ()
+        return PaneContext(
+            summary=s,
+            display_path=self.display_path(s) if s is not None else "",
+            opened=self.opened,
+            item=item,
+            decoded=decoded,
+            session_decoded=self.session_decoded,
+            session_decoded_capped=self.session_decoded_capped,
+        )
+
+    def _refresh_panes(self) -> None:
+        if not self.is_mounted:
+            return
+        ctx = self.pane_context()
+        active = self.tabs.active or "raw"
+        for pane_id in PANE_IDS:
+            self.pane(pane_id).set_context(ctx, pane_id == active)
+
+    def display_path(self, s: SessionSummary) -> str:
+        """The session's file as the user named its root (relative stays relative)."""
+        label = self.root_labels.get(s.root)
+        if label is None:
+            return s.abspath
+        if s.abspath == s.root:
+            return label
+        return f"{label.rstrip('/')}/{s.path}"
+
+    # ------------------------------------------------------------------ actions
+
+    def action_pane(self, pane_id: str) -> None:
+        """Show pane ``pane_id`` (1–5)."""
+        if pane_id in PANE_IDS:
+            self.tabs.active = pane_id
+            self.pane(pane_id).render_now()
+
+    def flagged_order(self) -> list[SessionSummary]:
+        """Flagged sessions in the order o visits them: outliers first, then other flags."""
+        order = self.session_tree.ordered()
+        outliers = [s for s in order if "outlier" in s.attribution.flags]
+        others = [s for s in order if s.attribution.flags and "outlier" not in s.attribution.flags]
+        return outliers + others
+
+    def _go_flagged(self, step: int) -> None:
+        order = self.flagged_order()
+        if not order:
+            msg = "No flagged sessions" + (" yet (indexing…)" if self.indexing else "")
+            self.notify(msg, timeout=3)
+            return
+        cur = self.current
+        keys = [s.key for s in order]
+        if cur is not None and cur.key in keys:
+            pos = (keys.index(cur.key) + step) % len(order)
+        else:
+            pos = 0 if step > 0 else len(order) - 1
+        target = order[pos]
+        self.session_tree.reveal(target)
+        self.session_tree.focus()
+        self.select_session(target, immediate=True)
+
+    def action_next_flagged(self) -> None:
+        self._go_flagged(+1)
+
+    def action_prev_flagged(self) -> None:
+        self._go_flagged(-1)
+
+    def action_copy_evidence(self) -> None:
+        """y: the item's report when an item is selected, else the session's."""
+        from musetui.report import item_markdown, session_markdown
+
+        s = self.current
+        if s is None:
+            self.notify("Nothing selected: move to a session first.", severity="warning", timeout=3)
+            return
+        item = self.selected_item()
+        if item is not None and self.opened is not None:
+            raw = self.opened.raw(item)
+            text = item_markdown(s, item, raw, self.opened.decoded(item))
+            what = f"evidence for {short_id(s.session_id)} line {item.line}"
+        else:
+            text = session_markdown(s)
+            what = f"evidence for {short_id(s.session_id)}"
+        self.last_copied = text
+        copy_text(self.app, text, what)
+
+    def action_copy_raw(self) -> None:
+        """Y: the raw line of the selected item (or of the item under the list cursor)."""
+        s = self.current
+        item = self.selected_item() or (self.items.current if self.opened is not None else None)
+        if s is None or item is None or self.opened is None:
+            self.notify("No item: open a session (enter) and pick an item first.", severity="warning", timeout=3)
+            return
+        text = self.opened.raw(item).decode("utf-8", "replace")
+        self.last_copied = text
+        copy_text(self.app, text, f"raw line {item.line} of {short_id(s.session_id)}")
+
+    def action_search(self) -> None:
+        self.app.push_screen(SearchScreen(self.search_state, lambda: list(self.session_tree.sessions)), self._search_done)
+
+    def _search_screen(self) -> SearchScreen | None:
+        for screen in self.app.screen_stack:
+            if isinstance(screen, SearchScreen):
+                return screen
+        return None
+
+    def _search_done(self, index: int | None) -> None:
+        st = self.search_state
+        self._update_search_status()
+        if index is None or not (0 <= index < len(st.hits)):
+            return
+        st.position = index
+        self.jump_to_hit(st.hits[index])
+
+    def _update_search_status(self) -> None:
+        st = self.search_state
+        if not st.query.strip():
+            self.status.search_text = ""
+            return
+        pos = f"hit {st.position + 1} of {len(st.hits):,}" if st.position >= 0 else f"{len(st.hits):,} hits"
+        self.status.search_text = f"/{clean(st.query, 40)}: {pos} (n/N)"
+
+    def jump_to_hit(self, hit: Any) -> None:
+        """Select the hit's session, open it and put the item cursor on the hit's line."""
+        s = self.session_tree.summary(getattr(hit, "abspath", ""))
+        if s is None:
+            self.notify("That session is not in the index.", severity="warning", timeout=3)
+            return
+        if self.session_tree.provider_filter is not None and not self.session_tree._visible(s):
+            self.session_tree.set_filter(None)
+            self.status.filter_text = ""
+        self.pending_line = int(getattr(hit, "line", 0) or 0) or None
+        self.pending_focus_items = True
+        self.session_tree.reveal(s)
+        self.select_session(s, immediate=True)
+        self._update_search_status()
+
+    def _walk_hits(self, step: int) -> None:
+        st = self.search_state
+        if not st.hits:
+            self.notify("No search hits: press / to search.", timeout=3)
+            return
+        st.position = (st.position + step) % len(st.hits) if st.position >= 0 else (0 if step > 0 else len(st.hits) - 1)
+        self.jump_to_hit(st.hits[st.position])
+
+    def action_next_hit(self) -> None:
+        self._walk_hits(+1)
+
+    def action_prev_hit(self) -> None:
+        self._walk_hits(-1)
+
+    def action_filter_provider(self) -> None:
+        from musetui.screens.provider_filter import ALL, ProviderFilterScreen
+
+        def done(choice: str | None) -> None:
+            if choice is None:
+                return
+            self.apply_filter(None if choice == ALL else choice)
+
+        self.app.push_screen(ProviderFilterScreen(self.provider_counts(), self.session_tree.provider_filter), done)
+
+    def apply_filter(self, provider: str | None) -> None:
+        """Filter the tree by attributed provider (None: show all)."""
+        self.session_tree.set_filter(provider)
+        self.status.filter_text = f"provider: {provider} (p to change, esc to clear)" if provider else ""
+        self.session_tree.focus()
+
+    def action_escape(self) -> None:
+        if self.indexing and self._index_worker is not None and not self._index_worker.is_finished:
+            self._index_worker.cancel()
+            self.status.index_text = f"Stopping at {self.index_done:,}/{self.index_total:,} files…"
+            return
+        if self.session_tree.provider_filter is not None:
+            self.apply_filter(None)
+            return
+        if self.focused is not self.session_tree:
+            self.session_tree.focus()
+
+    def action_help(self) -> None:
+        from musetui.screens.help import HelpScreen
+
+        self.app.push_screen(HelpScreen())
+
+    def jump_to_session(self, key: str) -> bool:
+        """Select the session with this key (palette: jump to a session by id)."""
+        s = self.session_tree.summary(key)
+        if s is None:
+            return False
+        if self.session_tree.provider_filter is not None and not self.session_tree._visible(s):
+            self.apply_filter(None)
+        self.session_tree.reveal(s)
+        self.session_tree.focus()
+        self.select_session(s, immediate=True)
+        return True
+
+    def copy_path(self) -> None:
+        """Copy the current session's absolute file path."""
+        s = self.current
+        if s is None:
+            self.notify("No session selected.", severity="warning", timeout=3)
+            return
+        copy_text(self.app, s.abspath, f"path of {short_id(s.session_id)}")
+
+    def open_in_pager(self) -> None:
+        """Open the current session's file in ``$PAGER`` (default ``less``), read-only."""
+        import shlex
+        import subprocess
+
+        from textual.app import SuspendNotSupported
+
+        s = self.current
+        if s is None:
+            self.notify("No session selected.", severity="warning", timeout=3)
+            return
+        pager = shlex.split(os.environ.get("PAGER") or "less") or ["less"]
+        try:
+            with self.app.suspend():
+                subprocess.call([*pager, s.abspath])
+        except SuspendNotSupported:
+            self.notify("Cannot suspend in this environment.", severity="warning", timeout=3)
+        except OSError as exc:
+            self.notify(escape(f"Could not run the pager: {exc}"), severity="error", timeout=5)
+        self.refresh()
+
+
+def _tail(path: str, limit: int) -> str:
+    """The end of a long path, cut on the left: ``…/subagents/01a05efe…/session.jsonl``."""
+    text = clean(path)
+    return text if len(text) <= limit else "…" + text[-(limit - 1) :]
+
+
+def _index_for_line(items: Sequence[Item], line: int) -> int | None:
+    lo, hi = 0, len(items)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if items[mid].line <= line:
+            lo = mid + 1
+        else:
+            hi = mid
+    idx = lo - 1
+    if idx < 0:
+        return 0 if items else None
+    return idx

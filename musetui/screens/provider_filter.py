@@ -1,0 +1,71 @@
+"""Pick a provider to filter the session tree by (``p``)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from musetui.model import PROVIDERS
+from musetui.theme import provider_style
+
+ALL = "*"
+
+
+class ProviderFilterScreen(ModalScreen[str | None]):
+    """Returns a provider, ``"*"`` for all, or None when cancelled."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "cancel", "Cancel", id="filter.cancel", tooltip="Keep the current filter"),
+        Binding("j", "cursor('down')", "Down", show=False, id="filter.down", tooltip="Next provider"),
+        Binding("k", "cursor('up')", "Up", show=False, id="filter.up", tooltip="Previous provider"),
+    ]
+
+    def __init__(self, counts: dict[str, int], current: str | None) -> None:
+        super().__init__()
+        self.counts = counts
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        options: list[Option] = []
+        total = sum(self.counts.values())
+        mark = "● " if self.current is None else "  "
+        options.append(Option(Text(f"{mark}all providers  {total}"), id=ALL))
+        for p in sorted(PROVIDERS, key=lambda p: (-self.counts.get(p, 0), PROVIDERS.index(p))):
+            n = self.counts.get(p, 0)
+            text = Text("● " if self.current == p else "  ")
+            text.append("■ ", style=provider_style(self.app.theme_variables, p))
+            text.append(p, style="bold" if n else "dim")
+            text.append(f"  {n}", style="" if n else "dim")
+            options.append(Option(text, id=p, disabled=n == 0))
+        with Vertical(id="filter-dialog") as v:
+            v.border_title = "Filter by provider"
+            yield OptionList(*options, id="filter-options")
+
+    def on_mount(self) -> None:
+        ol = self.query_one(OptionList)
+        target = self.current or ALL
+        for i in range(ol.option_count):
+            if ol.get_option_at_index(i).id == target:
+                ol.highlighted = i
+                break
+        ol.focus()
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option.id)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_cursor(self, direction: str) -> None:
+        ol = self.query_one(OptionList)
+        if direction == "down":
+            ol.action_cursor_down()
+        else:
+            ol.action_cursor_up()

@@ -1,0 +1,216 @@
+"""The ``/`` search view: a live query over every indexed session, results with highlights."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.timer import Timer
+from textual.widgets import Input, OptionList, Static
+from textual.worker import get_current_worker
+
+from musetui.messages import SearchFailed, SearchResults
+from musetui.model import SessionSummary
+from musetui.widgets.search import RESULTS_CAP, SearchResultsList
+from musetui.widgets.text import clean
+
+#: Typing pauses this long before the search runs.
+DEBOUNCE_S = 0.15
+#: Stop counting hits beyond this many (the list shows at most RESULTS_CAP).
+COUNT_LIMIT = 100_000
+HINT = (
+    'words · "phrase" · /regex/ · provider: host: model: format: kind: role: id: flag: has: '
+    "after: before: · -term · a|b      enter: jump · ↓: results · esc: close"
+)
+
+
+@dataclass
+class SearchState:
+    """The last query and its hits, kept by the main screen for n/N."""
+
+    query: str = ""
+    hits: list[Any] = field(default_factory=list)
+    total: int = 0
+    done: bool = True
+    error: str = ""
+    position: int = -1
+    generation: int = 0
+
+
+class SearchScreen(ModalScreen[int | None]):
+    """Returns the index of the chosen hit in ``state.hits``, or None."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", id="search.close", tooltip="Close the search (hits stay for n/N)"),
+        Binding("down", "to_results", "Results", show=False, id="search.results", tooltip="Move to the results"),
+    ]
+
+    def __init__(self, state: SearchState, sessions: Callable[[], Sequence[SessionSummary]]) -> None:
+        super().__init__()
+        self.state = state
+        self._sessions = sessions
+        self._timer: Timer | None = None
+        self._last_rerun = 0.0
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="search-dialog") as v:
+            v.border_title = "Search all sessions"
+            yield Input(value=self.state.query, placeholder="query, e.g. provider:openai has:encrypted", id="search-input")
+            yield Static("", id="search-status", markup=False)
+            yield SearchResultsList(id="search-results")
+            yield Static(Text(HINT, style="dim"), id="search-hint")
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+        self._show()
+
+    # ------------------------------------------------------------------ running
+
+    @on(Input.Changed, "#search-input")
+    def _changed(self, event: Input.Changed) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(DEBOUNCE_S, lambda: self.start(event.value))
+
+    @on(Input.Submitted, "#search-input")
+    def _submitted(self, event: Input.Submitted) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        if event.value != self.state.query or self.state.error:
+            self.start(event.value)
+            return
+        if self.state.hits:
+            self.dismiss(0)
+
+    def start(self, query: str) -> None:
+        """Run ``query`` now (cancelling a running search)."""
+        st = self.state
+        st.generation += 1
+        st.query = query
+        st.error = ""
+        st.position = -1
+        if not query.strip():
+            self.workers.cancel_group(self, "search")
+            st.hits, st.total, st.done = [], 0, True
+            self._show()
+            return
+        st.done = False
+        self._show()
+        self.run_search(st.generation, query, list(self._sessions()))
+
+    def sessions_changed(self) -> None:
+        """Indexing found more sessions: re-run the query (at most once a second)."""
+        now = time.monotonic()
+        if self.state.query.strip() and now - self._last_rerun > 1.0:
+            self._last_rerun = now
+            self.start(self.state.query)
+
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    def run_search(self, generation: int, query: str, sessions: list[SessionSummary]) -> None:
+        """Search ``sessions`` in a thread; posts SearchResults / SearchFailed only."""
+        worker = get_current_worker()
+        try:
+            from musetui.search import QueryError, parse_query, search_sessions
+        except ImportError as exc:
+            self.post_message(SearchFailed(generation, query, f"search is unavailable: {exc}"))
+            return
+        try:
+            parse_query(query)
+        except QueryError as exc:
+            self.post_message(SearchFailed(generation, query, str(exc)))
+            return
+        hits: list[Any] = []
+        total = 0
+        last = time.monotonic()
+
+        def cancelled() -> bool:
+            return worker.is_cancelled
+
+        try:
+            for hit in search_sessions(sessions, query, cancelled=cancelled):
+                if worker.is_cancelled:
+                    return
+                total += 1
+                if len(hits) < RESULTS_CAP:
+                    hits.append(hit)
+                if total >= COUNT_LIMIT:
+                    break
+                now = time.monotonic()
+                if now - last > 0.25:
+                    last = now
+                    self.post_message(SearchResults(generation, query, list(hits), total, False))
+        except QueryError as exc:
+            self.post_message(SearchFailed(generation, query, str(exc)))
+            return
+        except Exception as exc:  # a search must never take the app down
+            self.post_message(SearchFailed(generation, query, f"search failed: {type(exc).__name__}: {exc}"))
+            return
+        if not worker.is_cancelled:
+            self.post_message(SearchResults(generation, query, hits, total, True))
+
+    @on(SearchResults)
+    def _results(self, message: SearchResults) -> None:
+        st = self.state
+        if message.generation != st.generation:
+            return
+        st.hits, st.total, st.done, st.error = message.hits, message.total, message.done, ""
+        self._show()
+
+    @on(SearchFailed)
+    def _failed(self, message: SearchFailed) -> None:
+        st = self.state
+        if message.generation != st.generation:
+            return
+        st.hits, st.total, st.done, st.error = [], 0, True, message.error
+        self._show()
+
+    # ------------------------------------------------------------------ display
+
+    def status_text(self) -> Text:
+        """``12 of 40 hits`` / ``searching… 3 hits so far`` / the query error."""
+        st = self.state
+        if st.error:
+            return Text(f"✗ {clean(st.error, 300)}", style="bold red")
+        if not st.query.strip():
+            return Text("Type a query. Results update as you type.", style="dim")
+        shown = min(len(st.hits), RESULTS_CAP)
+        more = "+" if st.total >= COUNT_LIMIT else ""
+        if not st.done:
+            return Text(f"searching… {st.total:,} hits so far", style="italic")
+        if st.total == 0:
+            return Text("no hits", style="bold")
+        if shown < st.total:
+            return Text(f"{shown:,} of {st.total:,}{more} hits (the first {shown:,} are listed)", style="bold")
+        return Text(f"{st.total:,} of {st.total:,} hits", style="bold")
+
+    def _show(self) -> None:
+        self.query_one("#search-status", Static).update(self.status_text())
+        self.query_one(SearchResultsList).show_hits(self.state.hits)
+
+    # ------------------------------------------------------------------ actions
+
+    @on(OptionList.OptionSelected, "#search-results")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        self.dismiss(event.option_index)
+
+    def action_to_results(self) -> None:
+        results = self.query_one(SearchResultsList)
+        if results.option_count:
+            results.focus()
+            if results.highlighted is None:
+                results.highlighted = 0
+
+    def action_close(self) -> None:
+        if not self.state.done:
+            self.workers.cancel_group(self, "search")
+            self.state.done = True
+        self.dismiss(None)

@@ -1,0 +1,1 @@
+"""The widgets of the musetui app, one module per feature."""

@@ -1,0 +1,78 @@
+"""The help view: every key binding (from the bindings themselves) and the query language."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual.binding import Binding, BindingType
+
+#: Shown when musetui.search is not importable (it always is in a release).
+FALLBACK_QUERY_HELP = "Search: bare words (all must match), \"phrases\", /regex/, field:value filters."
+
+KEY_NAMES = {
+    "question_mark": "?",
+    "slash": "/",
+    "escape": "esc",
+    "enter": "enter",
+    "backspace": "backspace",
+    "space": "space",
+    "pagedown": "pgdn",
+    "pageup": "pgup",
+    "up": "↑",
+    "down": "↓",
+    "left": "←",
+    "right": "→",
+    "tab": "tab",
+    "shift+tab": "shift+tab",
+}
+
+
+def key_display(key: str) -> str:
+    """``down,j`` → ``↓ / j``."""
+    return " / ".join(KEY_NAMES.get(k.strip(), k.strip()) for k in key.split(","))
+
+
+def binding_rows(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
+    """(keys, what it does) for every Binding with an id, in declaration order."""
+    rows: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for b in bindings:
+        if not isinstance(b, Binding):
+            continue
+        ident = b.id or b.key
+        if ident in seen:
+            continue
+        seen.add(ident)
+        rows.append((key_display(b.key), b.tooltip or b.description))
+    return rows
+
+
+def query_help() -> str:
+    """The search query help of musetui.search (or a short fallback)."""
+    try:
+        from musetui.search import QUERY_HELP
+    except ImportError:
+        return FALLBACK_QUERY_HELP
+    return str(QUERY_HELP)
+
+
+def help_renderable(sections: Sequence[tuple[str, Iterable[BindingType]]]) -> RenderableType:
+    """Key tables per section, then the query language."""
+    parts: list[RenderableType] = [
+        Text("musetui: which provider actually served each agent session, and the proof", style="bold"),
+        Text(""),
+    ]
+    for title, bindings in sections:
+        table = Table(title=title, title_justify="left", title_style="bold underline", box=None, show_header=False, pad_edge=False, expand=False)
+        table.add_column("key", style="bold", min_width=16, no_wrap=True)
+        table.add_column("action")
+        for keys, what in binding_rows(bindings):
+            table.add_row(Text(keys), Text(what))
+        parts.append(table)
+        parts.append(Text(""))
+    parts.append(Text("Search query language (/)", style="bold underline"))
+    parts.append(Text(query_help()))
+    return Group(*parts)

@@ -1,0 +1,354 @@
+"""The item stream of one session: a Line-API list, one row per item, no widget per item.
+
+Rows are rendered only when visible and cached per (item, cursor, focus, width), so a
+session of 100,000 items opens as fast as its items can be parsed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
+from textual.geometry import Size
+from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from musetui.messages import FocusBack, ItemDrill, ItemHighlighted
+from musetui.model import Item
+from musetui.widgets.text import clean, hms, human_size, short_id
+
+KINDS = ("message", "reasoning", "tool_call", "tool_result", "meta", "usage", "event", "summary", "unknown")
+ROLE_ABBREV = {
+    "assistant": "asst",
+    "user": "user",
+    "system": "sys",
+    "developer": "dev",
+    "tool": "tool",
+    "model": "modl",
+    "function": "func",
+}
+REASONING_MARK = {"visible": "vis", "encrypted": "enc", "redacted": "red", "empty-signature": "∅sig"}
+BLOB_KEYS = ("encrypted_content", "signature", "thought_signature", "thoughtSignature", "data", "redacted")
+TIME_W, KIND_W, ROLE_W, ID_W = 8, 11, 4, 14
+
+
+def kind_class(kind: str) -> str:
+    """The component class of an item kind (``item-list--tool-call`` …)."""
+    k = kind if kind in KINDS else "unknown"
+    return "item-list--" + k.replace("_", "-")
+
+
+def blob_length(raw: Any, depth: int = 0) -> int:
+    """The length of the longest encrypted/signature string in an item's JSON."""
+    best = 0
+    if depth > 12:
+        return 0
+    if isinstance(raw, dict):
+        for k, v in raw.items():
+            if isinstance(v, str) and k in BLOB_KEYS:
+                best = max(best, len(v))
+            elif isinstance(v, dict | list):
+                best = max(best, blob_length(v, depth + 1))
+    elif isinstance(raw, list):
+        for v in raw[:200]:
+            best = max(best, blob_length(v, depth + 1))
+    return best
+
+
+def reasoning_marker(item: Item) -> str:
+    """``vis``, ``enc 1.2k``, ``red`` or ``∅sig`` for reasoning items; empty otherwise."""
+    if not item.reasoning:
+        return ""
+    mark = REASONING_MARK.get(item.reasoning, clean(item.reasoning, 6))
+    if item.reasoning == "encrypted":
+        n = blob_length(item.raw)
+        if n:
+            mark += " " + human_size(n)
+    return mark
+
+
+def preview(item: Item) -> str:
+    """The row's text: tool name first, then the item's text on one line."""
+    parts: list[str] = []
+    if item.name and item.name != item.subkind:
+        parts.append(clean(item.name, 40))
+    if item.text:
+        body = clean(item.text, 300)
+        parts.append(f'"{body}' if item.kind in ("message", "tool_result") else body)
+    elif item.subkind:
+        parts.append(clean(item.subkind, 40))
+    return " ".join(parts)
+
+
+class ItemList(ScrollView, can_focus=True):
+    """One line per item: time, kind, role, short id, reasoning marker and a preview."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down,j", "cursor_down", "Down", show=False, id="items.down", tooltip="Next item"),
+        Binding("up,k", "cursor_up", "Up", show=False, id="items.up", tooltip="Previous item"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="items.page_down", tooltip="Next page"),
+        Binding("pageup", "page_up", "Page up", show=False, id="items.page_up", tooltip="Previous page"),
+        Binding("home,g", "first", "First", show=False, id="items.first", tooltip="First item"),
+        Binding("end,G", "last", "Last", show=False, id="items.last", tooltip="Last item"),
+        Binding(
+            "enter,l", "drill", "Details", show=False, id="items.drill", tooltip="Move into the side panes"
+        ),
+        Binding(
+            "h,backspace", "back", "Back", show=False, id="items.back", tooltip="Back to the session tree"
+        ),
+    ]
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "item-list--cursor",
+        "item-list--time",
+        "item-list--dim",
+        "item-list--id",
+        "item-list--visible",
+        "item-list--encrypted",
+        "item-list--redacted",
+        "item-list--empty",
+        *(kind_class(k) for k in KINDS),
+    }
+
+    DEFAULT_CSS = """
+    ItemList {
+        background: $surface;
+        overflow-x: hidden;
+        overflow-y: auto;
+        scrollbar-size-vertical: 1;
+        & > .item-list--cursor { background: $block-cursor-blurred-background; }
+        &:focus > .item-list--cursor {
+            background: $block-cursor-background;
+            color: $block-cursor-foreground;
+            text-style: bold;
+        }
+        & > .item-list--time { color: $text-muted; }
+        & > .item-list--dim { color: $text-muted; }
+        & > .item-list--id { color: $secondary; }
+        & > .item-list--message { color: $text; text-style: bold; }
+        & > .item-list--reasoning { color: $accent; }
+        & > .item-list--tool-call { color: $primary; }
+        & > .item-list--tool-result { color: $success; }
+        & > .item-list--meta { color: $text-muted; }
+        & > .item-list--usage { color: $text-muted; }
+        & > .item-list--event { color: $secondary; }
+        & > .item-list--summary { color: $warning; }
+        & > .item-list--unknown { color: $error; }
+        & > .item-list--visible { color: $success; }
+        & > .item-list--encrypted { color: $warning; text-style: bold; }
+        & > .item-list--redacted { color: $error; text-style: bold; }
+        & > .item-list--empty { color: $text-muted; text-style: italic; }
+    }
+    """
+
+    cursor: reactive[int] = reactive(0, always_update=True, repaint=False)
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.items: Sequence[Item] = ()
+        self.placeholder = "Select a session in the tree (enter) to list its items."
+        self._cache: LRUCache[tuple[int, bool, bool, int], Strip] = LRUCache(2048)
+        self._markers: dict[int, str] = {}
+
+    # ------------------------------------------------------------------ data
+
+    def set_items(self, items: Sequence[Item], cursor: int = 0) -> None:
+        """Show a new item sequence (no per-item work happens here)."""
+        self.items = items
+        self._cache.clear()
+        self._markers.clear()
+        self.virtual_size = Size(0, len(items))
+        self.set_reactive(ItemList.cursor, max(0, min(cursor, len(items) - 1)))
+        self.scroll_to(y=0, animate=False, immediate=True)
+        self._scroll_cursor_visible()
+        self.refresh()
+        if items:
+            self.post_message(ItemHighlighted(self.cursor))
+
+    def clear(self, placeholder: str | None = None) -> None:
+        """Show no items (with an explanation)."""
+        if placeholder is not None:
+            self.placeholder = placeholder
+        self.set_items(())
+
+    @property
+    def current(self) -> Item | None:
+        """The item under the cursor."""
+        if 0 <= self.cursor < len(self.items):
+            return self.items[self.cursor]
+        return None
+
+    def index_for_line(self, line: int) -> int | None:
+        """The index of the item holding physical line ``line`` (binary search on line numbers)."""
+        items = self.items
+        lo, hi = 0, len(items)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if items[mid].line <= line:
+                lo = mid + 1
+            else:
+                hi = mid
+        idx = lo - 1
+        if idx < 0:
+            return 0 if items else None
+        return idx
+
+    def move_to_line(self, line: int) -> bool:
+        """Put the cursor on the item at ``line``; False if the list is empty."""
+        idx = self.index_for_line(line)
+        if idx is None:
+            return False
+        self.cursor = idx
+        return True
+
+    # ------------------------------------------------------------------ cursor
+
+    def validate_cursor(self, value: int) -> int:
+        if not self.items:
+            return 0
+        return max(0, min(value, len(self.items) - 1))
+
+    def watch_cursor(self, old: int, new: int) -> None:
+        self._cache_drop(old)
+        self._cache_drop(new)
+        self.refresh_line(old)
+        self.refresh_line(new)
+        self._scroll_cursor_visible()
+        if self.items:
+            self.post_message(ItemHighlighted(new))
+
+    def _cache_drop(self, index: int) -> None:
+        width = self.size.width
+        for cur in (True, False):
+            for foc in (True, False):
+                self._cache.discard((index, cur, foc, width))
+
+    def _scroll_cursor_visible(self) -> None:
+        height = self.scrollable_content_region.height or self.size.height
+        if height <= 0:
+            return
+        top = round(self.scroll_y)
+        if self.cursor < top:
+            self.scroll_to(y=self.cursor, animate=False, immediate=True)
+        elif self.cursor >= top + height:
+            self.scroll_to(y=self.cursor - height + 1, animate=False, immediate=True)
+
+    def action_cursor_down(self) -> None:
+        self.cursor += 1
+
+    def action_cursor_up(self) -> None:
+        self.cursor -= 1
+
+    def action_page_down(self) -> None:
+        self.cursor += max(1, self.scrollable_content_region.height - 1)
+
+    def action_page_up(self) -> None:
+        self.cursor -= max(1, self.scrollable_content_region.height - 1)
+
+    def action_first(self) -> None:
+        self.cursor = 0
+
+    def action_last(self) -> None:
+        self.cursor = len(self.items) - 1
+
+    def action_drill(self) -> None:
+        if self.items:
+            self.post_message(ItemDrill(self.cursor))
+
+    def action_back(self) -> None:
+        self.post_message(FocusBack("items"))
+
+    async def _on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        index = round(self.scroll_y) + offset.y
+        if 0 <= index < len(self.items):
+            self.cursor = index
+
+    def _on_focus(self, event: events.Focus) -> None:
+        self._cache.clear()
+        self.refresh()
+
+    def _on_blur(self, event: events.Blur) -> None:
+        self._cache.clear()
+        self.refresh()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._cache.clear()
+
+    def _on_resize(self, event: events.Resize) -> None:
+        self._cache.clear()
+        self._scroll_cursor_visible()
+
+    # ------------------------------------------------------------------ rendering
+
+    def _part(self, name: str) -> Style:
+        return self.get_component_rich_style(name, partial=True)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width or self.size.width
+        base = self.rich_style
+        index = round(self.scroll_y) + y
+        if not self.items:
+            if y == 1:
+                text = Text("  " + self.placeholder, style=self._part("item-list--empty"), end="")
+                return self._strip(text, width, base)
+            return Strip.blank(width, base)
+        if index >= len(self.items):
+            return Strip.blank(width, base)
+        key = (index, index == self.cursor, self.has_focus, width)
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        text = self._row(self.items[index])
+        style = base
+        if index == self.cursor:
+            style = base + self.get_component_rich_style("item-list--cursor")
+        strip = self._strip(text, width, style)
+        self._cache[key] = strip
+        return strip
+
+    def _strip(self, text: Text, width: int, style: Style) -> Strip:
+        text.stylize_before(style)
+        text.truncate(width, overflow="ellipsis")
+        segments = list(text.render(self.app.console, end=""))
+        return Strip(segments).adjust_cell_length(width, style).simplify()
+
+    def _row(self, item: Item) -> Text:
+        text = Text(no_wrap=True, end="")
+        text.append(hms(item.time), style=self._part("item-list--time"))
+        text.append(" ")
+        text.append(item.kind[:KIND_W].ljust(KIND_W), style=self._part(kind_class(item.kind)))
+        text.append(" ")
+        role = ROLE_ABBREV.get(item.role or "", clean(item.role or "", ROLE_W))
+        text.append(role[:ROLE_W].ljust(ROLE_W), style=self._part("item-list--dim"))
+        text.append(" ")
+        ident = ""
+        if item.ids:
+            ident = short_id(item.ids[0], 7, 4)
+            if len(item.ids) > 1:
+                ident += f"+{len(item.ids) - 1}"
+        text.append(ident[:ID_W].ljust(ID_W), style=self._part("item-list--id"))
+        text.append(" ")
+        mark = self._markers.get(item.index)
+        if mark is None:
+            mark = self._markers[item.index] = reasoning_marker(item)
+        if mark:
+            mstyle = {
+                "visible": "item-list--visible",
+                "encrypted": "item-list--encrypted",
+                "redacted": "item-list--redacted",
+            }.get(item.reasoning or "", "item-list--dim")
+            text.append(mark, style=self._part(mstyle))
+            text.append(" ")
+        text.append(preview(item))
+        return text
+

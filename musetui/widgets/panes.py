@@ -1,0 +1,485 @@
+"""The side panes: Raw, IDs, Signature, Reasoning and Evidence.
+
+Each pane renders the selected item, or the whole session when no item is selected.
+Transcript data only ever reaches the screen as rich ``Text``/``Syntax`` built from
+control-stripped strings: never as markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import orjson
+from rich.console import Group, RenderableType
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from musetui.fingerprints.attribution import fmt_delta
+from musetui.fingerprints.types import Decoded
+from musetui.messages import FocusBack
+from musetui.model import Item, SessionSummary
+from musetui.session import OpenedSession
+from musetui.widgets.item_list import blob_length
+from musetui.widgets.text import clean, clean_block, stamp
+
+#: Detectors shown in the Signature pane; every other decoded value is an id.
+SIGNATURE_DETECTORS = frozenset(
+    {
+        "fernet",
+        "anthropic-signature",
+        "anthropic-web-search",
+        "gemini-signature",
+        "empty-signature",
+        "muse-gpt-responses-tag",
+    }
+)
+#: The most JSON the Raw pane pretty-prints (bigger items are cut, with a note).
+RAW_PRETTY_LIMIT = 120_000
+#: The most decoded values listed for a whole session.
+SESSION_LIST_LIMIT = 400
+
+FLAG_MEANING = {
+    "declared-mismatch": "the evidence contradicts what the transcript declares",
+    "time-mismatch": "a decoded time disagrees with the line's recorded time",
+    "imitation-id": "an id shaped like a provider's decodes to an impossible time",
+    "mixed-providers": "strong evidence of two providers in one session",
+    "truncated-blob": "a token or signature has a broken structure",
+    "outlier": "the verdict differs from the session's siblings or the fleet majority",
+}
+
+LABEL_W = 12
+
+
+@dataclass
+class PaneContext:
+    """What the panes show: a session, and optionally one of its items."""
+
+    summary: SessionSummary | None = None
+    display_path: str = ""
+    opened: OpenedSession | None = None
+    item: Item | None = None
+    decoded: Sequence[Decoded] = field(default_factory=tuple)
+    session_decoded: Sequence[tuple[int, Decoded]] | None = None
+    session_decoded_capped: bool = False
+
+
+class Doc:
+    """A pane's content: renderables for the screen, and the same content as plain text."""
+
+    def __init__(self) -> None:
+        self.parts: list[RenderableType] = []
+        self.lines: list[str] = []
+
+    def add(self, text: Text) -> Doc:
+        """A paragraph of rich Text (built from data, never markup)."""
+        self.parts.append(text)
+        self.lines.append(text.plain)
+        return self
+
+    def heading(self, text: str) -> Doc:
+        return self.add(Text(text, style="bold underline"))
+
+    def note(self, text: str) -> Doc:
+        return self.add(Text(text, style="dim italic"))
+
+    def blank(self) -> Doc:
+        return self.add(Text(""))
+
+    def rows(self, rows: Sequence[tuple[str, str | Text]], indent: int = 2) -> Doc:
+        """Aligned ``label  value`` rows; wrapped values keep their column."""
+        if not rows:
+            return self
+        grid = Table.grid(padding=(0, 1), pad_edge=False)
+        grid.add_column(width=max(0, indent - 1) or None, no_wrap=True)
+        grid.add_column(style="dim", no_wrap=True, min_width=min(LABEL_W, max(len(k) for k, _ in rows)))
+        grid.add_column(ratio=1, overflow="fold")
+        for k, v in rows:
+            value = v if isinstance(v, Text) else Text(clean(v))
+            grid.add_row("", Text(clean(k, 24)), value)
+            self.lines.append(f"{k} {value.plain}")
+        self.parts.append(grid)
+        return self
+
+    def syntax(self, code: str) -> Doc:
+        self.parts.append(_syntax(code))
+        self.lines.append(code)
+        return self
+
+    def extend(self, other: Doc) -> Doc:
+        self.parts.extend(other.parts)
+        self.lines.extend(other.lines)
+        return self
+
+    @property
+    def plain(self) -> str:
+        return "\n".join(self.lines)
+
+
+def _who(provider: str | None, host: str | None) -> str:
+    who = provider or "no provider"
+    return f"{who}/{host}" if host else who
+
+
+def _line_time(ctx: PaneContext, index: int) -> tuple[int, float | None]:
+    if ctx.opened is not None and 0 <= index < len(ctx.opened.items):
+        it = ctx.opened.items[index]
+        return it.line, it.time
+    return 0, None
+
+
+STRENGTH_ORDER = {"strong": 0, "medium": 1, "weak": 2}
+
+
+def decoded_doc(dec: Decoded, line: int, line_time: float | None, *, show_value: bool = True) -> Doc:
+    """One decoded fingerprint: value, detector, every field, time and Δ to the line, meaning."""
+    doc = Doc()
+    if show_value:
+        doc.add(Text(clean(dec.value, 160), style="bold"))
+    head = Text()
+    head.append(dec.detector, style="cyan")
+    head.append(f" → {_who(dec.provider, dec.host)} · {dec.strength} ")
+    head.append(f"[{dec.tag}]", style="green" if dec.tag == "verified" else "yellow")
+    rows: list[tuple[str, str | Text]] = [("detector", head)]
+    for k, v in dec.fields:
+        if k == "minted" and dec.time is not None:
+            continue
+        rows.append((clean(k, 24), clean(v, 300)))
+    if dec.shape and dec.shape != dec.detector and not any(k in ("layout", "class", "shape") for k, _ in dec.fields):
+        rows.append(("shape", clean(dec.shape, 60)))
+    if dec.time is not None:
+        when = Text(stamp(dec.time))
+        if line_time is not None:
+            when.append(f"  Δ {fmt_delta(dec.time - line_time)} from line {line}", style="bold")
+        elif line:
+            when.append(f"  (line {line})", style="dim")
+        rows.append(("minted", when))
+    elif line:
+        rows.append(("line", str(line)))
+    if dec.problems:
+        rows.append(("problems", Text(", ".join(dec.problems), style="bold red")))
+    if dec.meaning:
+        rows.append(("meaning", Text(clean(dec.meaning, 400), style="italic")))
+    doc.rows(rows)
+    return doc
+
+
+class DetailPane(VerticalScroll):
+    """A scrolling pane with one Static body, re-rendered when its context changes."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down,j", "scroll_down", "Down", show=False, id="pane.down", tooltip="Scroll the pane down"),
+        Binding("up,k", "scroll_up", "Up", show=False, id="pane.up", tooltip="Scroll the pane up"),
+        Binding(
+            "h,backspace", "back", "Back", show=False, id="pane.back", tooltip="Back to the item list"
+        ),
+    ]
+
+    DEFAULT_CSS = """
+    DetailPane {
+        height: 1fr;
+        padding: 0 1;
+        scrollbar-size-vertical: 1;
+        overflow-x: hidden;
+    }
+    DetailPane > Static {
+        width: 1fr;
+    }
+    """
+
+    title: ClassVar[str] = ""
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._body = Static("", markup=False)
+        self._ctx = PaneContext()
+        self._dirty = True
+        self.plain = ""
+
+    def compose(self) -> ComposeResult:
+        yield self._body
+
+    def set_context(self, ctx: PaneContext, visible: bool) -> None:
+        """Remember ``ctx``; render now if the pane is visible, else when it is shown."""
+        self._ctx = ctx
+        self._dirty = True
+        if visible:
+            self.render_now()
+
+    def render_now(self) -> None:
+        """Render the current context into the body (if it changed)."""
+        if not self._dirty:
+            return
+        self._dirty = False
+        doc = self.build(self._ctx)
+        self.plain = doc.plain
+        self._body.update(Group(*doc.parts))
+        self.scroll_home(animate=False)
+
+    def build(self, ctx: PaneContext) -> Doc:
+        """The content of the pane for ``ctx``."""
+        raise NotImplementedError
+
+    def action_back(self) -> None:
+        self.post_message(FocusBack("pane"))
+
+
+def _no_session() -> Doc:
+    return Doc().note("No session selected. Move in the tree (j/k) and press enter.")
+
+
+def _syntax(code: str) -> Syntax:
+    return Syntax(code, "json", theme="ansi_dark", word_wrap=True, background_color="default")
+
+
+class RawPane(DetailPane):
+    """The raw item as pretty JSON, with its file, line and byte range."""
+
+    title = "Raw"
+
+    def build(self, ctx: PaneContext) -> Doc:
+        s = ctx.summary
+        if s is None:
+            return _no_session()
+        item = ctx.item
+        doc = Doc()
+        if item is None or ctx.opened is None:
+            doc.heading("Session file")
+            rows: list[tuple[str, str | Text]] = [
+                ("file", ctx.display_path or s.abspath),
+                ("format", f"{s.format} ({s.format_rule})"),
+                ("size", f"{s.size:,} bytes · {s.items:,} items · {s.malformed_lines} malformed lines"),
+            ]
+            for m in s.malformed[:20]:
+                rows.append(("malformed", Text(f"line {m.line} (byte {m.offset}): {clean(m.reason, 200)}", style="red")))
+            doc.rows(rows)
+            record = s.record()
+            record.pop("evidence", None)
+            doc.blank().heading("Scan record")
+            doc.syntax(clean_block(orjson.dumps(record, option=orjson.OPT_INDENT_2).decode()))
+            doc.note("Press enter to open the items, then j/k: this pane shows the selected raw line.")
+            return doc
+        end = item.offset + item.length
+        lines = f"{item.line}" if item.lines <= 1 else f"{item.line}–{item.line + item.lines - 1}"
+        head = Text()
+        head.append(clean(ctx.display_path or s.abspath), style="bold")
+        head.append(f":{lines}", style="bold cyan")
+        doc.add(head)
+        doc.add(Text(f"line {lines} · bytes {item.offset:,}–{end:,} ({item.length:,} bytes)", style="dim"))
+        try:
+            pretty = orjson.dumps(item.raw, option=orjson.OPT_INDENT_2).decode()
+        except (TypeError, orjson.JSONEncodeError):
+            pretty = ctx.opened.raw(item).decode("utf-8", "replace")
+        note = None
+        if len(pretty) > RAW_PRETTY_LIMIT:
+            note = f"(pretty JSON cut at {RAW_PRETTY_LIMIT:,} of {len(pretty):,} characters; y copies the report)"
+            pretty = pretty[:RAW_PRETTY_LIMIT]
+        doc.syntax(clean_block(pretty, RAW_PRETTY_LIMIT))
+        if note:
+            doc.note(note)
+        return doc
+
+
+class IdsPane(DetailPane):
+    """Every decoded id of the item (or session): value, layout, time, Δ, marker, meaning."""
+
+    title = "IDs"
+
+    def build(self, ctx: PaneContext) -> Doc:
+        if ctx.summary is None:
+            return _no_session()
+        if ctx.item is not None:
+            ids = [d for d in ctx.decoded if d.detector not in SIGNATURE_DETECTORS]
+            doc = Doc().heading(f"IDs on line {ctx.item.line} ({len(ids)})")
+            if not ids:
+                return doc.note("No decodable ids on this item.")
+            for d in _by_strength(ids):
+                doc.extend(decoded_doc(d, ctx.item.line, ctx.item.time))
+            return doc
+        return _session_list(ctx, signatures=False)
+
+
+def _by_strength(decs: Sequence[Decoded]) -> list[Decoded]:
+    return sorted(decs, key=lambda d: STRENGTH_ORDER.get(d.strength, 3))
+
+
+def _session_list(ctx: PaneContext, *, signatures: bool) -> Doc:
+    what = "Signatures and blobs" if signatures else "IDs"
+    doc = Doc()
+    if ctx.session_decoded is None:
+        return doc.heading(f"{what} in this session").note("decoding the session…")
+    rows = [(i, d) for i, d in ctx.session_decoded if (d.detector in SIGNATURE_DETECTORS) == signatures]
+    rows.sort(key=lambda r: STRENGTH_ORDER.get(r[1].strength, 3))
+    doc.heading(f"{what} in this session ({len(rows)} distinct)")
+    if not rows:
+        doc.note("None found.")
+    for index, d in rows[:SESSION_LIST_LIMIT]:
+        line, t = _line_time(ctx, index)
+        doc.extend(decoded_doc(d, line, t))
+    if len(rows) > SESSION_LIST_LIMIT:
+        doc.note(f"… {len(rows) - SESSION_LIST_LIMIT:,} more not listed")
+    if ctx.session_decoded_capped:
+        doc.note("(only the first items of this large session were decoded)")
+    doc.note("Select an item (enter, then j/k) to see only its values.")
+    return doc
+
+
+class SignaturePane(DetailPane):
+    """Signatures and encrypted blobs: type tag, Fernet header, protobuf fields, lengths."""
+
+    title = "Signature"
+
+    def build(self, ctx: PaneContext) -> Doc:
+        if ctx.summary is None:
+            return _no_session()
+        if ctx.item is None:
+            return _session_list(ctx, signatures=True)
+        sigs = [d for d in ctx.decoded if d.detector in SIGNATURE_DETECTORS]
+        doc = Doc().heading(f"Signatures on line {ctx.item.line} ({len(sigs)})")
+        if not sigs:
+            doc.note("No signature or encrypted blob on this item.")
+        for d in sigs:
+            doc.add(Text(clean(d.value, 96), style="bold"))
+            truncated = "truncated" in d.problems
+            length = Text(f"{len(d.value):,} characters · " + ("TRUNCATED" if truncated else "whole"))
+            if truncated:
+                length.stylize("bold red")
+            shape = f" ({d.shape})" if d.shape and d.shape != d.detector else ""
+            doc.rows([("type", f"{d.detector}{shape}"), ("length", length)])
+            doc.extend(decoded_doc(d, ctx.item.line, ctx.item.time, show_value=False))
+        return doc
+
+
+class ReasoningPane(DetailPane):
+    """The item's reasoning: visible text; or summary + encrypted blob; or redacted."""
+
+    title = "Reasoning"
+
+    def build(self, ctx: PaneContext) -> Doc:
+        s = ctx.summary
+        if s is None:
+            return _no_session()
+        item = ctx.item
+        if item is None:
+            return self._session(ctx)
+        kind = item.reasoning
+        doc = Doc()
+        if kind is None:
+            if item.kind != "reasoning":
+                return doc.note(f"Line {item.line} is a {item.kind} item: it carries no reasoning.")
+            kind = "visible"
+        doc.heading(f"Reasoning on line {item.line}: {kind}")
+        if kind == "encrypted":
+            blob = next(
+                (d for d in ctx.decoded if d.detector in ("fernet", "anthropic-signature", "gemini-signature")),
+                None,
+            )
+            n = blob_length(item.raw)
+            desc = Text(f"encrypted, {n:,} bytes", style="bold yellow")
+            if blob is not None and blob.time is not None:
+                desc.append(f", minted {stamp(blob.time)}", style="bold yellow")
+                if item.time is not None:
+                    desc.append(f" (Δ {fmt_delta(blob.time - item.time)} from the line)", style="dim")
+            elif blob is not None:
+                desc.append(f" ({blob.detector})", style="dim")
+            doc.add(desc)
+            if item.text:
+                doc.blank().heading("Summary (visible)")
+                doc.add(Text(clean_block(item.text, 50_000)))
+            else:
+                doc.note("No summary text: only the encrypted blob was recorded.")
+        elif kind == "redacted":
+            doc.add(Text("redacted: the provider withheld this reasoning", style="bold red"))
+            n = blob_length(item.raw)
+            if n:
+                doc.note(f"{n:,} bytes of redacted data")
+        else:
+            if kind == "empty-signature":
+                doc.add(Text("visible text with an EMPTY signature (no provider signed it)", style="bold"))
+            doc.add(Text(clean_block(item.text or "(empty)", 100_000)))
+        return doc
+
+    def _session(self, ctx: PaneContext) -> Doc:
+        doc = Doc()
+        if ctx.opened is None:
+            return doc.heading("Reasoning in this session").note("opening the session…")
+        rs = [it for it in ctx.opened.items if it.reasoning or it.kind == "reasoning"]
+        counts: dict[str, int] = {}
+        for it in rs:
+            counts[it.reasoning or "visible"] = counts.get(it.reasoning or "visible", 0) + 1
+        summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "none"
+        doc.heading(f"Reasoning in this session: {len(rs)} items ({summary})")
+        rows: list[tuple[str, str | Text]] = []
+        for it in rs[:SESSION_LIST_LIMIT]:
+            value = Text()
+            mark = it.reasoning or "visible"
+            value.append(f"{mark} ", style="bold yellow" if mark == "encrypted" else "bold")
+            value.append(clean(it.text, 120))
+            rows.append((f"line {it.line}", value))
+        doc.rows(rows)
+        if len(rs) > SESSION_LIST_LIMIT:
+            doc.note(f"… {len(rs) - SESSION_LIST_LIMIT:,} more")
+        return doc
+
+
+class EvidencePane(DetailPane):
+    """The verdict, its confidence and flags, and every evidence record with its tag."""
+
+    title = "Evidence"
+
+    def build(self, ctx: PaneContext) -> Doc:
+        s = ctx.summary
+        if s is None:
+            return _no_session()
+        a = s.attribution
+        doc = Doc()
+        verdict = Text()
+        verdict.append(_who(a.provider, a.host), style="bold")
+        verdict.append(f" · confidence {a.confidence:.2f}")
+        if a.flags:
+            verdict.append(" · ⚑ " + ", ".join(a.flags), style="bold red")
+        rows: list[tuple[str, str | Text]] = [("verdict", verdict)]
+        if a.summary:
+            rows.append(("why", clean(a.summary, 600)))
+        rows.append(("declared", f"provider {s.declared_provider or '-'} · model {s.declared_model or '-'}"))
+        rows.append(("session", s.session_id or "?"))
+        if s.parent_session_id:
+            rows.append(("parent", s.parent_session_id))
+        for f in a.flags:
+            rows.append(("flag", Text(f"{f}: {FLAG_MEANING.get(f, '')}", style="red")))
+        for n in s.notes:
+            rows.append(("note", Text(clean(n, 300), style="dim")))
+        doc.rows(rows, indent=0)
+        doc.blank()
+        line = ctx.item.line if ctx.item is not None else None
+        doc.heading(f"Evidence records ({len(a.evidence)})")
+        if not a.evidence:
+            doc.note("No evidence: the verdict rests on the declaration, or on nothing.")
+        for e in a.evidence:
+            row = Text()
+            here = line is not None and e.line == line
+            row.append("▸ " if here else "  ", style="bold")
+            row.append(f"[{e.tag}] ", style="green" if e.tag == "verified" else "yellow")
+            row.append(e.detector, style="cyan bold" if here else "cyan")
+            row.append(f" → {_who(e.provider, e.host)}  w {e.weight:.2f}")
+            where = f"line {e.line}" if e.line else "fleet"
+            if e.count > 1:
+                where += f" · ×{e.count}"
+            row.append(f"  {where}", style="dim")
+            doc.add(row)
+            detail: list[tuple[str, str | Text]] = [("value", Text(clean(e.value, 160), style="bold"))]
+            if e.field:
+                detail.append(("field", clean(e.field, 120)))
+            if e.detail:
+                detail.append(("detail", Text(clean(e.detail, 800), style="italic")))
+            doc.rows(detail, indent=4)
+        return doc
+
+
+PANES: tuple[type[DetailPane], ...] = (RawPane, IdsPane, SignaturePane, ReasoningPane, EvidencePane)

@@ -1,0 +1,83 @@
+"""The search results list: one two-line entry per hit, the match highlighted."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
+
+from musetui.widgets.text import clean, short_id
+
+#: The most hits listed (the status line still counts all of them).
+RESULTS_CAP = 500
+
+
+def highlight_snippet(snippet: str, spans: Sequence[Any], width: int = 200) -> Text:
+    """The snippet as safe text, with every ``(start, end)`` span highlighted."""
+    text = Text(no_wrap=True, overflow="ellipsis", end="")
+    pos = 0
+    norm: list[tuple[int, int]] = []
+    for span in spans or ():
+        try:
+            start, end = int(span[0]), int(span[1])
+        except (TypeError, ValueError, IndexError):
+            continue
+        start = max(0, min(start, len(snippet)))
+        end = max(start, min(end, len(snippet)))
+        if end > start:
+            norm.append((start, end))
+    norm.sort()
+    for start, end in norm:
+        if start < pos:
+            start = pos
+        if end <= start:
+            continue
+        text.append(clean(snippet[pos:start]))
+        text.append(clean(snippet[start:end]), style="bold reverse")
+        pos = end
+    text.append(clean(snippet[pos:]))
+    if text.cell_len > width:
+        text.truncate(width, overflow="ellipsis")
+    return text
+
+
+def hit_prompt(hit: Any, number: int) -> Text:
+    """``12  01a05efe…88b9  muse-vm/…/session.jsonl:4  payload.event.message_id`` + snippet."""
+    head = Text(no_wrap=True, overflow="ellipsis", end="")
+    head.append(f"{number:>4} ", style="dim")
+    head.append(short_id(getattr(hit, "session_id", None) or "?"), style="bold")
+    head.append("  ")
+    path = clean(getattr(hit, "path", "") or "", 200)
+    if len(path) > 60:
+        path = "…" + path[-59:]
+    head.append(f"{path}:{getattr(hit, 'line', '?')}", style="cyan")
+    kind = getattr(hit, "item_kind", None)
+    if kind:
+        head.append(f"  {clean(kind, 20)}", style="dim")
+    field = getattr(hit, "field", None)
+    if field:
+        head.append(f"  {clean(field, 60)}", style="dim italic")
+    head.append("\n      ")
+    head.append_text(highlight_snippet(getattr(hit, "snippet", "") or "", getattr(hit, "match_spans", ()) or ()))
+    return head
+
+
+class SearchResultsList(OptionList):
+    """The hits of the current query (capped at :data:`RESULTS_CAP`)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "cursor_down", "Down", show=False, id="results.down", tooltip="Next hit"),
+        Binding("k", "cursor_up", "Up", show=False, id="results.up", tooltip="Previous hit"),
+    ]
+
+    def show_hits(self, hits: Sequence[Any]) -> None:
+        """Replace the list with ``hits`` (keeping the highlight where possible)."""
+        keep = self.highlighted
+        self.clear_options()
+        self.add_options(Option(hit_prompt(h, i + 1), id=str(i)) for i, h in enumerate(hits[:RESULTS_CAP]))
+        if hits:
+            self.highlighted = min(keep or 0, len(hits[:RESULTS_CAP]) - 1)

@@ -1,0 +1,483 @@
+"""The session tree: roots and formats, then parent sessions and their subagents.
+
+Labels are rendered from the summaries on every repaint, so verdicts and flags that
+arrive late (fleet outliers are known only when indexing ends) show without rebuilding.
+Children are added lazily, when their parent is first expanded.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.style import Style
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from musetui.messages import FocusBack, SessionDrill
+from musetui.model import FORMATS, SessionSummary
+from musetui.theme import provider_style
+from musetui.widgets.text import clean, short_id
+
+#: The glyph of a session flagged as a fleet outlier, and of other flags.
+OUTLIER_GLYPH = "⚑"
+FLAG_GLYPH = "!"
+MODEL_WIDTH = 16
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """A tree group: one format found under one root."""
+
+    root: str
+    format: str
+    title: str
+
+
+NodeData = Group | SessionSummary
+
+
+def session_sort_key(s: SessionSummary) -> tuple[str, str]:
+    """The order of sessions within a group (the walk order)."""
+    return (s.root, s.path)
+
+
+def format_rank(fmt: str) -> int:
+    """Groups of one root are shown in the order of :data:`musetui.model.FORMATS`."""
+    try:
+        return FORMATS.index(fmt)
+    except ValueError:
+        return len(FORMATS)
+
+
+def provider_label(s: SessionSummary) -> str:
+    """``openai/azure``: the attributed provider, with the host when it is known."""
+    a = s.attribution
+    return f"{a.provider}/{a.host}" if a.host else a.provider
+
+
+def flag_glyph(s: SessionSummary) -> str:
+    """``⚑`` for a fleet outlier, ``!`` for any other flag, a space otherwise."""
+    flags = s.attribution.flags
+    if "outlier" in flags:
+        return OUTLIER_GLYPH
+    return FLAG_GLYPH if flags else " "
+
+
+class SessionTree(Tree[NodeData]):
+    """Every indexed session, grouped by root and format, then parent → subagents."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down,j", "cursor_down", "Down", show=False, id="tree.down", tooltip="Next line of the tree"),
+        Binding("up,k", "cursor_up", "Up", show=False, id="tree.up", tooltip="Previous line of the tree"),
+        Binding(
+            "enter,l",
+            "drill",
+            "Open",
+            show=False,
+            id="tree.drill",
+            tooltip="Open the session's items (or expand a group)",
+        ),
+        Binding(
+            "h,backspace",
+            "back",
+            "Back",
+            show=False,
+            id="tree.back",
+            tooltip="Collapse the node, or go up to its parent",
+        ),
+        Binding("space", "toggle_node", "Toggle", show=False, id="tree.toggle", tooltip="Expand or collapse"),
+    ]
+
+    DEFAULT_CSS = """
+    SessionTree {
+        scrollbar-size-vertical: 1;
+        overflow-x: hidden;
+    }
+    SessionTree > .tree--guides {
+        color: $surface-lighten-3;
+    }
+    SessionTree > .session-tree--group {
+        color: $primary;
+        text-style: bold;
+    }
+    SessionTree > .session-tree--dim {
+        color: $text-muted;
+    }
+    SessionTree > .session-tree--outlier {
+        color: $error;
+        text-style: bold;
+    }
+    SessionTree > .session-tree--flag {
+        color: $warning;
+        text-style: bold;
+    }
+    """
+
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "session-tree--group",
+        "session-tree--dim",
+        "session-tree--outlier",
+        "session-tree--flag",
+    }
+
+    def __init__(self, root_labels: dict[str, str] | None = None, *, id: str | None = None) -> None:
+        super().__init__("sessions", id=id)
+        self.show_root = False
+        self.auto_expand = False
+        self.guide_depth = 2
+        self.root_labels: dict[str, str] = dict(root_labels or {})
+        self.provider_filter: str | None = None
+        self._sessions: list[SessionSummary] = []
+        self._by_key: dict[str, SessionSummary] = {}
+        self._ids: dict[tuple[str, str], SessionSummary] = {}
+        self._kids: dict[str, list[SessionSummary]] = {}
+        self._parent_of: dict[str, str] = {}
+        self._top: dict[tuple[str, str], list[SessionSummary]] = {}
+        self._group_nodes: dict[tuple[str, str], TreeNode[NodeData]] = {}
+        self._session_nodes: dict[str, TreeNode[NodeData]] = {}
+        self._loaded: set[str] = set()
+        self._final = False
+        self._order_cache: list[SessionSummary] | None = None
+
+    # ------------------------------------------------------------------ data
+
+    @property
+    def sessions(self) -> list[SessionSummary]:
+        """Every session added so far, in arrival (walk) order."""
+        return self._sessions
+
+    def summary(self, key: str) -> SessionSummary | None:
+        """The session with this key, if indexed."""
+        return self._by_key.get(key)
+
+    def parent_of(self, s: SessionSummary) -> SessionSummary | None:
+        """The parent session of ``s`` in the tree, if any."""
+        pk = self._parent_of.get(s.key)
+        return self._by_key.get(pk) if pk else None
+
+    def children_of(self, s: SessionSummary) -> list[SessionSummary]:
+        """The subagent sessions of ``s``."""
+        return self._kids.get(s.key, [])
+
+    def _matches(self, s: SessionSummary) -> bool:
+        return self.provider_filter is None or s.attribution.provider == self.provider_filter
+
+    def _visible(self, s: SessionSummary) -> bool:
+        """Shown under the filter: it matches, or one of its descendants does."""
+        if self._matches(s):
+            return True
+        return any(self._visible(c) for c in self._kids.get(s.key, []))
+
+    def ordered(self) -> list[SessionSummary]:
+        """Every visible session in display order (groups, parents, then their subagents)."""
+        if self._order_cache is None:
+            out: list[SessionSummary] = []
+
+            def walk(items: Iterable[SessionSummary]) -> None:
+                for s in items:
+                    if not self._visible(s):
+                        continue
+                    out.append(s)
+                    walk(self._kids.get(s.key, []))
+
+            for gkey in self._group_order():
+                walk(self._top.get(gkey, []))
+            self._order_cache = out
+        return self._order_cache
+
+    def _group_order(self) -> list[tuple[str, str]]:
+        roots = list(self.root_labels)
+        return sorted(
+            self._top,
+            key=lambda g: (roots.index(g[0]) if g[0] in roots else len(roots), format_rank(g[1]), g[1]),
+        )
+
+    def _alias(self, s: SessionSummary) -> str | None:
+        if s.format != "muse":
+            return None
+        parts = s.path.split("/")
+        return parts[-2] if len(parts) >= 2 and parts[-1] == "session.jsonl" else None
+
+    def add_sessions(self, batch: Iterable[SessionSummary]) -> None:
+        """Add newly indexed sessions, linking them to parents already seen."""
+        for s in batch:
+            if s.key in self._by_key:
+                continue
+            self._sessions.append(s)
+            self._by_key[s.key] = s
+            if s.session_id:
+                self._ids.setdefault((s.root, s.session_id), s)
+            alias = self._alias(s)
+            if alias:
+                self._ids.setdefault((s.root, alias), s)
+            parent = self._ids.get((s.root, s.parent_session_id)) if s.parent_session_id else None
+            if parent is not None and parent is not s:
+                self._link_child(parent, s)
+            else:
+                self._top.setdefault((s.root, s.format), []).append(s)
+                self._add_top_node(s)
+        self._order_cache = None
+
+    def _link_child(self, parent: SessionSummary, child: SessionSummary) -> None:
+        self._kids.setdefault(parent.key, []).append(child)
+        self._parent_of[child.key] = parent.key
+        pnode = self._session_nodes.get(parent.key)
+        if pnode is None:
+            return
+        if parent.key in self._loaded:
+            if self._visible(child):
+                self._add_session_node(pnode, child)
+        elif not pnode.allow_expand:
+            pnode.allow_expand = True
+            self._invalidate()
+
+    def finalize(self, top: list[SessionSummary], children: dict[str, list[SessionSummary]]) -> None:
+        """Adopt the index's final parent links; rebuild only if they differ from ours."""
+        self._final = True
+        parent_of = {c.key: p for p, cs in children.items() for c in cs}
+        if parent_of != self._parent_of or {s.key for s in top} != {
+            s.key for lst in self._top.values() for s in lst
+        }:
+            self._kids = {k: list(v) for k, v in children.items()}
+            self._parent_of = parent_of
+            self._top = {}
+            for s in top:
+                self._top.setdefault((s.root, s.format), []).append(s)
+            self.rebuild()
+        else:
+            self._order_cache = None
+            self.refresh_labels()
+
+    def refresh_labels(self) -> None:
+        """Repaint every label (verdicts and flags may have changed)."""
+        self._invalidate()
+
+    # ------------------------------------------------------------------ nodes
+
+    def _group_title(self, root: str, fmt: str) -> str:
+        if len(self.root_labels) <= 1 and (not self.root_labels or root in self.root_labels):
+            return fmt
+        label = self.root_labels.get(root) or root
+        return f"{label} › {fmt}"
+
+    def _ensure_group(self, root: str, fmt: str) -> TreeNode[NodeData]:
+        key = (root, fmt)
+        node = self._group_nodes.get(key)
+        if node is not None:
+            return node
+        group = Group(root, fmt, self._group_title(root, fmt))
+        order = self._group_order()
+        before: TreeNode[NodeData] | None = None
+        idx = order.index(key) if key in order else len(order)
+        for later in order[idx + 1 :]:
+            if later in self._group_nodes:
+                before = self._group_nodes[later]
+                break
+        if before is not None:
+            node = self.root.add(group.title, group, before=before, expand=True)
+        else:
+            node = self.root.add(group.title, group, expand=True)
+        self._group_nodes[key] = node
+        return node
+
+    def _add_top_node(self, s: SessionSummary) -> None:
+        if not self._visible(s):
+            return
+        gnode = self._ensure_group(s.root, s.format)
+        self._add_session_node(gnode, s)
+
+    def _add_session_node(self, parent: TreeNode[NodeData], s: SessionSummary) -> TreeNode[NodeData]:
+        has_children = any(self._visible(c) for c in self._kids.get(s.key, []))
+        node = parent.add(s.session_id or s.path, s, allow_expand=has_children)
+        self._session_nodes[s.key] = node
+        return node
+
+    def _load_children(self, node: TreeNode[NodeData]) -> None:
+        data = node.data
+        if not isinstance(data, SessionSummary) or data.key in self._loaded:
+            return
+        self._loaded.add(data.key)
+        for c in self._kids.get(data.key, []):
+            if self._visible(c):
+                self._add_session_node(node, c)
+
+    def _on_tree_node_expanded(self, event: Tree.NodeExpanded[NodeData]) -> None:
+        self._load_children(event.node)
+
+    def rebuild(self) -> None:
+        """Rebuild every node (after a filter change or new parent links), keeping the cursor."""
+        current = self.current_session()
+        expanded = {k for k, n in self._session_nodes.items() if n.is_expanded}
+        collapsed_groups = {k for k, n in self._group_nodes.items() if not n.is_expanded}
+        self.clear()
+        self._group_nodes = {}
+        self._session_nodes = {}
+        self._loaded = set()
+        self._order_cache = None
+        for gkey in self._group_order():
+            tops = [s for s in self._top.get(gkey, []) if self._visible(s)]
+            if not tops:
+                continue
+            gnode = self._ensure_group(*gkey)
+            for s in tops:
+                self._add_session_node(gnode, s)
+            if gkey in collapsed_groups:
+                gnode.collapse()
+        for key in list(expanded):
+            node = self._session_nodes.get(key)
+            if node is not None:
+                self._load_children(node)
+                node.expand()
+        if current is not None and self._visible(current):
+            self.reveal(current)
+        elif self.root.children:
+            self.move_cursor(self.root.children[0])
+
+    def set_filter(self, provider: str | None) -> None:
+        """Show only sessions attributed to ``provider`` (and their ancestors); None shows all."""
+        if provider == self.provider_filter:
+            return
+        self.provider_filter = provider
+        self.rebuild()
+
+    def current_session(self) -> SessionSummary | None:
+        """The session under the cursor, if the cursor is on a session."""
+        node = self.cursor_node
+        if node is not None and isinstance(node.data, SessionSummary):
+            return node.data
+        return None
+
+    def session_ancestors(self, s: SessionSummary) -> Iterator[SessionSummary]:
+        """The parent, grandparent … of ``s``."""
+        seen: set[str] = set()
+        key = self._parent_of.get(s.key)
+        while key and key not in seen:
+            seen.add(key)
+            parent = self._by_key.get(key)
+            if parent is None:
+                return
+            yield parent
+            key = self._parent_of.get(key)
+
+    def node_for(self, s: SessionSummary) -> TreeNode[NodeData] | None:
+        """The node of ``s``, expanding (and loading) its ancestors as needed."""
+        node: TreeNode[NodeData] | None
+        if s.key in self._session_nodes:
+            node = self._session_nodes[s.key]
+        else:
+            chain = list(self.session_ancestors(s))
+            chain.reverse()
+            for anc in chain:
+                anode = self._session_nodes.get(anc.key)
+                if anode is None:
+                    return None
+                self._load_children(anode)
+            node = self._session_nodes.get(s.key)
+            if node is None:
+                return None
+        parent = node.parent
+        while parent is not None and parent is not self.root:
+            if isinstance(parent.data, SessionSummary):
+                self._load_children(parent)
+            if not parent.is_expanded:
+                parent.expand()
+            parent = parent.parent
+        return node
+
+    def reveal(self, s: SessionSummary) -> bool:
+        """Move the cursor to ``s`` (expanding its ancestors); False if it is not shown."""
+        node = self.node_for(s)
+        if node is None:
+            return False
+        _ = self.last_line  # rebuild the line table so the node knows its line
+        self.move_cursor(node)
+        return True
+
+    # ------------------------------------------------------------------ actions
+
+    def action_drill(self) -> None:
+        node = self.cursor_node
+        if node is None:
+            return
+        if isinstance(node.data, SessionSummary):
+            if node.allow_expand and not node.is_expanded:
+                node.expand()
+            self.post_message(SessionDrill(node.data))
+        else:
+            node.toggle()
+
+    def action_back(self) -> None:
+        node = self.cursor_node
+        if node is None:
+            self.post_message(FocusBack("tree"))
+            return
+        if node.allow_expand and node.is_expanded and node.children:
+            node.collapse()
+            return
+        parent = node.parent
+        if parent is not None and parent is not self.root:
+            self.move_cursor(parent)
+
+    # ------------------------------------------------------------------ labels
+
+    def render_label(self, node: TreeNode[NodeData], base_style: Style, style: Style) -> Text:
+        data = node.data
+        if isinstance(data, Group):
+            text = self._group_label(node, data)
+        elif isinstance(data, SessionSummary):
+            text = self._session_label(data)
+        else:
+            text = Text(clean(str(node.label)))
+        text.stylize_before(style)
+        if node.allow_expand:
+            icon = "▾ " if node.is_expanded else "▸ "
+            return Text.assemble((icon, base_style), text)
+        return Text.assemble(("  ", base_style), text) if isinstance(data, SessionSummary) else text
+
+    def _group_label(self, node: TreeNode[NodeData], group: Group) -> Text:
+        count = sum(1 for s in self._top.get((group.root, group.format), []) if self._visible(s))
+        total = count + sum(
+            1
+            for s in self._top.get((group.root, group.format), [])
+            for _ in self._descendants(s)
+        )
+        text = Text(clean(group.title), style=self._part("session-tree--group"))
+        text.append(f"  ({total})", style=self._part("session-tree--dim"))
+        return text
+
+    def _descendants(self, s: SessionSummary) -> Iterator[SessionSummary]:
+        for c in self._kids.get(s.key, []):
+            if self._visible(c):
+                yield c
+                yield from self._descendants(c)
+
+    def _part(self, name: str) -> Style:
+        return self.get_component_rich_style(name, partial=True)
+
+    def _session_label(self, s: SessionSummary) -> Text:
+        dim = self._part("session-tree--dim")
+        glyph = flag_glyph(s)
+        if glyph == OUTLIER_GLYPH:
+            glyph_style = self._part("session-tree--outlier")
+        elif glyph == FLAG_GLYPH:
+            glyph_style = self._part("session-tree--flag")
+        else:
+            glyph_style = Style()
+        model = clean(s.declared_model or s.label or "-", MODEL_WIDTH)
+        text = Text(end="", no_wrap=True)
+        text.append(glyph + " ", style=glyph_style)
+        text.append(short_id(s.session_id or os.path.basename(s.path), 4, 4))
+        text.append(" ")
+        text.append(model.ljust(MODEL_WIDTH), style=dim)
+        text.append(" ")
+        pstyle = provider_style(self.app.theme_variables, s.attribution.provider) + Style(bold=True)
+        text.append(provider_label(s), style=pstyle)
+        text.append(f" {s.items}", style=dim)
+        if s.malformed_lines:
+            text.append(f" ✗{s.malformed_lines}", style=self._part("session-tree--flag"))
+        return text

@@ -1,0 +1,91 @@
+"""Small text helpers shared by the widgets: safe text, short ids, times and sizes."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from rich.text import Text
+
+from musetui.report import strip_controls
+
+
+def clean(value: object, limit: int | None = None) -> str:
+    """Transcript data as one safe line: controls stripped, newlines and tabs as spaces."""
+    text = value if isinstance(value, str) else str(value)
+    if limit is not None and len(text) > limit * 4:
+        text = text[: limit * 4]
+    text = strip_controls(text).replace("\n", " ").replace("\t", " ").replace("\r", " ")
+    if limit is not None and len(text) > limit:
+        text = text[: max(0, limit - 1)] + "…"
+    return text
+
+
+def clean_block(value: str, limit: int = 200_000) -> str:
+    """Transcript data as a safe multi-line block (controls stripped, size capped)."""
+    text = value[:limit]
+    text = strip_controls(text)
+    if len(value) > limit:
+        text += f"\n… ({len(value) - limit:,} more characters not shown)"
+    return text
+
+
+def safe(value: object, style: str = "", limit: int | None = None) -> Text:
+    """A rich Text of transcript data: never parsed as markup, controls stripped."""
+    return Text(clean(value, limit), style=style, no_wrap=limit is not None, end="")
+
+
+def short_id(value: str | None, head: int = 8, tail: int = 4) -> str:
+    """``01a05efc…734c``: enough of an id to tell siblings apart."""
+    if not value:
+        return "?"
+    value = clean(value)
+    if len(value) <= head + tail + 1:
+        return value
+    return f"{value[:head]}…{value[-tail:]}"
+
+
+def hms(ts: float | None) -> str:
+    """``22:01:03`` (UTC), or blanks when there is no time."""
+    if ts is None:
+        return "--:--:--"
+    try:
+        return datetime.fromtimestamp(ts, tz=UTC).strftime("%H:%M:%S")
+    except (OverflowError, OSError, ValueError):
+        return "??:??:??"
+
+
+def stamp(ts: float | None) -> str:
+    """``2026-09-01 22:01:03Z`` (UTC), or ``?``."""
+    if ts is None:
+        return "?"
+    try:
+        return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+    except (OverflowError, OSError, ValueError):
+        return "?"
+
+
+def human_size(n: int) -> str:
+    """``1.2k``, ``34k``, ``1.5M``: compact byte counts for narrow columns."""
+    if n < 1000:
+        return str(n)
+    if n < 10_000:
+        return f"{n / 1000:.1f}k"
+    if n < 1_000_000:
+        return f"{n // 1000}k"
+    return f"{n / 1_000_000:.1f}M"
+
+
+def fmt_delta(seconds: float) -> str:
+    """``Δ 0 s``, ``Δ +3 s``, ``Δ -2 min``: a signed, readable time difference."""
+    s = round(seconds)
+    if s == 0:
+        return "Δ 0 s"
+    sign = "+" if s > 0 else "-"
+    a = abs(s)
+    if a < 120:
+        return f"Δ {sign}{a} s"
+    if a < 7200:
+        return f"Δ {sign}{a // 60} min"
+    if a < 172_800:
+        return f"Δ {sign}{a / 3600:.1f} h"
+    return f"Δ {sign}{a / 86400:.1f} d"
