@@ -549,7 +549,7 @@ def decode_anthropic_id(s: str) -> Decoded | None:
         strength = "medium"
     if is_v7:
         uuid_text = _uuid_text(raw)
-        fields.append(("UUID", f"{uuid_text} (v7)"))
+        fields.append(("UUID", uuid_text))
         fields.append(("minted", _iso_ms(ms)))
         return Decoded(
             detector="anthropic-id",
@@ -1457,7 +1457,10 @@ def _proto_prefilter(s: str) -> bool:
             return s.startswith("CAIS")
         if c1 in _SHORT_LEN:
             return s[3] == "B"  # 0a <len> 01
-        return c1 in _LONG_LEN and s[4] == "A"  # 0a <len> <len> 01
+        if c1 in _LONG_LEN:
+            # 0a <len> <len> 01, or a third length byte
+            return s[4] == "A" or _B64_INDEX.get(s[2], 0) % 4 >= 2
+        return False
     if c0 != "E":
         return False
     if c1 in _SHORT_LEN:
