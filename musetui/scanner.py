@@ -207,7 +207,7 @@ def scan_bytes(
                 del pdoc
             pending.clear()
             times[i], zones[i] = observer.observe(doc, i + 1)
-        elif observe_all or probe.wants(line):
+        elif observe_all or probe.glean(line, observer):
             times[i], zones[i] = observer.observe(doc, i + 1)
         del doc
     if observer is None:

@@ -85,6 +85,21 @@ def _key_start(data: bytes, underscore: int) -> int:
     return i
 
 
+#: 2**128 - 1 in base58 (22 digits). The alphabet is in ASCII order, so equal-length
+#: bodies compare numerically as strings.
+_MAX128_B58 = b"YcVfxkQb6JRzqk5kF2tNLv"
+
+
+def _random_anthropic(raw: bytes, prefix_len: int) -> bool:
+    """True when an Anthropic ``01…`` body is provably a random 128-bit id (not an in-window UUIDv7).
+
+    A first base58 digit other than ``1`` puts the value at or above 58**21 > 2**123,
+    so its first byte is at least 0x08: a millisecond time past 2036, outside the window.
+    """
+    body = raw[prefix_len + 3 :]  # after "_01"
+    return len(body) == 22 and body[:1] != b"1" and body <= _MAX128_B58
+
+
 def _decode_id(token: str) -> Decoded | None:
     """Decode an id-shaped token by its prefix."""
     prefix = token.split("_", 1)[0]
@@ -128,7 +143,18 @@ def scan_raw(data: bytes, line_starts: list[int]) -> Iterator[Hit]:
             seen.add(raw)
             pos = tstart
             prefix = data[tstart:start]
-            if prefix == b"call":
+            if group == "b58" and _random_anthropic(raw, start - tstart):
+                # Not a UUIDv7 and within 128 bits: decodes like every other random id of this shape.
+                skey = (group, prefix, len(raw))
+                if skey in by_shape:
+                    base = by_shape[skey]
+                    if base is not None:
+                        yield Hit(base, line_of(pos), pos, value=raw.decode("ascii", "replace"))
+                    continue
+                decoded = _decode_id(raw.decode("ascii", "replace"))
+                if decoded is not None and decoded.time is None and not decoded.problems:
+                    by_shape[skey] = decoded
+            elif prefix == b"call":
                 skey = (group, prefix, len(raw))
                 if skey in by_shape:
                     base = by_shape[skey]

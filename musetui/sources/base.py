@@ -123,6 +123,10 @@ class Probe:
         """Whether the observer must see this record."""
         return True
 
+    def glean(self, line: bytes, observer: Observer) -> bool:
+        """Take what the summary needs straight from the bytes; True when a full observe is still needed."""
+        return self.wants(line)
+
     def zone(self, line: bytes) -> int:
         """Model output or quoted input, from the raw line."""
         return ZONE_MODEL

@@ -17,6 +17,7 @@ from musetui.sources.base import (
     Probe,
     Record,
     find_number_value,
+    find_string_value,
     dig,
     new_item,
     record_time,
@@ -62,6 +63,17 @@ class MuseProbe(Probe):
 
     def wants(self, line: bytes) -> bool:
         return _event_kind(line) not in _PLAIN_EVENTS
+
+    def glean(self, line: bytes, observer: Observer) -> bool:
+        kind = _event_kind(line)
+        if kind in _PLAIN_EVENTS:
+            return False
+        if kind == b"model_completed":
+            model = find_string_value(line, b'"model":"')
+            if model is not None and b"\\" not in model:
+                observer.declare_model(model.decode("utf-8", "replace"))
+                return False
+        return True
 
     def zone(self, line: bytes) -> int:
         return ZONE_QUOTED if _event_kind(line) in _QUOTED_EVENTS else ZONE_MODEL
