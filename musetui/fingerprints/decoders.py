@@ -1459,7 +1459,7 @@ def _proto_prefilter(s: str) -> bool:
             return s[3] == "B"  # 0a <len> 01
         if c1 in _LONG_LEN:
             # 0a <len> <len> 01, or a third length byte
-            return s[4] == "A" or _B64_INDEX.get(s[2], 0) % 4 >= 2
+            return s[4] == "A" or (len(s) >= 48 and _B64_INDEX.get(s[2], 0) % 4 >= 2)
         return False
     if c0 != "E":
         return False
@@ -1468,7 +1468,7 @@ def _proto_prefilter(s: str) -> bool:
     if c1 in _LONG_LEN:
         if s[4] == "C":  # 12 <len> <len> 0a
             return True
-        return _B64_INDEX.get(s[2], 0) % 4 >= 2  # a third length byte
+        return len(s) >= 48 and _B64_INDEX.get(s[2], 0) % 4 >= 2  # a third length byte
     return False
 
 
@@ -1507,7 +1507,7 @@ def _proto_kind(s: str) -> str | None:
 def _whole(s: str, key: str | None) -> Decoded | None:
     """Run the whole-string detectors; the first that recognises ``s`` wins."""
     c0 = s[0]
-    us = s.find("_")
+    us = s.find("_", 0, 9)  # the longest id prefix is "srvtoolu"
     if us > 0:
         head = s[:us]
         if head in OPENAI_ITEM_TYPES:
