@@ -234,7 +234,7 @@ def build_evidence(
     return evidence, facts
 
 
-EXAMPLES = 3
+EXAMPLES = 2
 MAX_LISTED_ANOMALIES = 20
 _placeholder = Evidence("", None, None, 0.0, 0, "", "", "")
 
