@@ -334,7 +334,12 @@ class TextPool:
         dot = self.prose_text.find(". ", start, start + 200)
         if dot != -1:
             start = dot + 2
-        return self.prose_text[start : start + n].rstrip()
+        text = self.prose_text[start : start + n]
+        end = text.rfind(". ", len(text) - 160)
+        if end != -1:
+            return text[: end + 1]
+        space = text.rfind(" ")
+        return text[:space] if space > 0 else text
 
     def summary(self, rng: random.Random) -> str:
         """Return a short Responses-style reasoning summary: a bold title and one sentence."""
