@@ -121,24 +121,30 @@ def cmd_show(argv: Sequence[str]) -> int:
     p = _Parser(prog="musetui show", description="Print the evidence report of a session or one item.")
     p.add_argument("path", metavar="PATH")
     p.add_argument("--line", type=int, default=None, help="report on the item recorded at this line")
+    p.add_argument(
+        "--root",
+        default=None,
+        help="directory giving the fleet context for outlier flags (default: the session's family: "
+        "its parent session and siblings)",
+    )
     args = p.parse_args(list(argv))
-    _check_paths([args.path])
+    _check_paths([args.path] + ([args.root] if args.root else []))
     if os.path.isdir(args.path):
         raise UsageError(f"musetui show: {args.path} is a directory; give a session file")
     from musetui.index import Index
     from musetui.report import item_markdown, session_markdown
     from musetui.session import open_session
 
-    index = Index([os.path.dirname(os.path.abspath(args.path)) or "."], workers=1)
-    index.files = []
-    from musetui.scanner import scan_file
-
-    outcome = scan_file(os.path.abspath(args.path), os.path.basename(args.path), os.path.dirname(os.path.abspath(args.path)))
-    if outcome.summary is None:
-        for d in outcome.diagnostics:
-            _err(f"musetui: {d.text()}")
+    target = os.path.abspath(args.path)
+    context = os.path.abspath(args.root) if args.root else family_root(target)
+    index = Index([context], workers=1).scan()
+    found = [s for s in index.sessions if os.path.abspath(s.abspath) == target]
+    if not found:
+        for d in index.diagnostics:
+            if d.path and target.endswith(d.path):
+                _err(f"musetui: {d.text()}")
         raise UsageError(f"musetui show: {args.path} holds no transcript records")
-    summary = outcome.summary
+    summary = found[0]
     if args.line is None:
         sys.stdout.write(session_markdown(summary))
         return 0
@@ -151,6 +157,16 @@ def cmd_show(argv: Sequence[str]) -> int:
     item = match[0]
     sys.stdout.write(item_markdown(summary, item, opened.raw(item), opened.decoded(item)))
     return 0
+
+
+def family_root(path: str) -> str:
+    """The directory holding a session's parent and siblings (Muse: ``sessions/<parent>``)."""
+    parts = path.split(os.sep)
+    if len(parts) >= 5 and parts[-1] == "session.jsonl" and parts[-3].startswith("subagent"):
+        return os.sep.join(parts[:-3])
+    if len(parts) >= 3 and parts[-2] == "subagents":
+        return os.sep.join(parts[:-3])
+    return os.path.dirname(path)
 
 
 def cmd_search(argv: Sequence[str]) -> int:

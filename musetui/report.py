@@ -83,7 +83,7 @@ def decoded_bullets(decoded: Sequence[Decoded], line_time: float | None, line: i
             if line_time is not None:
                 delta = f", {fmt_delta(dec.time - line_time)} from line {line}"
             bits.append(f"  minted {iso(dec.time)}{delta}")
-        fields = "; ".join(f"{k} {v}" for k, v in dec.fields)
+        fields = "; ".join(f"{k} {v}" for k, v in dec.fields if k not in ("minted", "time"))
         if fields:
             bits.append(f"  {_one_line(fields)}")
         if dec.problems:

@@ -103,11 +103,11 @@ def _detail(dec: Decoded, loc: Located, delta: float | None) -> str:
     parts = [dec.meaning or dec.detector]
     if dec.time is not None:
         when = iso(dec.time) or "?"
-        if delta is not None:
-            parts.append(f"minted {when}, {_fmt_delta(delta)} from line {loc.line}")
-        else:
+        if when[:19] not in parts[0]:
             parts.append(f"minted {when}")
-    shown = [f"{k} {v}" for k, v in dec.fields if k not in ("minted", "time")]
+        if delta is not None:
+            parts.append(f"{_fmt_delta(delta)} from line {loc.line}")
+    shown = [f"{k} {v}" for k, v in dec.fields if k not in ("minted", "time") and v not in parts[0]]
     if shown:
         parts.append("; ".join(shown[:6]))
     if dec.problems:
@@ -261,6 +261,18 @@ def _prod(values: Iterable[float]) -> float:
     return out
 
 
+def _evidence_counts(evidence: Sequence[Evidence]) -> str:
+    """``openai: openai-item-id ×6, fernet ×6; self-hosted: tool-id ×11``."""
+    per: dict[str, dict[str, int]] = defaultdict(dict)
+    for e in evidence:
+        if e.detector == "outlier":
+            continue
+        who = e.provider or (e.host and f"host {e.host}") or "no provider"
+        label = e.detector
+        per[who][label] = max(per[who].get(label, 0), e.count)
+    return "; ".join(f"{who}: " + ", ".join(f"{d} ×{n}" for d, n in sorted(ds.items())) for who, ds in sorted(per.items()))
+
+
 def declared_family(summary: SessionSummary, lookup: Any) -> tuple[str | None, str | None, str]:
     """The provider and host a session declares, via the model catalogue; and a description."""
     from musetui.model import HOSTS, PROVIDERS
@@ -300,6 +312,9 @@ def attribute(
     best, best_score = ranked[0] if ranked else (None, 0.0)
     second_score = ranked[1][1] if len(ranked) > 1 else 0.0
     notes: list[str] = []
+    summary_counts = _evidence_counts(evidence)
+    if summary_counts:
+        notes.append("artifacts: " + summary_counts)
     if best is not None and best_score >= 0.5:
         provider = best
         conf = best_score * (1.0 - 0.5 * second_score)

@@ -215,6 +215,8 @@ def scan_raw(data: bytes, line_starts: list[int]) -> Iterator[Hit]:
             continue
         seen.add(tag)
         decoded = d.decode_signature_value(raw.decode("utf-8", "replace"))
+        if decoded is not None and raw and decoded.value.encode("utf-8", "replace") in seen:
+            continue  # the token inside the wrapper was already found by the Fernet pass
         if decoded is not None:
             key = skey.decode("ascii", "replace") + "ignature" if skey else "signature"
             yield Hit(decoded, line_of(m.start("sig")), m.start("sig"), key=key)
