@@ -76,6 +76,7 @@ class SessionDecoded(Message):
     key: str
     decoded: list[tuple[int, Decoded]]
     capped: bool = False
+    reasoning: list[tuple[int, int, str, str]] = field(default_factory=list)
 
 
 @dataclass

@@ -43,7 +43,7 @@ from musetui.model import Item, SessionSummary
 from musetui.screens.search import SearchScreen, SearchState
 from musetui.session import OpenedSession
 from musetui.widgets.header import MuseHeader, StatusLine, progress_bar
-from musetui.widgets.item_list import ItemList
+from musetui.widgets.item_list import ItemList, index_for_line
 from musetui.widgets.panes import PANES, DetailPane, PaneContext
 from musetui.widgets.session_tree import NodeData, SessionTree, provider_label
 from musetui.widgets.text import clean, short_id
@@ -56,8 +56,12 @@ BATCH_SIZE = 500
 #: Whole-session decoding stops after this many items (the IDs pane says so).
 DECODE_ITEM_LIMIT = 20_000
 DECODE_SECONDS = 3.0
+REASONING_LIMIT = 2_000
+DECODE_DELAY_S = 0.15
 #: Moving the tree cursor opens the session after this pause.
 OPEN_DEBOUNCE_S = 0.06
+#: Moving the item cursor re-renders the panes after this pause (key repeat stays fast).
+PANE_DEBOUNCE_S = 0.04
 
 _PANES_GROUP = Binding.Group("panes", compact=True)
 
@@ -107,11 +111,13 @@ class MainScreen(Screen[None]):
         self.opened: OpenedSession | None = None
         self.session_decoded: list[tuple[int, Decoded]] | None = None
         self.session_decoded_capped = False
+        self.session_reasoning: list[tuple[int, int, str, str]] | None = None
         self.pending_line: int | None = None
         self.pending_focus_items = False
         self.search_state = SearchState()
         self.last_copied = ""
         self._open_timer: Timer | None = None
+        self._pane_timer: Timer | None = None
         self._index_worker: Worker[None] | None = None
         self._started = time.monotonic()
         self.first_batch_at: float | None = None
@@ -283,6 +289,7 @@ class MainScreen(Screen[None]):
             self._cancel_open_timer()
             self.opened = None
             self.session_decoded = None
+            self.session_reasoning = None
             self.items.clear("Select a session in the tree (enter) to list its items.")
             self.query_one("#middle").border_title = Text("Items")
             self.status.where_text = ""
@@ -302,6 +309,7 @@ class MainScreen(Screen[None]):
             self.current = summary
             self.opened = None
             self.session_decoded = None
+            self.session_reasoning = None
             self.items.clear("opening…")
             self._set_items_title(summary)
             self.status.where_text = _tail(self.display_path(summary), 70)
@@ -327,29 +335,40 @@ class MainScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False)
     def open_session(self, summary: SessionSummary) -> None:
-        """Read and parse a session's items in a thread, then decode them for the session panes."""
+        """Read a session's items in a thread (lazily when it is huge), then decode it for the panes."""
         from musetui.session import open_session
+        from musetui.widgets.lazy_session import LazyItems, can_open_lazily, open_lazily, sibling
 
         worker = get_current_worker()
         started = time.monotonic()
         try:
-            opened = open_session(summary)
+            opened = open_lazily(summary) if can_open_lazily(summary) else open_session(summary)
         except Exception as exc:
             self.post_message(SessionOpenFailed(summary.key, f"{type(exc).__name__}: {exc}"))
             return
         if worker.is_cancelled:
             return
         self.post_message(SessionOpened(summary.key, opened, time.monotonic() - started))
+        items: Sequence[Item] = opened.items
+        if isinstance(items, LazyItems):
+            items = sibling(items)
         decoded: list[tuple[int, Decoded]] = []
+        reasoning: list[tuple[int, int, str, str]] = []
         seen: set[str] = set()
         capped = False
+        time.sleep(DECODE_DELAY_S)  # let the UI paint the items first
         t0 = time.monotonic()
-        for n, item in enumerate(opened.items):
+        for n in range(len(items)):
             if worker.is_cancelled:
                 return
+            if n % 32 == 31:
+                time.sleep(0.001)  # hand the GIL back to the UI thread
             if n >= DECODE_ITEM_LIMIT or (n % 256 == 0 and time.monotonic() - t0 > DECODE_SECONDS):
                 capped = True
                 break
+            item = items[n]
+            if (item.reasoning or item.kind == "reasoning") and len(reasoning) < REASONING_LIMIT:
+                reasoning.append((item.index, item.line, item.reasoning or "visible", clean(item.text, 160)))
             try:
                 found = opened.decoded(item)
             except Exception:
@@ -360,7 +379,7 @@ class MainScreen(Screen[None]):
                 seen.add(dec.value)
                 decoded.append((item.index, dec))
         if not worker.is_cancelled:
-            self.post_message(SessionDecoded(summary.key, decoded, capped))
+            self.post_message(SessionDecoded(summary.key, decoded, capped, reasoning))
 
     @on(SessionOpened)
     def _opened(self, message: SessionOpened) -> None:
@@ -370,7 +389,7 @@ class MainScreen(Screen[None]):
         self.last_open_seconds = message.elapsed
         cursor = 0
         if self.pending_line is not None:
-            idx = _index_for_line(message.opened.items, self.pending_line)
+            idx = index_for_line(message.opened.items, self.pending_line)
             cursor = idx if idx is not None else 0
         self.items.set_items(message.opened.items, cursor)
         self._apply_pending()
@@ -398,6 +417,7 @@ class MainScreen(Screen[None]):
             return
         self.session_decoded = message.decoded
         self.session_decoded_capped = message.capped
+        self.session_reasoning = message.reasoning
         self._refresh_panes()
 
     # ------------------------------------------------------------------ items and panes
@@ -422,7 +442,9 @@ class MainScreen(Screen[None]):
         item = self.items.current
         if item is not None and self.current is not None:
             self.status.where_text = f"{_tail(self.display_path(self.current), 70)}:{item.line}"
-        self._refresh_panes()
+        if self._pane_timer is not None:
+            self._pane_timer.stop()
+        self._pane_timer = self.set_timer(PANE_DEBOUNCE_S, self._refresh_panes)
 
     @on(ItemDrill)
     def _item_drill(self, message: ItemDrill) -> None:
@@ -468,9 +490,13 @@ class MainScreen(Screen[None]):
             decoded=decoded,
             session_decoded=self.session_decoded,
             session_decoded_capped=self.session_decoded_capped,
+            session_reasoning=self.session_reasoning,
         )
 
     def _refresh_panes(self) -> None:
+        if self._pane_timer is not None:
+            self._pane_timer.stop()
+            self._pane_timer = None
         if not self.is_mounted:
             return
         ctx = self.pane_context()
@@ -687,17 +713,3 @@ def _tail(path: str, limit: int) -> str:
     """The end of a long path, cut on the left: ``…/subagents/01a05efe…/session.jsonl``."""
     text = clean(path)
     return text if len(text) <= limit else "…" + text[-(limit - 1) :]
-
-
-def _index_for_line(items: Sequence[Item], line: int) -> int | None:
-    lo, hi = 0, len(items)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if items[mid].line <= line:
-            lo = mid + 1
-        else:
-            hi = mid
-    idx = lo - 1
-    if idx < 0:
-        return 0 if items else None
-    return idx

@@ -73,17 +73,37 @@ def reasoning_marker(item: Item) -> str:
     return mark
 
 
-def preview(item: Item) -> str:
+def preview(item: Item, limit: int = 300) -> str:
     """The row's text: tool name first, then the item's text on one line."""
     parts: list[str] = []
     if item.name and item.name != item.subkind:
         parts.append(clean(item.name, 40))
     if item.text:
-        body = clean(item.text, 300)
+        body = clean(item.text, max(1, limit))
         parts.append(f'"{body}' if item.kind in ("message", "tool_result") else body)
     elif item.subkind:
         parts.append(clean(item.subkind, 40))
-    return " ".join(parts)
+    out = " ".join(parts)
+    return out if len(out) <= limit else out[: max(0, limit - 1)] + "…"
+
+
+def index_for_line(items: Sequence[Item], line: int) -> int | None:
+    """The index of the last item starting at or before ``line`` (binary search)."""
+    fast = getattr(items, "index_for_line", None)
+    if callable(fast):
+        result = fast(line)
+        return result if isinstance(result, int) else None
+    lo, hi = 0, len(items)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if items[mid].line <= line:
+            lo = mid + 1
+        else:
+            hi = mid
+    idx = lo - 1
+    if idx < 0:
+        return 0 if items else None
+    return idx
 
 
 class ItemList(ScrollView, can_focus=True):
@@ -155,6 +175,7 @@ class ItemList(ScrollView, can_focus=True):
         self.placeholder = "Select a session in the tree (enter) to list its items."
         self._cache: LRUCache[tuple[int, bool, bool, int], Strip] = LRUCache(2048)
         self._markers: dict[int, str] = {}
+        self._styles: dict[str, Style] = {}
 
     # ------------------------------------------------------------------ data
 
@@ -185,19 +206,8 @@ class ItemList(ScrollView, can_focus=True):
         return None
 
     def index_for_line(self, line: int) -> int | None:
-        """The index of the item holding physical line ``line`` (binary search on line numbers)."""
-        items = self.items
-        lo, hi = 0, len(items)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if items[mid].line <= line:
-                lo = mid + 1
-            else:
-                hi = mid
-        idx = lo - 1
-        if idx < 0:
-            return 0 if items else None
-        return idx
+        """The index of the item holding physical line ``line``."""
+        return index_for_line(self.items, line)
 
     def move_to_line(self, line: int) -> bool:
         """Put the cursor on the item at ``line``; False if the list is empty."""
@@ -273,15 +283,18 @@ class ItemList(ScrollView, can_focus=True):
             self.cursor = index
 
     def _on_focus(self, event: events.Focus) -> None:
+        self._styles.clear()
         self._cache.clear()
         self.refresh()
 
     def _on_blur(self, event: events.Blur) -> None:
+        self._styles.clear()
         self._cache.clear()
         self.refresh()
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
+        self._styles.clear()
         self._cache.clear()
 
     def _on_resize(self, event: events.Resize) -> None:
@@ -291,11 +304,26 @@ class ItemList(ScrollView, can_focus=True):
     # ------------------------------------------------------------------ rendering
 
     def _part(self, name: str) -> Style:
-        return self.get_component_rich_style(name, partial=True)
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self.get_component_rich_style(name, partial=True)
+        return style
+
+    def _base(self) -> Style:
+        style = self._styles.get("")
+        if style is None:
+            style = self._styles[""] = self.rich_style
+        return style
+
+    def _cursor_style(self) -> Style:
+        style = self._styles.get("cursor")
+        if style is None:
+            style = self._styles["cursor"] = self._base() + self.get_component_rich_style("item-list--cursor")
+        return style
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width or self.size.width
-        base = self.rich_style
+        base = self._base()
         index = round(self.scroll_y) + y
         if not self.items:
             if y == 1:
@@ -308,21 +336,20 @@ class ItemList(ScrollView, can_focus=True):
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        text = self._row(self.items[index])
-        style = base
-        if index == self.cursor:
-            style = base + self.get_component_rich_style("item-list--cursor")
+        text = self._row(self.items[index], width)
+        style = self._cursor_style() if index == self.cursor else base
         strip = self._strip(text, width, style)
         self._cache[key] = strip
         return strip
 
     def _strip(self, text: Text, width: int, style: Style) -> Strip:
         text.stylize_before(style)
-        text.truncate(width, overflow="ellipsis")
+        if text.cell_len > width:
+            text.truncate(width, overflow="ellipsis")
         segments = list(text.render(self.app.console, end=""))
         return Strip(segments).adjust_cell_length(width, style).simplify()
 
-    def _row(self, item: Item) -> Text:
+    def _row(self, item: Item, width: int = 200) -> Text:
         text = Text(no_wrap=True, end="")
         text.append(hms(item.time), style=self._part("item-list--time"))
         text.append(" ")
@@ -349,6 +376,7 @@ class ItemList(ScrollView, can_focus=True):
             }.get(item.reasoning or "", "item-list--dim")
             text.append(mark, style=self._part(mstyle))
             text.append(" ")
-        text.append(preview(item))
+        room = max(0, width - text.cell_len)
+        text.append(preview(item, room + 1))
         return text
 

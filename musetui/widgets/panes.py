@@ -68,6 +68,7 @@ class PaneContext:
     decoded: Sequence[Decoded] = field(default_factory=tuple)
     session_decoded: Sequence[tuple[int, Decoded]] | None = None
     session_decoded_capped: bool = False
+    session_reasoning: Sequence[tuple[int, int, str, str]] | None = None
 
 
 class Doc:
@@ -407,24 +408,25 @@ class ReasoningPane(DetailPane):
 
     def _session(self, ctx: PaneContext) -> Doc:
         doc = Doc()
-        if ctx.opened is None:
-            return doc.heading("Reasoning in this session").note("opening the session…")
-        rs = [it for it in ctx.opened.items if it.reasoning or it.kind == "reasoning"]
+        rs = ctx.session_reasoning
+        if rs is None:
+            return doc.heading("Reasoning in this session").note("reading the session…")
         counts: dict[str, int] = {}
-        for it in rs:
-            counts[it.reasoning or "visible"] = counts.get(it.reasoning or "visible", 0) + 1
+        for _i, _line, mark, _text in rs:
+            counts[mark] = counts.get(mark, 0) + 1
         summary = ", ".join(f"{n} {k}" for k, n in sorted(counts.items())) or "none"
         doc.heading(f"Reasoning in this session: {len(rs)} items ({summary})")
         rows: list[tuple[str, str | Text]] = []
-        for it in rs[:SESSION_LIST_LIMIT]:
+        for _i, line, mark, text in rs[:SESSION_LIST_LIMIT]:
             value = Text()
-            mark = it.reasoning or "visible"
             value.append(f"{mark} ", style="bold yellow" if mark == "encrypted" else "bold")
-            value.append(clean(it.text, 120))
-            rows.append((f"line {it.line}", value))
+            value.append(clean(text, 120))
+            rows.append((f"line {line}", value))
         doc.rows(rows)
         if len(rs) > SESSION_LIST_LIMIT:
             doc.note(f"… {len(rs) - SESSION_LIST_LIMIT:,} more")
+        if ctx.session_decoded_capped:
+            doc.note("(only the first items of this large session were read)")
         return doc
 
 
