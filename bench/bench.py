@@ -30,8 +30,8 @@ RG_PATTERNS = [
     r"_[0-9a-f]{32}([0-9a-f]{16}([0-9a-f]{2})?)?",
     r"_01[1-9A-HJ-NP-Za-km-z]{20,24}",
     r"call_[A-Za-z0-9]{24}",
-    r"ignature\"\s*:\s*\"[^\"]*\"",
-    r"_(filters|filter_results|geo|tier|creation|groq)\"\s*:",
+    r'ignature"\s*:\s*"[^"]*"',
+    r'_(filters|filter_results|geo|tier|creation|groq)"\s*:',
 ]
 
 ORJSON_LOOP = r"""

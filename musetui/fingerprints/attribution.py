@@ -83,6 +83,8 @@ musetui attribution: how a verdict is scored
    differs from the provider shared by a strict majority of its siblings
    (same parent, at least 2 others), or from the provider of at least 60% of
    the sessions of the same format under the same root (at least 3 sessions).
+   A session that agrees with such a fleet majority is never an outlier, even
+   when its own siblings are mostly outliers themselves.
 """
 
 
@@ -396,36 +398,46 @@ def attribute(
 
 
 def mark_outliers(sessions: Sequence[SessionSummary]) -> None:
-    """Flag sessions whose provider differs from their siblings' or their fleet's majority."""
-    by_parent: dict[tuple[str, str], list[SessionSummary]] = defaultdict(list)
-    by_fleet: dict[tuple[str, str], list[SessionSummary]] = defaultdict(list)
+    """Flag sessions whose provider differs from their siblings' or their fleet's majority.
+
+    Linear in the number of sessions: provider counts are taken once per sibling group
+    and once per (root, format) fleet.
+    """
+    by_parent: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    by_fleet: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     for s in sessions:
+        p = s.attribution.provider
+        if p == "unknown":
+            continue
         if s.parent_session_id:
-            by_parent[(s.root, s.parent_session_id)].append(s)
-        by_fleet[(s.root, s.format)].append(s)
+            by_parent[(s.root, s.parent_session_id)][p] += 1
+        by_fleet[(s.root, s.format)][p] += 1
     for s in sessions:
         a = s.attribution
         if a.provider == "unknown" or "outlier" in a.flags:
             continue
         reason = None
+        fleet = by_fleet[(s.root, s.format)]
+        fleet_total = sum(fleet.values())
+        fleet_common, fleet_n = fleet.most_common(1)[0] if fleet else (None, 0)
+        if fleet_total >= 3 and fleet_n >= 0.6 * fleet_total and fleet_common == a.provider:
+            continue  # agrees with a clear fleet majority: never an outlier, whatever its siblings
         if s.parent_session_id:
-            others = [o for o in by_parent[(s.root, s.parent_session_id)] if o is not s and o.attribution.provider != "unknown"]
-            if len(others) >= 2:
-                common, n = Counter(o.attribution.provider for o in others).most_common(1)[0]
-                if n * 2 > len(others) and common != a.provider:
+            others = by_parent[(s.root, s.parent_session_id)].copy()
+            others[a.provider] -= 1
+            total = sum(others.values())
+            if total >= 2:
+                common, n = others.most_common(1)[0]
+                if n * 2 > total and common != a.provider:
                     reason = (
-                        f"provider {a.provider} differs from {n} of {len(others)} sibling sessions ({common}) "
+                        f"provider {a.provider} differs from {n} of {total} sibling sessions ({common}) "
                         f"under parent {s.parent_session_id}"
                     )
-        if reason is None:
-            fleet = [o for o in by_fleet[(s.root, s.format)] if o.attribution.provider != "unknown"]
-            if len(fleet) >= 3:
-                common, n = Counter(o.attribution.provider for o in fleet).most_common(1)[0]
-                if n >= 0.6 * len(fleet) and common != a.provider:
-                    reason = (
-                        f"provider {a.provider} differs from the fleet majority: {n} of {len(fleet)} "
-                        f"{s.format} sessions under this root are {common}"
-                    )
+        if reason is None and fleet_total >= 3 and fleet_n >= 0.6 * fleet_total and fleet_common != a.provider:
+            reason = (
+                f"provider {a.provider} differs from the fleet majority: {fleet_n} of {fleet_total} "
+                f"{s.format} sessions under this root are {fleet_common}"
+            )
         if reason:
             a.flags.append("outlier")
             a.evidence.insert(
