@@ -160,11 +160,9 @@ class Index:
         """Scan every file, yielding each outcome as it completes (in walk order)."""
         self.files = walk_roots(self.roots, self.diagnostics)
         total_bytes = sum(f.size for f in self.files)
-        done = 0
         bytes_done = 0
         workers = self.workers if self.workers is not None else (os.cpu_count() or 1)
-        for outcome, entry in self._outcomes(workers, total_bytes, cancelled):
-            done += 1
+        for done, (outcome, entry) in enumerate(self._outcomes(workers, total_bytes, cancelled), start=1):
             bytes_done += entry.size
             self.diagnostics.extend(outcome.diagnostics)
             if outcome.summary is not None:

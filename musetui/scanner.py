@@ -21,7 +21,7 @@ from musetui.fingerprints.attribution import EXAMPLES, TOL_AFTER_CREATED_S, Loca
 from musetui.fingerprints.catalogue import load_catalogue
 from musetui.model import Malformed, SessionSummary, parse_time
 from musetui.reader import MAX_DOCUMENT_BYTES, MAX_LINE_BYTES, NotRegularFile, read_file
-from musetui.sources.base import ZONE_MODEL, Record
+from musetui.sources.base import ZONE_MODEL
 
 #: Malformed lines listed per session (all are counted).
 MAX_LISTED_MALFORMED = 200

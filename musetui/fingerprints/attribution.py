@@ -386,7 +386,7 @@ def attribute(
             notes.append(f"{flag}: {len(anomalies[flag])} (first at line {ex.line})")
     if host_note:
         notes.append(host_note)
-    ordered = [f for f in ("declared-mismatch", "time-mismatch", "imitation-id", "mixed-providers", "truncated-blob") if f in flags]
+    ordered: list[str] = [f for f in ("declared-mismatch", "time-mismatch", "imitation-id", "mixed-providers", "truncated-blob") if f in flags]
     return Attribution(
         provider=provider,
         host=host,

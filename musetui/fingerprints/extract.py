@@ -209,16 +209,16 @@ def scan_raw(data: bytes, line_starts: list[int]) -> Iterator[Hit]:
 
     for m in S_RE.finditer(data):
         raw = m.group("sig")
-        skey = data[_key_start(data, m.start()) : m.start()]
-        tag = b"sig:" + raw[:200]
-        if raw and tag in seen:
+        key_head = data[_key_start(data, m.start()) : m.start()]
+        sig_tag = b"sig:" + raw[:200]
+        if raw and sig_tag in seen:
             continue
-        seen.add(tag)
+        seen.add(sig_tag)
         decoded = d.decode_signature_value(raw.decode("utf-8", "replace"))
         if decoded is not None and raw and decoded.value.encode("utf-8", "replace") in seen:
             continue  # the token inside the wrapper was already found by the Fernet pass
         if decoded is not None:
-            key = skey.decode("ascii", "replace") + "ignature" if skey else "signature"
+            key = key_head.decode("ascii", "replace") + "ignature" if key_head else "signature"
             yield Hit(decoded, line_of(m.start("sig")), m.start("sig"), key=key)
 
 
@@ -303,13 +303,12 @@ def walk_record(obj: Any) -> list[tuple[Decoded, str | None, str]]:
                 if got is not None:
                     out.append((got, key, path))
             return
-        if key in ("signature", "thoughtSignature"):
-            if value not in seen:
-                seen.add(value)
-                got = d.decode_signature_value(value)
-                if got is not None:
-                    out.append((got, key, path))
-                    return
+        if key in ("signature", "thoughtSignature") and value not in seen:
+            seen.add(value)
+            got = d.decode_signature_value(value)
+            if got is not None:
+                out.append((got, key, path))
+                return
         for got in d.decode_string(value, key):
             if got.value in seen:
                 continue

@@ -16,6 +16,7 @@ from musetui.sources.base import (
     ZONE_MODEL,
     Observer,
     Record,
+    as_dict,
     content_text,
     dig,
     new_item,
@@ -43,9 +44,13 @@ def sniff(obj: Any) -> tuple[str, str] | None:
         return RESPONSES, f"openai-responses: stream event type {t!r}"
     if obj_type in ("chat.completion", "chat.completion.chunk"):
         return CHAT, f"openai-chat: object == {obj_type!r}"
-    if isinstance(dig(obj, "choices"), list) or (dig(obj, "choices") is not None and not isinstance(dig(obj, "choices"), str)):
-        if dig(obj, "prompt_filter_results") is not None or dig(obj, "id") is not None:
-            return CHAT, "openai-chat: has choices[]"
+    choices = dig(obj, "choices")
+    if (
+        choices is not None
+        and not isinstance(choices, str | int | float)
+        and (dig(obj, "prompt_filter_results") is not None or dig(obj, "id") is not None)
+    ):
+        return CHAT, "openai-chat: has choices[]"
     if t == "message" and dig(obj, "role") == "assistant" and dig(obj, "content") is not None:
         return ANTHROPIC, "anthropic-messages: type == 'message', role == 'assistant'"
     if t in _ANTHROPIC_EVENTS and (dig(obj, "message") is not None or dig(obj, "index") is not None or t in ("message_stop", "ping")):
@@ -80,7 +85,7 @@ def items(fmt: str, records: list[Record]) -> list[Item]:
     """Items for an API capture: the output items of each object, or one per stream event."""
     out: list[Item] = []
     for rec in records:
-        obj = rec.obj if isinstance(rec.obj, dict) else {}
+        obj = as_dict(rec.obj)
         if fmt == RESPONSES and obj.get("object") == "response":
             t = record_time(obj.get("created_at"))
             out.append(new_item(rec, len(out), "meta", role="system", time=t, subkind="response",
@@ -104,7 +109,7 @@ def items(fmt: str, records: list[Record]) -> list[Item]:
                                         ids=[str(obj.get("id"))], text=str(m["content"])))
                 for c in calls:
                     if isinstance(c, dict):
-                        fn = c.get("function") if isinstance(c.get("function"), dict) else {}
+                        fn = as_dict(c.get("function"))
                         out.append(new_item(rec, len(out), "tool_call", role="assistant", time=t, subkind="tool_call",
                                             name=str(fn.get("name")), ids=[str(c.get("id"))], text=str(fn.get("arguments"))))
         elif fmt == ANTHROPIC and obj.get("type") == "message":

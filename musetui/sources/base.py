@@ -157,3 +157,13 @@ def find_number_value(line: bytes, key: bytes) -> int | None:
     while k < n and 48 <= line[k] <= 57:
         k += 1
     return int(line[j:k]) if k > j else None
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """The value if it is a dict, else an empty dict (typed access to parsed JSON)."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list[Any]:
+    """The value if it is a list, else an empty list."""
+    return value if isinstance(value, list) else []

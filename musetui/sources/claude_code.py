@@ -20,9 +20,11 @@ from musetui.sources.base import (
     Observer,
     Probe,
     Record,
-    find_string_value,
+    as_dict,
+    as_list,
     content_text,
     dig,
+    find_string_value,
     new_item,
     record_time,
     text_of,
@@ -157,10 +159,10 @@ def items(records: list[Record]) -> list[Item]:
     out: list[Item] = []
     by_key: dict[tuple[str, str], Item] = {}
     for rec in records:
-        obj = rec.obj if isinstance(rec.obj, dict) else {}
+        obj = as_dict(rec.obj)
         t = record_time(obj.get("timestamp"))
         ltype = str(obj.get("type"))
-        msg = obj.get("message") if isinstance(obj.get("message"), dict) else {}
+        msg = as_dict(obj.get("message"))
         side = " (sidechain)" if obj.get("isSidechain") else ""
         if ltype == "assistant" and isinstance(msg.get("id"), str):
             key = (msg["id"], str(obj.get("requestId") or ""))
@@ -192,13 +194,13 @@ def items(records: list[Record]) -> list[Item]:
             out.append(new_item(rec, idx, "summary", role="system", time=t, subkind=ltype, name="summary",
                                 text=str(obj.get("summary") or "")))
         else:
-            text = obj.get("content") if isinstance(obj.get("content"), str) else _j({k: v for k, v in obj.items() if k not in ("parentUuid", "uuid", "sessionId", "cwd", "version", "gitBranch", "userType")})
-            out.append(new_item(rec, idx, "event", role="system", time=t, subkind=ltype, name=ltype, text=str(text)))
+            etext = obj.get("content") if isinstance(obj.get("content"), str) else _j({k: v for k, v in obj.items() if k not in ("parentUuid", "uuid", "sessionId", "cwd", "version", "gitBranch", "userType")})
+            out.append(new_item(rec, idx, "event", role="system", time=t, subkind=ltype, name=ltype, text=str(etext)))
     return out
 
 
 def _assistant(rec: Record, idx: int, t: float | None, msg: dict[str, Any], ids: list[str]) -> Item:
-    content = msg.get("content") if isinstance(msg.get("content"), list) else []
+    content = as_list(msg.get("content"))
     item = new_item(rec, idx, "message", role="assistant", time=t, subkind="assistant",
                     name=str(msg.get("model") or ""), ids=ids, text="")
     item.raw = [rec.obj]
@@ -238,7 +240,7 @@ def _merge(item: Item, rec: Record, msg: dict[str, Any]) -> None:
     item.length = rec.offset + rec.length - item.offset
     if isinstance(item.raw, list):
         item.raw.append(rec.obj)
-    content = msg.get("content") if isinstance(msg.get("content"), list) else []
+    content = as_list(msg.get("content"))
     _apply_blocks(item, content)
 
 

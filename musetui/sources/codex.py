@@ -13,9 +13,10 @@ from musetui.sources.base import (
     Observer,
     Probe,
     Record,
-    find_string_value,
+    as_dict,
     content_text,
     dig,
+    find_string_value,
     new_item,
     record_time,
     text_of,
@@ -117,10 +118,10 @@ def items(records: list[Record]) -> list[Item]:
     """Turn rollout lines into items (one per line)."""
     out: list[Item] = []
     for rec in records:
-        obj = rec.obj if isinstance(rec.obj, dict) else {}
+        obj = as_dict(rec.obj)
         t = record_time(obj.get("timestamp"))
         rtype = str(obj.get("type"))
-        p = obj.get("payload") if isinstance(obj.get("payload"), dict) else {}
+        p = as_dict(obj.get("payload"))
         ptype = p.get("type")
         idx = len(out)
         pid = p.get("id")

@@ -16,9 +16,11 @@ from musetui.sources.base import (
     Observer,
     Probe,
     Record,
+    as_dict,
+    as_list,
+    dig,
     find_number_value,
     find_string_value,
-    dig,
     new_item,
     record_time,
     text_of,
@@ -161,12 +163,12 @@ def items(records: list[Record]) -> list[Item]:
     """Turn Muse records into items (one per record)."""
     out: list[Item] = []
     for rec in records:
-        obj = rec.obj if isinstance(rec.obj, dict) else {}
+        obj = as_dict(rec.obj)
         t = record_time(obj.get("recorded_at"))
-        payload = obj.get("payload") if isinstance(obj.get("payload"), dict) else {}
+        payload = as_dict(obj.get("payload"))
         pkind = payload.get("kind")
-        event = payload.get("event") if isinstance(payload.get("event"), dict) else None
-        record = payload.get("record") if isinstance(payload.get("record"), dict) else None
+        event = (as_dict(payload.get("event")) or None)
+        record = (as_dict(payload.get("record")) or None)
         idx = len(out)
         if record is not None and event is None:
             prov, model = record.get("provider_id"), record.get("model_id")
@@ -191,7 +193,7 @@ def items(records: list[Record]) -> list[Item]:
             out.append(new_item(rec, idx, "reasoning", role="assistant", time=t, subkind=ek, name=ek,
                                 ids=ids, text=text, reasoning=state))
         elif ek == "assistant_tool_calls_committed":
-            calls = event.get("tool_calls") if isinstance(event.get("tool_calls"), list) else []
+            calls = as_list(event.get("tool_calls"))
             names = []
             for c in calls:
                 if isinstance(c, dict):
@@ -203,7 +205,7 @@ def items(records: list[Record]) -> list[Item]:
             out.append(new_item(rec, idx, "tool_call", role="assistant", time=t, subkind=ek,
                                 name=", ".join(names), ids=ids, text=_short_json(args)))
         elif ek == "tool_result_batch_committed":
-            results = event.get("results") if isinstance(event.get("results"), list) else []
+            results = as_list(event.get("results"))
             texts = []
             for r in results:
                 if isinstance(r, dict):
