@@ -1,0 +1,1 @@
+"""Fingerprint decoders, the model catalogue, evidence extraction and attribution."""
