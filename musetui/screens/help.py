@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.console import RenderableType
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -15,6 +16,8 @@ from musetui.widgets.help import help_renderable
 
 class HelpScreen(ModalScreen[None]):
     """Lists the bindings of the main screen and its widgets, then the query help."""
+
+    content: RenderableType = ""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,question_mark,q", "dismiss_help", "Close", id="help.close", tooltip="Close the help"),
@@ -35,10 +38,11 @@ class HelpScreen(ModalScreen[None]):
             ("Item list", ItemList.BINDINGS),
             ("Side panes", DetailPane.BINDINGS),
         ]
+        self.content = help_renderable(sections)
         with Vertical(id="help-dialog") as v:
             v.border_title = "Help · esc to close"
             with VerticalScroll(id="help-scroll"):
-                yield Static(help_renderable(sections), id="help-body")
+                yield Static(self.content, id="help-body")
 
     def action_dismiss_help(self) -> None:
         self.dismiss(None)

@@ -118,6 +118,7 @@ class MainScreen(Screen[None]):
         self.last_copied = ""
         self._open_timer: Timer | None = None
         self._pane_timer: Timer | None = None
+        self._opening_key: str | None = None
         self._index_worker: Worker[None] | None = None
         self._started = time.monotonic()
         self.first_batch_at: float | None = None
@@ -286,6 +287,7 @@ class MainScreen(Screen[None]):
             self.select_session(data)
         else:
             self.current = None
+            self._opening_key = None
             self._cancel_open_timer()
             self.opened = None
             self.session_decoded = None
@@ -305,6 +307,8 @@ class MainScreen(Screen[None]):
         ):
             self._apply_pending()
             return
+        if self._opening_key == summary.key and self.current is not None and self.current.key == summary.key:
+            return
         if self.current is None or self.current.key != summary.key:
             self.current = summary
             self.opened = None
@@ -316,9 +320,13 @@ class MainScreen(Screen[None]):
             self._refresh_panes()
         self._cancel_open_timer()
         if immediate:
-            self.open_session(summary)
+            self._start_open(summary)
         else:
-            self._open_timer = self.set_timer(OPEN_DEBOUNCE_S, lambda: self.open_session(summary))
+            self._open_timer = self.set_timer(OPEN_DEBOUNCE_S, lambda: self._start_open(summary))
+
+    def _start_open(self, summary: SessionSummary) -> None:
+        self._opening_key = summary.key
+        self.open_session(summary)
 
     def _cancel_open_timer(self) -> None:
         if self._open_timer is not None:
@@ -383,6 +391,8 @@ class MainScreen(Screen[None]):
 
     @on(SessionOpened)
     def _opened(self, message: SessionOpened) -> None:
+        if self._opening_key == message.key:
+            self._opening_key = None
         if self.current is None or self.current.key != message.key:
             return
         self.opened = message.opened
@@ -406,6 +416,8 @@ class MainScreen(Screen[None]):
 
     @on(SessionOpenFailed)
     def _open_failed(self, message: SessionOpenFailed) -> None:
+        if self._opening_key == message.key:
+            self._opening_key = None
         if self.current is None or self.current.key != message.key:
             return
         self.items.clear(f"Could not open this session: {clean(message.error, 200)}")
