@@ -64,7 +64,9 @@ def cmd_scan(argv: Sequence[str]) -> int:
     _check_paths(args.paths)
     from musetui.index import Index
 
-    index = Index(list(args.paths), workers=args.workers).scan()
+    index = Index(list(args.paths), workers=args.workers, use_cache=not args.no_cache).scan()
+    for notice in index.notices:
+        _err(f"musetui: {notice}")
     sessions = index.sorted_sessions()
     if args.json:
         out = sys.stdout.buffer
@@ -206,21 +208,21 @@ def cmd_cache(argv: Sequence[str]) -> int:
     p = _Parser(prog="musetui cache", description="Inspect or clear the persistent cache.")
     p.add_argument("action", choices=("info", "clear"))
     ns = p.parse_args(list(argv))
+    from musetui.cache import cache_files
     from musetui.config import cache_dir
 
     d = cache_dir()
+    files = cache_files()
     if ns.action == "info":
-        files = sorted(d.glob("*")) if d.exists() else []
         size = sum(f.stat().st_size for f in files if f.is_file())
-        sys.stdout.write(f"cache directory: {d}\nfiles: {len(files)}\nbytes: {size}\n")
+        dbs = [f for f in files if f.suffix == ".sqlite3"]
+        sys.stdout.write(f"cache directory: {d}\ndatabases: {len(dbs)}\nbytes: {size}\n")
+        for f in dbs:
+            sys.stdout.write(f"  {f.name}\n")
         return 0
-    removed = 0
-    if d.exists():
-        for f in d.glob("*"):
-            if f.is_file():
-                f.unlink()
-                removed += 1
-    sys.stdout.write(f"removed {removed} cache files from {d}\n")
+    for f in files:
+        f.unlink(missing_ok=True)
+    sys.stdout.write(f"removed {len(files)} cache files from {d}\n")
     return 0
 
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
+from musetui.cache import CachedFile, IndexCache, unpickle_outcome
 from musetui.fingerprints.attribution import mark_outliers
 from musetui.model import SessionSummary
 from musetui.reader import kind_of
@@ -34,6 +35,9 @@ class FileEntry:
     root: str
     size: int
     maybe: bool  # extension does not promise JSON: sniff the first bytes
+    dev: int = 0
+    ino: int = 0
+    mtime_ns: int = 0
 
 
 @dataclass(slots=True)
@@ -72,25 +76,38 @@ def walk_roots(roots: Sequence[str], diagnostics: list[Diagnostic]) -> list[File
             diagnostics.append(Diagnostic(root, 0, f"cannot read root: {exc.strerror or exc}"))
             continue
         if stat.S_ISREG(st.st_mode):
-            out.append(FileEntry(root_abs, os.path.basename(root_abs), root_abs, st.st_size, False))
+            out.append(
+                FileEntry(root_abs, os.path.basename(root_abs), root_abs, st.st_size, False, st.st_dev, st.st_ino, st.st_mtime_ns)
+            )
             continue
         if not stat.S_ISDIR(st.st_mode):
             diagnostics.append(Diagnostic(root, 0, f"skipped: not a regular file ({kind_of(st.st_mode)})"))
             continue
         visited: set[tuple[int, int]] = {(st.st_dev, st.st_ino)}
-        stack: list[tuple[str, str]] = [(root_abs, "")]
+        stack: list[tuple[str, str, int]] = [(root_abs, "", st.st_dev)]
         while stack:
-            dpath, drel = stack.pop()
+            dpath, drel, dev = stack.pop()
             try:
                 with os.scandir(dpath) as it:
                     entries = sorted(it, key=lambda e: e.name)
             except OSError as exc:
                 diagnostics.append(Diagnostic(drel or ".", 0, f"unreadable directory: {exc.strerror or exc}"))
                 continue
-            subdirs: list[tuple[str, str]] = []
+            subdirs: list[tuple[str, str, int]] = []
             for e in entries:
                 rel = f"{drel}/{e.name}" if drel else e.name
                 try:
+                    is_link = e.is_symlink()
+                    if not is_link and e.is_dir(follow_symlinks=False):
+                        # A real directory: its inode comes free from the directory entry.
+                        ident = (dev, e.inode())
+                        if ident not in visited:
+                            visited.add(ident)
+                            subdirs.append((e.path, rel, dev))
+                        continue
+                    cand = _candidate(e.name)
+                    if cand is False and not is_link:
+                        continue
                     est = e.stat(follow_symlinks=True)
                 except OSError as exc:
                     if e.is_symlink():
@@ -106,16 +123,15 @@ def walk_roots(roots: Sequence[str], diagnostics: list[Diagnostic]) -> list[File
                         diagnostics.append(Diagnostic(rel, 0, "skipped: symlink loop (directory already visited)"))
                         continue
                     visited.add(ident)
-                    subdirs.append((e.path, rel))
+                    subdirs.append((e.path, rel, est.st_dev))
+                elif cand is False:
+                    continue
                 elif stat.S_ISREG(mode):
-                    cand = _candidate(e.name)
-                    if cand is False:
-                        continue
-                    out.append(FileEntry(e.path, rel, root_abs, est.st_size, cand is None))
+                    out.append(
+                        FileEntry(e.path, rel, root_abs, est.st_size, cand is None, est.st_dev, est.st_ino, est.st_mtime_ns)
+                    )
                 else:
-                    cand = _candidate(e.name)
-                    if cand is not False:
-                        diagnostics.append(Diagnostic(rel, 0, f"skipped: {kind_of(mode)} (not opened)"))
+                    diagnostics.append(Diagnostic(rel, 0, f"skipped: {kind_of(mode)} (not opened)"))
             stack.extend(reversed(subdirs))
     return out
 
@@ -148,6 +164,10 @@ class Index:
     roots: list[str]
     workers: int | None = None
     keep_offsets: bool = False
+    use_cache: bool = False
+    cache_hits: int = 0
+    scanned_files: int = 0
+    notices: list[str] = field(default_factory=list)
     sessions: list[SessionSummary] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
     offsets: dict[str, bytes] = field(default_factory=dict)
@@ -157,27 +177,76 @@ class Index:
     files: list[FileEntry] = field(default_factory=list)
 
     def iter_scan(self, cancelled: Callable[[], bool] | None = None) -> Iterator[tuple[Outcome, Progress]]:
-        """Scan every file, yielding each outcome as it completes (in walk order)."""
+        """Scan every file, yielding each outcome as it completes.
+
+        With the cache on, files whose identity (device, inode, size, mtime) is unchanged
+        are not read: their stored outcome is used (these come first). The rest are
+        scanned in walk order and stored when the scan ends (or is cancelled).
+        """
         self.files = walk_roots(self.roots, self.diagnostics)
         total_bytes = sum(f.size for f in self.files)
         bytes_done = 0
+        done = 0
         workers = self.workers if self.workers is not None else (os.cpu_count() or 1)
-        for done, (outcome, entry) in enumerate(self._outcomes(workers, total_bytes, cancelled), start=1):
-            bytes_done += entry.size
-            self.diagnostics.extend(outcome.diagnostics)
-            if outcome.summary is not None:
-                self.sessions.append(outcome.summary)
-                self.by_key[outcome.summary.key] = outcome.summary
-                if outcome.offsets:
-                    self.offsets[outcome.summary.key] = outcome.offsets
-            yield outcome, Progress(done, len(self.files), bytes_done, total_bytes, len(self.sessions))
-            if cancelled is not None and cancelled():
-                return
+        caches: dict[str, IndexCache] = {}
+        to_scan = self.files
+        if self.use_cache:
+            to_scan = []
+            for root in dict.fromkeys(f.root for f in self.files):
+                caches[root] = IndexCache(root)
+            rows: dict[str, CachedFile] = {}
+            for c in caches.values():
+                rows.update(c.load())
+                self.notices.extend(c.notices)
+            for e in self.files:
+                row = rows.get(e.abspath)
+                outcome = None
+                if row is not None and row.matches(e.dev, e.ino, e.size, e.mtime_ns):
+                    outcome = unpickle_outcome(row.outcome)
+                if not isinstance(outcome, Outcome):
+                    to_scan.append(e)
+                    continue
+                self.cache_hits += 1
+                done += 1
+                bytes_done += e.size
+                self._take(outcome)
+                yield outcome, Progress(done, len(self.files), bytes_done, total_bytes, len(self.sessions))
+                if cancelled is not None and cancelled():
+                    return
+        fresh: list[tuple[FileEntry, Outcome]] = []
+        complete = False
+        try:
+            for outcome, entry in self._outcomes(to_scan, workers, sum(f.size for f in to_scan), cancelled):
+                done += 1
+                bytes_done += entry.size
+                fresh.append((entry, outcome))
+                self._take(outcome)
+                yield outcome, Progress(done, len(self.files), bytes_done, total_bytes, len(self.sessions))
+                if cancelled is not None and cancelled():
+                    return
+            complete = True
+        finally:
+            self.scanned_files = len(fresh)
+            for root, cache in caches.items():
+                rows_out = [
+                    (e.abspath, e.dev, e.ino, e.size, e.mtime_ns, o) for e, o in fresh if e.root == root
+                ]
+                keep = {e.abspath for e in self.files if e.root == root} if complete else None
+                cache.store(rows_out, keep)
+                self.notices.extend(n for n in cache.notices if n not in self.notices)
+                cache.close()
+
+    def _take(self, outcome: Outcome) -> None:
+        self.diagnostics.extend(outcome.diagnostics)
+        if outcome.summary is not None:
+            self.sessions.append(outcome.summary)
+            self.by_key[outcome.summary.key] = outcome.summary
+            if outcome.offsets:
+                self.offsets[outcome.summary.key] = outcome.offsets
 
     def _outcomes(
-        self, workers: int, total_bytes: int, cancelled: Callable[[], bool] | None
+        self, files: list[FileEntry], workers: int, total_bytes: int, cancelled: Callable[[], bool] | None
     ) -> Iterator[tuple[Outcome, FileEntry]]:
-        files = self.files
         if workers <= 1 or total_bytes < PARALLEL_MIN_BYTES or len(files) < 8:
             for e in files:
                 yield _scan_entry(e, self.keep_offsets), e

@@ -405,6 +405,10 @@ def mark_outliers(sessions: Sequence[SessionSummary]) -> None:
     """
     by_parent: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     by_fleet: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    for s in sessions:  # outliers are relative to this fleet: recompute from scratch
+        if "outlier" in s.attribution.flags:
+            s.attribution.flags.remove("outlier")
+            s.attribution.evidence = [e for e in s.attribution.evidence if e.detector != "outlier"]
     for s in sessions:
         p = s.attribution.provider
         if p == "unknown":

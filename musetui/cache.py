@@ -1,0 +1,205 @@
+"""The persistent index cache: one SQLite database per root, under the user's cache directory.
+
+Each scanned file is keyed by its absolute path and identified by (device, inode, size,
+mtime_ns). A file whose identity is unchanged is not read again. The database is in WAL
+mode, so several musetui processes can read and write it; a database that is corrupt,
+from another schema or from another engine version is rebuilt (with a notice), never
+trusted blindly and never fatal. Nothing is ever written under a scanned root.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import pickle
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from musetui import __version__
+from musetui.config import cache_dir
+
+#: Bump when the stored layout or the meaning of stored outcomes changes.
+SCHEMA_VERSION = 1
+
+
+def engine_stamp() -> str:
+    """What cached verdicts depend on: schema, musetui version, and the model catalogue in use."""
+    from musetui.config import config_dir
+
+    parts = [str(SCHEMA_VERSION), __version__]
+    builtin = Path(__file__).resolve().parent / "fingerprints" / "catalogue.toml"
+    user = config_dir() / "catalogue.toml"
+    for p in (builtin, user):
+        try:
+            st = p.stat()
+            parts.append(f"{p}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{p}:absent")
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
+def db_path(root: str) -> Path:
+    """The database file for one root (absolute path), inside the cache directory."""
+    root_abs = os.path.abspath(root)
+    slug = "".join(c if c.isalnum() else "-" for c in os.path.basename(root_abs) or "root")[:40]
+    digest = hashlib.sha256(root_abs.encode()).hexdigest()[:16]
+    return cache_dir() / f"index-{slug}-{digest}.sqlite3"
+
+
+@dataclass(slots=True)
+class CachedFile:
+    """One file's row: its identity when scanned and what the scan produced."""
+
+    path: str
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+    outcome: bytes  # pickled scanner.Outcome
+
+    def matches(self, dev: int, ino: int, size: int, mtime_ns: int) -> bool:
+        """True when the file on disk is the one that was scanned."""
+        return (self.dev, self.ino, self.size, self.mtime_ns) == (dev, ino, size, mtime_ns)
+
+
+class IndexCache:
+    """Read and update the cached outcomes of one root."""
+
+    def __init__(self, root: str) -> None:
+        self.root = os.path.abspath(root)
+        self.path = db_path(self.root)
+        self.notices: list[str] = []
+        self.conn: sqlite3.Connection | None = None
+        self._open()
+
+    def _open(self) -> None:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            self.notices.append(f"cache disabled: cannot create {self.path.parent}: {exc.strerror or exc}")
+            return
+        if _inside(self.path, self.root):
+            self.notices.append("cache disabled: the cache directory lies inside the scanned root")
+            return
+        for attempt in range(2):
+            try:
+                self.conn = self._connect()
+                return
+            except (sqlite3.DatabaseError, _Stale) as exc:
+                self._close()
+                if attempt == 0:
+                    self.notices.append(f"cache rebuilt: {exc}")
+                    self._remove()
+                else:
+                    self.notices.append(f"cache disabled: {exc}")
+
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, "
+                "size INTEGER, mtime_ns INTEGER, outcome BLOB NOT NULL)"
+            )
+            rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            stamp = engine_stamp()
+            if not rows:
+                conn.executemany(
+                    "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                    [("schema", str(SCHEMA_VERSION)), ("engine", stamp), ("root", self.root)],
+                )
+            elif rows.get("schema") != str(SCHEMA_VERSION):
+                raise _Stale(f"schema {rows.get('schema')} is not {SCHEMA_VERSION}")
+            elif rows.get("engine") != stamp:
+                raise _Stale("made by another musetui version or model catalogue")
+            elif rows.get("root") != self.root:
+                raise _Stale("made for another root")
+            conn.execute("PRAGMA quick_check(1)").fetchone()
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _close(self) -> None:
+        if self.conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.close()
+        self.conn = None
+
+    def _remove(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                Path(str(self.path) + suffix).unlink()
+
+    @property
+    def enabled(self) -> bool:
+        """False when the cache could not be opened (the scan goes on without it)."""
+        return self.conn is not None
+
+    def load(self) -> dict[str, CachedFile]:
+        """Every cached row, by absolute path."""
+        if self.conn is None:
+            return {}
+        try:
+            rows = self.conn.execute("SELECT path, dev, ino, size, mtime_ns, outcome FROM files").fetchall()
+        except sqlite3.DatabaseError as exc:
+            self.notices.append(f"cache unreadable, scanning without it: {exc}")
+            self._close()
+            return {}
+        return {r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows}
+
+    def store(self, rows: Iterable[tuple[str, int, int, int, int, Any]], keep: set[str] | None) -> None:
+        """Write new outcomes and, when ``keep`` is given, drop rows for files no longer present."""
+        if self.conn is None:
+            return
+        data = [(p, dev, ino, size, mtime, pickle.dumps(o, protocol=pickle.HIGHEST_PROTOCOL)) for p, dev, ino, size, mtime, o in rows]
+        try:
+            self.conn.execute("BEGIN IMMEDIATE")
+            if data:
+                self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)", data)
+            if keep is not None:
+                gone = [(p,) for (p,) in self.conn.execute("SELECT path FROM files").fetchall() if p not in keep]
+                if gone:
+                    self.conn.executemany("DELETE FROM files WHERE path = ?", gone)
+            self.conn.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("ROLLBACK")
+            self.notices.append(f"cache not updated (another musetui is writing it): {exc}")
+        except sqlite3.DatabaseError as exc:
+            self.notices.append(f"cache not updated: {exc}")
+
+    def close(self) -> None:
+        """Close the database."""
+        self._close()
+
+
+class _Stale(Exception):
+    """The database exists but cannot be used as it is."""
+
+
+def unpickle_outcome(blob: bytes) -> Any:
+    """A cached outcome, or None when the blob is unreadable (the file is rescanned)."""
+    try:
+        return pickle.loads(blob)
+    except Exception:  # a damaged row must never be fatal
+        return None
+
+
+def _inside(path: Path, root: str) -> bool:
+    try:
+        return os.path.commonpath([str(path.resolve()), os.path.realpath(root)]) == os.path.realpath(root)
+    except ValueError:
+        return False
+
+
+def cache_files() -> list[Path]:
+    """The database files in the cache directory."""
+    d = cache_dir()
+    return sorted(p for p in d.glob("index-*.sqlite3*")) if d.is_dir() else []

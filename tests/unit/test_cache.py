@@ -1,0 +1,153 @@
+"""The persistent cache: reuse, invalidation matrix, corruption, schema bumps, concurrency."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from musetui import cache as cache_mod
+from musetui.cache import db_path
+from musetui.index import Index
+
+
+def _line(sid: str, i: int) -> bytes:
+    return orjson.dumps(
+        {
+            "stream": {"kind": "session", "id": sid},
+            "recorded_at": 1790000000000000 + i * 1_000_000,
+            "payload": {"kind": "run", "event": {"kind": "assistant_message_committed", "message_id": f"m{i}", "text": "t"}},
+        }
+    ) + b"\n"
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "root"
+    for sid in ("A", "B", "C"):
+        d = root / "sessions" / sid
+        d.mkdir(parents=True)
+        (d / "session.jsonl").write_bytes(b"".join(_line(sid, i) for i in range(5)))
+    return root
+
+
+def _scan(root: Path) -> Index:
+    return Index([str(root)], workers=1, use_cache=True).scan()
+
+
+def _items(index: Index) -> dict[str, int]:
+    return {s.session_id or "": s.items for s in index.sessions}
+
+
+def test_cache_lives_in_the_cache_dir_not_the_tree(tree: Path) -> None:
+    _scan(tree)
+    p = db_path(str(tree))
+    assert p.exists()
+    assert str(p).startswith(os.environ["MUSETUI_CACHE_DIR"])
+    assert not any(f.suffix.startswith(".sqlite") for f in tree.rglob("*"))
+
+
+def test_unchanged_files_are_not_read(tree: Path) -> None:
+    first = _scan(tree)
+    assert (first.cache_hits, first.scanned_files) == (0, 3)
+    second = _scan(tree)
+    assert (second.cache_hits, second.scanned_files) == (3, 0)
+    assert [s.record() for s in second.sorted_sessions()] == [s.record() for s in first.sorted_sessions()]
+
+
+def test_invalidation_matrix(tree: Path) -> None:
+    _scan(tree)
+    a = tree / "sessions/A/session.jsonl"
+    b = tree / "sessions/B/session.jsonl"
+    c = tree / "sessions/C/session.jsonl"
+    # append
+    with open(a, "ab") as f:
+        f.write(_line("A", 5))
+    # truncate (size shrinks)
+    b.write_bytes(_line("B", 0))
+    # touch without change
+    st = c.stat()
+    os.utime(c, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    idx = _scan(tree)
+    assert _items(idx) == {"A": 6, "B": 1, "C": 5}
+    assert idx.scanned_files == 3 and idx.cache_hits == 0
+    # replace (new inode, same size and mtime)
+    data = c.read_bytes()
+    st = c.stat()
+    tmp = c.with_suffix(".tmp")
+    tmp.write_bytes(data.replace(b'"t"', b'"u"'))
+    os.replace(tmp, c)
+    os.utime(c, ns=(st.st_atime_ns, st.st_mtime_ns))
+    idx = _scan(tree)
+    assert idx.scanned_files == 1 and idx.cache_hits == 2
+    # delete
+    a.unlink()
+    idx = _scan(tree)
+    assert _items(idx) == {"B": 1, "C": 5}
+    with sqlite3.connect(db_path(str(tree))) as conn:
+        paths = [r[0] for r in conn.execute("SELECT path FROM files")]
+    assert str(a) not in paths and len(paths) == 2
+
+
+def test_corrupt_database_is_rebuilt(tree: Path) -> None:
+    _scan(tree)
+    p = db_path(str(tree))
+    for suffix in ("-wal", "-shm"):
+        Path(str(p) + suffix).unlink(missing_ok=True)
+    p.write_bytes(b"this is not a database" * 100)
+    idx = _scan(tree)
+    assert _items(idx) == {"A": 5, "B": 5, "C": 5}
+    assert any("rebuilt" in n for n in idx.notices)
+    assert _scan(tree).cache_hits == 3
+
+
+def test_damaged_row_is_rescanned(tree: Path) -> None:
+    _scan(tree)
+    with sqlite3.connect(db_path(str(tree))) as conn:
+        conn.execute("UPDATE files SET outcome = x'00ff00'")
+    idx = _scan(tree)
+    assert idx.scanned_files == 3 and _items(idx) == {"A": 5, "B": 5, "C": 5}
+
+
+def test_schema_bump_rebuilds(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _scan(tree)
+    monkeypatch.setattr(cache_mod, "SCHEMA_VERSION", cache_mod.SCHEMA_VERSION + 1)
+    idx = _scan(tree)
+    assert idx.scanned_files == 3
+    assert any("schema" in n for n in idx.notices)
+    assert _scan(tree).cache_hits == 3
+
+
+def test_catalogue_change_invalidates(tree: Path) -> None:
+    _scan(tree)
+    cfg = Path(os.environ["MUSETUI_CONFIG_DIR"])
+    cfg.mkdir(parents=True, exist_ok=True)
+    (cfg / "catalogue.toml").write_text("")
+    idx = _scan(tree)
+    assert idx.scanned_files == 3
+
+
+def test_no_cache_bypasses_it(tree: Path) -> None:
+    Index([str(tree)], workers=1, use_cache=False).scan()
+    assert not db_path(str(tree)).exists()
+
+
+def test_concurrent_processes(tree: Path) -> None:
+    for i in range(40):
+        d = tree / "sessions" / f"X{i}"
+        d.mkdir()
+        (d / "session.jsonl").write_bytes(b"".join(_line(f"X{i}", j) for j in range(50)))
+    cmd = [sys.executable, "-m", "musetui", "scan", "--json", str(tree)]
+    env = dict(os.environ)
+    procs = [subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env) for _ in range(4)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs), [o[1] for o in outs]
+    records = [[json.loads(x) for x in o[0].splitlines()] for o in outs]
+    assert all(r == records[0] for r in records) and len(records[0]) == 43
+    assert _scan(tree).cache_hits == 43
