@@ -23,7 +23,7 @@ from musetui import __version__
 from musetui.config import cache_dir
 
 #: Bump when the stored layout or the meaning of stored outcomes changes.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def engine_stamp() -> str:
@@ -60,6 +60,7 @@ class CachedFile:
     size: int
     mtime_ns: int
     outcome: bytes  # pickled scanner.Outcome
+    has_state: bool = False  # a resume state is stored (fetched with IndexCache.state_of)
 
     def matches(self, dev: int, ino: int, size: int, mtime_ns: int) -> bool:
         """True when the file on disk is the one that was scanned."""
@@ -105,7 +106,7 @@ class IndexCache:
             conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, "
-                "size INTEGER, mtime_ns INTEGER, outcome BLOB NOT NULL)"
+                "size INTEGER, mtime_ns INTEGER, outcome BLOB NOT NULL, state BLOB)"
             )
             rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
             stamp = engine_stamp()
@@ -147,22 +148,24 @@ class IndexCache:
         if self.conn is None:
             return {}
         try:
-            rows = self.conn.execute("SELECT path, dev, ino, size, mtime_ns, outcome FROM files").fetchall()
+            rows = self.conn.execute(
+                "SELECT path, dev, ino, size, mtime_ns, outcome, state IS NOT NULL FROM files"
+            ).fetchall()
         except sqlite3.DatabaseError as exc:
             self.notices.append(f"cache unreadable, scanning without it: {exc}")
             self._close()
             return {}
-        return {r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows}
+        return {r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows}
 
-    def store(self, rows: Iterable[tuple[str, int, int, int, int, Any]], keep: set[str] | None) -> None:
-        """Write new outcomes and, when ``keep`` is given, drop rows for files no longer present."""
+    def store(self, rows: Iterable[tuple[str, int, int, int, int, bytes, bytes | None]], keep: set[str] | None) -> None:
+        """Write pickled outcomes (and resume states); with ``keep``, drop rows of files no longer present."""
         if self.conn is None:
             return
-        data = [(p, dev, ino, size, mtime, pickle.dumps(o, protocol=pickle.HIGHEST_PROTOCOL)) for p, dev, ino, size, mtime, o in rows]
+        data = list(rows)
         try:
             self.conn.execute("BEGIN IMMEDIATE")
             if data:
-                self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?)", data)
+                self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)", data)
             if keep is not None:
                 gone = [(p,) for (p,) in self.conn.execute("SELECT path FROM files").fetchall() if p not in keep]
                 if gone:
@@ -175,6 +178,16 @@ class IndexCache:
         except sqlite3.DatabaseError as exc:
             self.notices.append(f"cache not updated: {exc}")
 
+    def state_of(self, path: str) -> bytes | None:
+        """The stored resume state of one file (fetched only when a file has grown)."""
+        if self.conn is None:
+            return None
+        try:
+            row = self.conn.execute("SELECT state FROM files WHERE path = ?", (path,)).fetchone()
+        except sqlite3.DatabaseError:
+            return None
+        return row[0] if row else None
+
     def close(self) -> None:
         """Close the database."""
         self._close()
@@ -182,6 +195,13 @@ class IndexCache:
 
 class _Stale(Exception):
     """The database exists but cannot be used as it is."""
+
+
+def unpickle_state(blob: bytes | None) -> Any:
+    """A cached scan state, or None."""
+    if blob is None:
+        return None
+    return unpickle_outcome(blob)
 
 
 def unpickle_outcome(blob: bytes) -> Any:

@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import stat
 import threading
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
-from musetui.cache import CachedFile, IndexCache, unpickle_outcome
+from musetui.cache import CachedFile, IndexCache, unpickle_outcome, unpickle_state
 from musetui.fingerprints.attribution import mark_outliers
 from musetui.model import SessionSummary
 from musetui.reader import kind_of
-from musetui.scanner import Diagnostic, Outcome, scan_file
+from musetui.scanner import Diagnostic, Outcome, ScanState, resume_file, scan_file
 
 JSON_EXTS = frozenset({".jsonl", ".json", ".ndjson", ".jsonlines"})
 MAYBE_EXTS = frozenset({".txt", ".log", ""})
@@ -136,15 +138,32 @@ def walk_roots(roots: Sequence[str], diagnostics: list[Diagnostic]) -> list[File
     return out
 
 
-def _scan_entry(entry: FileEntry, keep_offsets: bool) -> Outcome:
+def _scan_entry(entry: FileEntry, keep_offsets: bool, want_state: bool = False) -> Outcome:
     if entry.maybe and not _looks_like_json(entry.abspath):
         return Outcome(None, [])
-    return scan_file(entry.abspath, entry.relpath, entry.root, keep_offsets=keep_offsets)
+    return scan_file(entry.abspath, entry.relpath, entry.root, keep_offsets=keep_offsets, want_state=want_state)
 
 
-def _scan_chunk(args: tuple[list[FileEntry], bool]) -> list[Outcome]:
-    entries, keep = args
-    return [_scan_entry(e, keep) for e in entries]
+#: Resume states larger than this are not kept (such a file is rescanned whole after an append).
+MAX_STATE_BYTES = 2 * 1024 * 1024
+
+
+def _blobs(outcome: Outcome) -> tuple[bytes, bytes | None]:
+    """The outcome (without its state) and its resume state, pickled for the cache."""
+    state = outcome.state
+    outcome.state = None
+    sblob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL) if state is not None else None
+    if sblob is not None and len(sblob) > MAX_STATE_BYTES:
+        sblob = None
+    return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL), sblob
+
+
+def _scan_chunk(args: tuple[list[FileEntry], bool, bool]) -> list[Any]:
+    entries, keep, want_state = args
+    outcomes = [_scan_entry(e, keep, want_state) for e in entries]
+    if not want_state:
+        return outcomes
+    return [_blobs(o) for o in outcomes]
 
 
 def _looks_like_json(path: str) -> bool:
@@ -167,6 +186,8 @@ class Index:
     use_cache: bool = False
     cache_hits: int = 0
     scanned_files: int = 0
+    resumed: int = 0
+    resumed_bytes: int = 0
     notices: list[str] = field(default_factory=list)
     sessions: list[SessionSummary] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -190,6 +211,7 @@ class Index:
         workers = self.workers if self.workers is not None else (os.cpu_count() or 1)
         caches: dict[str, IndexCache] = {}
         to_scan = self.files
+        resumed_rows: list[tuple[FileEntry, Outcome]] = []
         if self.use_cache:
             to_scan = []
             for root in dict.fromkeys(f.root for f in self.files):
@@ -203,6 +225,20 @@ class Index:
                 outcome = None
                 if row is not None and row.matches(e.dev, e.ino, e.size, e.mtime_ns):
                     outcome = unpickle_outcome(row.outcome)
+                elif row is not None and (row.dev, row.ino) == (e.dev, e.ino) and e.size > row.size and row.has_state:
+                    state = unpickle_state(caches[e.root].state_of(e.abspath))
+                    if isinstance(state, ScanState):
+                        old_offset = state.offset
+                        outcome = resume_file(state, e.abspath, keep_offsets=self.keep_offsets)
+                        if isinstance(outcome, Outcome):
+                            self.resumed += 1
+                            self.resumed_bytes += (outcome.summary.read_bytes if outcome.summary else e.size) - old_offset
+                            resumed_rows.append((e, outcome))
+                            done += 1
+                            bytes_done += e.size
+                            self._take(outcome)
+                            yield outcome, Progress(done, len(self.files), bytes_done, total_bytes, len(self.sessions))
+                            continue
                 if not isinstance(outcome, Outcome):
                     to_scan.append(e)
                     continue
@@ -213,23 +249,24 @@ class Index:
                 yield outcome, Progress(done, len(self.files), bytes_done, total_bytes, len(self.sessions))
                 if cancelled is not None and cancelled():
                     return
-        fresh: list[tuple[FileEntry, Outcome]] = []
+        fresh: list[tuple[FileEntry, tuple[bytes, bytes | None]]] = [(e, _blobs(o)) for e, o in resumed_rows]
         complete = False
         try:
-            for outcome, entry in self._outcomes(to_scan, workers, sum(f.size for f in to_scan), cancelled):
+            for outcome, entry, blobs in self._outcomes(to_scan, workers, sum(f.size for f in to_scan), cancelled):
                 done += 1
                 bytes_done += entry.size
-                fresh.append((entry, outcome))
+                if blobs is not None:
+                    fresh.append((entry, blobs))
                 self._take(outcome)
                 yield outcome, Progress(done, len(self.files), bytes_done, total_bytes, len(self.sessions))
                 if cancelled is not None and cancelled():
                     return
             complete = True
         finally:
-            self.scanned_files = len(fresh)
+            self.scanned_files = len(fresh) - len(resumed_rows)
             for root, cache in caches.items():
                 rows_out = [
-                    (e.abspath, e.dev, e.ino, e.size, e.mtime_ns, o) for e, o in fresh if e.root == root
+                    (e.abspath, e.dev, e.ino, e.size, e.mtime_ns, b[0], b[1]) for e, b in fresh if e.root == root
                 ]
                 keep = {e.abspath for e in self.files if e.root == root} if complete else None
                 cache.store(rows_out, keep)
@@ -246,19 +283,26 @@ class Index:
 
     def _outcomes(
         self, files: list[FileEntry], workers: int, total_bytes: int, cancelled: Callable[[], bool] | None
-    ) -> Iterator[tuple[Outcome, FileEntry]]:
+    ) -> Iterator[tuple[Outcome, FileEntry, tuple[bytes, bytes | None] | None]]:
+        want_state = self.use_cache
         if workers <= 1 or total_bytes < PARALLEL_MIN_BYTES or len(files) < 8:
             for e in files:
-                yield _scan_entry(e, self.keep_offsets), e
+                o = _scan_entry(e, self.keep_offsets, want_state)
+                blobs = _blobs(o) if want_state else None
+                yield o, e, blobs
             return
         method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
         ctx = multiprocessing.get_context(method)
         chunks = _chunk(files, max(1, min(64, len(files) // (workers * 8) or 1)))
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             try:
-                for chunk, outcomes in zip(chunks, pool.map(_scan_chunk, [(c, self.keep_offsets) for c in chunks]), strict=True):
-                    for e, o in zip(chunk, outcomes, strict=True):
-                        yield o, e
+                jobs = [(c, self.keep_offsets, want_state) for c in chunks]
+                for chunk, results in zip(chunks, pool.map(_scan_chunk, jobs), strict=True):
+                    for e, r in zip(chunk, results, strict=True):
+                        if want_state:
+                            yield pickle.loads(r[0]), e, r
+                        else:
+                            yield r, e, None
                     if cancelled is not None and cancelled():
                         break
             finally:

@@ -8,6 +8,7 @@ the raw bytes; a handful of lines re-parsed with orjson to name evidence fields.
 from __future__ import annotations
 
 import os
+import pickle
 from array import array
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -20,7 +21,7 @@ from musetui.fingerprints import extract
 from musetui.fingerprints.attribution import EXAMPLES, TOL_AFTER_CREATED_S, Located, attribute
 from musetui.fingerprints.catalogue import load_catalogue
 from musetui.model import Malformed, SessionSummary, parse_time
-from musetui.reader import MAX_DOCUMENT_BYTES, MAX_LINE_BYTES, NotRegularFile, read_file
+from musetui.reader import MAX_DOCUMENT_BYTES, MAX_LINE_BYTES, NotRegularFile, read_file, read_range
 from musetui.sources.base import ZONE_MODEL
 
 #: Malformed lines listed per session (all are counted).
@@ -47,6 +48,7 @@ class Outcome:
     summary: SessionSummary | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     offsets: bytes = b""  # array('Q') of record start offsets, when requested
+    state: Any = None  # a ScanState when the scan can be resumed after an append
 
 
 def _classify(exc: BaseException, line: bytes, partial_last: bool, grew: bool) -> str:
@@ -82,6 +84,30 @@ def _split(data: bytes) -> tuple[list[bytes], list[int], bool]:
     return lines, starts, partial and bool(lines)
 
 
+@dataclass(slots=True)
+class ScanState:
+    """Everything needed to continue scanning a file after its last complete line.
+
+    ``frozen`` is the pickled (summary, observer) pair *before* the summary was finished
+    and attributed, so resuming never applies a one-time step twice.
+    """
+
+    frozen: bytes
+    fmt: str | None
+    sse: bool
+    n_lines: int  # physical lines consumed
+    offset: int  # bytes consumed; always just after a newline
+    items: int
+    malformed: list[Malformed]
+    malformed_count: int
+    located: list[Located]
+    collapsed: dict[tuple[str, str, str | None, int], list[Located]]
+    seen: set[bytes]
+    first_time: Any
+    last_time: Any
+    record_starts: bytes
+
+
 def scan_file(
     abspath: str,
     relpath: str,
@@ -89,6 +115,7 @@ def scan_file(
     *,
     keep_offsets: bool = False,
     attribute_session: bool = True,
+    want_state: bool = False,
 ) -> Outcome:
     """Scan one file. Never raises for bad content; OS errors become diagnostics."""
     try:
@@ -112,7 +139,29 @@ def scan_file(
     )
     if not data.strip():
         return Outcome(None, [Diagnostic(relpath, 0, "empty file: no records")])
-    return scan_bytes(data, summary, grew=fd.grew, keep_offsets=keep_offsets, attribute_session=attribute_session)
+    return scan_bytes(
+        data, summary, grew=fd.grew, keep_offsets=keep_offsets, attribute_session=attribute_session, want_state=want_state
+    )
+
+
+def resume_file(state: ScanState, abspath: str, *, keep_offsets: bool = False) -> Outcome | None:
+    """Continue a scan from ``state.offset``, reading only the appended bytes.
+
+    Returns None when the file cannot be resumed (it shrank, or the byte before the
+    resume point is no longer a newline): the caller rescans it whole.
+    """
+    try:
+        if state.offset <= 0 or read_range(abspath, state.offset - 1, 1) != b"\n":
+            return None
+        fd = read_file(abspath, state.offset)
+    except OSError:
+        return None
+    if fd.size < state.offset:
+        return None
+    summary, observer = pickle.loads(state.frozen)
+    summary.size, summary.mtime_ns, summary.inode, summary.device = fd.size, fd.mtime_ns, fd.inode, fd.device
+    summary.read_bytes = state.offset + len(fd.data)
+    return _scan_lines(fd.data, summary, observer, state, grew=fd.grew, keep_offsets=keep_offsets, attribute_session=True, want_state=True)
 
 
 def scan_bytes(
@@ -122,46 +171,80 @@ def scan_bytes(
     grew: bool = False,
     keep_offsets: bool = False,
     attribute_session: bool = True,
+    want_state: bool = False,
 ) -> Outcome:
-    """Scan the bytes of one file into ``summary``."""
-    relpath = summary.path
-    diags: list[Diagnostic] = []
-    lines, starts, partial_last = _split(data)
-    if partial_last and grew:
-        # Growing file: stop at the last complete line; the rest is read next time.
-        dropped = len(lines[-1])
-        lines.pop()
-        starts.pop()
-        partial_last = False
-        summary.read_bytes -= dropped
-        summary.notes.append(f"file grew during the scan: read up to byte {summary.read_bytes} (last complete line)")
-    n = len(lines)
-    times: list[Any] = [None] * n
-    zones = bytearray(n)
-    record_starts = array("Q")
-    malformed: list[Malformed] = []
-    parser = simdjson.Parser()
-    observer = None
-    fmt: str | None = None
-    rule = ""
-    pending: list[int] = []  # record lines seen before the format was known
-    sse = data[:6] in (b"data: ", b"event:") or data[:5] == b"data:"
-    document: Any = None
-    stripped = data.lstrip()
-    if stripped[:1] in (b"{", b"[") and n > 1 and len(data) <= MAX_DOCUMENT_BYTES:
-        first = lines[0].strip()
-        if first in (b"{", b"[") or not _parses(parser, first):
+    """Scan the bytes of one whole file into ``summary``."""
+    lines0 = data.split(b"\n", 1)
+    first_line = lines0[0].strip()
+    if data.lstrip()[:1] in (b"{", b"[") and len(lines0) > 1 and len(data) <= MAX_DOCUMENT_BYTES:
+        document: Any = None
+        if first_line in (b"{", b"[") or not _parses(simdjson.Parser(), first_line):
             try:
                 document = orjson.loads(data)
             except orjson.JSONDecodeError:
                 document = None
-    if document is not None:
-        return _scan_document(data, document, summary, starts, keep_offsets, attribute_session)
+        if document is not None:
+            _lines, starts, _partial = _split(data)
+            return _scan_document(data, document, summary, starts, keep_offsets, attribute_session)
+    state = ScanState(
+        frozen=b"",
+        fmt=None,
+        sse=data[:6] in (b"data: ", b"event:") or data[:5] == b"data:",
+        n_lines=0,
+        offset=0,
+        items=0,
+        malformed=[],
+        malformed_count=0,
+        located=[],
+        collapsed={},
+        seen=set(),
+        first_time=None,
+        last_time=None,
+        record_starts=b"",
+    )
+    return _scan_lines(data, summary, None, state, grew=grew, keep_offsets=keep_offsets,
+                       attribute_session=attribute_session, want_state=want_state)
 
+
+def _scan_lines(
+    data: bytes,
+    summary: SessionSummary,
+    observer: Any,
+    state: ScanState,
+    *,
+    grew: bool,
+    keep_offsets: bool,
+    attribute_session: bool,
+    want_state: bool,
+) -> Outcome:
+    """Validate and observe the lines of ``data`` (which starts at ``state.offset``), then conclude."""
+    relpath = summary.path
+    diags: list[Diagnostic] = []
+    base_off = state.offset
+    base_line = state.n_lines
+    lines, rel_starts, partial_last = _split(data)
+    if partial_last and grew:
+        # Growing file: stop at the last complete line; the rest is read next time.
+        dropped = len(lines[-1])
+        lines.pop()
+        rel_starts.pop()
+        partial_last = False
+        summary.read_bytes -= dropped
+        summary.notes = [n for n in summary.notes if not n.startswith("file grew during the scan")]
+        summary.notes.append(f"file grew during the scan: read up to byte {summary.read_bytes} (last complete line)")
+    n = len(lines)
+    starts = [base_off + x for x in rel_starts] if base_off else rel_starts
+    times: list[Any] = [None] * n
+    zones = bytearray(n)
+    parser = simdjson.Parser()
+    sse = state.sse
+    fmt = state.fmt
+    pending: list[int] = []  # record lines seen before the format was known
+    records: list[int] = []  # indices (in this chunk) of valid records
+    malformed: list[Malformed] = []
+    probe = sources.probe_for(fmt or "generic")
+    observe_all = probe.observe_all
     items = 0
-    records: list[int] = []  # line indices of valid records
-    probe = sources.probe_for("generic")
-    observe_all = True
     for i in range(n):
         line = lines[i]
         if not line:
@@ -181,12 +264,12 @@ def scan_bytes(
             elif line.startswith((b"event:", b"id:", b":", b"retry:")):
                 continue
         if len(line) > MAX_LINE_BYTES:
-            malformed.append(Malformed(i + 1, starts[i], f"line of {len(line):,} bytes exceeds the {MAX_LINE_BYTES // 2**20} MiB limit"))
+            malformed.append(Malformed(base_line + i + 1, starts[i], f"line of {len(line):,} bytes exceeds the {MAX_LINE_BYTES // 2**20} MiB limit"))
             continue
         try:
             doc = parser.parse(line)
         except (ValueError, RuntimeError, UnicodeDecodeError) as exc:
-            malformed.append(Malformed(i + 1, starts[i], _classify(exc, line, partial_last and i == n - 1, grew)))
+            malformed.append(Malformed(base_line + i + 1, starts[i], _classify(exc, line, partial_last and i == n - 1, grew)))
             continue
         items += 1
         records.append(i)
@@ -203,59 +286,80 @@ def scan_bytes(
             observe_all = probe.observe_all
             for j in pending:
                 pdoc = parser.parse(_clean(lines[j], sse))
-                times[j], zones[j] = observer.observe(pdoc, j + 1)
+                times[j], zones[j] = observer.observe(pdoc, base_line + j + 1)
                 del pdoc
             pending.clear()
-            times[i], zones[i] = observer.observe(doc, i + 1)
+            times[i], zones[i] = observer.observe(doc, base_line + i + 1)
         elif observe_all or probe.glean(line, observer):
-            times[i], zones[i] = observer.observe(doc, i + 1)
+            times[i], zones[i] = observer.observe(doc, base_line + i + 1)
         del doc
-    if observer is None:
-        if pending:
-            summary.format, summary.format_rule = "generic", "generic: no format rule matched the first records"
-            observer = sources.observer_for("generic", summary)
-            for j in pending:
-                pdoc = parser.parse(_clean(lines[j], sse))
-                times[j], zones[j] = observer.observe(pdoc, j + 1)
-                del pdoc
-        else:
-            for m in malformed[:MAX_LISTED_MALFORMED]:
-                diags.append(Diagnostic(relpath, m.line, f"malformed: {m.reason}"))
-            what = "binary file" if b"\x00" in data[:8192] else "no JSON records"
-            diags.append(Diagnostic(relpath, 0, f"{what}: {len(malformed)} malformed lines, nothing to index"))
-            return Outcome(None, diags)
-    if keep_offsets:
-        record_starts.extend(starts[i] for i in records)
-    summary.items = items
-    summary.malformed_lines = len(malformed)
-    summary.malformed = malformed[:MAX_LISTED_MALFORMED]
-    for m in summary.malformed:
+    if observer is None and pending:
+        fmt = "generic"
+        summary.format, summary.format_rule = fmt, "generic: no format rule matched the first records"
+        observer = sources.observer_for(fmt, summary)
+        probe = sources.probe_for(fmt)
+        observe_all = True
+        for j in pending:
+            pdoc = parser.parse(_clean(lines[j], sse))
+            times[j], zones[j] = observer.observe(pdoc, base_line + j + 1)
+            del pdoc
+    state.malformed.extend(malformed[: max(0, MAX_LISTED_MALFORMED - len(state.malformed))])
+    state.malformed_count += len(malformed)
+    for m in malformed[:MAX_LISTED_MALFORMED]:
         diags.append(Diagnostic(relpath, m.line, f"malformed: {m.reason}"))
     if len(malformed) > MAX_LISTED_MALFORMED:
         diags.append(Diagnostic(relpath, 0, f"… {len(malformed) - MAX_LISTED_MALFORMED} more malformed lines"))
+    if observer is None:
+        what = "binary file" if b"\x00" in data[:8192] else "no JSON records"
+        diags.append(Diagnostic(relpath, 0, f"{what}: {len(malformed)} malformed lines, nothing to index"))
+        return Outcome(None, diags)
+    state.fmt = fmt
+    state.items += items
+    if keep_offsets or want_state:
+        offs = array("Q")
+        offs.frombytes(state.record_starts)
+        offs.extend(starts[i] for i in records)
+        state.record_starts = offs.tobytes()
     observer.raw_finish(data)
-    observer.finish()
-    if not observe_all:
-        # Times of unobserved lines come from the raw probe, only where needed.
-        for i in records:
-            if times[i] is None:
-                times[i] = probe.time(lines[i])
-                if times[i] is not None:
-                    break
-        for i in reversed(records):
-            if times[i] is None:
-                times[i] = probe.time(lines[i])
-                if times[i] is not None:
-                    break
-    _set_span(summary, times)
+    # Record times: the first ever, and the last of this chunk (raw probes where unobserved).
+    for i in records:
+        t = times[i] if times[i] is not None or observe_all else probe.time(lines[i])
+        if t is not None:
+            if state.first_time is None:
+                state.first_time = t
+            break
+    for i in reversed(records):
+        t = times[i] if times[i] is not None or observe_all else probe.time(lines[i])
+        if t is not None:
+            state.last_time = t
+            break
     if attribute_session:
-        if summary.format in sources.API_FORMATS:
-            located = _walk_lines(lines, starts, times, zones, sse)
+        if fmt in sources.API_FORMATS:
+            state.located.extend(_walk_lines(lines, base_line, times, zones, sse, state.seen))
         else:
-            located = _raw_evidence(data, starts, lines, times, zones, None if observe_all else probe)
-        resolver = _Resolver(lines, sse)
-        summary.attribution = attribute(summary, located, _lookup(), resolver)
-    return Outcome(summary, diags, record_starts.tobytes() if keep_offsets else b"")
+            state.located.extend(
+                _raw_evidence(data, rel_starts, base_line, lines, times, zones, None if observe_all else probe, state)
+            )
+    consumed = sum(len(x) + 1 for x in lines)
+    complete = not partial_last or not lines
+    if want_state and complete:
+        state.frozen = pickle.dumps((summary, observer), protocol=pickle.HIGHEST_PROTOCOL)
+        state.n_lines = base_line + n
+        state.offset = base_off + consumed
+    # Conclude on the live objects (the frozen copy stays pre-finish).
+    summary.items = state.items
+    summary.malformed_lines = state.malformed_count
+    summary.malformed = list(state.malformed)
+    observer.finish()
+    summary.started_at = parse_time(state.first_time)
+    summary.ended_at = parse_time(state.last_time)
+    if attribute_session:
+        resolver = _Resolver(lines, sse, base_line)
+        summary.attribution = attribute(summary, state.located, _lookup(), resolver)
+    out = Outcome(summary, diags, state.record_starts if keep_offsets else b"")
+    if want_state and complete:
+        out.state = state
+    return out
 
 
 _LOOKUP: Any = None
@@ -285,23 +389,17 @@ def _parses(parser: Any, line: bytes) -> bool:
     return True
 
 
-def _set_span(summary: SessionSummary, times: list[Any]) -> None:
-    first = next((t for t in times if t is not None), None)
-    last = next((t for t in reversed(times) if t is not None), None)
-    summary.started_at = parse_time(first)
-    summary.ended_at = parse_time(last)
-
-
 class _Resolver:
     """Names the field path of an artifact by re-parsing its line (cached)."""
 
-    def __init__(self, lines: list[bytes], sse: bool) -> None:
+    def __init__(self, lines: list[bytes], sse: bool, base_line: int = 0) -> None:
         self.lines = lines
         self.sse = sse
+        self.base_line = base_line
         self.cache: dict[int, Any] = {}
 
     def __call__(self, loc: Located) -> str:
-        idx = loc.line - 1
+        idx = loc.line - 1 - self.base_line
         if idx < 0 or idx >= len(self.lines):
             return ""
         if idx not in self.cache:
@@ -319,22 +417,24 @@ class _Resolver:
 def _raw_evidence(
     data: bytes,
     starts: list[int],
+    base_line: int,
     lines: list[bytes],
     times: list[Any],
     zones: bytearray,
     probe: Any,
+    state: ScanState,
 ) -> list[Located]:
     """Locate the raw-pass hits; time-less artifacts of one shape collapse to a few examples and a count.
 
     With a ``probe``, the zone and time of a hit's line are read from its raw bytes (the
-    line was validated but never observed).
+    line was validated but never observed). ``starts`` are relative to ``data``.
     """
     out: list[Located] = []
     parsed_time: dict[int, float | None] = {}
     zone_of: dict[int, int] = {}
-    collapsed: dict[tuple[str, str, str | None, int], list[Located]] = {}
+    collapsed = state.collapsed
     n_lines = len(times)
-    for hit in extract.scan_raw(data, starts):
+    for hit in extract.scan_raw(data, starts, state.seen):
         li = hit.line_index
         dec = hit.decoded
         if not 0 <= li < n_lines:
@@ -352,7 +452,7 @@ def _raw_evidence(
                 continue
             if hit.value is not None and hit.value != dec.value:
                 dec = replace(dec, value=hit.value)
-            loc = Located(dec, li + 1, hit.field or "", zone, None)
+            loc = Located(dec, base_line + li + 1, hit.field or "", zone, None)
             group.append(loc)
             out.append(loc)
             continue
@@ -361,14 +461,15 @@ def _raw_evidence(
             if raw is None and probe is not None:
                 raw = probe.time(lines[li])
             parsed_time[li] = parse_time(raw)
-        out.append(Located(dec, li + 1, hit.field or "", zone, parsed_time[li]))
+        out.append(Located(dec, base_line + li + 1, hit.field or "", zone, parsed_time[li]))
     return out
 
 
-def _walk_lines(lines: list[bytes], starts: list[int], times: list[Any], zones: bytearray, sse: bool) -> list[Located]:
+def _walk_lines(
+    lines: list[bytes], base_line: int, times: list[Any], zones: bytearray, sse: bool, seen_b: set[bytes]
+) -> list[Located]:
     """Full walk of every record (API captures are small): every string through the decoders."""
     out: list[Located] = []
-    seen: set[str] = set()
     for i, line in enumerate(lines):
         if times[i] is None and not line.strip():
             continue
@@ -378,10 +479,11 @@ def _walk_lines(lines: list[bytes], starts: list[int], times: list[Any], zones: 
             continue
         t = parse_time(times[i])
         for dec, _key, path in extract.walk_record(obj):
-            if dec.value in seen and dec.value:
+            tag = dec.value.encode("utf-8", "replace")
+            if dec.value and tag in seen_b:
                 continue
-            seen.add(dec.value)
-            out.append(Located(dec, i + 1, path, zones[i], t, after_tol=TOL_AFTER_CREATED_S))
+            seen_b.add(tag)
+            out.append(Located(dec, base_line + i + 1, path, zones[i], t, after_tol=TOL_AFTER_CREATED_S))
     return out
 
 

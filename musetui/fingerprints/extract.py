@@ -114,14 +114,17 @@ def _decode_id(token: str) -> Decoded | None:
     return d.decode_openai_item_id(token)
 
 
-def scan_raw(data: bytes, line_starts: list[int]) -> Iterator[Hit]:
-    """Yield every artifact the three raw passes find in ``data`` (deduplicated by value).
+def scan_raw(data: bytes, line_starts: list[int], seen: set[bytes] | None = None) -> Iterator[Hit]:
+    """Yield every artifact the raw passes find in ``data`` (deduplicated by value).
 
     Args:
-        data: the file's bytes.
-        line_starts: byte offset of each line, ascending (used to locate hits).
+        data: the file's bytes (or the appended part of it).
+        line_starts: byte offset of each line within ``data``, ascending (to locate hits).
+        seen: values already reported for this file (updated in place), so a resumed
+            scan does not count an appended replay of an earlier value again.
     """
-    seen: set[bytes] = set()
+    if seen is None:
+        seen = set()
     # Time-less shapes decode the same way for every value of one shape: decode once, reuse.
     by_shape: dict[tuple[str | None, bytes, int], Decoded | None] = {}
 

@@ -76,7 +76,7 @@ def test_invalidation_matrix(tree: Path) -> None:
     os.utime(c, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
     idx = _scan(tree)
     assert _items(idx) == {"A": 6, "B": 1, "C": 5}
-    assert idx.scanned_files == 3 and idx.cache_hits == 0
+    assert (idx.resumed, idx.scanned_files, idx.cache_hits) == (1, 2, 0)
     # replace (new inode, same size and mtime)
     data = c.read_bytes()
     st = c.stat()
@@ -151,3 +151,53 @@ def test_concurrent_processes(tree: Path) -> None:
     records = [[json.loads(x) for x in o[0].splitlines()] for o in outs]
     assert all(r == records[0] for r in records) and len(records[0]) == 43
     assert _scan(tree).cache_hits == 43
+
+
+def test_append_resumes_from_the_last_line(tree: Path) -> None:
+    a = tree / "sessions/A/session.jsonl"
+    _scan(tree)
+    before = a.stat().st_size
+    extra = _line("A", 5) + _line("A", 6)
+    with open(a, "ab") as f:
+        f.write(extra)
+    idx = _scan(tree)
+    assert idx.resumed == 1 and idx.scanned_files == 0 and idx.cache_hits == 2
+    assert idx.resumed_bytes == len(extra)
+    (s,) = [x for x in idx.sessions if x.session_id == "A"]
+    assert s.items == 7 and s.read_bytes == before + len(extra)
+    # The resumed verdict equals a full rescan.
+    full = Index([str(tree)], workers=1, use_cache=False).scan()
+    assert [x.record() for x in idx.sorted_sessions()] == [x.record() for x in full.sorted_sessions()]
+
+
+def test_resume_matches_full_scan_on_real_shapes(tmp_path: Path, sample_dir: Path) -> None:
+    import shutil
+
+    root = tmp_path / "tree"
+    shutil.copytree(sample_dir, root)
+    # Cut every JSONL file at a line boundary in the middle, scan, then restore the tail.
+    tails = {}
+    for p in root.rglob("*.jsonl"):
+        data = p.read_bytes()
+        lines = data.splitlines(keepends=True)
+        if len(lines) < 4:
+            continue
+        head = b"".join(lines[: len(lines) // 2])
+        tails[p] = data[len(head) :]
+        p.write_bytes(head)
+    _scan(root)
+    for p, tail in tails.items():
+        with open(p, "ab") as f:
+            f.write(tail)
+    idx = _scan(root)
+    assert idx.resumed == len(tails) and idx.scanned_files == 0
+    full = Index([str(root)], workers=1, use_cache=False).scan()
+    got = [x.record() for x in idx.sorted_sessions()]
+    want = [x.record() for x in full.sorted_sessions()]
+    for g, w in zip(got, want, strict=True):
+        g_fields = {k: v for k, v in g.items() if k != "evidence"}
+        w_fields = {k: v for k, v in w.items() if k != "evidence"}
+        assert g_fields == w_fields, g["path"]
+        assert [(e["detector"], e["value"], e["line"]) for e in g["evidence"]] == [
+            (e["detector"], e["value"], e["line"]) for e in w["evidence"]
+        ], g["path"]
