@@ -12,9 +12,9 @@ import pickle
 import stat
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 from musetui.cache import CachedFile, IndexCache, unpickle_outcome, unpickle_state
 from musetui.fingerprints.attribution import mark_outliers
