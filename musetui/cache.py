@@ -23,7 +23,7 @@ from musetui import __version__
 from musetui.config import cache_dir
 
 #: Bump when the stored layout or the meaning of stored outcomes changes.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def engine_stamp() -> str:
@@ -61,6 +61,7 @@ class CachedFile:
     mtime_ns: int
     outcome: bytes  # pickled scanner.Outcome
     has_state: bool = False  # a resume state is stored (fetched with IndexCache.state_of)
+    light: bytes | None = None  # marshal'd light summary + scan record (see index.light_tuple)
 
     def matches(self, dev: int, ino: int, size: int, mtime_ns: int) -> bool:
         """True when the file on disk is the one that was scanned."""
@@ -106,7 +107,7 @@ class IndexCache:
             conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, "
-                "size INTEGER, mtime_ns INTEGER, outcome BLOB NOT NULL, state BLOB)"
+                "size INTEGER, mtime_ns INTEGER, outcome BLOB NOT NULL, state BLOB, light BLOB)"
             )
             rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
             stamp = engine_stamp()
@@ -121,7 +122,7 @@ class IndexCache:
                 raise _Stale("made by another musetui version or model catalogue")
             elif rows.get("root") != self.root:
                 raise _Stale("made for another root")
-            conn.execute("PRAGMA quick_check(1)").fetchone()
+            conn.execute("SELECT count(*) FROM files WHERE rowid = 1").fetchone()
         except BaseException:
             conn.close()
             raise
@@ -143,21 +144,26 @@ class IndexCache:
         """False when the cache could not be opened (the scan goes on without it)."""
         return self.conn is not None
 
-    def load(self) -> dict[str, CachedFile]:
-        """Every cached row, by absolute path."""
+    def load(self, light: bool = False) -> dict[str, CachedFile]:
+        """Every cached row, by absolute path (with ``light``, without the full outcomes)."""
         if self.conn is None:
             return {}
+        blob = "light" if light else "outcome"
         try:
             rows = self.conn.execute(
-                "SELECT path, dev, ino, size, mtime_ns, outcome, state IS NOT NULL FROM files"
+                f"SELECT path, dev, ino, size, mtime_ns, {blob}, state IS NOT NULL FROM files"
             ).fetchall()
         except sqlite3.DatabaseError as exc:
             self.notices.append(f"cache unreadable, scanning without it: {exc}")
             self._close()
             return {}
+        if light:
+            return {r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], b"", bool(r[6]), r[5]) for r in rows}
         return {r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows}
 
-    def store(self, rows: Iterable[tuple[str, int, int, int, int, bytes, bytes | None]], keep: set[str] | None) -> None:
+    def store(
+        self, rows: Iterable[tuple[str, int, int, int, int, bytes, bytes | None, bytes]], keep: set[str] | None
+    ) -> None:
         """Write pickled outcomes (and resume states); with ``keep``, drop rows of files no longer present."""
         if self.conn is None:
             return
@@ -165,7 +171,7 @@ class IndexCache:
         try:
             self.conn.execute("BEGIN IMMEDIATE")
             if data:
-                self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?)", data)
+                self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", data)
             if keep is not None:
                 gone = [(p,) for (p,) in self.conn.execute("SELECT path FROM files").fetchall() if p not in keep]
                 if gone:

@@ -48,6 +48,7 @@ def _scan_parser() -> _Parser:
     p.add_argument("--explain", action="store_true", help="print how attribution is scored, then exit")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
     p.add_argument("-q", "--quiet", action="store_true", help="do not print diagnostics on stderr")
+    p.add_argument("--stats", action="store_true", help="print cache and scan counts on stderr")
     return p
 
 
@@ -64,19 +65,28 @@ def cmd_scan(argv: Sequence[str]) -> int:
     _check_paths(args.paths)
     from musetui.index import Index
 
-    index = Index(list(args.paths), workers=args.workers, use_cache=not args.no_cache).scan()
+    index = Index(list(args.paths), workers=args.workers, use_cache=not args.no_cache, light=args.json).scan()
     for notice in index.notices:
         _err(f"musetui: {notice}")
     sessions = index.sorted_sessions()
     if args.json:
         out = sys.stdout.buffer
         for s in sessions:
-            out.write(orjson.dumps(s.record()) + b"\n")
+            if s.stored_record is not None and "outlier" not in s.attribution.flags:
+                out.write(s.stored_record + b"\n")  # a cached record, unchanged by the fleet
+            else:
+                out.write(orjson.dumps(s.record()) + b"\n")
         out.flush()
     else:
         _print_table(sessions)
     if not args.quiet:
         _print_diagnostics(index.diagnostics)
+    if args.stats:
+        _err(
+            f"musetui: {len(index.files)} files, {len(sessions)} sessions; cache {'off' if args.no_cache else 'on'}: "
+            f"{index.cache_hits} unchanged, {index.resumed} resumed ({index.resumed_bytes} bytes read), "
+            f"{index.scanned_files} scanned"
+        )
     return 0
 
 

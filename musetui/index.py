@@ -6,7 +6,9 @@ skipped without being opened; symlink loops are detected by directory identity.
 
 from __future__ import annotations
 
+import marshal
 import multiprocessing
+import operator
 import os
 import pickle
 import stat
@@ -16,9 +18,11 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+import orjson
+
 from musetui.cache import CachedFile, IndexCache, unpickle_outcome, unpickle_state
 from musetui.fingerprints.attribution import mark_outliers
-from musetui.model import SessionSummary
+from musetui.model import Attribution, SessionSummary
 from musetui.reader import kind_of
 from musetui.scanner import Diagnostic, Outcome, ScanState, resume_file, scan_file
 
@@ -53,13 +57,17 @@ class Progress:
     sessions: int
 
 
+_NAME = operator.attrgetter("name")
+
+
 def _candidate(name: str) -> bool | None:
     """True: a JSON file; None: maybe (sniff it); False: not a transcript."""
-    if name.endswith(".meta.json") and name.startswith("agent-"):
-        return False  # Claude Code subagent sidecar, read with its transcript
+    if name.endswith((".jsonl", ".json")):
+        return not (name.endswith(".meta.json") and name.startswith("agent-"))  # Claude subagent sidecar
     if name.endswith(".chunks.txt"):
         return True
-    ext = os.path.splitext(name)[1].lower()
+    dot = name.rfind(".")
+    ext = name[dot:].lower() if dot > 0 else ""
     if ext in JSON_EXTS:
         return True
     if ext in MAYBE_EXTS:
@@ -91,7 +99,7 @@ def walk_roots(roots: Sequence[str], diagnostics: list[Diagnostic]) -> list[File
             dpath, drel, dev = stack.pop()
             try:
                 with os.scandir(dpath) as it:
-                    entries = sorted(it, key=lambda e: e.name)
+                    entries = sorted(it, key=_NAME)
             except OSError as exc:
                 diagnostics.append(Diagnostic(drel or ".", 0, f"unreadable directory: {exc.strerror or exc}"))
                 continue
@@ -148,14 +156,56 @@ def _scan_entry(entry: FileEntry, keep_offsets: bool, want_state: bool = False) 
 MAX_STATE_BYTES = 2 * 1024 * 1024
 
 
-def _blobs(outcome: Outcome) -> tuple[bytes, bytes | None]:
-    """The outcome (without its state) and its resume state, pickled for the cache."""
+Blobs = tuple[bytes, bytes | None, bytes]
+
+
+def _blobs(outcome: Outcome) -> Blobs:
+    """The outcome (without its state), its resume state and its light form, for the cache."""
     state = outcome.state
     outcome.state = None
     sblob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL) if state is not None else None
     if sblob is not None and len(sblob) > MAX_STATE_BYTES:
         sblob = None
-    return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL), sblob
+    return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL), sblob, light_blob(outcome)
+
+
+def light_blob(outcome: Outcome) -> bytes:
+    """A marshal'd light summary: what the tree, outliers and scan records need, no evidence objects."""
+    diags = [(d.path, d.line, d.message) for d in outcome.diagnostics]
+    s = outcome.summary
+    if s is None:
+        return marshal.dumps((None, diags))
+    a = s.attribution
+    light = (
+        s.path, s.abspath, s.root, s.format, s.format_rule, s.session_id, s.parent_session_id,
+        s.declared_provider, s.declared_model, s.items, s.malformed_lines, s.started_at, s.ended_at,
+        s.size, s.mtime_ns, s.inode, s.device, s.read_bytes, s.label, dict(s.models),
+        a.provider, a.host, a.confidence, [f for f in a.flags if f != "outlier"], a.summary,
+        orjson.dumps(s.record()),
+    )
+    return marshal.dumps((light, diags))
+
+
+def outcome_from_light(blob: bytes) -> Outcome | None:
+    """Rebuild a light outcome from :func:`light_blob` (None when the blob is unreadable)."""
+    try:
+        light, diags = marshal.loads(blob)
+        diagnostics = [Diagnostic(p, ln, m) for p, ln, m in diags]
+        if light is None:
+            return Outcome(None, diagnostics)
+        (path, abspath, root, fmt, rule, sid, parent, dprov, dmodel, items, malformed, started, ended,
+         size, mtime_ns, inode, device, read_bytes, label, models, provider, host, conf, flags, why, record) = light
+    except (ValueError, EOFError, TypeError):
+        return None
+    summary = SessionSummary(
+        path=path, abspath=abspath, root=root, format=fmt, format_rule=rule, session_id=sid,
+        parent_session_id=parent, declared_provider=dprov, declared_model=dmodel, items=items,
+        malformed_lines=malformed, started_at=started, ended_at=ended, size=size, mtime_ns=mtime_ns,
+        inode=inode, device=device, read_bytes=read_bytes, label=label, models=models,
+        attribution=Attribution(provider=provider, host=host, confidence=conf, flags=list(flags), summary=why),
+        stored_record=record,
+    )
+    return Outcome(summary, diagnostics)
 
 
 def _scan_chunk(args: tuple[list[FileEntry], bool, bool]) -> list[Any]:
@@ -184,6 +234,7 @@ class Index:
     workers: int | None = None
     keep_offsets: bool = False
     use_cache: bool = False
+    light: bool = False  # cached sessions come back as light summaries (see SessionSummary.stored_record)
     cache_hits: int = 0
     scanned_files: int = 0
     resumed: int = 0
@@ -218,13 +269,16 @@ class Index:
                 caches[root] = IndexCache(root)
             rows: dict[str, CachedFile] = {}
             for c in caches.values():
-                rows.update(c.load())
+                rows.update(c.load(light=self.light))
                 self.notices.extend(c.notices)
             for e in self.files:
                 row = rows.get(e.abspath)
                 outcome = None
                 if row is not None and row.matches(e.dev, e.ino, e.size, e.mtime_ns):
-                    outcome = unpickle_outcome(row.outcome)
+                    if self.light:
+                        outcome = outcome_from_light(row.light) if row.light else None
+                    else:
+                        outcome = unpickle_outcome(row.outcome)
                 elif row is not None and (row.dev, row.ino) == (e.dev, e.ino) and e.size > row.size and row.has_state:
                     state = unpickle_state(caches[e.root].state_of(e.abspath))
                     if isinstance(state, ScanState):
@@ -249,7 +303,7 @@ class Index:
                 yield outcome, Progress(done, len(self.files), bytes_done, total_bytes, len(self.sessions))
                 if cancelled is not None and cancelled():
                     return
-        fresh: list[tuple[FileEntry, tuple[bytes, bytes | None]]] = [(e, _blobs(o)) for e, o in resumed_rows]
+        fresh: list[tuple[FileEntry, Blobs]] = [(e, _blobs(o)) for e, o in resumed_rows]
         complete = False
         try:
             for outcome, entry, blobs in self._outcomes(to_scan, workers, sum(f.size for f in to_scan), cancelled):
@@ -266,7 +320,7 @@ class Index:
             self.scanned_files = len(fresh) - len(resumed_rows)
             for root, cache in caches.items():
                 rows_out = [
-                    (e.abspath, e.dev, e.ino, e.size, e.mtime_ns, b[0], b[1]) for e, b in fresh if e.root == root
+                    (e.abspath, e.dev, e.ino, e.size, e.mtime_ns, b[0], b[1], b[2]) for e, b in fresh if e.root == root
                 ]
                 keep = {e.abspath for e in self.files if e.root == root} if complete else None
                 cache.store(rows_out, keep)
@@ -283,7 +337,7 @@ class Index:
 
     def _outcomes(
         self, files: list[FileEntry], workers: int, total_bytes: int, cancelled: Callable[[], bool] | None
-    ) -> Iterator[tuple[Outcome, FileEntry, tuple[bytes, bytes | None] | None]]:
+    ) -> Iterator[tuple[Outcome, FileEntry, Blobs | None]]:
         want_state = self.use_cache
         if workers <= 1 or total_bytes < PARALLEL_MIN_BYTES or len(files) < 8:
             for e in files:

@@ -189,6 +189,9 @@ class SessionSummary:
     notes: list[str] = field(default_factory=list)
     label: str | None = None  # e.g. Codex agent_nickname, Claude agent id
     models: dict[str, int] = field(default_factory=dict)  # every declared model seen, with counts
+    #: A light summary read from the cache: evidence, malformed lines and notes are not
+    #: loaded; ``stored_record`` is its scan record as JSON, before fleet outliers.
+    stored_record: bytes | None = None
 
     @property
     def key(self) -> str:
@@ -198,6 +201,14 @@ class SessionSummary:
     def record(self) -> dict[str, Any]:
         """The scan record of DESIGN.md, field for field."""
         a = self.attribution
+        if self.stored_record is not None:
+            import orjson
+
+            rec: dict[str, Any] = orjson.loads(self.stored_record)
+            rec["flags"] = list(a.flags)
+            extra = [e.record() for e in a.evidence if e.detector == "outlier"]
+            rec["evidence"] = extra + [e for e in rec["evidence"] if e["detector"] != "outlier"]
+            return rec
         return {
             "path": self.path,
             "session_id": self.session_id,

@@ -19,7 +19,6 @@ import simdjson
 from musetui import sources
 from musetui.fingerprints import extract
 from musetui.fingerprints.attribution import EXAMPLES, TOL_AFTER_CREATED_S, Located, attribute
-from musetui.fingerprints.catalogue import load_catalogue
 from musetui.model import Malformed, SessionSummary, parse_time
 from musetui.reader import MAX_DOCUMENT_BYTES, MAX_LINE_BYTES, NotRegularFile, read_file, read_range
 from musetui.sources.base import ZONE_MODEL
@@ -369,6 +368,8 @@ def _lookup() -> Any:
     """The model catalogue's lookup, loaded once per process (built-in plus the user's file)."""
     global _LOOKUP
     if _LOOKUP is None:
+        from musetui.fingerprints.catalogue import load_catalogue  # pydantic: import only when needed
+
         _LOOKUP = load_catalogue().lookup
     return _LOOKUP
 
