@@ -105,7 +105,7 @@ def main() -> int:
         print("rg not found: install ripgrep for the rg reference", file=sys.stderr)
 
     # Warm the page cache once, so every command reads from memory.
-    for name, cmd in cmds.items():
+    for cmd in cmds.values():
         measure(cmd)
     times: dict[str, list[float]] = {k: [] for k in cmds}
     rss: dict[str, list[int]] = {k: [] for k in cmds}
