@@ -13,6 +13,7 @@ import os
 import pickle
 import stat
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -226,6 +227,18 @@ def _looks_like_json(path: str) -> bool:
     return head[:1] in (b"{", b"[") or head.startswith((b"data:", b"event:"))
 
 
+@dataclass(slots=True)
+class Refresh:
+    """What :meth:`Index.refresh` changed."""
+
+    added: list[SessionSummary] = field(default_factory=list)
+    changed: list[SessionSummary] = field(default_factory=list)
+    removed: list[SessionSummary] = field(default_factory=list)
+    resumed: int = 0
+    rescanned: int = 0
+    bytes_read: int = 0
+
+
 @dataclass
 class Index:
     """The sessions under a set of roots, with their tree and verdicts."""
@@ -239,6 +252,9 @@ class Index:
     scanned_files: int = 0
     resumed: int = 0
     resumed_bytes: int = 0
+    states: dict[str, Any] = field(default_factory=dict)  # live follow: scan states of active files
+    follow: bool = False  # keep scan states of recently modified files, for refresh()
+    active_window_s: float = 3600.0
     notices: list[str] = field(default_factory=list)
     sessions: list[SessionSummary] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -310,7 +326,10 @@ class Index:
                 done += 1
                 bytes_done += entry.size
                 if blobs is not None:
-                    fresh.append((entry, blobs))
+                    if self.use_cache:
+                        fresh.append((entry, blobs))
+                    if self.follow and blobs[1] is not None and time.time_ns() - entry.mtime_ns < self.active_window_s * 1e9:
+                        self.states[entry.abspath] = pickle.loads(blobs[1])
                 self._take(outcome)
                 yield outcome, Progress(done, len(self.files), bytes_done, total_bytes, len(self.sessions))
                 if cancelled is not None and cancelled():
@@ -338,7 +357,7 @@ class Index:
     def _outcomes(
         self, files: list[FileEntry], workers: int, total_bytes: int, cancelled: Callable[[], bool] | None
     ) -> Iterator[tuple[Outcome, FileEntry, Blobs | None]]:
-        want_state = self.use_cache
+        want_state = self.use_cache or self.follow
         if workers <= 1 or total_bytes < PARALLEL_MIN_BYTES or len(files) < 8:
             for e in files:
                 o = _scan_entry(e, self.keep_offsets, want_state)
@@ -361,6 +380,67 @@ class Index:
                         break
             finally:
                 pool.shutdown(wait=True, cancel_futures=True)
+
+    def refresh(self, active_window_s: float | None = None) -> Refresh:
+        """Bring the index up to date with the disk (live follow); returns what changed.
+
+        Re-walks the roots (cheap: one stat per file). Unchanged files are skipped;
+        appended files resume from their last complete line when their scan state is
+        held (files modified within ``active_window_s`` keep one); other changed files
+        are rescanned whole; vanished files are dropped. Outliers are recomputed.
+        """
+        window = self.active_window_s if active_window_s is None else active_window_s
+        diags: list[Diagnostic] = []
+        files = walk_roots(self.roots, diags)
+        previous = {e.abspath: e for e in self.files}
+        by_path = {s.abspath: s for s in self.sessions}
+        result = Refresh()
+        now_ns = time.time_ns()
+        for e in files:
+            old = previous.get(e.abspath)
+            if old is not None and (old.dev, old.ino, old.size, old.mtime_ns) == (e.dev, e.ino, e.size, e.mtime_ns):
+                continue
+            outcome: Outcome | None = None
+            state = self.states.get(e.abspath)
+            if state is not None and old is not None and (old.dev, old.ino) == (e.dev, e.ino) and e.size > old.size:
+                before = state.offset
+                outcome = resume_file(state, e.abspath, keep_offsets=self.keep_offsets)
+                if outcome is not None and outcome.summary is not None:
+                    result.bytes_read += outcome.summary.read_bytes - before
+                    result.resumed += 1
+            if outcome is None:
+                outcome = _scan_entry(e, self.keep_offsets, want_state=True)
+                result.bytes_read += e.size
+                result.rescanned += 1
+            if outcome.state is not None and now_ns - e.mtime_ns < window * 1e9:
+                self.states[e.abspath] = outcome.state
+            else:
+                self.states.pop(e.abspath, None)
+            outcome.state = None
+            self.diagnostics.extend(d for d in outcome.diagnostics if "malformed" not in d.message or old is None)
+            prev = by_path.get(e.abspath)
+            if prev is not None:
+                self.sessions.remove(prev)
+                self.by_key.pop(prev.key, None)
+            if outcome.summary is not None:
+                self.sessions.append(outcome.summary)
+                self.by_key[outcome.summary.key] = outcome.summary
+                (result.changed if prev is not None else result.added).append(outcome.summary)
+        present = {e.abspath for e in files}
+        for path, s in list(by_path.items()):
+            if path not in present:
+                self.sessions.remove(s)
+                self.by_key.pop(s.key, None)
+                self.states.pop(path, None)
+                result.removed.append(s)
+        self.files = files
+        if result.added or result.changed or result.removed:
+            before_flags = {s.key: tuple(s.attribution.flags) for s in self.sessions}
+            self.finalize()
+            moved = [s for s in self.sessions if tuple(s.attribution.flags) != before_flags.get(s.key)]
+            seen = {x.key for x in result.changed + result.added}
+            result.changed.extend(s for s in moved if s.key not in seen)
+        return result
 
     def scan(self, cancelled: Callable[[], bool] | None = None) -> Index:
         """Scan everything, then build the tree and flag outliers."""

@@ -201,3 +201,26 @@ def test_resume_matches_full_scan_on_real_shapes(tmp_path: Path, sample_dir: Pat
         assert [(e["detector"], e["value"], e["line"]) for e in g["evidence"]] == [
             (e["detector"], e["value"], e["line"]) for e in w["evidence"]
         ], g["path"]
+
+
+def test_refresh_follows_a_growing_session(tree: Path) -> None:
+    idx = Index([str(tree)], workers=1, follow=True).scan()
+    a = tree / "sessions/A/session.jsonl"
+    assert idx.refresh().added == []  # nothing changed
+    with open(a, "ab") as f:
+        f.write(_line("A", 5))
+    r = idx.refresh()
+    assert [s.session_id for s in r.changed] == ["A"] and r.resumed == 1 and r.rescanned == 0
+    with open(a, "ab") as f:
+        f.write(_line("A", 6))
+    r = idx.refresh()
+    assert r.resumed == 1 and r.bytes_read == len(_line("A", 6))
+    assert {s.session_id: s.items for s in idx.sessions}["A"] == 7
+    d = tree / "sessions" / "D"
+    d.mkdir()
+    (d / "session.jsonl").write_bytes(_line("D", 0))
+    r = idx.refresh()
+    assert [s.session_id for s in r.added] == ["D"]
+    (d / "session.jsonl").unlink()
+    r = idx.refresh()
+    assert [s.session_id for s in r.removed] == ["D"]
