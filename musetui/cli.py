@@ -108,9 +108,15 @@ def _print_table(sessions: Sequence[object]) -> None:
     from musetui.model import SessionSummary
     from musetui.report import strip_controls
 
-    table = Table(show_lines=False, header_style="bold")
-    for col in ("path", "format", "declared model", "provider", "conf", "flags", "items", "malformed"):
-        table.add_column(col, overflow="fold")
+    table = Table(show_lines=False, header_style="bold", expand=True)
+    table.add_column("path", overflow="fold", ratio=4)
+    table.add_column("format", no_wrap=True)
+    table.add_column("declared model", overflow="fold", ratio=1)
+    table.add_column("provider", no_wrap=True)
+    table.add_column("conf", justify="right", no_wrap=True)
+    table.add_column("flags", overflow="fold", ratio=1)
+    for col in ("items", "malformed"):
+        table.add_column(col, justify="right", no_wrap=True)
     for s in sessions:
         assert isinstance(s, SessionSummary)
         a = s.attribution
