@@ -45,6 +45,7 @@ class FileEntry:
     dev: int = 0
     ino: int = 0
     mtime_ns: int = 0
+    keep_state: bool = True  # keep a resume state (see Index.iter_scan)
 
 
 @dataclass(slots=True)
@@ -150,9 +151,13 @@ def walk_roots(roots: Sequence[str], diagnostics: list[Diagnostic]) -> list[File
 def _scan_entry(entry: FileEntry, keep_offsets: bool, want_state: bool = False) -> Outcome:
     if entry.maybe and not _looks_like_json(entry.abspath):
         return Outcome(None, [])
-    return scan_file(entry.abspath, entry.relpath, entry.root, keep_offsets=keep_offsets, want_state=want_state)
+    return scan_file(
+        entry.abspath, entry.relpath, entry.root, keep_offsets=keep_offsets, want_state=want_state and entry.keep_state
+    )
 
 
+#: Files modified this recently when first scanned keep a resume state (they are being written).
+STATE_WINDOW_S = 15 * 60
 #: Resume states larger than this are not kept (such a file is rescanned whole after an append).
 MAX_STATE_BYTES = 2 * 1024 * 1024
 
@@ -277,13 +282,13 @@ class Index:
         done = 0
         workers = self.workers if self.workers is not None else (os.cpu_count() or 1)
         caches: dict[str, IndexCache] = {}
+        rows: dict[str, CachedFile] = {}
         to_scan = self.files
         resumed_rows: list[tuple[FileEntry, Outcome]] = []
         if self.use_cache:
             to_scan = []
             for root in dict.fromkeys(f.root for f in self.files):
                 caches[root] = IndexCache(root)
-            rows: dict[str, CachedFile] = {}
             for c in caches.values():
                 rows.update(c.load(light=self.light))
                 self.notices.extend(c.notices)
@@ -319,6 +324,13 @@ class Index:
                 yield outcome, Progress(done, len(self.files), bytes_done, total_bytes, len(self.sessions))
                 if cancelled is not None and cancelled():
                     return
+        # Resume states cost space: keep them for files that are being written (modified
+        # recently) or that have changed since they were cached (they tend to grow again).
+        now_ns = time.time_ns()
+        for e in to_scan:
+            recent = now_ns - e.mtime_ns < STATE_WINDOW_S * 1e9
+            active = self.follow and now_ns - e.mtime_ns < self.active_window_s * 1e9
+            e.keep_state = recent or active or (self.use_cache and e.abspath in rows)
         fresh: list[tuple[FileEntry, Blobs]] = [(e, _blobs(o)) for e, o in resumed_rows]
         complete = False
         try:

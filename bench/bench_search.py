@@ -1,0 +1,224 @@
+"""Benchmark ``musetui search`` against ``rg`` on the same files, warm.
+
+Usage::
+
+    python bench/bench_search.py --size-mb 500            # generate (or reuse) a corpus, then time
+    python bench/bench_search.py --corpus /path/to/tree   # time an existing tree
+    python bench/bench_search.py --size-mb 20 --local-gen # no musetui.synth.corpus: tiny local generator
+
+The corpus comes from ``python -m musetui.synth.corpus OUT --size-mb N --seed 1``. Each query is
+timed three ways, interleaved run by run so that they share the machine's conditions, after one
+warm-up round (the page cache holds the corpus):
+
+* ``rg``: ``rg -uu -n --no-heading`` (``-S`` smart case like musetui, ``-F`` for literals) over
+  the candidate file types musetui reads, output read through a pipe (``rg`` goes quiet when
+  its output is ``/dev/null``);
+* ``lib``: :func:`musetui.search.run_search` in this process, hits consumed;
+* ``cli``: ``python -m musetui search CORPUS QUERY --json``, output read through a pipe.
+
+Reported: median seconds of ``--runs`` runs, the ratio to ``rg``, hits (and ``rg``'s matching
+lines, which should agree for plain literals and regexes), and peak RSS (``rg`` and ``cli``:
+that child's own maximum, from ``wait4``; ``lib``: this process).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RG = shutil.which("rg") or "/usr/bin/rg"
+#: The file types musetui reads (see musetui.index); rg gets the same set.
+RG_GLOBS = ["*.jsonl", "*.json", "*.ndjson", "*.jsonlines", "*.txt", "*.log", "!agent-*.meta.json", "!MANIFEST.json"]
+
+
+@dataclass
+class Timing:
+    """Runs of one tool on one query."""
+
+    seconds: list[float] = field(default_factory=list)
+    rss_kb: list[int] = field(default_factory=list)
+    hits: int = -1
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.seconds) if self.seconds else float("nan")
+
+
+def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, int, int]:
+    """Run a command, read its stdout through a pipe; (seconds, output lines, peak RSS in KiB)."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    assert proc.stdout is not None
+    lines = 0
+    for chunk in iter(lambda: proc.stdout.read(1 << 20), b""):  # type: ignore[union-attr]
+        lines += chunk.count(b"\n")
+    _pid, _status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = 0
+    return time.perf_counter() - t0, lines, int(usage.ru_maxrss)
+
+
+def rg_argv(query: Query, corpus: Path) -> list[str]:
+    argv = [RG, "-uu", "-n", "--no-heading", "-S"]
+    for g in RG_GLOBS:
+        argv += ["-g", g]
+    if query.literal:
+        argv.append("-F")
+    argv += ["-e", query.rg, str(corpus)]
+    return argv
+
+
+@dataclass
+class Query:
+    """One benchmark query: musetui syntax and the equivalent rg pattern."""
+
+    name: str
+    musetui: str
+    rg: str
+    literal: bool
+
+
+def pick_queries(corpus: Path) -> list[Query]:
+    """A rare literal (an OpenAI-shaped call id), a smart-case word, and two regexes."""
+    call_id = None
+    for p in sorted(corpus.rglob("*.jsonl")):
+        m = re.search(rb"call_[A-Za-z0-9]{24}(?![A-Za-z0-9])", p.read_bytes())
+        if m and re.search(rb"[A-Z]", m.group()):
+            call_id = m.group().decode()
+            break
+    out = []
+    if call_id:
+        out.append(Query("literal id", call_id, call_id, True))
+    out.append(Query("word (smart case)", "muse-special", "muse-special", True))
+    out.append(Query("regex rare", "/gpt_responses_v1:gAAAAABq[A-Za-z0-9_-]{3}Q/", "gpt_responses_v1:gAAAAABq[A-Za-z0-9_-]{3}Q", False))
+    out.append(Query("regex ids", "/rs_[0-9a-f]{18}6a9[0-9a-f]{5}/", "rs_[0-9a-f]{18}6a9[0-9a-f]{5}", False))
+    return out
+
+
+def lib_run(corpus: Path, query: str, workers: int | None) -> tuple[float, int]:
+    from musetui.search import run_search
+
+    t0 = time.perf_counter()
+    n = sum(1 for _ in run_search([str(corpus)], query, workers=workers))
+    return time.perf_counter() - t0, n
+
+
+def local_corpus(out: Path, size_mb: int, seed: int) -> None:
+    """A tiny stand-in for musetui.synth.corpus: sample transcripts copied with fresh ids."""
+    rnd = random.Random(seed)
+    src = [p for p in (ROOT / "sample_transcripts").rglob("*.jsonl")]
+    templates = [(p.relative_to(ROOT / "sample_transcripts"), p.read_bytes()) for p in src]
+    hexrun = re.compile(rb"[0-9a-f]{12,}")
+    total, i = 0, 0
+    while total < size_mb * 1024 * 1024:
+        rel, body = templates[i % len(templates)]
+        key = b"%08x" % rnd.getrandbits(32)
+        body = hexrun.sub(lambda m, key=key: key + m.group()[8:], body)  # type: ignore[misc]
+        dest = out / f"s{i:06d}" / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(body)
+        total += len(body)
+        i += 1
+
+
+def ensure_corpus(args: argparse.Namespace) -> Path:
+    if args.corpus:
+        return Path(args.corpus)
+    out = Path(args.out or f"/tmp/musetui-search-bench-{args.size_mb}mb")
+    if out.exists() and any(out.iterdir()):
+        return out
+    out.mkdir(parents=True, exist_ok=True)
+    if args.local_gen:
+        local_corpus(out, args.size_mb, args.seed)
+        return out
+    try:
+        import musetui.synth.corpus  # noqa: F401
+    except ImportError:
+        sys.exit("musetui.synth.corpus is missing: pass --local-gen for the tiny local generator")
+    subprocess.run(
+        [sys.executable, "-m", "musetui.synth.corpus", str(out), "--size-mb", str(args.size_mb), "--seed", str(args.seed)],
+        check=True,
+    )
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", help="an existing tree to search")
+    ap.add_argument("--size-mb", type=int, default=500, help="size of the generated corpus")
+    ap.add_argument("--out", help="where to generate it (default /tmp/musetui-search-bench-<N>mb)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--local-gen", action="store_true", help="use the tiny local generator")
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--workers", type=int, default=None)
+    ap.add_argument("--query", action="append", default=[], help="extra musetui query (literal for rg: -F)")
+    ap.add_argument("--json", action="store_true", help="print the results as JSON too")
+    args = ap.parse_args()
+
+    corpus = ensure_corpus(args)
+    files = [p for p in corpus.rglob("*") if p.is_file()]
+    size = sum(p.stat().st_size for p in files)
+    print(f"corpus {corpus}: {len(files):,} files, {size / 2**20:,.1f} MiB; rg {RG}; {os.cpu_count()} CPUs")
+    queries = pick_queries(corpus)
+    queries += [Query(f"extra {q}", q, q, True) for q in args.query]
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    cli = [sys.executable, "-m", "musetui", "search", str(corpus)]
+    results = []
+    for q in queries:
+        rg, lib, clit = Timing(), Timing(), Timing()
+        # warm-up round (page cache, imports), not counted
+        run_child(rg_argv(q, corpus))
+        lib_run(corpus, q.musetui, args.workers)
+        run_child([*cli, q.musetui, "--json"], env)
+        for _ in range(args.runs):
+            s, n, rss = run_child(rg_argv(q, corpus))
+            rg.seconds.append(s)
+            rg.rss_kb.append(rss)
+            rg.hits = n
+            s, n = lib_run(corpus, q.musetui, args.workers)
+            lib.seconds.append(s)
+            lib.hits = n
+            lib.rss_kb.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+            s, n, rss = run_child([*cli, q.musetui, "--json"], env)
+            clit.seconds.append(s)
+            clit.rss_kb.append(rss)
+            clit.hits = n
+        row = {
+            "query": q.name,
+            "musetui": q.musetui,
+            "rg_s": round(rg.median, 3),
+            "lib_s": round(lib.median, 3),
+            "cli_s": round(clit.median, 3),
+            "lib_ratio": round(lib.median / rg.median, 2),
+            "cli_ratio": round(clit.median / rg.median, 2),
+            "rg_lines": rg.hits,
+            "hits": clit.hits,
+            "rg_rss_mb": round(max(rg.rss_kb) / 1024, 1),
+            "lib_rss_mb": round(max(lib.rss_kb) / 1024, 1),
+            "cli_rss_mb": round(max(clit.rss_kb) / 1024, 1),
+            "runs": {"rg": rg.seconds, "lib": lib.seconds, "cli": clit.seconds},
+        }
+        results.append(row)
+        print(
+            f"{q.name:18s} rg {row['rg_s']:6.3f}s  lib {row['lib_s']:6.3f}s ({row['lib_ratio']:.2f}x)  "
+            f"cli {row['cli_s']:6.3f}s ({row['cli_ratio']:.2f}x)  hits {row['hits']} (rg lines {row['rg_lines']})  "
+            f"peak RSS rg {row['rg_rss_mb']} MB, cli {row['cli_rss_mb']} MB, lib {row['lib_rss_mb']} MB"
+        )
+    if args.json:
+        print(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
