@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 Format = Literal[
     "muse",
@@ -19,16 +19,7 @@ Format = Literal[
     "gemini",
     "generic",
 ]
-FORMATS: tuple[str, ...] = (
-    "muse",
-    "codex",
-    "claude-code",
-    "openai-responses",
-    "openai-chat",
-    "anthropic-messages",
-    "gemini",
-    "generic",
-)
+FORMATS: tuple[str, ...] = get_args(Format)
 
 PROVIDERS: tuple[str, ...] = (
     "openai",

@@ -96,3 +96,18 @@ def _kind(mode: int) -> str:
 def kind_of(mode: int) -> str:
     """A short name for a non-regular file type (for diagnostics)."""
     return _kind(mode)
+
+
+def is_sse(data: bytes) -> bool:
+    """True when a file is a server-sent-events capture (``data:``/``event:`` lines)."""
+    return data[:5] == b"data:" or data[:6] == b"event:"
+
+
+def sse_payload(line: bytes) -> bytes | None:
+    """The JSON payload of one stripped SSE line; None for framing lines, comments and ``[DONE]``."""
+    if line.startswith(b"data:"):
+        line = line[5:].strip()
+        return None if line == b"[DONE]" or not line else line
+    if line.startswith((b"event:", b"id:", b":", b"retry:")):
+        return None
+    return line

@@ -20,7 +20,15 @@ from musetui import sources
 from musetui.fingerprints import extract
 from musetui.fingerprints.attribution import EXAMPLES, TOL_AFTER_CREATED_S, Located, attribute
 from musetui.model import Malformed, SessionSummary, parse_time
-from musetui.reader import MAX_DOCUMENT_BYTES, MAX_LINE_BYTES, NotRegularFile, read_file, read_range
+from musetui.reader import (
+    MAX_DOCUMENT_BYTES,
+    MAX_LINE_BYTES,
+    NotRegularFile,
+    is_sse,
+    read_file,
+    read_range,
+    sse_payload,
+)
 from musetui.sources.base import ZONE_MODEL
 
 #: Malformed lines listed per session (all are counted).
@@ -188,7 +196,7 @@ def scan_bytes(
     state = ScanState(
         frozen=b"",
         fmt=None,
-        sse=data[:6] in (b"data: ", b"event:") or data[:5] == b"data:",
+        sse=is_sse(data),
         n_lines=0,
         offset=0,
         items=0,
@@ -256,12 +264,10 @@ def _scan_lines(
         elif line[-1] == 13:
             line = line[:-1]
         if sse:
-            if line.startswith(b"data:"):
-                line = line[5:].strip()
-                if line == b"[DONE]" or not line:
-                    continue
-            elif line.startswith((b"event:", b"id:", b":", b"retry:")):
+            payload = sse_payload(line)
+            if payload is None:
                 continue
+            line = payload
         if len(line) > MAX_LINE_BYTES:
             malformed.append(Malformed(base_line + i + 1, starts[i], f"line of {len(line):,} bytes exceeds the {MAX_LINE_BYTES // 2**20} MiB limit"))
             continue
@@ -368,7 +374,9 @@ def _lookup() -> Any:
     """The model catalogue's lookup, loaded once per process (built-in plus the user's file)."""
     global _LOOKUP
     if _LOOKUP is None:
-        from musetui.fingerprints.catalogue import load_catalogue  # pydantic: import only when needed
+        from musetui.fingerprints.catalogue import (
+            load_catalogue,  # pydantic: import only when needed
+        )
 
         _LOOKUP = load_catalogue().lookup
     return _LOOKUP
@@ -376,9 +384,7 @@ def _lookup() -> Any:
 
 def _clean(line: bytes, sse: bool) -> bytes:
     line = line.strip()
-    if sse and line.startswith(b"data:"):
-        line = line[5:].strip()
-    return line
+    return (sse_payload(line) or b"") if sse else line
 
 
 def _parses(parser: Any, line: bytes) -> bool:

@@ -10,7 +10,7 @@ from musetui import sources
 from musetui.fingerprints import extract
 from musetui.fingerprints.types import Decoded
 from musetui.model import Item, SessionSummary
-from musetui.reader import read_file
+from musetui.reader import is_sse, read_file, sse_payload
 from musetui.sources.base import Record
 
 
@@ -29,19 +29,10 @@ class OpenedSession:
 
     def decoded(self, item: Item) -> list[Decoded]:
         """Every fingerprint in the item, via the full schema-agnostic walk."""
-        objs = item.raw if isinstance(item.raw, list) else [item.raw]
-        out: list[Decoded] = []
-        seen: set[str] = set()
-        for obj in objs:
-            for dec, _key, _path in extract.walk_record(obj):
-                if dec.value in seen and dec.value:
-                    continue
-                seen.add(dec.value)
-                out.append(dec)
-        return out
+        return [dec for dec, _path in self.decoded_with_paths(item)]
 
     def decoded_with_paths(self, item: Item) -> list[tuple[Decoded, str]]:
-        """Like :meth:`decoded`, with the field path of each fingerprint."""
+        """Every fingerprint in the item with the field path where it sits (each value once)."""
         objs = item.raw if isinstance(item.raw, list) else [item.raw]
         out: list[tuple[Decoded, str]] = []
         seen: set[str] = set()
@@ -84,18 +75,12 @@ def read_records(data: bytes) -> tuple[list[Record], list[int]]:
             objs = whole if isinstance(whole, list) else [whole]
             length = len(data.rstrip())
             return [Record(1, 0, length, o) for o in objs], starts
-    sse = data[:5] == b"data:" or data[:6] == b"event:"
+    sse = is_sse(data)
     for i, ln in enumerate(lines):
-        line = ln.strip()
+        stripped_line = ln.strip()
+        line = sse_payload(stripped_line) if sse else stripped_line
         if not line:
             continue
-        if sse:
-            if line.startswith(b"data:"):
-                line = line[5:].strip()
-                if line == b"[DONE]" or not line:
-                    continue
-            elif line.startswith((b"event:", b"id:", b":", b"retry:")):
-                continue
         try:
             obj = orjson.loads(line)
         except orjson.JSONDecodeError:
