@@ -21,7 +21,7 @@ Format = Literal[
 ]
 FORMATS: tuple[str, ...] = get_args(Format)
 
-PROVIDERS: tuple[str, ...] = (
+Provider = Literal[
     "openai",
     "anthropic",
     "meta",
@@ -32,8 +32,10 @@ PROVIDERS: tuple[str, ...] = (
     "groq",
     "mistral",
     "unknown",
-)
-HOSTS: tuple[str, ...] = ("azure", "bedrock", "vertex", "fireworks")
+]
+Host = Literal["azure", "bedrock", "vertex", "fireworks"]
+PROVIDERS: tuple[str, ...] = get_args(Provider)
+HOSTS: tuple[str, ...] = get_args(Host)
 FLAGS: tuple[str, ...] = (
     "declared-mismatch",
     "time-mismatch",

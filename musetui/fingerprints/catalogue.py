@@ -15,10 +15,12 @@ import re
 import tomllib
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+
+from musetui.model import Host, Provider
 
 __all__ = [
     "BUILTIN_PATH",
@@ -31,19 +33,8 @@ __all__ = [
     "load_catalogue",
 ]
 
-ProviderName = Literal[
-    "openai",
-    "anthropic",
-    "meta",
-    "moonshot",
-    "google",
-    "deepseek",
-    "xai",
-    "groq",
-    "mistral",
-    "unknown",
-]
-HostName = Literal["azure", "bedrock", "vertex", "fireworks"]
+ProviderName = Provider
+HostName = Host
 
 #: The built-in catalogue shipped as package data.
 BUILTIN_PATH = Path(__file__).with_name("catalogue.toml")
