@@ -214,12 +214,15 @@ def outcome_from_light(blob: bytes) -> Outcome | None:
     return Outcome(summary, diagnostics)
 
 
-def _scan_chunk(args: tuple[list[FileEntry], bool, bool]) -> list[Any]:
-    entries, keep, want_state = args
+def _scan_chunk(args: tuple[list[FileEntry], bool, bool, bool]) -> list[Any]:
+    """Scan in a worker; return what the parent needs, serialised here (in parallel)."""
+    entries, keep, want_state, light = args
     outcomes = [_scan_entry(e, keep, want_state) for e in entries]
-    if not want_state:
-        return outcomes
-    return [_blobs(o) for o in outcomes]
+    if want_state:
+        return [_blobs(o) for o in outcomes]
+    if light:
+        return [light_blob(o) for o in outcomes]
+    return outcomes
 
 
 def _looks_like_json(path: str) -> bool:
@@ -381,11 +384,15 @@ class Index:
         chunks = _chunk(files, max(1, min(64, len(files) // (workers * 8) or 1)))
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             try:
-                jobs = [(c, self.keep_offsets, want_state) for c in chunks]
+                jobs = [(c, self.keep_offsets, want_state, self.light) for c in chunks]
                 for chunk, results in zip(chunks, pool.map(_scan_chunk, jobs), strict=True):
                     for e, r in zip(chunk, results, strict=True):
                         if want_state:
-                            yield pickle.loads(r[0]), e, r
+                            lo = outcome_from_light(r[2]) if self.light else None
+                            yield (lo if lo is not None else pickle.loads(r[0])), e, r
+                        elif self.light:
+                            lo = outcome_from_light(r)
+                            yield (lo if lo is not None else Outcome(None, [])), e, None
                         else:
                             yield r, e, None
                     if cancelled is not None and cancelled():
