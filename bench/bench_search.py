@@ -24,6 +24,7 @@ that child's own maximum, from ``wait4``; ``lib``: this process).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -40,7 +41,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 RG = shutil.which("rg") or "/usr/bin/rg"
 #: The file types musetui reads (see musetui.index); rg gets the same set.
-RG_GLOBS = ["*.jsonl", "*.json", "*.ndjson", "*.jsonlines", "*.txt", "*.log", "!agent-*.meta.json", "!MANIFEST.json"]
+RG_GLOBS = [
+    "*.jsonl",
+    "*.json",
+    "*.ndjson",
+    "*.jsonlines",
+    "*.txt",
+    "*.log",
+    "!agent-*.meta.json",
+    "!MANIFEST.json",
+]
 
 
 @dataclass
@@ -56,17 +66,31 @@ class Timing:
         return statistics.median(self.seconds) if self.seconds else float("nan")
 
 
+TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
+
+
 def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, int, int]:
-    """Run a command, read its stdout through a pipe; (seconds, output lines, peak RSS in KiB)."""
+    """Run a command, read its stdout through a pipe; (seconds, output lines, peak RSS in KiB).
+
+    The peak RSS is the command's own (GNU time's %M): ``wait4`` on a child forked from this
+    big process would report this process's pages.
+    """
+    rss_file = Path(f"/tmp/.bench_search_rss_{os.getpid()}")
+    cmd = [TIME, "-f", "%M", "-o", str(rss_file), *argv] if TIME else argv
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
     assert proc.stdout is not None
     lines = 0
     for chunk in iter(lambda: proc.stdout.read(1 << 20), b""):  # type: ignore[union-attr]
         lines += chunk.count(b"\n")
     _pid, _status, usage = os.wait4(proc.pid, 0)
     proc.returncode = 0
-    return time.perf_counter() - t0, lines, int(usage.ru_maxrss)
+    elapsed = time.perf_counter() - t0
+    rss = int(usage.ru_maxrss)
+    if TIME:
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            rss = int(rss_file.read_text().split()[-1])
+    return elapsed, lines, rss
 
 
 def rg_argv(query: Query, corpus: Path) -> list[str]:
@@ -101,8 +125,19 @@ def pick_queries(corpus: Path) -> list[Query]:
     if call_id:
         out.append(Query("literal id", call_id, call_id, True))
     out.append(Query("word (smart case)", "muse-special", "muse-special", True))
-    out.append(Query("regex rare", "/gpt_responses_v1:gAAAAABq[A-Za-z0-9_-]{3}Q/", "gpt_responses_v1:gAAAAABq[A-Za-z0-9_-]{3}Q", False))
-    out.append(Query("regex ids", "/rs_[0-9a-f]{18}6a9[0-9a-f]{5}/", "rs_[0-9a-f]{18}6a9[0-9a-f]{5}", False))
+    out.append(
+        Query(
+            "regex rare",
+            "/gpt_responses_v1:gAAAAABq[A-Za-z0-9_-]{3}Q/",
+            "gpt_responses_v1:gAAAAABq[A-Za-z0-9_-]{3}Q",
+            False,
+        )
+    )
+    out.append(
+        Query(
+            "regex ids", "/rs_[0-9a-f]{18}6a9[0-9a-f]{5}/", "rs_[0-9a-f]{18}6a9[0-9a-f]{5}", False
+        )
+    )
     return out
 
 
@@ -147,7 +182,16 @@ def ensure_corpus(args: argparse.Namespace) -> Path:
     except ImportError:
         sys.exit("musetui.synth.corpus is missing: pass --local-gen for the tiny local generator")
     subprocess.run(
-        [sys.executable, "-m", "musetui.synth.corpus", str(out), "--size-mb", str(args.size_mb), "--seed", str(args.seed)],
+        [
+            sys.executable,
+            "-m",
+            "musetui.synth.corpus",
+            str(out),
+            "--size-mb",
+            str(args.size_mb),
+            "--seed",
+            str(args.seed),
+        ],
         check=True,
     )
     return out
@@ -162,17 +206,28 @@ def main() -> int:
     ap.add_argument("--local-gen", action="store_true", help="use the tiny local generator")
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--workers", type=int, default=None)
-    ap.add_argument("--query", action="append", default=[], help="extra musetui query (literal for rg: -F)")
+    ap.add_argument(
+        "--query", action="append", default=[], help="extra musetui query (literal for rg: -F)"
+    )
     ap.add_argument("--json", action="store_true", help="print the results as JSON too")
     args = ap.parse_args()
 
     corpus = ensure_corpus(args)
     files = [p for p in corpus.rglob("*") if p.is_file()]
     size = sum(p.stat().st_size for p in files)
-    print(f"corpus {corpus}: {len(files):,} files, {size / 2**20:,.1f} MiB; rg {RG}; {os.cpu_count()} CPUs")
+    print(
+        f"corpus {corpus}: {len(files):,} files, {size / 2**20:,.1f} MiB; rg {RG}; {os.cpu_count()} CPUs; "
+        f"load average {os.getloadavg()[0]:.2f} (other processes skew every timing)"
+    )
     queries = pick_queries(corpus)
     queries += [Query(f"extra {q}", q, q, True) for q in args.query]
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    # Bytecode cached (outside the tree), as an installed package has it.
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        PYTHONPYCACHEPREFIX=os.environ.get("PYTHONPYCACHEPREFIX", "/tmp/musetui-bench-pycache"),
+    )
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     cli = [sys.executable, "-m", "musetui", "search", str(corpus)]
     results = []
     for q in queries:
