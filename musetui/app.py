@@ -42,10 +42,13 @@ class MuseApp(App[None]):
         Binding("ctrl+q", "quit", "quit", show=False, priority=True, id="app.quit_ctrl", tooltip="Quit musetui"),
     ]
 
-    def __init__(self, roots: Sequence[str], *, workers: int | None = None) -> None:
+    def __init__(self, roots: Sequence[str], *, workers: int | None = None, use_cache: bool | None = None) -> None:
         super().__init__()
         self.roots = [str(r) for r in roots]
         self.index_workers = workers
+        if use_cache is None:
+            use_cache = os.environ.get("MUSETUI_NO_CACHE", "") in ("", "0")
+        self.use_cache = use_cache
         self.register_theme(MUSETUI_THEME)
         wanted = os.environ.get("MUSETUI_THEME", "musetui")
         self.theme = wanted if wanted in self.available_themes else "musetui"
@@ -54,7 +57,7 @@ class MuseApp(App[None]):
         return {**super().get_theme_variable_defaults(), **theme_variable_defaults()}
 
     def get_default_screen(self) -> Screen[None]:
-        return MainScreen(self.roots, workers=self.index_workers)
+        return MainScreen(self.roots, workers=self.index_workers, use_cache=self.use_cache)
 
     @property
     def main_screen(self) -> MainScreen:

@@ -97,9 +97,10 @@ class MainScreen(Screen[None]):
         Binding("question_mark", "help", "help", key_display="?", id="main.help", tooltip="Every key, and the search query language"),
     ]
 
-    def __init__(self, roots: Sequence[str], *, workers: int | None = None) -> None:
+    def __init__(self, roots: Sequence[str], *, workers: int | None = None, use_cache: bool = True) -> None:
         super().__init__()
         self.roots = [str(r) for r in roots]
+        self.use_cache = use_cache
         self.root_labels = {os.path.abspath(r): display_root(r) for r in self.roots}
         self.index_workers = workers
         self.indexing = False
@@ -180,7 +181,7 @@ class MainScreen(Screen[None]):
         worker = get_current_worker()
         started = time.monotonic()
         try:
-            index = Index(self.roots, workers=self.index_workers)
+            index = Index(self.roots, workers=self.index_workers, use_cache=self.use_cache)
             batch: list[SessionSummary] = []
             last = time.monotonic()
 
@@ -282,6 +283,8 @@ class MainScreen(Screen[None]):
     @on(SessionTree.NodeHighlighted)
     def _node_highlighted(self, event: SessionTree.NodeHighlighted[NodeData]) -> None:
         node: TreeNode[NodeData] = event.node
+        if node is not self.session_tree.cursor_node:
+            return  # stale: the tree re-posts highlights when lines move under the cursor
         data = node.data
         if isinstance(data, SessionSummary):
             self.select_session(data)

@@ -27,8 +27,9 @@ DEBOUNCE_S = 0.15
 #: Stop counting hits beyond this many (the list shows at most RESULTS_CAP).
 COUNT_LIMIT = 100_000
 HINT = (
-    'words · "phrase" · /regex/ · provider: host: model: format: kind: role: id: flag: has: '
-    "after: before: · -term · a|b      enter: jump · ↓: results · esc: close"
+    'words · "phrase" · /regex/ · provider: host: model: format: kind: role: id: flag: has: after: before:'
+    " · -term · a|b\n"
+    "enter: jump to the hit · ↓: the results · esc: close (the hits stay for n/N) · ? on the main screen: full syntax"
 )
 
 

@@ -45,7 +45,7 @@ def highlight_snippet(snippet: str, spans: Sequence[Any], width: int = 200) -> T
     return text
 
 
-def hit_prompt(hit: Any, number: int) -> Text:
+def hit_prompt(hit: Any, number: int, width: int = 200) -> Text:
     """``12  01a05efe…88b9  muse-vm/…/session.jsonl:4  payload.event.message_id`` + snippet."""
     head = Text(no_wrap=True, overflow="ellipsis", end="")
     head.append(f"{number:>4} ", style="dim")
@@ -61,8 +61,16 @@ def hit_prompt(hit: Any, number: int) -> Text:
     field = getattr(hit, "field", None)
     if field:
         head.append(f"  {clean(field, 60)}", style="dim italic")
-    head.append("\n      ")
-    head.append_text(highlight_snippet(getattr(hit, "snippet", "") or "", getattr(hit, "match_spans", ()) or ()))
+    if head.cell_len > width:
+        head.truncate(width, overflow="ellipsis")
+    snippet = Text("      ", no_wrap=True, overflow="ellipsis", end="")
+    snippet.append_text(
+        highlight_snippet(getattr(hit, "snippet", "") or "", getattr(hit, "match_spans", ()) or (), width)
+    )
+    if snippet.cell_len > width:
+        snippet.truncate(width, overflow="ellipsis")
+    head.append("\n")
+    head.append_text(snippet)
     return head
 
 
@@ -77,7 +85,10 @@ class SearchResultsList(OptionList):
     def show_hits(self, hits: Sequence[Any]) -> None:
         """Replace the list with ``hits`` (keeping the highlight where possible)."""
         keep = self.highlighted
+        width = max(40, (self.scrollable_content_region.width or self.app.size.width - 10) - 2)
         self.clear_options()
-        self.add_options(Option(hit_prompt(h, i + 1), id=str(i)) for i, h in enumerate(hits[:RESULTS_CAP]))
+        self.add_options(
+            Option(hit_prompt(h, i + 1, width), id=str(i)) for i, h in enumerate(hits[:RESULTS_CAP])
+        )
         if hits:
             self.highlighted = min(keep or 0, len(hits[:RESULTS_CAP]) - 1)

@@ -271,11 +271,11 @@ async def test_help_lists_every_key_and_the_query_help(sample_root: str) -> None
         await settle(pilot)
         await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpScreen)
-        from musetui.widgets.help import binding_rows, query_help
-
         from io import StringIO
 
         from rich.console import Console
+
+        from musetui.widgets.help import binding_rows, query_help
 
         buf = StringIO()
         Console(file=buf, width=120, color_system=None).print(app.screen.content)
@@ -351,12 +351,12 @@ async def test_escape_stops_indexing(tmp_path: Path, monkeypatch: pytest.MonkeyP
         (tmp_path / f"s{i:03d}.jsonl").write_bytes(files[i % len(files)].read_bytes())
     real = index_mod._scan_entry
 
-    def slow(entry: object, keep: bool) -> object:
+    def slow(*args: object, **kwargs: object) -> object:
         time.sleep(0.02)
-        return real(entry, keep)  # type: ignore[arg-type]
+        return real(*args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(index_mod, "_scan_entry", slow)
-    app = MuseApp([str(tmp_path)], workers=1)
+    app = MuseApp([str(tmp_path)], workers=1, use_cache=False)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause(0.4)
         scr = main(app)

@@ -1,0 +1,106 @@
+"""Pilot tests of the / search view: live query, results, enter, n/N and query errors."""
+
+from __future__ import annotations
+
+import pytest
+
+from musetui.app import MuseApp
+from musetui.screens.main import MainScreen
+from musetui.screens.search import SearchScreen
+from musetui.widgets.item_list import ItemList
+from musetui.widgets.search import SearchResultsList, highlight_snippet
+
+from .helpers import OUTLIER_ID, SIZE, current, main, press, settle
+
+pytest.importorskip("musetui.search")
+
+CALL_ID = "call_vRYeJ5ycDgP6BwLGJEtinVF6"
+
+
+async def _search(pilot, text: str) -> None:  # type: ignore[no-untyped-def]
+    await pilot.press(*text)
+    await pilot.pause(0.3)
+    await settle(pilot)
+
+
+async def test_slash_live_results_enter_and_n_N(sample_root: str) -> None:
+    app = MuseApp([sample_root])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        assert isinstance(app.screen, SearchScreen)
+        await _search(pilot, CALL_ID)
+        st = main(app).search_state
+        assert st.done and st.total == 2
+        assert [h.line for h in st.hits] == [5, 7]
+        assert "2 of 2 hits" in app.screen.status_text().plain
+        results = app.screen.query_one(SearchResultsList)
+        assert results.option_count == 2
+        await press(pilot, "down", "enter")
+        assert isinstance(app.screen, MainScreen)
+        assert current(app).session_id == OUTLIER_ID
+        assert isinstance(app.focused, ItemList)
+        item = main(app).items.current
+        assert item is not None and item.line == 5
+        assert "hit 1 of 2" in main(app).status.search_text
+        await press(pilot, "n")
+        assert main(app).items.current.line == 7  # type: ignore[union-attr]
+        await press(pilot, "n")
+        assert main(app).items.current.line == 5  # type: ignore[union-attr]
+        await press(pilot, "N")
+        assert main(app).items.current.line == 7  # type: ignore[union-attr]
+
+
+async def test_enter_in_the_input_jumps_to_the_first_hit(sample_root: str) -> None:
+    app = MuseApp([sample_root])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        await _search(pilot, CALL_ID)
+        await press(pilot, "enter")
+        assert isinstance(app.screen, MainScreen)
+        assert main(app).items.current.line == 5  # type: ignore[union-attr]
+
+
+async def test_invalid_query_is_a_message_not_a_crash(sample_root: str) -> None:
+    app = MuseApp([sample_root])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        await _search(pilot, "/(/")
+        assert isinstance(app.screen, SearchScreen)
+        status = app.screen.status_text().plain
+        assert status.startswith("✗")
+        app.screen.query_one("Input").value = ""  # type: ignore[attr-defined]
+        await _search(pilot, "nosuchfield:x")
+        assert app.screen.status_text().plain.startswith("✗")
+        await press(pilot, "escape")
+        assert isinstance(app.screen, MainScreen)
+        await press(pilot, "n")
+        assert app.is_running
+
+
+async def test_n_without_a_search_says_so(sample_root: str) -> None:
+    app = MuseApp([sample_root])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "n", "N")
+        assert app.is_running
+        assert main(app).current is None
+
+
+async def test_escape_keeps_hits_for_n(sample_root: str) -> None:
+    app = MuseApp([sample_root])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        await _search(pilot, CALL_ID)
+        await press(pilot, "escape", "n")
+        assert current(app).session_id == OUTLIER_ID
+        assert main(app).items.current.line == 5  # type: ignore[union-attr]
+
+
+def test_snippet_highlight_is_plain_text() -> None:
+    text = highlight_snippet("a [bold]x\x1b[2J call_X b", [(15, 21)])
+    assert "[bold]" in text.plain and "\x1b" not in text.plain
+    assert any(span.style == "bold reverse" for span in text.spans)
