@@ -81,6 +81,7 @@ import os
 import re
 import stat
 import threading
+import warnings
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -687,14 +688,18 @@ def _regex_term(pattern: str) -> TextTerm:
     cs = _regex_has_upper(pattern)
     flags = 0 if cs else re.IGNORECASE
     try:
-        matcher = re.compile(pattern, flags)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # FutureWarnings about nested sets are not errors
+            matcher = re.compile(pattern, flags)
         bpattern = pattern.encode("utf-8")
     except UnicodeEncodeError as exc:
         raise QueryError(f"invalid regex /{shown}/: not valid Unicode") from exc
     except (re.error, ValueError, OverflowError, RecursionError, TypeError, IndexError) as exc:
         raise QueryError(f"invalid regex /{shown}/: {_reason(exc)}") from exc
     try:
-        raw = re.compile(bpattern, flags | re.MULTILINE)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            raw = re.compile(bpattern, flags | re.MULTILINE)
     except (re.error, ValueError, OverflowError, RecursionError, TypeError, IndexError) as exc:
         raise QueryError(
             f"invalid regex /{shown}/: {_reason(exc)} (regexes run over raw bytes)"
@@ -796,7 +801,9 @@ def _sre() -> _Sre:
 def _analyze_regex(pattern: str, flags: int, shown: str) -> _RegexInfo:
     s = _sre()
     try:
-        parsed = s.parser.parse(pattern, flags)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            parsed = s.parser.parse(pattern, flags)
     except (re.error, ValueError, OverflowError, RecursionError, TypeError, IndexError) as exc:
         raise QueryError(f"invalid regex /{shown}/: {_reason(exc)}") from exc
     gflags = int(parsed.state.flags)
@@ -1059,8 +1066,8 @@ class _Analyzer:
             return None
         best = max(runs, key=len)
         if flags & re.IGNORECASE:
-            # A run without letters needs no lowered copy of the buffer: prefer it if long enough.
-            plain = [r for r in runs if r == r.lower() == r.upper() and len(r) >= 3]
+            # A piece without letters needs no lowered copy of the buffer: prefer it if long enough.
+            plain = [p for r in runs for p in _LETTERS_RE.split(r) if len(p) >= 3]
             return max(plain, key=len) if plain else best.lower()
         return best
 

@@ -1,0 +1,454 @@
+"""The search query language: parsing, smart case, filters, errors and regex bounds (no I/O)."""
+
+from __future__ import annotations
+
+import re
+import time
+from datetime import UTC, datetime
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from musetui.search import (
+    FIELDS,
+    QUERY_HELP,
+    REGEX_LINE_CAP,
+    FieldFilter,
+    Query,
+    QueryError,
+    TextTerm,
+    parse_query,
+)
+
+
+def shape(q: Query) -> list[list[str]]:
+    """The query as nested lists of written terms (AND of ORs)."""
+    return [[t.describe() for t in g] for g in q.groups]
+
+
+def text(q: Query, g: int = 0, t: int = 0) -> TextTerm:
+    atom = q.groups[g][t].atom
+    assert isinstance(atom, TextTerm)
+    return atom
+
+
+def flt(q: Query, g: int = 0, t: int = 0) -> FieldFilter:
+    atom = q.groups[g][t].atom
+    assert isinstance(atom, FieldFilter)
+    return atom
+
+
+# -- structure ---------------------------------------------------------------------------------
+
+
+def test_words_are_anded() -> None:
+    assert shape(parse_query("foo bar  baz")) == [["foo"], ["bar"], ["baz"]]
+
+
+def test_or_binds_tighter_than_and() -> None:
+    assert shape(parse_query("foo bar|baz")) == [["foo"], ["bar", "baz"]]
+    assert shape(parse_query("foo bar | baz qux")) == [["foo"], ["bar", "baz"], ["qux"]]
+    assert shape(parse_query("a|b|c")) == [["a", "b", "c"]]
+
+
+def test_negation() -> None:
+    q = parse_query("foo -bar -kind:reasoning")
+    assert [t.negated for g in q.groups for t in g] == [False, True, True]
+    assert shape(q) == [["foo"], ["-bar"], ["-kind:reasoning"]]
+
+
+def test_negation_inside_or() -> None:
+    q = parse_query("-a|b")
+    assert [(t.describe(), t.negated) for t in q.groups[0]] == [("-a", True), ("b", False)]
+
+
+def test_lone_dash_is_a_word() -> None:
+    assert shape(parse_query("a - b")) == [["a"], ["-"], ["b"]]
+
+
+def test_phrase_with_escapes() -> None:
+    q = parse_query(r'"say \"hi\" to C:\\dir" x')
+    t = text(q)
+    assert t.kind == "phrase"
+    assert t.text == 'say "hi" to C:\\dir'
+    assert shape(q)[1] == ["x"]
+
+
+def test_regex_term() -> None:
+    q = parse_query("/rs_[0-9a-f]{50}/ foo")
+    t = text(q)
+    assert t.kind == "regex" and t.text == "rs_[0-9a-f]{50}"
+    assert shape(q)[1] == ["foo"]
+
+
+def test_regex_may_hold_spaces_and_bars() -> None:
+    t = text(parse_query("/a b|c/"))
+    assert t.kind == "regex" and t.text == "a b|c"
+
+
+def test_slash_paths_are_words() -> None:
+    q = parse_query("/home/dev/site api/order.py")
+    assert [text(q, i).kind for i in range(2)] == ["word", "word"]
+    assert text(q).text == "/home/dev/site"
+
+
+def test_regex_or_regex() -> None:
+    q = parse_query("/a/|/b/")
+    assert [t.atom.describe() for t in q.groups[0]] == ["/a/", "/b/"]
+
+
+def test_describe_round_trips() -> None:
+    for src in ['a b|c -"d e" /f.g/ kind:reasoning|tool_call -provider:openai path:"x y"', "x|-y"]:
+        q = parse_query(src)
+        assert parse_query(q.describe()).describe() == q.describe()
+
+
+# -- smart case ---------------------------------------------------------------------------------
+
+
+def test_smart_case_words() -> None:
+    lower, upper = text(parse_query("lighthouse")), text(parse_query("Lighthouse"))
+    assert not lower.case_sensitive and upper.case_sensitive
+    assert lower.matcher.search("LIGHTHOUSE CI") and not upper.matcher.search("LIGHTHOUSE CI")
+    assert upper.matcher.search("a Lighthouse gate")
+
+
+def test_smart_case_phrases() -> None:
+    assert not text(parse_query('"dark rye"')).case_sensitive
+    assert text(parse_query('"Dark rye"')).case_sensitive
+
+
+def test_smart_case_regex_ignores_escapes() -> None:
+    assert not text(parse_query(r"/\S+\W\d/")).case_sensitive
+    assert text(parse_query(r"/call_[A-Z]/")).case_sensitive
+    t = text(parse_query(r"/gaaaaa\w+/"))
+    assert t.matcher.search("gAAAAABql0tI")
+
+
+# -- literals and their JSON encodings -----------------------------------------------------------
+
+
+def test_plain_literal_fast_path() -> None:
+    t = text(parse_query("call_YunNGbIwdVJ2i0y0Mybva4Pw"))
+    assert t.literal == b"call_YunNGbIwdVJ2i0y0Mybva4Pw"
+    t = text(parse_query("muse-special"))
+    assert t.literal == b"muse-special" and t.lower
+
+
+def test_literal_matches_json_escapes() -> None:
+    t = text(parse_query('"said \\"hi\\""'))
+    assert t.literal is None
+    assert t.raw.search(rb'{"text":"she said \"hi\" twice"}')
+    assert t.raw.search(rb'{"args":"{\"text\":\"she said \\\"hi\\\"\"}"}')  # JSON inside a string
+    assert not t.raw.search(rb'{"text":"said hi"}')
+
+
+def test_literal_matches_unicode_escapes_and_newlines() -> None:
+    t = text(parse_query('"café au lait"'))
+    assert t.raw.search("un café au lait".encode())
+    assert t.raw.search(rb"un caf\u00e9 au lait")
+    assert t.raw.search(rb"un caf\u00E9 au lait")
+    t = text(parse_query('"CAFÉ"'))
+    assert t.case_sensitive and not t.raw.search("café".encode())
+    t = text(parse_query('"café"'))
+    assert t.raw.search("CAFÉ".encode()), "smart case folds non-ASCII letters too"
+
+
+def test_html_escapes_of_go_encoders() -> None:
+    t = text(parse_query("<html>"))
+    assert t.raw.search(rb"\u003chtml\u003e") and t.raw.search(b"<html>")
+
+
+# -- filters ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("src", "name", "values"),
+    [
+        ("provider:openai", "provider", ("openai",)),
+        ("provider:OpenAI|anthropic", "provider", ("openai", "anthropic")),
+        ("host:azure", "host", ("azure",)),
+        ("host:none", "host", ("none",)),
+        ("model:avocado*", "model", ("avocado*",)),
+        ("format:codex", "format", ("codex",)),
+        ("format:claude-code|muse", "format", ("claude-code", "muse")),
+        ("kind:reasoning|tool_call|message", "kind", ("reasoning", "tool_call", "message")),
+        ("role:assistant", "role", ("assistant",)),
+        ("id:rs_*", "id", ("rs_*",)),
+        ("flag:outlier", "flag", ("outlier",)),
+        ("has:encrypted", "has", ("encrypted",)),
+        ("has:signature|encrypted", "has", ("signature", "encrypted")),
+        ("after:2026-09-01", "after", ("2026-09-01",)),
+        ("before:2026-09-01T22:01:03Z", "before", ("2026-09-01t22:01:03z",)),
+        ("session:019A", "session", ("019a",)),
+        ("path:*/subagents/*", "path", ("*/subagents/*",)),
+        ('path:"my dir/*.jsonl"', "path", ("my dir/*.jsonl",)),
+    ],
+)
+def test_every_filter(src: str, name: str, values: tuple[str, ...]) -> None:
+    f = flt(parse_query(src))
+    assert f.name == name and f.values == values
+    assert f.session_level == (name in ("provider", "host", "model", "format", "flag", "session", "path"))
+
+
+def test_field_names_are_case_insensitive() -> None:
+    assert flt(parse_query("Kind:reasoning")).name == "kind"
+
+
+def test_every_field_is_documented() -> None:
+    for name in FIELDS:
+        assert f"{name}:" in QUERY_HELP
+    assert "smart case" in QUERY_HELP.lower()
+    for needle in ("-term", '"exact phrase"', "/rs_", "|"):
+        assert needle in QUERY_HELP
+
+
+def test_id_and_path_globs_are_smart_case() -> None:
+    assert not flt(parse_query("id:rs_*")).case_sensitive
+    f = flt(parse_query("id:call_YunNG*"))
+    assert f.case_sensitive and f.values == ("call_YunNG*",)
+
+
+def test_after_before_instants() -> None:
+    f = flt(parse_query("after:2026-09-01"))
+    assert f.times == (datetime(2026, 9, 1, tzinfo=UTC).timestamp(),)
+    f = flt(parse_query("before:2026-09-01T22:01:03+01:00"))
+    assert f.times == (datetime(2026, 9, 1, 21, 1, 3, tzinfo=UTC).timestamp(),)
+
+
+def test_attribution_filters_are_flagged() -> None:
+    assert parse_query("provider:openai foo").needs_attribution
+    assert parse_query("host:azure").needs_attribution
+    assert parse_query("flag:outlier").needs_attribution
+    assert not parse_query("model:x* format:codex session:01 path:a foo").needs_attribution
+
+
+def test_driver_is_the_most_selective_group() -> None:
+    q = parse_query("kind:reasoning a call_YunNGbIwdVJ2i0y0Mybva4Pw")
+    assert q.driver == 2
+    assert parse_query("kind:reasoning -foo").driver == -1, "nothing can find candidate lines"
+    assert parse_query("foo|kind:reasoning").driver == -1, "an OR with a filter cannot drive"
+    assert parse_query("has:encrypted provider:openai").driver == 0, "has: has a raw hint"
+
+
+# -- errors -------------------------------------------------------------------------------------
+
+
+def test_unknown_field_message() -> None:
+    with pytest.raises(QueryError) as err:
+        parse_query("foo:bar")
+    msg = str(err.value)
+    assert msg.startswith("unknown field 'foo:' (known: provider, host, model, format, kind")
+    assert all(name in msg for name in FIELDS)
+
+
+def test_invalid_regex_message() -> None:
+    with pytest.raises(QueryError) as err:
+        parse_query("/[a-/")
+    assert str(err.value).startswith("invalid regex /[a-/: ")
+    with pytest.raises(QueryError, match=r"^invalid regex /\(unclosed/: missing \)"):
+        parse_query("/(unclosed/")
+
+
+@pytest.mark.parametrize(
+    ("src", "message"),
+    [
+        ("", "empty query"),
+        ("   ", "empty query"),
+        ('"unterminated', "unterminated quote"),
+        ("a |", "'|' needs a term on both sides"),
+        ("| a", "'|' needs a term on both sides"),
+        ("a || b", "'|' needs a term on both sides"),
+        ('""', "empty phrase"),
+        ("kind:", "empty value for kind:"),
+        ("kind:reasoning|", "'|' needs a term on both sides"),
+        ("kind:|x", "empty value for kind:"),
+        ("provider:azure", "unknown provider 'azure' (known: openai, anthropic"),
+        ("kind:thought", "unknown kind 'thought'"),
+        ("has:fernet", "unknown has 'fernet' (known: encrypted, signature)"),
+        ("format:jsonl", "unknown format 'jsonl'"),
+        ("flag:weird", "unknown flag 'weird'"),
+        ("after:yesterday", "invalid date for after: 'yesterday'"),
+        ("before:2026-13-01", "invalid date for before:"),
+        ("http://example.com", "unknown field 'http:'"),
+    ],
+)
+def test_errors(src: str, message: str) -> None:
+    with pytest.raises(QueryError) as err:
+        parse_query(src)
+    assert message in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_quoted_url_is_a_phrase() -> None:
+    assert text(parse_query('"http://example.com"')).text == "http://example.com"
+
+
+def test_colon_words_that_are_not_fields() -> None:
+    for word in ("gpt_responses_v1:gAAAAA", "2026-09-01T22:01:03", "a1:b", "::"):
+        assert text(parse_query(word)).text == word
+
+
+# -- regex bounds -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [r"(a+)+", r"(a*)*b", r"(a|a)*", r"(a|aa)+$", r"(.*a){12}", r"(\w+\s?)*$", r"(?:x+x+)+y", r"([a-z]+)*=", r"(a?)*"],
+)
+def test_explosive_regexes_are_refused(pattern: str) -> None:
+    with pytest.raises(QueryError, match="exponential time"):
+        parse_query(f"/{pattern}/")
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        r"(\d+\.)+\d+",
+        r"(?:ab|a)*c",
+        r"a++b",
+        r"(?>a+)+b",
+        r"(?:foo|bar)+",
+        r"(?:.|\n)*x",
+        r"rs_[0-9a-f]{50}",
+        r"\s*\"key\"\s*:\s*\"[^\"]*\"",
+        r"(?:[a-z]+_)+id",
+        r"(?:\w|-)+",
+    ],
+)
+def test_safe_regexes_are_accepted(pattern: str) -> None:
+    parse_query(f"/{pattern}/")
+
+
+def test_accepted_regexes_stay_fast_on_their_worst_input() -> None:
+    """What the analysis lets through is at worst polynomial: instant on 60 characters, where
+    (a+)+b would need about 2**60 steps."""
+    for pattern in [r"(\d+\.)+x", r"(?:ab|a)*c", r"a++b", r"(?>a+)+b", r"(?:\w|-)+!", r"(?:ab|a)*b"]:
+        t = text(parse_query(f"/{pattern}/"))
+        start = time.perf_counter()
+        t.raw.search(b"a" * 60 + b"1." * 60)
+        assert time.perf_counter() - start < 0.5, pattern
+
+
+def test_regex_reach() -> None:
+    """Regexes that can match a newline or anchor to the whole text are run line by line."""
+    for pattern, line_mode in [
+        (r"foo", False),
+        (r"a.b", False),
+        (r"a\sb", True),
+        (r"a[^x]b", True),
+        (r"(?s)a.b", True),
+        (r"\Afoo", True),
+        (r"foo\Z", True),
+        (r"^foo$", False),
+        (r"a\Sb", False),
+    ]:
+        f = text(parse_query(f"/{pattern}/")).finders[0]
+        assert f.line_mode == line_mode, pattern
+
+
+def test_regex_prefilter_literal() -> None:
+    assert text(parse_query("/rs_[0-9a-f]{50}/")).finders[0].prefilter == b"rs_"
+    assert text(parse_query("/call_[A-Za-z0-9]{24}/")).finders[0].prefilter == b"call_"
+    assert text(parse_query(r"/x\d+-1234-y/")).finders[0].prefilter == b"-1234-", "no letters: no lowering"
+    assert text(parse_query("/a|b/")).finders[0].prefilter is None
+    assert text(parse_query("/(?:abcd)?xy/")).finders[0].prefilter is None
+
+
+def test_line_cap_is_documented() -> None:
+    assert REGEX_LINE_CAP == 1024 * 1024
+    import musetui.search as search
+
+    assert search.__doc__ is not None and "Bounding regexes" in search.__doc__ and "1 MiB" in search.__doc__
+
+
+# -- dates and times ----------------------------------------------------------------------------
+
+
+def test_time_terms_have_a_window() -> None:
+    t = text(parse_query("2026-09-01T22:01:03"))
+    start = datetime(2026, 9, 1, 22, 1, 3, tzinfo=UTC).timestamp()
+    assert t.window == (start, start + 1)
+    assert text(parse_query("2026-09-01")).window == (
+        datetime(2026, 9, 1, tzinfo=UTC).timestamp(),
+        datetime(2026, 9, 2, tzinfo=UTC).timestamp(),
+    )
+    assert text(parse_query("2026-09-01T22")).window is not None
+    assert text(parse_query('"2026-09-01 22:01"')).window is not None
+    assert text(parse_query("2026-13-01")).window is None
+    assert text(parse_query("8196")).window is None
+
+
+def test_time_patterns_find_encoded_times() -> None:
+    """An rs_ id and a Fernet token minted at 2026-09-01T22:01:43Z (from the bundled sample)."""
+    t = text(parse_query("2026-09-01T22:01:43"))
+    pats = [f.pattern for f in t.finders if f.pattern is not None]
+    rs = b'"message_id":"rs_0fb0962a440df430006a974b47304a81967cd5f8099555ab70"'
+    fernet = b'"signature":"gpt_responses_v1:gAAAAABql0tHAhsBweE2vwyfjVV6R19X3sv8LA_es"'
+    assert any(p.search(rs) for p in pats)
+    assert any(p.search(fernet) for p in pats)
+    other = text(parse_query("2026-09-01T22:01:44"))
+    assert not any(f.pattern.search(rs) for f in other.finders if f.pattern is not None)
+
+
+def test_time_patterns_for_uuid7_and_anthropic_ids() -> None:
+    # UUIDv7 01a05efc-7bb7-… : 0x01a05efc7bb7 ms; the Anthropic id of the sample decodes to its UUIDv7.
+    from musetui.fingerprints.decoders import decode_anthropic_id, decode_uuid7
+
+    u = decode_uuid7("01a05efc-7bb7-7cd1-8155-66af75f0734c")
+    assert u is not None and u.time is not None
+    when = datetime.fromtimestamp(u.time, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    t = text(parse_query(when))
+    assert any(f.pattern.search(b'"id":"01a05efc-7bb7-7cd1-8155-66af75f0734c"') for f in t.finders if f.pattern)
+    a = decode_anthropic_id("msg_011CedbEEfeVs5fZmENREs2N")
+    assert a is not None and a.time is not None
+    when = datetime.fromtimestamp(a.time, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
+    t = text(parse_query(when))
+    assert any(f.pattern.search(b'"id": "msg_011CedbEEfeVs5fZmENREs2N"') for f in t.finders if f.pattern)
+
+
+# -- never anything but QueryError ----------------------------------------------------------------
+
+SYNTAX = st.sampled_from(
+    [" ", "|", "-", '"', "\\", "/", ":", "*", "(", ")", "+", "?", "[", "]", "{", "}", "^", "$", ".", "a", "Z",
+     "0", "kind:", "provider:", "has:", "id:", "after:", "path:", "model:", "foo:", "é", "\x00", "\n", "\ud800"]
+)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=80))
+def test_parse_never_raises_anything_else(s: str) -> None:
+    try:
+        q = parse_query(s)
+    except QueryError as exc:
+        assert str(exc) and "\n" not in str(exc)
+        return
+    assert q.groups
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(SYNTAX, max_size=30).map("".join))
+def test_parse_never_raises_on_query_syntax_soup(s: str) -> None:
+    try:
+        q = parse_query(s)
+    except QueryError:
+        return
+    for t in q.terms:
+        if isinstance(t.atom, TextTerm):
+            assert isinstance(t.atom.raw, re.Pattern)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(alphabet="ab()*+?|{},.\\d[]^-:<>=!", max_size=24))
+def test_regex_soup_is_refused_or_compiled(pattern: str) -> None:
+    try:
+        q = parse_query(f"/{pattern}/ x")
+    except QueryError:
+        return
+    assert q.groups
+
+
+def test_non_text_is_refused() -> None:
+    with pytest.raises(QueryError):
+        parse_query(b"foo")  # type: ignore[arg-type]
