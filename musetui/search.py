@@ -965,8 +965,8 @@ class _Analyzer:
 
         Args:
             seq: the sequence to check.
-            follow: what can come right after the sequence (next iteration of an outer
-                repeat, or what follows it).
+            follow: what can come right after the sequence (inside a repeat: what the next
+                iteration starts with).
             inside: True inside the body of a repeat that can iterate (max > 1).
         """
         c = self.c
@@ -983,8 +983,10 @@ class _Analyzer:
                         "or atomic ((?>...)), or simplify it"
                     )
                 if hi > 1:
+                    # Inside the body, what matters is what the next iteration can start with:
+                    # text two iterations can share is what makes backtracking exponential.
                     bfirst, _ = self.first(body, flags)
-                    self.check(body, flags, bfirst.union(after), True)
+                    self.check(body, flags, bfirst, True)
                 else:
                     self.check(body, flags, after, inside)
             elif op is self.s.possessive or op is self.s.atomic:

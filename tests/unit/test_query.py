@@ -189,7 +189,9 @@ def test_html_escapes_of_go_encoders() -> None:
 def test_every_filter(src: str, name: str, values: tuple[str, ...]) -> None:
     f = flt(parse_query(src))
     assert f.name == name and f.values == values
-    assert f.session_level == (name in ("provider", "host", "model", "format", "flag", "session", "path"))
+    assert f.session_level == (
+        name in ("provider", "host", "model", "format", "flag", "session", "path")
+    )
 
 
 def test_field_names_are_case_insensitive() -> None:
@@ -295,7 +297,17 @@ def test_colon_words_that_are_not_fields() -> None:
 
 @pytest.mark.parametrize(
     "pattern",
-    [r"(a+)+", r"(a*)*b", r"(a|a)*", r"(a|aa)+$", r"(.*a){12}", r"(\w+\s?)*$", r"(?:x+x+)+y", r"([a-z]+)*=", r"(a?)*"],
+    [
+        r"(a+)+",
+        r"(a*)*b",
+        r"(a|a)*",
+        r"(a|aa)+$",
+        r"(.*a){12}",
+        r"(\w+\s?)*$",
+        r"(?:x+x+)+y",
+        r"([a-z]+)*=",
+        r"(a?)*",
+    ],
 )
 def test_explosive_regexes_are_refused(pattern: str) -> None:
     with pytest.raises(QueryError, match="exponential time"):
@@ -324,7 +336,14 @@ def test_safe_regexes_are_accepted(pattern: str) -> None:
 def test_accepted_regexes_stay_fast_on_their_worst_input() -> None:
     """What the analysis lets through is at worst polynomial: instant on 60 characters, where
     (a+)+b would need about 2**60 steps."""
-    for pattern in [r"(\d+\.)+x", r"(?:ab|a)*c", r"a++b", r"(?>a+)+b", r"(?:\w|-)+!", r"(?:ab|a)*b"]:
+    for pattern in [
+        r"(\d+\.)+x",
+        r"(?:ab|a)*c",
+        r"a++b",
+        r"(?>a+)+b",
+        r"(?:\w|-)+!",
+        r"(?:ab|a)*b",
+    ]:
         t = text(parse_query(f"/{pattern}/"))
         start = time.perf_counter()
         t.raw.search(b"a" * 60 + b"1." * 60)
@@ -351,7 +370,9 @@ def test_regex_reach() -> None:
 def test_regex_prefilter_literal() -> None:
     assert text(parse_query("/rs_[0-9a-f]{50}/")).finders[0].prefilter == b"rs_"
     assert text(parse_query("/call_[A-Za-z0-9]{24}/")).finders[0].prefilter == b"call_"
-    assert text(parse_query(r"/x\d+-1234-y/")).finders[0].prefilter == b"-1234-", "no letters: no lowering"
+    assert text(parse_query(r"/x\d+-1234-y/")).finders[0].prefilter == b"-1234-", (
+        "no letters: no lowering"
+    )
     assert text(parse_query("/a|b/")).finders[0].prefilter is None
     assert text(parse_query("/(?:abcd)?xy/")).finders[0].prefilter is None
 
@@ -360,7 +381,11 @@ def test_line_cap_is_documented() -> None:
     assert REGEX_LINE_CAP == 1024 * 1024
     import musetui.search as search
 
-    assert search.__doc__ is not None and "Bounding regexes" in search.__doc__ and "1 MiB" in search.__doc__
+    assert (
+        search.__doc__ is not None
+        and "Bounding regexes" in search.__doc__
+        and "1 MiB" in search.__doc__
+    )
 
 
 # -- dates and times ----------------------------------------------------------------------------
@@ -400,19 +425,59 @@ def test_time_patterns_for_uuid7_and_anthropic_ids() -> None:
     assert u is not None and u.time is not None
     when = datetime.fromtimestamp(u.time, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
     t = text(parse_query(when))
-    assert any(f.pattern.search(b'"id":"01a05efc-7bb7-7cd1-8155-66af75f0734c"') for f in t.finders if f.pattern)
+    assert any(
+        f.pattern.search(b'"id":"01a05efc-7bb7-7cd1-8155-66af75f0734c"')
+        for f in t.finders
+        if f.pattern
+    )
     a = decode_anthropic_id("msg_011CedbEEfeVs5fZmENREs2N")
     assert a is not None and a.time is not None
     when = datetime.fromtimestamp(a.time, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
     t = text(parse_query(when))
-    assert any(f.pattern.search(b'"id": "msg_011CedbEEfeVs5fZmENREs2N"') for f in t.finders if f.pattern)
+    assert any(
+        f.pattern.search(b'"id": "msg_011CedbEEfeVs5fZmENREs2N"') for f in t.finders if f.pattern
+    )
 
 
 # -- never anything but QueryError ----------------------------------------------------------------
 
 SYNTAX = st.sampled_from(
-    [" ", "|", "-", '"', "\\", "/", ":", "*", "(", ")", "+", "?", "[", "]", "{", "}", "^", "$", ".", "a", "Z",
-     "0", "kind:", "provider:", "has:", "id:", "after:", "path:", "model:", "foo:", "é", "\x00", "\n", "\ud800"]
+    [
+        " ",
+        "|",
+        "-",
+        '"',
+        "\\",
+        "/",
+        ":",
+        "*",
+        "(",
+        ")",
+        "+",
+        "?",
+        "[",
+        "]",
+        "{",
+        "}",
+        "^",
+        "$",
+        ".",
+        "a",
+        "Z",
+        "0",
+        "kind:",
+        "provider:",
+        "has:",
+        "id:",
+        "after:",
+        "path:",
+        "model:",
+        "foo:",
+        "é",
+        "\x00",
+        "\n",
+        "\ud800",
+    ]
 )
 
 

@@ -43,21 +43,29 @@ CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069
 @pytest.fixture(scope="module")
 def sample() -> Path:
     if not (SAMPLE / "muse-vm").is_dir():
-        pytest.skip(f"bundled sample not generated yet at {SAMPLE} (python -m musetui.synth.sample)")
+        pytest.skip(
+            f"bundled sample not generated yet at {SAMPLE} (python -m musetui.synth.sample)"
+        )
     return SAMPLE
 
 
 @pytest.fixture(scope="module")
 def real() -> Path:
     if not REAL.is_dir():
-        pytest.skip(f"real public captures not available at {REAL} (they live in ../shared, outside this repo)")
+        pytest.skip(
+            f"real public captures not available at {REAL} (they live in ../shared, outside this repo)"
+        )
     return REAL
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     return subprocess.run(
-        [sys.executable, "-m", "musetui", "search", *args], capture_output=True, text=True, env=env, timeout=120
+        [sys.executable, "-m", "musetui", "search", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
     )
 
 
@@ -70,15 +78,22 @@ def scan_records(root: Path) -> dict[str, dict[str, Any]]:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     out = subprocess.run(
         [sys.executable, "-m", "musetui", "scan", str(root), "--json", "-q"],
-        capture_output=True, text=True, env=env, check=True, timeout=120,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=120,
     ).stdout
     return {r["path"]: r for r in map(json.loads, out.splitlines())}
 
 
 def candidate_files(root: Path) -> list[Path]:
     return sorted(
-        p for p in root.rglob("*")
-        if p.is_file() and CANDIDATE.search(p.name) and not (p.name.startswith("agent-") and p.name.endswith(".meta.json"))
+        p
+        for p in root.rglob("*")
+        if p.is_file()
+        and CANDIDATE.search(p.name)
+        and not (p.name.startswith("agent-") and p.name.endswith(".meta.json"))
     )
 
 
@@ -113,14 +128,17 @@ def test_call_id_finds_the_call_and_its_result(sample: Path) -> None:
         assert set(h) == {"path", "session_id", "line", "field", "snippet"}
         assert h["session_id"] == OUTLIER
         assert CALL in h["snippet"]
-    assert [h["field"] for h in hits] == ["payload.event.tool_calls[0].call_id", "payload.event.results[0].tool_call_id"]
+    assert [h["field"] for h in hits] == [
+        "payload.event.tool_calls[0].call_id",
+        "payload.event.results[0].tool_call_id",
+    ]
     kinds = [h.item_kind for h in search([sample], CALL)]
     assert kinds == ["tool_call", "tool_result"]
 
 
 def test_hits_are_sorted_and_carry_scan_session_ids(sample: Path) -> None:
     scan = scan_records(sample)
-    code, hits = cli_json(str(sample), "/\"/")
+    code, hits = cli_json(str(sample), '/"/')
     assert code == 0
     assert [(h["path"], h["line"]) for h in hits] == sorted((h["path"], h["line"]) for h in hits)
     assert {h["path"] for h in hits} == set(scan)
@@ -135,16 +153,19 @@ def test_provider_openai_has_encrypted_lists_exactly_the_encrypted_items(sample:
     assert scan[worker.as_posix()]["declared_model"] == "muse-special"
 
     def encrypted(line: bytes) -> bool:
-        return re.search(rb"gAAAAA[A-Za-z0-9_-]{20,}", line) is not None or re.search(
-            rb'"encrypted_content":\s*"[^"]', line
-        ) is not None
+        return (
+            re.search(rb"gAAAAA[A-Za-z0-9_-]{20,}", line) is not None
+            or re.search(rb'"encrypted_content":\s*"[^"]', line) is not None
+        )
 
     expected = lines_where(sample, encrypted, [sample / p for p in openai])
     code, hits = cli_json(str(sample), "provider:openai has:encrypted")
     assert code == 0
     assert located(hits) == expected
     # The muse-special worker's reasoning items are all there, and they are its only ones.
-    reasoning = lines_where(sample, lambda line: b'"kind":"reasoning_committed"' in line, [sample / worker])
+    reasoning = lines_where(
+        sample, lambda line: b'"kind":"reasoning_committed"' in line, [sample / worker]
+    )
     assert reasoning and {x for x in located(hits) if x[0] == worker.as_posix()} == reasoning
     assert all(h["field"].endswith(("signature", "encrypted_content")) for h in hits)
     assert not [h for h in hits if scan[h["path"]]["provider"] != "openai"]
@@ -167,7 +188,10 @@ def test_text_output_and_limit(sample: Path) -> None:
     proc = cli(str(sample), CALL)
     assert proc.returncode == 0
     first = proc.stdout.splitlines()[0]
-    assert first.startswith("muse-vm/") and f":5: [payload.event.tool_calls[0].call_id] {CALL}" in first
+    assert (
+        first.startswith("muse-vm/")
+        and f":5: [payload.event.tool_calls[0].call_id] {CALL}" in first
+    )
     code, hits = cli_json("--limit", "1", str(sample), CALL)
     assert code == 0 and len(hits) == 1 and hits[0]["line"] == 5
 
@@ -212,7 +236,9 @@ def test_real_session_ids_match_scan(real: Path) -> None:
 
 def test_real_document_fields(real: Path) -> None:
     hits = search([real], REAL_CALL)
-    assert [h.field for h in hits] and all(re.fullmatch(r"output\[\d+\]\.call_id", h.field) for h in hits)
+    assert [h.field for h in hits] and all(
+        re.fullmatch(r"output\[\d+\]\.call_id", h.field) for h in hits
+    )
     assert all(h.item_kind == "tool_call" for h in hits)
 
 
@@ -223,7 +249,9 @@ def test_real_has_encrypted_is_azure_and_openai_reasoning(real: Path) -> None:
     assert not any("anthropic" in p for p in paths)
     # The sanitized Codex rollouts hold no token, but their reasoning items were encrypted.
     redacted = [h for h in hits if "localpush" in h.path]
-    assert redacted and all(h.item_kind == "reasoning" and "REDACTED_ENCRYPTED_CONTENT" in h.snippet for h in redacted)
+    assert redacted and all(
+        h.item_kind == "reasoning" and "REDACTED_ENCRYPTED_CONTENT" in h.snippet for h in redacted
+    )
 
 
 # -- the library on crafted trees -----------------------------------------------------------------
@@ -231,7 +259,9 @@ def test_real_has_encrypted_is_azure_and_openai_reasoning(real: Path) -> None:
 
 def write_lines(path: Path, records: list[Any], raw: list[bytes] | None = None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = b"".join(orjson.dumps(r) + b"\n" for r in records) + b"".join(line + b"\n" for line in raw or [])
+    data = b"".join(orjson.dumps(r) + b"\n" for r in records) + b"".join(
+        line + b"\n" for line in raw or []
+    )
     path.write_bytes(data)
     return path
 
@@ -246,12 +276,14 @@ def test_phrase_matches_escaped_json(tmp_path: Path) -> None:
     assert [(h.line, h.field) for h in hits] == [(1, "text")]
     snippet = hits[0].snippet
     assert 'said "hi"' in snippet
-    (s, e), = hits[0].match_spans
+    ((s, e),) = hits[0].match_spans
     assert snippet[s:e] == 'said "hi"'
 
 
 def test_unicode_escaped_text_is_found(tmp_path: Path) -> None:
-    (tmp_path / "a.jsonl").write_text(json.dumps(generic("un café crème"), ensure_ascii=True) + "\n")
+    (tmp_path / "a.jsonl").write_text(
+        json.dumps(generic("un café crème"), ensure_ascii=True) + "\n"
+    )
     assert b"\\u00e9" in (tmp_path / "a.jsonl").read_bytes()
     hits = search([tmp_path], '"café crème"')
     assert len(hits) == 1 and hits[0].field == "text" and "café crème" in hits[0].snippet
@@ -280,7 +312,12 @@ def test_regex_runs_on_raw_bytes_and_reports_raw_field(tmp_path: Path) -> None:
 def test_and_or_not(tmp_path: Path) -> None:
     write_lines(
         tmp_path / "a.jsonl",
-        [generic("alpha beta"), generic("alpha gamma"), generic("beta gamma"), generic("alpha beta gamma")],
+        [
+            generic("alpha beta"),
+            generic("alpha gamma"),
+            generic("beta gamma"),
+            generic("alpha beta gamma"),
+        ],
     )
     assert [h.line for h in search([tmp_path], "alpha beta")] == [1, 4]
     assert [h.line for h in search([tmp_path], "alpha beta|gamma")] == [1, 2, 4]
@@ -291,7 +328,10 @@ def test_and_or_not(tmp_path: Path) -> None:
 
 
 def test_numbers_and_keys_name_their_field(tmp_path: Path) -> None:
-    write_lines(tmp_path / "a.jsonl", [{"recorded_at": 1788300103188596, "payload": {"encrypted_content": None}}])
+    write_lines(
+        tmp_path / "a.jsonl",
+        [{"recorded_at": 1788300103188596, "payload": {"encrypted_content": None}}],
+    )
     assert search([tmp_path], "1788300103188596")[0].field == "recorded_at"
     hit = search([tmp_path], "encrypted_content")[0]
     assert hit.field == "payload.encrypted_content" and hit.snippet.startswith("encrypted_content")
@@ -311,7 +351,7 @@ def test_snippets_are_short_clean_single_lines(tmp_path: Path) -> None:
     assert len(hit.snippet) <= SNIPPET_MAX
     assert "\n" not in hit.snippet and not CONTROL.search(hit.snippet)
     assert hit.snippet.startswith("…") and hit.snippet.endswith("…")
-    (s, e), = hit.match_spans
+    ((s, e),) = hit.match_spans
     assert hit.snippet[s:e] == "NEEDLE"
     assert "line break tab NEEDLE" in hit.snippet
 
@@ -352,27 +392,41 @@ def test_item_filters(sample: Path) -> None:
     assert [h.line for h in search([sample], f"{CALL} role:tool")] == [7]
     hits = search([sample], "kind:reasoning path:*03bb*")
     assert [h.line for h in hits] == sorted(
-        line for _p, line in lines_where(sample, lambda x: b"reasoning_committed" in x and OUTLIER.encode() in x)
+        line
+        for _p, line in lines_where(
+            sample, lambda x: b"reasoning_committed" in x and OUTLIER.encode() in x
+        )
     )
     assert all(h.item_kind == "reasoning" for h in hits)
 
 
 def test_has_signature_is_a_non_empty_signature(sample: Path) -> None:
-    expected = lines_where(sample, lambda line: re.search(rb'ignature"\s*:\s*"[^"]', line) is not None)
+    expected = lines_where(
+        sample, lambda line: re.search(rb'ignature"\s*:\s*"[^"]', line) is not None
+    )
     hits = search([sample], "has:signature")
     assert located(hits) == expected
     assert not located(search([sample], "has:signature model:avocado*"))
 
 
 def test_time_filters(sample: Path) -> None:
-    lines = (sample / "muse-vm/sessions/01a05efc-7bb7-7cd1-8155-66af75f0734c/subagents" / OUTLIER / "session.jsonl")
+    lines = (
+        sample
+        / "muse-vm/sessions/01a05efc-7bb7-7cd1-8155-66af75f0734c/subagents"
+        / OUTLIER
+        / "session.jsonl"
+    )
     records = [json.loads(x) for x in lines.read_text().splitlines()]
     cut = records[5]["recorded_at"] / 1e6
     iso = datetime.fromtimestamp(cut, tz=UTC).isoformat().replace("+00:00", "Z")
     after = search([lines], f"after:{iso}")
     before = search([lines], f"before:{iso}")
-    assert [h.line for h in after] == [i + 1 for i, r in enumerate(records) if r["recorded_at"] / 1e6 >= cut]
-    assert [h.line for h in before] == [i + 1 for i, r in enumerate(records) if r["recorded_at"] / 1e6 < cut]
+    assert [h.line for h in after] == [
+        i + 1 for i, r in enumerate(records) if r["recorded_at"] / 1e6 >= cut
+    ]
+    assert [h.line for h in before] == [
+        i + 1 for i, r in enumerate(records) if r["recorded_at"] / 1e6 < cut
+    ]
     assert search([lines], "after:2030-01-01") == []
 
 
@@ -388,8 +442,12 @@ def test_session_filters(sample: Path) -> None:
     special = {p for p, r in scan.items() if r["declared_model"] == "muse-special"}
     assert {h.path for h in search([sample], "model:muse-spec* /./")} == special
     assert {h.path for h in search([sample], "model:MUSE-SPECIAL /./")} == special
-    assert {h.path for h in search([sample], "path:subagents /./")} == {p for p in scan if "/subagents/" in p}
-    assert search([sample], "path:*.json /./") and all(h.path.endswith(".json") for h in search([sample], "path:*.json /./"))
+    assert {h.path for h in search([sample], "path:subagents /./")} == {
+        p for p in scan if "/subagents/" in p
+    }
+    assert search([sample], "path:*.json /./") and all(
+        h.path.endswith(".json") for h in search([sample], "path:*.json /./")
+    )
 
 
 def test_flag_and_host_filters_attribute_first(sample: Path) -> None:
@@ -424,14 +482,22 @@ def test_time_term_finds_decoded_times(sample: Path) -> None:
 def test_marker_digits_find_the_id(sample: Path) -> None:
     hits = search([sample], f"8196 path:*{OUTLIER}*")
     assert hits and all(re.search(r"(rs|fc|msg)_[0-9a-f]{50}", h.snippet) for h in hits)
-    assert {h.line for h in hits} == {line for _p, line in lines_where(sample, lambda x: b"8196" in x, [
-        p for p in candidate_files(sample) if OUTLIER in str(p)])}
+    assert {h.line for h in hits} == {
+        line
+        for _p, line in lines_where(
+            sample,
+            lambda x: b"8196" in x,
+            [p for p in candidate_files(sample) if OUTLIER in str(p)],
+        )
+    }
 
 
 # -- raw hints are sound: a filter that drives the search finds what a full read finds ---------------
 
 
-@pytest.mark.parametrize("query", ["has:encrypted", "has:signature", "id:call_*", "has:encrypted kind:reasoning"])
+@pytest.mark.parametrize(
+    "query", ["has:encrypted", "has:signature", "id:call_*", "has:encrypted kind:reasoning"]
+)
 def test_filter_hints_agree_with_reading_every_item(sample: Path, real: Path, query: str) -> None:
     q = parse_query(query)
     assert q.driver >= 0
@@ -451,7 +517,15 @@ def test_walk_matches_the_index(tmp_path: Path, sample: Path) -> None:
 
     tree = tmp_path / "t"
     shutil.copytree(sample, tree)
-    for rel in ("a.b/x.jsonl", "a/x.jsonl", "a/agent-1.meta.json", "a/notes.txt", "a/README.md", "a/noext", "z.log"):
+    for rel in (
+        "a.b/x.jsonl",
+        "a/x.jsonl",
+        "a/agent-1.meta.json",
+        "a/notes.txt",
+        "a/README.md",
+        "a/noext",
+        "z.log",
+    ):
         (tree / rel).parent.mkdir(parents=True, exist_ok=True)
         (tree / rel).write_text(json.dumps(generic("hello")) + "\n")
     (tree / "a" / "loop").symlink_to(tree / "a")  # a symlink loop
@@ -500,9 +574,12 @@ def test_search_sessions_uses_summaries_and_never_reads_pruned_ones(sample: Path
 
     sessions = Index([str(sample)], workers=1).scan().sessions
     expected = [h.record() for h in run_search([str(sample)], "provider:openai has:encrypted")]
-    assert [h.record() for h in search_sessions(sessions, "provider:openai has:encrypted")] == expected
+    assert [
+        h.record() for h in search_sessions(sessions, "provider:openai has:encrypted")
+    ] == expected
     ghosts = [
-        dataclasses.replace(s, abspath=s.abspath + ".gone") if s.format != "codex" else s for s in sessions
+        dataclasses.replace(s, abspath=s.abspath + ".gone") if s.format != "codex" else s
+        for s in sessions
     ]
     run = search_sessions(ghosts, parse_query("format:codex call_"))
     hits = list(run)
@@ -536,5 +613,7 @@ def test_query_errors_are_raised_at_call_time(sample: Path) -> None:
 
 def test_core_import_stays_free_of_textual() -> None:
     code = "import sys, musetui.search; list(musetui.search.run_search(['.'], 'x')); print('textual' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
+    )
     assert out.stdout.strip() == "False"
