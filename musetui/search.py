@@ -38,12 +38,17 @@ Execution and speed
 ===================
 ``run_search`` walks the roots itself (the same candidate rules as :mod:`musetui.index`) and
 reads each file once. The most selective term group drives the search: one pass over the whole
-file buffer (``bytes.find`` for a literal, on a lowered copy when case-insensitive; one compiled
-bytes regex otherwise, or a literal every regex match must contain, then the regex on that line
-only). Match offsets become line numbers by counting newlines; only the matching lines are
-parsed (orjson), to check the other terms, the item-level filters and to name the field.
-Filters that have a sound raw hint (``id:`` globs, ``has:``) drive the search the same way.
-Big corpora are searched by a process pool over files; hits always come sorted by path, then line.
+file buffer, never line by line. A case-sensitive literal is a ``bytes.find`` loop; a
+case-insensitive one is a bytes regex that starts at a literal *anchor* (its longest run
+without letters, or its rarest letter in both cases) and checks the rest around it, because
+``re`` scans for a leading literal about as fast as ``bytes.find`` while ``re.IGNORECASE``
+alone is ten times slower (a word of common letters only, ``the``, is searched in one lowered
+copy of the buffer instead). A regex is found through a literal every match must contain, then
+run on that line only. Match offsets become line numbers by counting newlines; only the
+matching lines are parsed (orjson), to check the other terms, the item-level filters and to
+name the field. Filters that have a sound raw hint (``id:`` globs, ``has:``) drive the search
+the same way. Big trees are split into directories that a process pool walks and searches;
+hits always come sorted by path (as strings, like ``scan``), then line.
 
 Sessions are *not* attributed on this path: the format and session id of a file with hits come
 from its first records (the same sniffing and observers the scanner uses). Only a query with an
@@ -195,21 +200,21 @@ class QueryError(ValueError):
 class _Finder:
     """One way to find candidate lines in a file buffer.
 
-    ``find``: a literal, searched with ``bytes.find`` (in the lowered buffer when ``lower``).
-    ``re``: a bytes regex that never crosses a newline, searched over the whole buffer.
-    ``regex``: a user regex (line cap, prefilter, line mode: see the module docstring).
+    ``find``: an exact literal, searched with ``bytes.find`` (over a lowered copy of the
+    buffer when ``lower``: case-insensitive literals whose letters are all common).
+    ``re``: bytes regexes that never cross a newline, searched over the whole buffer; a line
+    is a candidate when any of them matches.
+    ``regex``: a user regex (``pattern``), found through a literal every match contains
+    (``needle``, or ``patterns`` when it is case-insensitive) and then run on that line only;
+    or run line by line (``line_mode``).
     """
 
     mode: Literal["find", "re", "regex"]
     needle: bytes = b""
-    pattern: re.Pattern[bytes] | None = None
     lower: bool = False
-    prefilter: bytes | None = None
+    patterns: tuple[re.Pattern[bytes], ...] = ()
+    pattern: re.Pattern[bytes] | None = None
     line_mode: bool = False
-    #: a case-insensitive needle's longest run without letters (found without lowering the
-    #: buffer, then the whole needle checked around it), and where it sits in the needle
-    anchor: bytes | None = None
-    anchor_at: int = 0
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -539,18 +544,15 @@ def _literal_term(kind: Literal["word", "phrase"], value: str) -> TextTerm:
     encoded: re.Pattern[str] | None = None
     if plain is not None:
         literal = plain if cs else plain.lower()
-        lower = not cs and literal != literal.upper()
-        anchor, at = _invariant_run(literal) if lower else (None, 0)
-        finders.append(_Finder("find", needle=literal, lower=lower, anchor=anchor, anchor_at=at))
+        finders.append(_literal_finder(literal, cs))
         score = float(len(literal))
     else:
-        finders.append(_Finder("re", pattern=raw))
+        finders.append(_Finder("re", patterns=(raw,)))
         encoded = re.compile(enc_src, flags)
         score = float(len(value.encode("utf-8", "replace")))
     window = _time_window(value)
     if window is not None:
-        for pat in _time_patterns(*window):
-            finders.append(_Finder("re", pattern=pat))
+        finders.append(_Finder("re", patterns=tuple(_time_patterns(*window))))
         score = min(score, 3.0)
     return TextTerm(
         kind=kind,
@@ -567,16 +569,90 @@ def _literal_term(kind: Literal["word", "phrase"], value: str) -> TextTerm:
 
 
 _LETTERS_RE = re.compile(rb"[A-Za-z]+")
+_NON_LETTERS_RE = re.compile(rb"[^A-Za-z]+")
+#: Approximate frequency (percent) of letters in English text: a rare letter is a fast anchor.
+_LETTER_FREQ = dict(
+    zip(
+        b"etaoinshrdlcumwfgypbvkjxqz",
+        (
+            12.7,
+            9.1,
+            8.2,
+            7.5,
+            7.0,
+            6.7,
+            6.3,
+            6.1,
+            6.0,
+            4.3,
+            4.0,
+            2.8,
+            2.8,
+            2.4,
+            2.4,
+            2.2,
+            2.0,
+            2.0,
+            1.9,
+            1.5,
+            1.0,
+            0.8,
+            0.2,
+            0.2,
+            0.1,
+            0.1,
+        ),
+        strict=True,
+    )
+)
+#: Bytes found everywhere in JSON lines: useless alone as an anchor.
+_COMMON_BYTES = frozenset(b" \"':,{}[]")
 
 
-def _invariant_run(needle: bytes) -> tuple[bytes | None, int]:
-    """The longest run of ``needle`` without ASCII letters, if at least 3 bytes (else None)."""
-    best, at, pos = b"", 0, 0
-    for part in _LETTERS_RE.split(needle):
-        if len(part) > len(best):
-            best, at = part, needle.find(part, pos)
-        pos += len(part)
-    return (best, at) if len(best) >= 3 else (None, 0)
+def _literal_finder(literal: bytes, case_sensitive: bool) -> _Finder:
+    """How to find a plain ASCII literal (already lowered when case-insensitive)."""
+    if case_sensitive or literal == literal.upper():
+        return _Finder("find", needle=literal)
+    patterns = _ci_patterns(literal)
+    if patterns is None:
+        return _Finder("find", needle=literal, lower=True)
+    return _Finder("re", patterns=patterns)
+
+
+def _ci_patterns(needle: bytes) -> tuple[re.Pattern[bytes], ...] | None:
+    """Case-insensitive search for a lowercase ASCII literal without lowering the buffer.
+
+    ``re`` scans fast for a pattern that starts with a literal, so the pattern starts at an
+    *anchor*: the needle's longest run without letters (``-1.3`` in ``avocado-1.3``), then
+    checks the text before it with a lookbehind and the text after it, both case-insensitive.
+    A needle of letters only is anchored on its rarest letter, in both cases (two patterns).
+    None when every letter is common: lowering the buffer once is then cheaper.
+    """
+    best: tuple[int, int] | None = None
+    for m in _NON_LETTERS_RE.finditer(needle):
+        run = m.group()
+        if all(b in _COMMON_BYTES for b in run):
+            continue
+        if best is None or len(run) > best[1] - best[0]:
+            best = (m.start(), m.end())
+    if best is not None:
+        return (_anchored(needle, best[0], best[1], needle[best[0] : best[1]]),)
+    letters = [(_LETTER_FREQ.get(c, 5.0), i) for i, c in enumerate(needle) if 97 <= c <= 122]
+    freq, i = min(letters)
+    if freq >= 6.0:
+        return None
+    ch = needle[i : i + 1]
+    return (_anchored(needle, i, i + 1, ch), _anchored(needle, i, i + 1, ch.upper()))
+
+
+def _anchored(needle: bytes, start: int, end: int, anchor: bytes) -> re.Pattern[bytes]:
+    pre, post = needle[:start], needle[end:]
+    pat = re.escape(anchor)
+    if pre:
+        pat += b"(?<=(?i:" + re.escape(pre) + b")" + re.escape(anchor) + b")"
+    if post:
+        pat += b"(?i:" + re.escape(post) + b")"
+    return re.compile(pat)
 
 
 # JSON encodings of one character, beyond the character itself (UTF-8): what a JSON writer may
@@ -706,9 +782,19 @@ def _regex_term(pattern: str) -> TextTerm:
         ) from exc
     info = _analyze_regex(pattern, flags, shown)
     pref = info.prefilter
-    lower = not cs and pref is not None and pref != pref.upper()
-    finder = _Finder("regex", pattern=raw, lower=lower, prefilter=pref, line_mode=info.line_mode)
-    score = float(len(info.prefilter)) if info.prefilter else 0.5
+    if pref is None:
+        finder = _Finder("regex", pattern=raw, line_mode=info.line_mode)
+    else:
+        found = _literal_finder(pref, cs)
+        finder = _Finder(
+            "regex",
+            needle=found.needle,
+            lower=found.lower,
+            patterns=found.patterns,
+            pattern=raw,
+            line_mode=info.line_mode,
+        )
+    score = float(len(pref)) if pref else 0.5
     return TextTerm(
         kind="regex",
         text=pattern,
@@ -1329,7 +1415,7 @@ def _field_filter(name: str, raw_values: list[str]) -> FieldFilter:
     elif name == "has":
         _check_known(name, values, HAS_VALUES)
         for v in dict.fromkeys(values):
-            finders.append(_Finder("re", pattern=_HAS_HINTS[v]))
+            finders.append(_Finder("re", patterns=(_HAS_HINTS[v],)))
         score = 1.0
     elif name in ("after", "before"):
         times = tuple(_parse_instant(name, v) for v in raw_values)
@@ -1342,13 +1428,7 @@ def _field_filter(name: str, raw_values: list[str]) -> FieldFilter:
             if all(len(x.encode("utf-8")) >= 2 and x.isascii() for x in lits):
                 for lit in dict.fromkeys(lits):
                     needle = lit.encode("ascii")
-                    finders.append(
-                        _Finder(
-                            "find",
-                            needle=needle if cs else needle.lower(),
-                            lower=not cs and needle.lower() != needle.upper(),
-                        )
-                    )
+                    finders.append(_literal_finder(needle if cs else needle.lower(), cs))
                 score = float(min(len(x) for x in lits))
     return FieldFilter(
         name=name,
@@ -2046,90 +2126,87 @@ class _FileSearch:
         return self.info
 
     # -- candidates ----------------------------------------------------------------------------
+    def _seeker(self, finder: _Finder) -> Callable[[int], int] | None:
+        """Position of the next candidate at or after ``pos`` (-1: none), or None: no hint."""
+        data = self.data
+        if finder.needle:
+            hay = self.lowered() if finder.lower else data
+            needle = finder.needle
+            return lambda pos: hay.find(needle, pos)
+        pats = finder.patterns
+        if len(pats) == 1:
+            pat = pats[0]
+
+            def seek_one(pos: int) -> int:
+                m = pat.search(data, pos)
+                return m.start() if m is not None else -1
+
+            return seek_one
+        if not pats:
+            return None
+        nexts = [-2] * len(pats)  # the next match of each pattern (-1: exhausted)
+
+        def seek_any(pos: int) -> int:
+            best = -1
+            for i, pat in enumerate(pats):
+                at = nexts[i]
+                if at == -1:
+                    continue
+                if at < pos:
+                    m = pat.search(data, pos)
+                    at = nexts[i] = m.start() if m is not None else -1
+                    if at == -1:
+                        continue
+                if best < 0 or at < best:
+                    best = at
+            return best
+
+        return seek_any
+
     def spans(self, finder: _Finder) -> Iterator[tuple[int, int]]:
         """(line start, line end) of the lines a finder hits, ascending, each once."""
         data = self.data
         n = len(data)
-        if finder.mode == "find" and finder.anchor is not None:
-            yield from self._anchored_find(finder)
-            return
-        if finder.mode == "find":
-            hay = self.lowered() if finder.lower else data
-            needle = finder.needle
-            p = hay.find(needle)
-            while p >= 0:
-                ls = data.rfind(b"\n", 0, p) + 1
-                le = data.find(b"\n", p)
-                if le < 0:
-                    le = n
-                yield ls, le
-                if le >= n:
-                    return
-                p = hay.find(needle, le + 1)
-            return
+        seek = self._seeker(finder)
         pat = finder.pattern
-        assert pat is not None
-        if finder.mode == "regex" and (finder.line_mode or self.has_long_lines()):
-            yield from self._regex_lines(finder, pat)
+        if pat is not None and (finder.line_mode or self.has_long_lines()):
+            yield from self._regex_lines(pat, seek)
             return
-        if finder.mode == "regex" and finder.prefilter:
-            hay = self.lowered() if finder.lower else data
-            pref = finder.prefilter
-            p = hay.find(pref)
-            while p >= 0:
-                ls = data.rfind(b"\n", 0, p) + 1
-                le = data.find(b"\n", p)
-                if le < 0:
-                    le = n
-                if pat.search(data, ls, le):
-                    yield ls, le
-                if le >= n:
-                    return
-                p = hay.find(pref, le + 1)
-            return
-        m = pat.search(data)
-        while m is not None:
-            p = m.start()
+        if pat is not None and seek is None:
+            seek = self._regex_seeker(pat)
+            pat = None
+        assert seek is not None
+        p = seek(0)
+        while p >= 0:
             ls = data.rfind(b"\n", 0, p) + 1
             le = data.find(b"\n", p)
             if le < 0:
                 le = n
-            yield ls, le
+            if pat is None or pat.search(data, ls, le):
+                yield ls, le
             if le >= n:
                 return
-            m = pat.search(data, le + 1)
+            p = seek(le + 1)
 
-    def _anchored_find(self, finder: _Finder) -> Iterator[tuple[int, int]]:
-        """A case-insensitive literal found by its letter-free run, checked in place."""
+    def _regex_seeker(self, pat: re.Pattern[bytes]) -> Callable[[int], int]:
         data = self.data
-        n = len(data)
-        anchor = finder.anchor
-        assert anchor is not None
-        needle, at, size = finder.needle, finder.anchor_at, len(finder.needle)
-        p = data.find(anchor)
-        while p >= 0:
-            start = p - at
-            if start >= 0 and data[start : start + size].lower() == needle:
-                ls = data.rfind(b"\n", 0, start) + 1
-                le = data.find(b"\n", start)
-                if le < 0:
-                    le = n
-                yield ls, le
-                if le >= n:
-                    return
-                p = data.find(anchor, le + 1 + at)
-            else:
-                p = data.find(anchor, p + 1)
 
-    def _regex_lines(self, finder: _Finder, pat: re.Pattern[bytes]) -> Iterator[tuple[int, int]]:
+        def seek(pos: int) -> int:
+            m = pat.search(data, pos)
+            return m.start() if m is not None else -1
+
+        return seek
+
+    def _regex_lines(
+        self, pat: re.Pattern[bytes], seek: Callable[[int], int] | None
+    ) -> Iterator[tuple[int, int]]:
         """Line by line, each line cut at :data:`REGEX_LINE_CAP` (bounded backtracking)."""
         data = self.data
         n = len(data)
-        hay = (self.lowered() if finder.lower else data) if finder.prefilter else None
         pos = 0
         while pos < n:
-            if hay is not None and finder.prefilter:
-                p = hay.find(finder.prefilter, pos)
+            if seek is not None:
+                p = seek(pos)
                 if p < 0:
                     return
                 pos = data.rfind(b"\n", 0, p) + 1

@@ -134,6 +134,7 @@ def test_plain_literal_fast_path() -> None:
     assert t.literal == b"call_YunNGbIwdVJ2i0y0Mybva4Pw"
     t = text(parse_query("muse-special"))
     assert t.literal == b"muse-special" and t.lower
+    assert t.finders[0].patterns[0].search(b"MUSE-Special")
 
 
 def test_literal_matches_json_escapes() -> None:
@@ -367,14 +368,37 @@ def test_regex_reach() -> None:
         assert f.line_mode == line_mode, pattern
 
 
+def prefilter(src: str) -> bytes | None:
+    """The literal a regex term is found by (its search pattern, when case-insensitive)."""
+    f = text(parse_query(src)).finders[0]
+    if f.needle:
+        return f.needle
+    return f.patterns[0].pattern if f.patterns else None
+
+
 def test_regex_prefilter_literal() -> None:
-    assert text(parse_query("/rs_[0-9a-f]{50}/")).finders[0].prefilter == b"rs_"
-    assert text(parse_query("/call_[A-Za-z0-9]{24}/")).finders[0].prefilter == b"call_"
-    assert text(parse_query(r"/x\d+-1234-y/")).finders[0].prefilter == b"-1234-", (
-        "no letters: no lowering"
+    assert prefilter("/call_[A-Za-z0-9]{24}/") == b"call_"
+    assert prefilter(r"/x\d+-1234-y/") == b"-1234-", "no letters: plain bytes.find"
+    assert prefilter("/a|b/") is None
+    assert prefilter("/(?:abcd)?xy/") is None
+    # Case-insensitive: anchored on its letter-free part, the rest checked around it.
+    assert prefilter("/rs_[0-9a-f]{50}/") == rb"_(?<=(?i:rs)_)"
+
+
+def test_case_insensitive_literals_need_no_lowered_buffer() -> None:
+    f = text(parse_query("avocado-1.3")).finders[0]
+    (pat,) = f.patterns
+    assert pat.pattern.startswith(rb"\-1\.3")
+    for hay in (b"x AVOCADO-1.3 y", b"Avocado-1.3", b"avocado-1.3"):
+        assert pat.search(hay)
+    assert not pat.search(b"avocado-1.4") and not pat.search(b"avocadx-1.3")
+    f = text(parse_query("lighthouse")).finders[0]
+    assert len(f.patterns) == 2, "letters only: the rarest letter, in both cases"
+    assert all(
+        any(p.search(h) for p in f.patterns) for h in (b"LightHouse", b"lighthouse", b"LIGHTHOUSE")
     )
-    assert text(parse_query("/a|b/")).finders[0].prefilter is None
-    assert text(parse_query("/(?:abcd)?xy/")).finders[0].prefilter is None
+    f = text(parse_query("the")).finders[0]
+    assert f.lower and f.needle == b"the", "common letters only: one lowered copy is cheaper"
 
 
 def test_line_cap_is_documented() -> None:
@@ -408,13 +432,13 @@ def test_time_terms_have_a_window() -> None:
 def test_time_patterns_find_encoded_times() -> None:
     """An rs_ id and a Fernet token minted at 2026-09-01T22:01:43Z (from the bundled sample)."""
     t = text(parse_query("2026-09-01T22:01:43"))
-    pats = [f.pattern for f in t.finders if f.pattern is not None]
+    pats = [p for f in t.finders for p in f.patterns]
     rs = b'"message_id":"rs_0fb0962a440df430006a974b47304a81967cd5f8099555ab70"'
     fernet = b'"signature":"gpt_responses_v1:gAAAAABql0tHAhsBweE2vwyfjVV6R19X3sv8LA_es"'
     assert any(p.search(rs) for p in pats)
     assert any(p.search(fernet) for p in pats)
     other = text(parse_query("2026-09-01T22:01:44"))
-    assert not any(f.pattern.search(rs) for f in other.finders if f.pattern is not None)
+    assert not any(p.search(rs) for f in other.finders for p in f.patterns)
 
 
 def test_time_patterns_for_uuid7_and_anthropic_ids() -> None:
@@ -426,16 +450,16 @@ def test_time_patterns_for_uuid7_and_anthropic_ids() -> None:
     when = datetime.fromtimestamp(u.time, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
     t = text(parse_query(when))
     assert any(
-        f.pattern.search(b'"id":"01a05efc-7bb7-7cd1-8155-66af75f0734c"')
+        p.search(b'"id":"01a05efc-7bb7-7cd1-8155-66af75f0734c"')
         for f in t.finders
-        if f.pattern
+        for p in f.patterns
     )
     a = decode_anthropic_id("msg_011CedbEEfeVs5fZmENREs2N")
     assert a is not None and a.time is not None
     when = datetime.fromtimestamp(a.time, tz=UTC).strftime("%Y-%m-%dT%H:%M:%S")
     t = text(parse_query(when))
     assert any(
-        f.pattern.search(b'"id": "msg_011CedbEEfeVs5fZmENREs2N"') for f in t.finders if f.pattern
+        p.search(b'"id": "msg_011CedbEEfeVs5fZmENREs2N"') for f in t.finders for p in f.patterns
     )
 
 
