@@ -81,7 +81,6 @@ import dataclasses
 import fnmatch
 import heapq
 import importlib
-import multiprocessing
 import os
 import re
 import stat
@@ -89,7 +88,6 @@ import threading
 import warnings
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Literal
@@ -97,6 +95,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import orjson
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     from musetui.fingerprints.types import Decoded
     from musetui.model import Item, SessionSummary
 
@@ -2738,6 +2738,9 @@ def _execute(
                     if left <= 0:
                         return
         return
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     size = max(1, -(-len(work) // (nworkers * 24)))
     batches = [work[i : i + size] for i in range(0, len(work), size)]
     method = (

@@ -18,6 +18,8 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from musetui.search import (
     REGEX_LINE_CAP,
@@ -617,3 +619,59 @@ def test_core_import_stays_free_of_textual() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
     )
     assert out.stdout.strip() == "False"
+
+
+# -- the fast paths find exactly what a naive scan finds -------------------------------------------
+
+ALPHABET = "aAbBkK-_.1 "
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lines=st.lists(st.text(alphabet=ALPHABET, max_size=40), min_size=1, max_size=12),
+    word=st.text(alphabet=ALPHABET.strip(), min_size=1, max_size=5),
+)
+def test_literal_search_equals_naive_scan(lines: list[str], word: str) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "s.jsonl"
+        raw = [orjson.dumps({"text": line}) for line in lines]
+        path.write_bytes(b"\n".join(raw) + b"\n")
+        query = f'"{word}"' if word.startswith("-") else word  # -x would negate x
+        cs = any(c.isupper() for c in word)
+        needle = word.encode()
+        expected = [
+            i + 1 for i, r in enumerate(raw) if (needle in r if cs else needle.lower() in r.lower())
+        ]
+        got = [h.line for h in run_search([str(path)], query)]
+        assert got == expected, (query, lines)
+        regex = "/" + re.escape(word) + "/"
+        got = [h.line for h in run_search([str(path)], regex)]
+        assert got == expected, (regex, lines)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    texts=st.lists(st.text(alphabet='aZé"\\\n/<x', max_size=30), min_size=1, max_size=8),
+    word=st.text(alphabet='aZé"\\\n/<x', min_size=1, max_size=4),
+    ascii_only=st.booleans(),
+)
+def test_phrases_find_every_decoded_occurrence(
+    texts: list[str], word: str, ascii_only: bool
+) -> None:
+    """Whatever the JSON writer escaped, a phrase finds every record whose text holds it."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "s.jsonl"
+        path.write_text(
+            "".join(json.dumps({"text": t}, ensure_ascii=ascii_only) + "\n" for t in texts), "utf-8"
+        )
+        phrase = '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        cs = any(c.isupper() for c in word)
+        want = {
+            i + 1 for i, t in enumerate(texts) if (word in t if cs else word.lower() in t.lower())
+        }
+        got = {h.line for h in run_search([str(path)], phrase)}
+        assert want <= got, (phrase, texts)
