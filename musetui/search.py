@@ -609,6 +609,20 @@ _LETTER_FREQ = dict(
 _COMMON_BYTES = frozenset(b" \"':,{}[]")
 
 
+def _byte_weight(b: int) -> int:
+    """How rare a byte is in JSON transcripts, roughly: 1 everywhere ... 3 rare."""
+    if b in _COMMON_BYTES or b in b"etaoinsrhldcum_-./0123456789abcdef":
+        return 1
+    if 97 <= b <= 122:
+        return 2
+    return 3
+
+
+def _rarity(run: bytes) -> int:
+    """A literal's selectivity: longer and made of rarer bytes is better."""
+    return sum(_byte_weight(b) for b in run)
+
+
 def _literal_finder(literal: bytes, case_sensitive: bool) -> _Finder:
     """How to find a plain ASCII literal (already lowered when case-insensitive)."""
     if case_sensitive or literal == literal.upper():
@@ -633,7 +647,7 @@ def _ci_patterns(needle: bytes) -> tuple[re.Pattern[bytes], ...] | None:
         run = m.group()
         if all(b in _COMMON_BYTES for b in run):
             continue
-        if best is None or len(run) > best[1] - best[0]:
+        if best is None or _rarity(run) > _rarity(needle[best[0] : best[1]]):
             best = (m.start(), m.end())
     if best is not None:
         return (_anchored(needle, best[0], best[1], needle[best[0] : best[1]]),)
@@ -1150,14 +1164,16 @@ class _Analyzer:
 
         self._runs(seq, flags, cur, flush, runs)
         flush()
+        runs = [r for r in runs if len(r) >= 3]
         if not runs:
             return None
-        best = max(runs, key=len)
         if flags & re.IGNORECASE:
-            # A piece without letters needs no lowered copy of the buffer: prefer it if long enough.
+            # A piece without letters needs no case folding at all: prefer it if long enough.
             plain = [p for r in runs for p in _LETTERS_RE.split(r) if len(p) >= 3]
-            return max(plain, key=len) if plain else best.lower()
-        return best
+            if plain:
+                return max(plain, key=_rarity)
+            return max(runs, key=_rarity).lower()
+        return max(runs, key=_rarity)
 
     def _runs(
         self,
