@@ -154,12 +154,18 @@ def local_corpus(out: Path, size_mb: int, seed: int) -> None:
     rnd = random.Random(seed)
     src = [p for p in (ROOT / "sample_transcripts").rglob("*.jsonl")]
     templates = [(p.relative_to(ROOT / "sample_transcripts"), p.read_bytes()) for p in src]
-    hexrun = re.compile(rb"[0-9a-f]{12,}")
+    hexrun = re.compile(rb"(?<![0-9a-f])[0-9a-f]{12,}(?![0-9a-f])")
     total, i = 0, 0
     while total < size_mb * 1024 * 1024:
         rel, body = templates[i % len(templates)]
         key = b"%08x" % rnd.getrandbits(32)
-        body = hexrun.sub(lambda m, key=key: key + m.group()[8:], body)  # type: ignore[misc]
+        # fresh ids (hex runs with a letter), numbers left alone so that every line stays JSON
+        body = hexrun.sub(
+            lambda m, key=key: (
+                key + m.group()[8:] if re.search(rb"[a-f]", m.group()) else m.group()
+            ),  # type: ignore[misc]
+            body,
+        )
         dest = out / f"s{i:06d}" / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes(body)

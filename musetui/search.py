@@ -50,6 +50,9 @@ name the field. Filters that have a sound raw hint (``id:`` globs, ``has:``) dri
 the same way. Big trees are split into directories that a process pool walks and searches;
 hits always come sorted by path (as strings, like ``scan``), then line.
 
+Only sessions are searched: a file with no JSON record in it (binary, every line broken) is
+skipped, as the index skips it; the malformed lines of a session are searched like the others.
+
 Sessions are *not* attributed on this path: the format and session id of a file with hits come
 from its first records (the same sniffing and observers the scanner uses). Only a query with an
 attribution filter (``provider:``, ``host:``, ``flag:``) runs the full index scan first, and then
