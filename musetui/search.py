@@ -392,7 +392,7 @@ def parse_query(text: str) -> Query:
     except (RecursionError, MemoryError, OverflowError) as exc:
         raise QueryError(f"query too complex: {type(exc).__name__}") from exc
     except Exception as exc:  # a bug must not crash the caller with a raw traceback
-        raise QueryError(f"cannot parse query: {type(exc).__name__}: {exc}") from exc
+        raise QueryError(f"cannot parse query: {type(exc).__name__}: {_reason(exc)}") from exc
 
 
 def _parse(text: str) -> Query:
