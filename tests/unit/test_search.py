@@ -614,7 +614,7 @@ def test_query_errors_are_raised_at_call_time(sample: Path) -> None:
 
 
 def test_core_import_stays_free_of_textual() -> None:
-    code = "import sys, musetui.search; list(musetui.search.run_search(['musetui'], 'x')); print('textual' in sys.modules)"
+    code = "import sys, musetui.search; list(musetui.search.run_search(['sample_transcripts'], 'kind:reasoning 2026')); print('textual' in sys.modules)"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
     )
