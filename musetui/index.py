@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import marshal
 import multiprocessing
-import operator
 import os
 import pickle
-import stat
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,29 +21,14 @@ import orjson
 
 from musetui.cache import CachedFile, IndexCache, unpickle_outcome, unpickle_state
 from musetui.fingerprints.attribution import mark_outliers
-from musetui.model import Attribution, SessionSummary
-from musetui.reader import kind_of
-from musetui.scanner import Diagnostic, Outcome, ScanState, resume_file, scan_file
+from musetui.model import Attribution, Diagnostic, SessionSummary
+from musetui.scanner import Outcome, ScanState, resume_file, scan_file
+from musetui.walk import FileEntry, walk_roots
 
-JSON_EXTS = frozenset({".jsonl", ".json", ".ndjson", ".jsonlines"})
-MAYBE_EXTS = frozenset({".txt", ".log", ""})
+__all__ = ["FileEntry", "Index", "Progress", "Refresh", "walk_roots"]
+
 #: Below this much data, scanning in-process beats starting worker processes.
 PARALLEL_MIN_BYTES = 16 * 1024 * 1024
-
-
-@dataclass(slots=True)
-class FileEntry:
-    """A file to scan, with where it was found."""
-
-    abspath: str
-    relpath: str
-    root: str
-    size: int
-    maybe: bool  # extension does not promise JSON: sniff the first bytes
-    dev: int = 0
-    ino: int = 0
-    mtime_ns: int = 0
-    keep_state: bool = True  # keep a resume state (see Index.iter_scan)
 
 
 @dataclass(slots=True)
@@ -57,95 +40,6 @@ class Progress:
     bytes_done: int
     bytes_total: int
     sessions: int
-
-
-_NAME = operator.attrgetter("name")
-
-
-def _candidate(name: str) -> bool | None:
-    """True: a JSON file; None: maybe (sniff it); False: not a transcript."""
-    if name.endswith((".jsonl", ".json")):
-        return not (name.endswith(".meta.json") and name.startswith("agent-"))  # Claude subagent sidecar
-    if name.endswith(".chunks.txt"):
-        return True
-    dot = name.rfind(".")
-    ext = name[dot:].lower() if dot > 0 else ""
-    if ext in JSON_EXTS:
-        return True
-    if ext in MAYBE_EXTS:
-        return None
-    return False
-
-
-def walk_roots(roots: Sequence[str], diagnostics: list[Diagnostic]) -> list[FileEntry]:
-    """Every candidate file under ``roots``, in a deterministic (sorted) order."""
-    out: list[FileEntry] = []
-    for root in roots:
-        root_abs = os.path.abspath(root)
-        try:
-            st = os.stat(root_abs)
-        except OSError as exc:
-            diagnostics.append(Diagnostic(root, 0, f"cannot read root: {exc.strerror or exc}"))
-            continue
-        if stat.S_ISREG(st.st_mode):
-            out.append(
-                FileEntry(root_abs, os.path.basename(root_abs), root_abs, st.st_size, False, st.st_dev, st.st_ino, st.st_mtime_ns)
-            )
-            continue
-        if not stat.S_ISDIR(st.st_mode):
-            diagnostics.append(Diagnostic(root, 0, f"skipped: not a regular file ({kind_of(st.st_mode)})"))
-            continue
-        visited: set[tuple[int, int]] = {(st.st_dev, st.st_ino)}
-        stack: list[tuple[str, str, int]] = [(root_abs, "", st.st_dev)]
-        while stack:
-            dpath, drel, dev = stack.pop()
-            try:
-                with os.scandir(dpath) as it:
-                    entries = sorted(it, key=_NAME)
-            except OSError as exc:
-                diagnostics.append(Diagnostic(drel or ".", 0, f"unreadable directory: {exc.strerror or exc}"))
-                continue
-            subdirs: list[tuple[str, str, int]] = []
-            for e in entries:
-                rel = f"{drel}/{e.name}" if drel else e.name
-                try:
-                    is_link = e.is_symlink()
-                    if not is_link and e.is_dir(follow_symlinks=False):
-                        # A real directory: its inode comes free from the directory entry.
-                        ident = (dev, e.inode())
-                        if ident not in visited:
-                            visited.add(ident)
-                            subdirs.append((e.path, rel, dev))
-                        continue
-                    cand = _candidate(e.name)
-                    if cand is False and not is_link:
-                        continue
-                    est = e.stat(follow_symlinks=True)
-                except OSError as exc:
-                    if e.is_symlink():
-                        reason = "symlink loop" if getattr(exc, "errno", None) == 40 else "broken symlink"
-                        diagnostics.append(Diagnostic(rel, 0, f"skipped: {reason}"))
-                    else:
-                        diagnostics.append(Diagnostic(rel, 0, f"unreadable: {exc.strerror or exc}"))
-                    continue
-                mode = est.st_mode
-                if stat.S_ISDIR(mode):
-                    ident = (est.st_dev, est.st_ino)
-                    if ident in visited:
-                        diagnostics.append(Diagnostic(rel, 0, "skipped: symlink loop (directory already visited)"))
-                        continue
-                    visited.add(ident)
-                    subdirs.append((e.path, rel, est.st_dev))
-                elif cand is False:
-                    continue
-                elif stat.S_ISREG(mode):
-                    out.append(
-                        FileEntry(e.path, rel, root_abs, est.st_size, cand is None, est.st_dev, est.st_ino, est.st_mtime_ns)
-                    )
-                else:
-                    diagnostics.append(Diagnostic(rel, 0, f"skipped: {kind_of(mode)} (not opened)"))
-            stack.extend(reversed(subdirs))
-    return out
 
 
 def _scan_entry(entry: FileEntry, keep_offsets: bool, want_state: bool = False) -> Outcome:

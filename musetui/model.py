@@ -135,6 +135,19 @@ class Evidence:
 
 
 @dataclass(slots=True)
+class Diagnostic:
+    """A problem found while walking or scanning, located as precisely as possible."""
+
+    path: str
+    line: int  # 0 when it concerns the whole file
+    message: str
+
+    def text(self) -> str:
+        """``path:line: message`` (line omitted when 0)."""
+        return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
+
+
+@dataclass(slots=True)
 class Malformed:
     """A line that could not be read as JSON, with the reason."""
 

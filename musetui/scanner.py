@@ -19,7 +19,7 @@ import simdjson
 from musetui import sources
 from musetui.fingerprints import extract
 from musetui.fingerprints.attribution import EXAMPLES, TOL_AFTER_CREATED_S, Located, attribute
-from musetui.model import Malformed, SessionSummary, parse_time
+from musetui.model import Diagnostic, Malformed, SessionSummary, parse_time
 from musetui.reader import (
     MAX_DOCUMENT_BYTES,
     MAX_LINE_BYTES,
@@ -31,21 +31,10 @@ from musetui.reader import (
 )
 from musetui.sources.base import ZONE_MODEL
 
+__all__ = ["Diagnostic", "Outcome", "ScanState", "resume_file", "scan_bytes", "scan_file"]
+
 #: Malformed lines listed per session (all are counted).
 MAX_LISTED_MALFORMED = 200
-
-
-@dataclass(slots=True)
-class Diagnostic:
-    """A problem found while scanning, located as precisely as possible."""
-
-    path: str
-    line: int  # 0 when it concerns the whole file
-    message: str
-
-    def text(self) -> str:
-        """``path:line: message`` (line omitted when 0)."""
-        return f"{self.path}:{self.line}: {self.message}" if self.line else f"{self.path}: {self.message}"
 
 
 @dataclass(slots=True)

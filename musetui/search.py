@@ -97,6 +97,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
+from musetui.walk import candidate
+
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
@@ -1762,7 +1764,7 @@ def _children(sub: _Subtree, notes: list[str]) -> list[_Task | _Subtree]:
                 (name + "/", _Subtree(e.path, rel, sub.root, sub.root_real, sub.depth + 1, links))
             )
             continue
-        cand = _candidate(name)
+        cand = candidate(name)
         if cand is False:
             continue
         try:
@@ -1775,26 +1777,6 @@ def _children(sub: _Subtree, notes: list[str]) -> list[_Task | _Subtree]:
             notes.append(f"{rel}: skipped: not a regular file (not opened)")
     keyed.sort(key=lambda kv: kv[0])
     return [x for _k, x in keyed]
-
-
-_JSON_EXTS = frozenset({".jsonl", ".json", ".ndjson", ".jsonlines"})
-_MAYBE_EXTS = frozenset({".txt", ".log", ""})
-
-
-def _candidate(name: str) -> bool | None:
-    """True: a JSON file; None: maybe (sniff it); False: not a transcript (as the index decides)."""
-    if name.endswith(".jsonl"):
-        return True
-    if name.endswith(".meta.json") and name.startswith("agent-"):
-        return False
-    if name.endswith(".chunks.txt"):
-        return True
-    ext = os.path.splitext(name)[1].lower()
-    if ext in _JSON_EXTS:
-        return True
-    if ext in _MAYBE_EXTS:
-        return None
-    return False
 
 
 def _tasks_of(sessions: Iterable[SessionSummary]) -> list[_Task]:
