@@ -189,16 +189,49 @@ def family_root(path: str) -> str:
 
 
 def cmd_search(argv: Sequence[str]) -> int:
-    """``musetui search PATH... QUERY [--json]``."""
-    p = _Parser(prog="musetui search", description="Search every session.")
-    p.add_argument("args", nargs="+", metavar="PATH... QUERY")
-    p.add_argument("--json", action="store_true")
+    """``musetui search PATH... QUERY [--json] [--limit N]``.
+
+    Options may stand anywhere; every other argument is positional, so a query such as
+    ``-foo`` (a negated term) needs no quoting tricks. ``--`` ends the options.
+    """
+    p = _Parser(
+        prog="musetui search",
+        description="Search every session. The last argument is the query; the others are paths.",
+        epilog="Query language: musetui search --help-query",
+    )
+    p.add_argument("--json", action="store_true", help="one JSON object per hit: {path, session_id, line, field, snippet}")
     p.add_argument("--limit", type=int, default=0, help="stop after this many hits (0: no limit)")
-    ns = p.parse_args(list(argv))
-    if len(ns.args) < 2:
+    p.add_argument("--help-query", action="store_true", help="print the query language and exit")
+    options: list[str] = []
+    positional: list[str] = []
+    args = list(argv)
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            positional.extend(args[i + 1 :])
+            break
+        if a in ("--json", "--help-query", "-h", "--help"):
+            options.append(a)
+        elif a == "--limit" and i + 1 < len(args):
+            options.extend(args[i : i + 2])
+            i += 1
+        elif a.startswith("--limit="):
+            options.append(a)
+        else:
+            positional.append(a)
+        i += 1
+    ns = p.parse_args(options)
+    if ns.help_query:
+        from musetui.search import QUERY_HELP
+
+        sys.stdout.write(QUERY_HELP.rstrip() + "\n")
+        return 0
+    if len(positional) < 2:
         raise UsageError("musetui search: need at least one PATH and a QUERY")
-    paths, query = ns.args[:-1], ns.args[-1]
+    paths, query = positional[:-1], positional[-1]
     _check_paths(paths)
+    from musetui.report import strip_controls
     from musetui.search import QueryError, run_search
 
     try:
@@ -212,10 +245,10 @@ def cmd_search(argv: Sequence[str]) -> int:
         if ns.json:
             out.write(orjson.dumps(hit.record()) + b"\n")
         else:
-            from musetui.report import strip_controls
-
             out.write(strip_controls(f"{hit.path}:{hit.line}: [{hit.field}] {hit.snippet}").encode() + b"\n")
     out.flush()
+    for note in getattr(hits, "notes", []):
+        _err(f"musetui: {note}")
     return 0 if n else 1
 
 
