@@ -675,3 +675,13 @@ def test_phrases_find_every_decoded_occurrence(
         }
         got = {h.line for h in run_search([str(path)], phrase)}
         assert want <= got, (phrase, texts)
+
+
+def test_readme_documents_the_query_language() -> None:
+    from pathlib import Path
+
+    from musetui.search import QUERY_HELP
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    for line in QUERY_HELP.strip().splitlines():
+        assert line.rstrip() in readme, line
