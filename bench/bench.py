@@ -61,9 +61,20 @@ print(dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode)
 """
 
 
+def bench_env() -> dict[str, str]:
+    """The environment for every timed command: bytecode cached as in an installed package.
+
+    (This machine sets PYTHONDONTWRITEBYTECODE, which would make every run recompile.)
+    """
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.setdefault("PYTHONPYCACHEPREFIX", "/tmp/musetui-bench-pycache")
+    return env
+
+
 def measure(cmd: list[str]) -> tuple[float, int, int]:
     """Run ``cmd`` in a fresh wrapper; returns (seconds, peak RSS KiB of its process tree, status)."""
-    out = subprocess.run([sys.executable, "-c", MEASURE, *cmd], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-c", MEASURE, *cmd], capture_output=True, text=True, check=True, env=bench_env())
     secs, rss, rc = out.stdout.split()
     return float(secs), int(rss), int(rc)
 
@@ -130,7 +141,7 @@ def main() -> int:
         print(f"scan / rg          = {scan / med['rg']:.2f}x   (aim <= 3x)")
     print(f"scan peak RSS      = {max(rss['musetui scan']) / 1024:.0f} MB   (target <= 300 MB)")
     # Warm reopen with the cache, and the cost of one appended line.
-    env_cache = {**os.environ, "MUSETUI_CACHE_DIR": str(Path(args.corpus).resolve().parent / ".bench-cache")}
+    env_cache = {**bench_env(), "MUSETUI_CACHE_DIR": str(Path(args.corpus).resolve().parent / ".bench-cache")}
     cached = [sys.executable, "-m", "musetui", "scan", "--json", "-q", str(corpus)]
     subprocess.run([sys.executable, "-m", "musetui", "cache", "clear"], env=env_cache, capture_output=True)
     t = time.perf_counter()
