@@ -416,14 +416,13 @@ def mark_outliers(sessions: Sequence[SessionSummary]) -> None:
         if s.parent_session_id:
             by_parent[(s.root, s.parent_session_id)][p] += 1
         by_fleet[(s.root, s.format)][p] += 1
+    majority = {k: (sum(c.values()), *c.most_common(1)[0]) for k, c in by_fleet.items() if c}
     for s in sessions:
         a = s.attribution
         if a.provider == "unknown" or "outlier" in a.flags:
             continue
         reason = None
-        fleet = by_fleet[(s.root, s.format)]
-        fleet_total = sum(fleet.values())
-        fleet_common, fleet_n = fleet.most_common(1)[0] if fleet else (None, 0)
+        fleet_total, fleet_common, fleet_n = majority.get((s.root, s.format), (0, None, 0))
         if fleet_total >= 3 and fleet_n >= 0.6 * fleet_total and fleet_common == a.provider:
             continue  # agrees with a clear fleet majority: never an outlier, whatever its siblings
         if s.parent_session_id:
