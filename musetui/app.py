@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 from collections.abc import Sequence
 from typing import ClassVar
 
@@ -20,10 +22,26 @@ def app_bindings() -> list[BindingType]:
     return list(MuseApp.BINDINGS)
 
 
+def prepare_worker_processes() -> None:
+    """Start multiprocessing's resource tracker while stderr is still the real one.
+
+    Textual replaces ``sys.stderr`` with a capture whose ``fileno()`` is -1; a tracker
+    started later (by the first process pool of a big scan or search) then fails with
+    "bad value(s) in fds_to_keep".
+    """
+    try:
+        sys.stderr.fileno()
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+    except Exception:
+        pass
+
+
 class MuseApp(App[None]):
     """musetui: browse agent transcripts and the proof of which provider served them."""
 
-    CSS_PATH = "musetui.tcss"
+    CSS_PATH = str(Path(__file__).with_name("musetui.tcss"))
     TITLE = "musetui"
     COMMANDS = App.COMMANDS | {MuseCommands}
     COMMAND_PALETTE_DISPLAY = "^p"
@@ -44,6 +62,7 @@ class MuseApp(App[None]):
 
     def __init__(self, roots: Sequence[str], *, workers: int | None = None, use_cache: bool | None = None) -> None:
         super().__init__()
+        prepare_worker_processes()
         self.roots = [str(r) for r in roots]
         self.index_workers = workers
         if use_cache is None:

@@ -52,7 +52,17 @@ from musetui.widgets.text import clean, short_id
 PANE_IDS = ("raw", "ids", "signature", "reasoning", "evidence")
 #: Indexing posts a batch of new sessions at least this often (seconds) or this many at once.
 BATCH_SECONDS = 0.1
-BATCH_SIZE = 500
+BATCH_SIZE = 5000
+PROGRESS_SECONDS = 0.1
+
+
+def batch_interval(found: int) -> float:
+    """Seconds between batches: fast at first, slower as the tree grows (each batch re-lays it out)."""
+    if found < 1000:
+        return BATCH_SECONDS
+    if found < 5000:
+        return 0.5
+    return 1.0
 #: Whole-session decoding stops after this many items (the IDs pane says so).
 DECODE_ITEM_LIMIT = 20_000
 DECODE_SECONDS = 3.0
@@ -120,6 +130,7 @@ class MainScreen(Screen[None]):
         self._open_timer: Timer | None = None
         self._pane_timer: Timer | None = None
         self._opening_key: str | None = None
+        self._provider_counts: Counter[str] = Counter()
         self._index_worker: Worker[None] | None = None
         self._started = time.monotonic()
         self.first_batch_at: float | None = None
@@ -183,7 +194,8 @@ class MainScreen(Screen[None]):
         try:
             index = Index(self.roots, workers=self.index_workers, use_cache=self.use_cache)
             batch: list[SessionSummary] = []
-            last = time.monotonic()
+            last = last_progress = time.monotonic()
+            found = 0
 
             def cancelled() -> bool:
                 return worker.is_cancelled
@@ -192,13 +204,18 @@ class MainScreen(Screen[None]):
                 if outcome.summary is not None:
                     batch.append(outcome.summary)
                 now = time.monotonic()
-                if batch and (now - last >= BATCH_SECONDS or len(batch) >= BATCH_SIZE):
+                if batch and (now - last >= batch_interval(found) or len(batch) >= BATCH_SIZE):
+                    found += len(batch)
                     self.post_message(SessionsFound(batch))
                     batch = []
                     last = now
-                self.post_message(
-                    IndexProgress(progress.done, progress.total, progress.bytes_done, progress.bytes_total, progress.sessions)
-                )
+                if now - last_progress >= PROGRESS_SECONDS or progress.done == progress.total:
+                    last_progress = now
+                    self.post_message(
+                        IndexProgress(
+                            progress.done, progress.total, progress.bytes_done, progress.bytes_total, progress.sessions
+                        )
+                    )
                 if worker.is_cancelled:
                     break
             if batch:
@@ -222,6 +239,7 @@ class MainScreen(Screen[None]):
             self.first_batch_at = time.monotonic() - self._started
         tree = self.session_tree
         tree.add_sessions(message.sessions)
+        self._provider_counts.update(s.attribution.provider for s in message.sessions)
         if tree.cursor_line < 0 and tree.root.children:
             tree.move_cursor(tree.root.children[0])
         self._update_header()
@@ -258,7 +276,7 @@ class MainScreen(Screen[None]):
         if message.diagnostics:
             text += f" · {message.diagnostics} diagnostics"
         self.status.index_text = text
-        self._update_header()
+        self._update_header(recount=True)
         self._refresh_panes()
         search = self._search_screen()
         if search is not None:
@@ -269,14 +287,14 @@ class MainScreen(Screen[None]):
         self.indexing = False
         self.status.index_text = f"Indexing failed: {clean(message.error, 200)}"
 
-    def _update_header(self) -> None:
-        sessions = self.session_tree.sessions
-        counts = Counter(s.attribution.provider for s in sessions)
-        self.query_one(MuseHeader).set_counts(counts, len(sessions))
+    def _update_header(self, recount: bool = False) -> None:
+        if recount:
+            self._provider_counts = Counter(s.attribution.provider for s in self.session_tree.sessions)
+        self.query_one(MuseHeader).set_counts(self._provider_counts, len(self.session_tree.sessions))
 
     def provider_counts(self) -> dict[str, int]:
         """Sessions per attributed provider (all sessions, ignoring the filter)."""
-        return dict(Counter(s.attribution.provider for s in self.session_tree.sessions))
+        return dict(self._provider_counts)
 
     # ------------------------------------------------------------------ opening sessions
 

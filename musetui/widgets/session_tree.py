@@ -143,6 +143,7 @@ class SessionTree(Tree[NodeData]):
         self._loaded: set[str] = set()
         self._final = False
         self._order_cache: list[SessionSummary] | None = None
+        self._count_cache: dict[tuple[str, str], int] | None = None
 
     # ------------------------------------------------------------------ data
 
@@ -222,6 +223,7 @@ class SessionTree(Tree[NodeData]):
                 self._top.setdefault((s.root, s.format), []).append(s)
                 self._add_top_node(s)
         self._order_cache = None
+        self._count_cache = None
 
     def _link_child(self, parent: SessionSummary, child: SessionSummary) -> None:
         self._kids.setdefault(parent.key, []).append(child)
@@ -251,6 +253,7 @@ class SessionTree(Tree[NodeData]):
             self.rebuild()
         else:
             self._order_cache = None
+            self._count_cache = None
             self.refresh_labels()
 
     def refresh_labels(self) -> None:
@@ -319,6 +322,7 @@ class SessionTree(Tree[NodeData]):
         self._session_nodes = {}
         self._loaded = set()
         self._order_cache = None
+        self._count_cache = None
         for gkey in self._group_order():
             tops = [s for s in self._top.get(gkey, []) if self._visible(s)]
             if not tops:
@@ -440,15 +444,29 @@ class SessionTree(Tree[NodeData]):
         return Text.assemble(("  ", base_style), text) if isinstance(data, SessionSummary) else text
 
     def _group_label(self, node: TreeNode[NodeData], group: Group) -> Text:
-        count = sum(1 for s in self._top.get((group.root, group.format), []) if self._visible(s))
-        total = count + sum(
-            1
-            for s in self._top.get((group.root, group.format), [])
-            for _ in self._descendants(s)
-        )
         text = Text(clean(group.title), style=self._part("session-tree--group"))
-        text.append(f"  ({total})", style=self._part("session-tree--dim"))
+        text.append(f"  ({self._group_count((group.root, group.format))})", style=self._part("session-tree--dim"))
         return text
+
+    def _group_count(self, gkey: tuple[str, str]) -> int:
+        """Sessions shown under a group (tops and their descendants), cached until the next change."""
+        if self._count_cache is None:
+            self._count_cache = {}
+        count = self._count_cache.get(gkey)
+        if count is None:
+            tops = [s for s in self._top.get(gkey, []) if self._visible(s)]
+            count = len(tops) + sum(1 for s in tops for _ in self._descendants(s))
+            self._count_cache[gkey] = count
+        return count
+
+    def get_label_width(self, node: TreeNode[NodeData]) -> int:
+        """An estimate from string lengths: rendering every label on each rebuild is O(n)."""
+        data = node.data
+        if isinstance(data, SessionSummary):
+            return 2 + 2 + 9 + 1 + MODEL_WIDTH + 1 + len(provider_label(data)) + 1 + len(str(data.items)) + 4
+        if isinstance(data, Group):
+            return len(data.title) + 10
+        return len(str(node.label)) + 2
 
     def _descendants(self, s: SessionSummary) -> Iterator[SessionSummary]:
         for c in self._kids.get(s.key, []):
