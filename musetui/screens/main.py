@@ -252,8 +252,10 @@ class MainScreen(Screen[None]):
         self.index_done, self.index_total = message.done, message.total
         self.indexing = True
         bar = progress_bar(message.bytes_done, message.bytes_total)
+        pct = 100 * message.bytes_done // message.bytes_total if message.bytes_total else 0
         self.status.index_text = (
-            f"Indexed {message.done:,}/{message.total:,} files {bar} · {message.sessions:,} sessions · Esc to stop"
+            f"Indexed {message.done:,}/{message.total:,} files {bar} {pct}% · "
+            f"{message.sessions:,} sessions · Esc to stop"
         )
 
     @on(IndexFinished)

@@ -399,7 +399,11 @@ class SessionTree(Tree[NodeData]):
         if node is None:
             return False
         _ = self.last_line  # rebuild the line table so the node knows its line
-        self.move_cursor(node)
+        self.center_scroll = True
+        try:
+            self.move_cursor(node)
+        finally:
+            self.center_scroll = False
         return True
 
     # ------------------------------------------------------------------ actions
