@@ -240,12 +240,22 @@ class MainScreen(Screen[None]):
         tree = self.session_tree
         tree.add_sessions(message.sessions)
         self._provider_counts.update(s.attribution.provider for s in message.sessions)
-        if tree.cursor_line < 0 and tree.root.children:
-            tree.move_cursor(tree.root.children[0])
+        self._keep_cursor_on_top()
         self._update_header()
         search = self._search_screen()
         if search is not None:
             search.sessions_changed()
+
+    def _keep_cursor_on_top(self) -> None:
+        """Until a session is chosen, the cursor stays on the first group as groups arrive."""
+        tree = self.session_tree
+        if not tree.root.children or self.current is not None:
+            return
+        node = tree.cursor_node
+        first = tree.root.children[0]
+        if node is None or (node is not first and not isinstance(node.data, SessionSummary)):
+            _ = tree.last_line
+            tree.move_cursor(first)
 
     @on(IndexProgress)
     def _progress(self, message: IndexProgress) -> None:
@@ -265,8 +275,7 @@ class MainScreen(Screen[None]):
         self.index_elapsed = message.elapsed
         tree = self.session_tree
         tree.finalize(message.top, message.children)
-        if tree.cursor_line < 0 and tree.root.children:
-            tree.move_cursor(tree.root.children[0])
+        self._keep_cursor_on_top()
         n = len(tree.sessions)
         flagged = sum(1 for s in tree.sessions if s.attribution.flags)
         outliers = sum(1 for s in tree.sessions if "outlier" in s.attribution.flags)

@@ -381,3 +381,20 @@ async def test_other_themes_work(sample_root: str, monkeypatch: pytest.MonkeyPat
         app.theme = "musetui"
         await settle(pilot)
         assert "openai/azure" in tree_rows(app)[main(app).session_tree.cursor_line]
+
+
+async def test_warm_cache_rebuilds_the_same_tree(sample_root: str) -> None:
+    for _run in range(2):
+        app = MuseApp([sample_root], use_cache=True)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            tree = main(app).session_tree
+            parent = next(s for s in tree.sessions if s.session_id == "01a05efc-7bb7-7cd1-8155-66af75f0734c")
+            assert len(tree.children_of(parent)) == 4
+            assert [s.session_id for s in tree.ordered()][:2] == [
+                "01a05efc-7bb7-7cd1-8155-66af75f0734c",
+                "01a05efc-e451-7d9e-88f5-9f05e722b16c",
+            ]
+            assert tree.cursor_line == 0
+            await press(pilot, "o")
+            assert current(app).session_id == OUTLIER_ID
