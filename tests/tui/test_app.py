@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,16 @@ from musetui.widgets.panes import DetailPane
 from musetui.widgets.session_tree import SessionTree
 
 from .helpers import OUTLIER_ID, SIZE, current, item_rows, main, press, settle, tree_rows
+
+OUTLIER_FILE = Path(
+    "sample_transcripts/muse-vm/sessions/01a05efc-7bb7-7cd1-8155-66af75f0734c/subagents/"
+    "01a05efe-03bb-72c8-854a-4c1c088cc3b9/session.jsonl"
+)
+
+
+def _line4() -> dict:  # type: ignore[type-arg]
+    """The outlier's line 4: its first encrypted reasoning item."""
+    return json.loads(OUTLIER_FILE.read_text().splitlines()[3])  # type: ignore[no-any-return]
 
 
 async def test_first_paint_fills_the_tree(sample_root: str) -> None:
@@ -55,7 +66,7 @@ async def test_o_lands_on_the_outlier_and_panes_show_the_proof(sample_root: str)
         assert "⚑" in cursor_row and "muse-special" in cursor_row and "openai/azure" in cursor_row
         ids = main(app).pane("ids")
         ids.render_now()
-        assert "rs_0fb0962a440df430006a974b47304a81967cd5f8099555ab70" in ids.plain
+        assert _line4()["payload"]["event"]["message_id"] in ids.plain
         assert "Δ 0 s from line 4" in ids.plain
         assert "call_+24" in ids.plain
         await press(pilot, "3")
@@ -161,12 +172,15 @@ async def test_item_panes_detail(sample_root: str) -> None:
         for pane_id in ("raw", "ids", "signature", "reasoning", "evidence"):
             scr.action_pane(pane_id)
         raw = scr.pane("raw").plain
-        assert "bytes 857–2,382 (1,525 bytes)" in raw
-        assert '"message_id": "rs_0fb0962a440df430006a974b47304a81967cd5f8099555ab70"' in raw
+        item = scr.items.current
+        assert item is not None
+        assert f"bytes {item.offset:,}–{item.offset + item.length:,} ({item.length:,} bytes)" in raw
+        assert f'"message_id": "{_line4()["payload"]["event"]["message_id"]}"' in raw
         ids = scr.pane("ids").plain
         assert "layout new50" in ids and "marker 8196" in ids and "store byte 00" in ids
         reasoning = scr.pane("reasoning").plain
-        assert "encrypted, 1,097 bytes, minted 2026-09-01 22:01:44Z" in reasoning
+        blob = _line4()["payload"]["event"]["signature"]
+        assert f"encrypted, {len(blob):,} bytes, minted 2026-09-01 22:01:4" in reasoning
         assert "Planning the audit" in reasoning
         evidence = scr.pane("evidence").plain
         assert "openai/azure · confidence" in evidence and "outlier" in evidence
@@ -391,10 +405,9 @@ async def test_warm_cache_rebuilds_the_same_tree(sample_root: str) -> None:
             tree = main(app).session_tree
             parent = next(s for s in tree.sessions if s.session_id == "01a05efc-7bb7-7cd1-8155-66af75f0734c")
             assert len(tree.children_of(parent)) == 4
-            assert [s.session_id for s in tree.ordered()][:2] == [
-                "01a05efc-7bb7-7cd1-8155-66af75f0734c",
-                "01a05efc-e451-7d9e-88f5-9f05e722b16c",
-            ]
+            first, second = tree.ordered()[:2]
+            assert first is parent
+            assert tree.parent_of(second) is parent
             assert tree.cursor_line == 0
             await press(pilot, "o")
             assert current(app).session_id == OUTLIER_ID
