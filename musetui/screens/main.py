@@ -267,6 +267,7 @@ class MainScreen(Screen[None]):
             f"Indexed {message.done:,}/{message.total:,} files {bar} {pct}% · "
             f"{message.sessions:,} sessions · Esc to stop"
         )
+        self.query_one(MuseHeader).progress = f"indexing {bar} {pct}%"
 
     @on(IndexFinished)
     def _finished(self, message: IndexFinished) -> None:
@@ -287,6 +288,7 @@ class MainScreen(Screen[None]):
         if message.diagnostics:
             text += f" · {message.diagnostics} diagnostics"
         self.status.index_text = text
+        self.query_one(MuseHeader).progress = ""
         self._update_header(recount=True)
         self._refresh_panes()
         search = self._search_screen()
@@ -296,6 +298,7 @@ class MainScreen(Screen[None]):
     @on(IndexFailed)
     def _index_failed(self, message: IndexFailed) -> None:
         self.indexing = False
+        self.query_one(MuseHeader).progress = ""
         self.status.index_text = f"Indexing failed: {clean(message.error, 200)}"
 
     def _update_header(self, recount: bool = False) -> None:

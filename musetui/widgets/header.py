@@ -40,6 +40,7 @@ class MuseHeader(Widget):
 
     counts: reactive[dict[str, int]] = reactive(dict, always_update=True)
     sessions: reactive[int] = reactive(0)
+    progress: reactive[str] = reactive("")
 
     def __init__(self, roots: list[str], *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -71,7 +72,13 @@ class MuseHeader(Widget):
             style = provider_style(self.app.theme_variables, provider)
             text.append("■ ", style=style)
             text.append(provider, style=style + Style(bold=True))
-            text.append(f" {n}  ")
+            text.append(f" {n:,}  ")
+        if self.progress:
+            width = self.content_region.width or self.size.width
+            tail = f"  {self.progress} "
+            pad = width - text.cell_len - len(tail)
+            text.append(" " * max(1, pad))
+            text.append(tail, style=title)
         return text
 
 
