@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import marshal
 import os
 import pickle
 import sqlite3
@@ -23,7 +24,7 @@ from musetui import __version__
 from musetui.config import cache_dir
 
 #: Bump when the stored layout or the meaning of stored outcomes changes.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 5
 
 
 def engine_stamp() -> str:
@@ -61,7 +62,7 @@ class CachedFile:
     mtime_ns: int
     outcome: bytes  # pickled scanner.Outcome
     has_state: bool = False  # a resume state is stored (fetched with IndexCache.state_of)
-    light: bytes | None = None  # marshal'd light summary + scan record (see index.light_tuple)
+    light: Any = None  # marshal'd light summary + scan record (see index.light_blob), or it loaded
 
     def matches(self, dev: int, ino: int, size: int, mtime_ns: int) -> bool:
         """True when the file on disk is the one that was scanned."""
@@ -109,6 +110,7 @@ class IndexCache:
                 "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, "
                 "size INTEGER, mtime_ns INTEGER, outcome BLOB NOT NULL, state BLOB, light BLOB)"
             )
+            conn.execute("CREATE TABLE IF NOT EXISTS snapshot (id INTEGER PRIMARY KEY CHECK (id = 1), blob BLOB NOT NULL)")
             rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
             stamp = engine_stamp()
             if not rows:
@@ -145,11 +147,23 @@ class IndexCache:
         return self.conn is not None
 
     def load(self, light: bool = False) -> dict[str, CachedFile]:
-        """Every cached row, by absolute path (with ``light``, without the full outcomes)."""
+        """Every cached row, by absolute path (with ``light``, without the full outcomes).
+
+        The light form comes from one snapshot blob (a single read and ``marshal.loads``)
+        rather than one row per file, which is what makes a warm reopen fast.
+        """
         if self.conn is None:
             return {}
-        blob = "light" if light else "outcome"
         try:
+            if light:
+                snap = self.conn.execute("SELECT blob FROM snapshot WHERE id = 1").fetchone()
+                if snap is not None:
+                    with contextlib.suppress(ValueError, EOFError, TypeError):
+                        return {
+                            r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], b"", r[5], r[6])
+                            for r in marshal.loads(snap[0])
+                        }  # r[6] is the light tuple itself: one marshal.loads for the whole root
+            blob = "light" if light else "outcome"
             rows = self.conn.execute(
                 f"SELECT path, dev, ino, size, mtime_ns, {blob}, state IS NOT NULL FROM files"
             ).fetchall()
@@ -170,12 +184,20 @@ class IndexCache:
         data = list(rows)
         try:
             self.conn.execute("BEGIN IMMEDIATE")
+            changed = bool(data)
             if data:
                 self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", data)
             if keep is not None:
                 gone = [(p,) for (p,) in self.conn.execute("SELECT path FROM files").fetchall() if p not in keep]
                 if gone:
                     self.conn.executemany("DELETE FROM files WHERE path = ?", gone)
+                    changed = True
+            if changed or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] == 0:
+                snap = self.conn.execute(
+                    "SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, light FROM files"
+                ).fetchall()
+                blob = marshal.dumps([(r[0], r[1], r[2], r[3], r[4], bool(r[5]), _light(r[6])) for r in snap])
+                self.conn.execute("INSERT OR REPLACE INTO snapshot VALUES (1, ?)", (blob,))
             self.conn.execute("COMMIT")
         except sqlite3.OperationalError as exc:
             with contextlib.suppress(sqlite3.Error):
@@ -197,6 +219,16 @@ class IndexCache:
     def close(self) -> None:
         """Close the database."""
         self._close()
+
+
+def _light(blob: bytes | None) -> Any:
+    """A stored light blob, loaded (so the snapshot nests tuples, not bytes to load again)."""
+    if blob is None:
+        return None
+    try:
+        return marshal.loads(blob)
+    except (ValueError, EOFError, TypeError):
+        return None
 
 
 class _Stale(Exception):

@@ -86,10 +86,10 @@ def light_blob(outcome: Outcome) -> bytes:
     return marshal.dumps((light, diags))
 
 
-def outcome_from_light(blob: bytes) -> Outcome | None:
-    """Rebuild a light outcome from :func:`light_blob` (None when the blob is unreadable)."""
+def outcome_from_light(blob: bytes | tuple[Any, Any]) -> Outcome | None:
+    """Rebuild a light outcome from :func:`light_blob` (or its already-loaded tuple); None when unreadable."""
     try:
-        light, diags = marshal.loads(blob)
+        light, diags = marshal.loads(blob) if isinstance(blob, bytes) else blob
         diagnostics = [Diagnostic(p, ln, m) for p, ln, m in diags]
         if light is None:
             return Outcome(None, diagnostics)
@@ -251,7 +251,8 @@ class Index:
                     (e.abspath, e.dev, e.ino, e.size, e.mtime_ns, b[0], b[1], b[2]) for e, b in fresh if e.root == root
                 ]
                 keep = {e.abspath for e in self.files if e.root == root} if complete else None
-                cache.store(rows_out, keep)
+                if rows_out or (keep is not None and len(keep) != sum(1 for p in rows if _under(p, root))):
+                    cache.store(rows_out, keep)
                 self.notices.extend(n for n in cache.notices if n not in self.notices)
                 cache.close()
 
@@ -393,6 +394,10 @@ def _muse_dir_id(s: SessionSummary) -> str | None:
         return None
     parts = s.path.split("/")
     return parts[-2] if len(parts) >= 2 and parts[-1] == "session.jsonl" else None
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _chunk(items: list[FileEntry], size: int) -> list[list[FileEntry]]:
