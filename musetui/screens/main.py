@@ -746,14 +746,32 @@ class MainScreen(Screen[None]):
             self.notify("No session selected.", severity="warning", timeout=3)
             return
         pager = shlex.split(os.environ.get("PAGER") or "less") or ["less"]
+        env = dict(os.environ)
+        # less shows escape sequences as ^[ unless -R/-r asks it to pass them to the terminal
+        env["LESS"] = safe_less_options(env.get("LESS", ""))
+        env["LESSSECURE"] = "1"
         try:
             with self.app.suspend():
-                subprocess.call([*pager, s.abspath])
+                subprocess.call([*pager, s.abspath], env=env)
         except SuspendNotSupported:
             self.notify("Cannot suspend in this environment.", severity="warning", timeout=3)
         except OSError as exc:
             self.notify(escape(f"Could not run the pager: {exc}"), severity="error", timeout=5)
         self.refresh()
+
+
+def safe_less_options(options: str) -> str:
+    """``$LESS`` without -r/-R (which let escape sequences from the file reach the terminal)."""
+    out: list[str] = []
+    for token in options.split():
+        if token.lower() == "--raw-control-chars":
+            continue
+        if token.startswith("-") and not token.startswith("--"):
+            token = token[0] + "".join(c for c in token[1:] if c not in "rR")
+            if token == "-":
+                continue
+        out.append(token)
+    return " ".join(out)
 
 
 def _tail(path: str, limit: int) -> str:

@@ -162,3 +162,11 @@ def test_theme_variables_cover_every_provider() -> None:
     assert provider_style(defaults, "openai").color is not None
     assert provider_style({}, "nonsense").color is not None
     assert provider_style({"provider-openai": "not a colour"}, "openai") is not None
+
+
+def test_safe_less_options() -> None:
+    from musetui.screens.main import safe_less_options
+
+    assert safe_less_options("-FRX --mouse") == "-FX --mouse"
+    assert safe_less_options("-R --RAW-CONTROL-CHARS --quit-if-one-screen") == "--quit-if-one-screen"
+    assert safe_less_options("") == ""
