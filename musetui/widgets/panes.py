@@ -152,7 +152,12 @@ def decoded_doc(dec: Decoded, line: int, line_time: float | None, *, show_value:
         if k == "minted" and dec.time is not None:
             continue
         rows.append((clean(k, 24), clean(v, 300)))
-    if dec.shape and dec.shape != dec.detector and not any(k in ("layout", "class", "shape") for k, _ in dec.fields):
+    if (
+        show_value
+        and dec.shape
+        and dec.shape != dec.detector
+        and not any(k in ("layout", "class", "shape") for k, _ in dec.fields)
+    ):
         rows.append(("shape", clean(dec.shape, 60)))
     if dec.time is not None:
         when = Text(stamp(dec.time))
