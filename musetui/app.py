@@ -57,10 +57,20 @@ class MuseApp(App[None]):
             id="app.palette",
             tooltip="Open the command palette: copy, filter, jump to a session",
         ),
-        Binding("ctrl+q", "quit", "quit", show=False, priority=True, id="app.quit_ctrl", tooltip="Quit musetui"),
+        Binding(
+            "ctrl+q",
+            "quit",
+            "quit",
+            show=False,
+            priority=True,
+            id="app.quit_ctrl",
+            tooltip="Quit musetui",
+        ),
     ]
 
-    def __init__(self, roots: Sequence[str], *, workers: int | None = None, use_cache: bool | None = None) -> None:
+    def __init__(
+        self, roots: Sequence[str], *, workers: int | None = None, use_cache: bool | None = None
+    ) -> None:
         super().__init__()
         prepare_worker_processes()
         self.roots = [str(r) for r in roots]

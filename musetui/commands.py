@@ -36,16 +36,36 @@ class MuseCommands(Provider):
         if main is None:
             return
         yield ("session: copy evidence", main.action_copy_evidence, "Copy the evidence report (y)")
-        yield ("session: copy raw line", main.action_copy_raw, "Copy the raw line of the selected item (Y)")
+        yield (
+            "session: copy raw line",
+            main.action_copy_raw,
+            "Copy the raw line of the selected item (Y)",
+        )
         yield ("session: copy path", main.copy_path, "Copy the session file's path")
-        yield ("session: open raw in $PAGER", main.open_in_pager, "Read the raw session file in your pager")
-        yield ("session: next flagged", main.action_next_flagged, "Jump to the next flagged session (o)")
+        yield (
+            "session: open raw in $PAGER",
+            main.open_in_pager,
+            "Read the raw session file in your pager",
+        )
+        yield (
+            "session: next flagged",
+            main.action_next_flagged,
+            "Jump to the next flagged session (o)",
+        )
         yield ("search: all sessions", main.action_search, "Open the search view (/)")
-        yield ("filter: all providers", partial(main.apply_filter, None), "Clear the provider filter")
+        yield (
+            "filter: all providers",
+            partial(main.apply_filter, None),
+            "Clear the provider filter",
+        )
         counts = main.provider_counts()
         for p in PROVIDERS:
             if counts.get(p):
-                yield (f"filter: provider {p}", partial(main.apply_filter, p), f"{counts[p]} sessions")
+                yield (
+                    f"filter: provider {p}",
+                    partial(main.apply_filter, p),
+                    f"{counts[p]} sessions",
+                )
 
     async def discover(self) -> Hits:
         for title, command, help_text in self._commands():
@@ -94,4 +114,3 @@ def _highlight(matcher: object, candidate: str) -> Content:
         if 0 <= offset < len(candidate) and not candidate[offset].isspace():
             content = content.stylize("bold reverse", offset, offset + 1)
     return content
-

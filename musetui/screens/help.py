@@ -20,8 +20,16 @@ class HelpScreen(ModalScreen[None]):
     content: RenderableType = ""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,question_mark,q", "dismiss_help", "Close", id="help.close", tooltip="Close the help"),
-        Binding("down,j", "scroll('down')", "Down", show=False, id="help.down", tooltip="Scroll down"),
+        Binding(
+            "escape,question_mark,q",
+            "dismiss_help",
+            "Close",
+            id="help.close",
+            tooltip="Close the help",
+        ),
+        Binding(
+            "down,j", "scroll('down')", "Down", show=False, id="help.down", tooltip="Scroll down"
+        ),
         Binding("up,k", "scroll('up')", "Up", show=False, id="help.up", tooltip="Scroll up"),
     ]
 

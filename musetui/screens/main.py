@@ -63,6 +63,8 @@ def batch_interval(found: int) -> float:
     if found < 5000:
         return 0.5
     return 1.0
+
+
 #: Whole-session decoding stops after this many items (the IDs pane says so).
 DECODE_ITEM_LIMIT = 20_000
 DECODE_SECONDS = 3.0
@@ -88,26 +90,144 @@ class MainScreen(Screen[None]):
     """Tree · items · panes, with the header, a status line and the footer."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("o", "next_flagged", "next flagged", id="main.next_flagged", tooltip="Jump to the next flagged session (outliers first)"),
-        Binding("O", "prev_flagged", "prev flagged", show=False, id="main.prev_flagged", tooltip="Jump to the previous flagged session"),
-        Binding("slash", "search", "search", key_display="/", id="main.search", tooltip="Search every session"),
-        Binding("n", "next_hit", "next hit", show=False, id="main.next_hit", tooltip="Go to the next search hit"),
-        Binding("N", "prev_hit", "prev hit", show=False, id="main.prev_hit", tooltip="Go to the previous search hit"),
-        Binding("y", "copy_evidence", "copy evidence", id="main.copy", tooltip="Copy the evidence report of the selected item, else of the session"),
-        Binding("Y", "copy_raw", "copy raw", show=False, id="main.copy_raw", tooltip="Copy the raw line of the selected item"),
-        Binding("p", "filter_provider", "provider", id="main.filter", tooltip="Show only the sessions of one provider"),
-        Binding("1", "pane('raw')", "Raw", id="main.pane1", tooltip="Pane 1: the raw item as JSON", group=_PANES_GROUP),
-        Binding("2", "pane('ids')", "IDs", id="main.pane2", tooltip="Pane 2: decoded ids", group=_PANES_GROUP),
-        Binding("3", "pane('signature')", "Signature", id="main.pane3", tooltip="Pane 3: signatures and encrypted blobs", group=_PANES_GROUP),
-        Binding("4", "pane('reasoning')", "Reasoning", id="main.pane4", tooltip="Pane 4: reasoning", group=_PANES_GROUP),
-        Binding("5", "pane('evidence')", "Evidence", id="main.pane5", tooltip="Pane 5: the verdict and its evidence", group=_PANES_GROUP),
-        Binding("tab", "app.focus_next", "next pane", show=False, id="main.focus_next", tooltip="Cycle focus: tree → items → panes"),
-        Binding("shift+tab", "app.focus_previous", "previous pane", show=False, id="main.focus_previous", tooltip="Cycle focus backwards"),
-        Binding("escape", "escape", "stop", show=False, id="main.escape", tooltip="Stop indexing; else clear the provider filter"),
-        Binding("question_mark", "help", "help", key_display="?", id="main.help", tooltip="Every key, and the search query language"),
+        Binding(
+            "o",
+            "next_flagged",
+            "next flagged",
+            id="main.next_flagged",
+            tooltip="Jump to the next flagged session (outliers first)",
+        ),
+        Binding(
+            "O",
+            "prev_flagged",
+            "prev flagged",
+            show=False,
+            id="main.prev_flagged",
+            tooltip="Jump to the previous flagged session",
+        ),
+        Binding(
+            "slash",
+            "search",
+            "search",
+            key_display="/",
+            id="main.search",
+            tooltip="Search every session",
+        ),
+        Binding(
+            "n",
+            "next_hit",
+            "next hit",
+            show=False,
+            id="main.next_hit",
+            tooltip="Go to the next search hit",
+        ),
+        Binding(
+            "N",
+            "prev_hit",
+            "prev hit",
+            show=False,
+            id="main.prev_hit",
+            tooltip="Go to the previous search hit",
+        ),
+        Binding(
+            "y",
+            "copy_evidence",
+            "copy evidence",
+            id="main.copy",
+            tooltip="Copy the evidence report of the selected item, else of the session",
+        ),
+        Binding(
+            "Y",
+            "copy_raw",
+            "copy raw",
+            show=False,
+            id="main.copy_raw",
+            tooltip="Copy the raw line of the selected item",
+        ),
+        Binding(
+            "p",
+            "filter_provider",
+            "provider",
+            id="main.filter",
+            tooltip="Show only the sessions of one provider",
+        ),
+        Binding(
+            "1",
+            "pane('raw')",
+            "Raw",
+            id="main.pane1",
+            tooltip="Pane 1: the raw item as JSON",
+            group=_PANES_GROUP,
+        ),
+        Binding(
+            "2",
+            "pane('ids')",
+            "IDs",
+            id="main.pane2",
+            tooltip="Pane 2: decoded ids",
+            group=_PANES_GROUP,
+        ),
+        Binding(
+            "3",
+            "pane('signature')",
+            "Signature",
+            id="main.pane3",
+            tooltip="Pane 3: signatures and encrypted blobs",
+            group=_PANES_GROUP,
+        ),
+        Binding(
+            "4",
+            "pane('reasoning')",
+            "Reasoning",
+            id="main.pane4",
+            tooltip="Pane 4: reasoning",
+            group=_PANES_GROUP,
+        ),
+        Binding(
+            "5",
+            "pane('evidence')",
+            "Evidence",
+            id="main.pane5",
+            tooltip="Pane 5: the verdict and its evidence",
+            group=_PANES_GROUP,
+        ),
+        Binding(
+            "tab",
+            "app.focus_next",
+            "next pane",
+            show=False,
+            id="main.focus_next",
+            tooltip="Cycle focus: tree → items → panes",
+        ),
+        Binding(
+            "shift+tab",
+            "app.focus_previous",
+            "previous pane",
+            show=False,
+            id="main.focus_previous",
+            tooltip="Cycle focus backwards",
+        ),
+        Binding(
+            "escape",
+            "escape",
+            "stop",
+            show=False,
+            id="main.escape",
+            tooltip="Stop indexing; else clear the provider filter",
+        ),
+        Binding(
+            "question_mark",
+            "help",
+            "help",
+            key_display="?",
+            id="main.help",
+            tooltip="Every key, and the search query language",
+        ),
     ]
 
-    def __init__(self, roots: Sequence[str], *, workers: int | None = None, use_cache: bool = True) -> None:
+    def __init__(
+        self, roots: Sequence[str], *, workers: int | None = None, use_cache: bool = True
+    ) -> None:
         super().__init__()
         self.roots = [str(r) for r in roots]
         self.use_cache = use_cache
@@ -213,7 +333,11 @@ class MainScreen(Screen[None]):
                     last_progress = now
                     self.post_message(
                         IndexProgress(
-                            progress.done, progress.total, progress.bytes_done, progress.bytes_total, progress.sessions
+                            progress.done,
+                            progress.total,
+                            progress.bytes_done,
+                            progress.bytes_total,
+                            progress.sessions,
                         )
                     )
                 if worker.is_cancelled:
@@ -303,8 +427,12 @@ class MainScreen(Screen[None]):
 
     def _update_header(self, recount: bool = False) -> None:
         if recount:
-            self._provider_counts = Counter(s.attribution.provider for s in self.session_tree.sessions)
-        self.query_one(MuseHeader).set_counts(self._provider_counts, len(self.session_tree.sessions))
+            self._provider_counts = Counter(
+                s.attribution.provider for s in self.session_tree.sessions
+            )
+        self.query_one(MuseHeader).set_counts(
+            self._provider_counts, len(self.session_tree.sessions)
+        )
 
     def provider_counts(self) -> dict[str, int]:
         """Sessions per attributed provider (all sessions, ignoring the filter)."""
@@ -342,7 +470,11 @@ class MainScreen(Screen[None]):
         ):
             self._apply_pending()
             return
-        if self._opening_key == summary.key and self.current is not None and self.current.key == summary.key:
+        if (
+            self._opening_key == summary.key
+            and self.current is not None
+            and self.current.key == summary.key
+        ):
             return
         if self.current is None or self.current.key != summary.key:
             self.current = summary
@@ -411,7 +543,9 @@ class MainScreen(Screen[None]):
                 break
             item = items[n]
             if (item.reasoning or item.kind == "reasoning") and len(reasoning) < REASONING_LIMIT:
-                reasoning.append((item.index, item.line, item.reasoning or "visible", clean(item.text, 160)))
+                reasoning.append(
+                    (item.index, item.line, item.reasoning or "visible", clean(item.text, 160))
+                )
             try:
                 found = opened.decoded(item)
             except Exception:
@@ -456,7 +590,9 @@ class MainScreen(Screen[None]):
         if self.current is None or self.current.key != message.key:
             return
         self.items.clear(f"Could not open this session: {clean(message.error, 200)}")
-        self.notify(escape(f"Could not open the session: {clean(message.error, 200)}"), severity="error")
+        self.notify(
+            escape(f"Could not open the session: {clean(message.error, 200)}"), severity="error"
+        )
 
     @on(SessionDecoded)
     def _decoded(self, message: SessionDecoded) -> None:
@@ -622,14 +758,21 @@ class MainScreen(Screen[None]):
         s = self.current
         item = self.selected_item() or (self.items.current if self.opened is not None else None)
         if s is None or item is None or self.opened is None:
-            self.notify("No item: open a session (enter) and pick an item first.", severity="warning", timeout=3)
+            self.notify(
+                "No item: open a session (enter) and pick an item first.",
+                severity="warning",
+                timeout=3,
+            )
             return
         text = self.opened.raw(item).decode("utf-8", "replace")
         self.last_copied = text
         copy_text(self.app, text, f"raw line {item.line} of {short_id(s.session_id)}")
 
     def action_search(self) -> None:
-        self.app.push_screen(SearchScreen(self.search_state, lambda: list(self.session_tree.sessions)), self._search_done)
+        self.app.push_screen(
+            SearchScreen(self.search_state, lambda: list(self.session_tree.sessions)),
+            self._search_done,
+        )
 
     def _search_screen(self) -> SearchScreen | None:
         for screen in self.app.screen_stack:
@@ -650,7 +793,11 @@ class MainScreen(Screen[None]):
         if not st.query.strip():
             self.status.search_text = ""
             return
-        pos = f"hit {st.position + 1} of {len(st.hits):,}" if st.position >= 0 else f"{len(st.hits):,} hits"
+        pos = (
+            f"hit {st.position + 1} of {len(st.hits):,}"
+            if st.position >= 0
+            else f"{len(st.hits):,} hits"
+        )
         self.status.search_text = f"/{clean(st.query, 40)}: {pos} (n/N)"
 
     def jump_to_hit(self, hit: Any) -> None:
@@ -673,7 +820,11 @@ class MainScreen(Screen[None]):
         if not st.hits:
             self.notify("No search hits: press / to search.", timeout=3)
             return
-        st.position = (st.position + step) % len(st.hits) if st.position >= 0 else (0 if step > 0 else len(st.hits) - 1)
+        st.position = (
+            (st.position + step) % len(st.hits)
+            if st.position >= 0
+            else (0 if step > 0 else len(st.hits) - 1)
+        )
         self.jump_to_hit(st.hits[st.position])
 
     def action_next_hit(self) -> None:
@@ -690,12 +841,16 @@ class MainScreen(Screen[None]):
                 return
             self.apply_filter(None if choice == ALL else choice)
 
-        self.app.push_screen(ProviderFilterScreen(self.provider_counts(), self.session_tree.provider_filter), done)
+        self.app.push_screen(
+            ProviderFilterScreen(self.provider_counts(), self.session_tree.provider_filter), done
+        )
 
     def apply_filter(self, provider: str | None) -> None:
         """Filter the tree by attributed provider (None: show all)."""
         self.session_tree.set_filter(provider)
-        self.status.filter_text = f"provider: {provider} (p to change, esc to clear)" if provider else ""
+        self.status.filter_text = (
+            f"provider: {provider} (p to change, esc to clear)" if provider else ""
+        )
         self.session_tree.focus()
 
     def action_escape(self) -> None:

@@ -50,11 +50,26 @@ class SearchScreen(ModalScreen[int | None]):
     """Returns the index of the chosen hit in ``state.hits``, or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "close", "Close", id="search.close", tooltip="Close the search (hits stay for n/N)"),
-        Binding("down", "to_results", "Results", show=False, id="search.results", tooltip="Move to the results"),
+        Binding(
+            "escape",
+            "close",
+            "Close",
+            id="search.close",
+            tooltip="Close the search (hits stay for n/N)",
+        ),
+        Binding(
+            "down",
+            "to_results",
+            "Results",
+            show=False,
+            id="search.results",
+            tooltip="Move to the results",
+        ),
     ]
 
-    def __init__(self, state: SearchState, sessions: Callable[[], Sequence[SessionSummary]]) -> None:
+    def __init__(
+        self, state: SearchState, sessions: Callable[[], Sequence[SessionSummary]]
+    ) -> None:
         super().__init__()
         self.state = state
         self._sessions = sessions
@@ -64,7 +79,11 @@ class SearchScreen(ModalScreen[int | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="search-dialog") as v:
             v.border_title = "Search all sessions"
-            yield Input(value=self.state.query, placeholder="query, e.g. provider:openai has:encrypted", id="search-input")
+            yield Input(
+                value=self.state.query,
+                placeholder="query, e.g. provider:openai has:encrypted",
+                id="search-input",
+            )
             yield Static("", id="search-status", markup=False)
             yield SearchResultsList(id="search-results")
             yield Static(Text(HINT, style="dim"), id="search-hint")
@@ -153,7 +172,9 @@ class SearchScreen(ModalScreen[int | None]):
             self.post_message(SearchFailed(generation, query, str(exc)))
             return
         except Exception as exc:  # a search must never take the app down
-            self.post_message(SearchFailed(generation, query, f"search failed: {type(exc).__name__}: {exc}"))
+            self.post_message(
+                SearchFailed(generation, query, f"search failed: {type(exc).__name__}: {exc}")
+            )
             return
         if not worker.is_cancelled:
             self.post_message(SearchResults(generation, query, hits, total, True))
@@ -190,7 +211,10 @@ class SearchScreen(ModalScreen[int | None]):
         if st.total == 0:
             return Text("no hits", style="bold")
         if shown < st.total:
-            return Text(f"{shown:,} of {st.total:,}{more} hits (the first {shown:,} are listed)", style="bold")
+            return Text(
+                f"{shown:,} of {st.total:,}{more} hits (the first {shown:,} are listed)",
+                style="bold",
+            )
         return Text(f"{st.total:,} of {st.total:,} hits", style="bold")
 
     def _show(self) -> None:

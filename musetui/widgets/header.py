@@ -67,7 +67,10 @@ class MuseHeader(Widget):
             f"{n_roots} root{'s' if n_roots != 1 else ''}   ",
             style=dim,
         )
-        order = sorted(self.counts.items(), key=lambda kv: (-kv[1], PROVIDERS.index(kv[0]) if kv[0] in PROVIDERS else 99))
+        order = sorted(
+            self.counts.items(),
+            key=lambda kv: (-kv[1], PROVIDERS.index(kv[0]) if kv[0] in PROVIDERS else 99),
+        )
         for provider, n in order:
             style = provider_style(self.app.theme_variables, provider)
             text.append("■ ", style=style)

@@ -10,7 +10,9 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 
 #: Shown when musetui.search is not importable (it always is in a release).
-FALLBACK_QUERY_HELP = "Search: bare words (all must match), \"phrases\", /regex/, field:value filters."
+FALLBACK_QUERY_HELP = (
+    'Search: bare words (all must match), "phrases", /regex/, field:value filters.'
+)
 
 KEY_NAMES = {
     "question_mark": "?",
@@ -62,11 +64,22 @@ def query_help() -> str:
 def help_renderable(sections: Sequence[tuple[str, Iterable[BindingType]]]) -> RenderableType:
     """Key tables per section, then the query language."""
     parts: list[RenderableType] = [
-        Text("musetui: which provider actually served each agent session, and the proof", style="bold"),
+        Text(
+            "musetui: which provider actually served each agent session, and the proof",
+            style="bold",
+        ),
         Text(""),
     ]
     for title, bindings in sections:
-        table = Table(title=title, title_justify="left", title_style="bold underline", box=None, show_header=False, pad_edge=False, expand=False)
+        table = Table(
+            title=title,
+            title_justify="left",
+            title_style="bold underline",
+            box=None,
+            show_header=False,
+            pad_edge=False,
+            expand=False,
+        )
         table.add_column("key", style="bold", min_width=16, no_wrap=True)
         table.add_column("action")
         for keys, what in binding_rows(bindings):

@@ -23,7 +23,17 @@ from musetui.messages import FocusBack, ItemDrill, ItemHighlighted
 from musetui.model import Item
 from musetui.widgets.text import clean, hms, human_size, short_id
 
-KINDS = ("message", "reasoning", "tool_call", "tool_result", "meta", "usage", "event", "summary", "unknown")
+KINDS = (
+    "message",
+    "reasoning",
+    "tool_call",
+    "tool_result",
+    "meta",
+    "usage",
+    "event",
+    "summary",
+    "unknown",
+)
 ROLE_ABBREV = {
     "assistant": "asst",
     "user": "user",
@@ -33,8 +43,20 @@ ROLE_ABBREV = {
     "model": "modl",
     "function": "func",
 }
-REASONING_MARK = {"visible": "vis", "encrypted": "enc", "redacted": "red", "empty-signature": "∅sig"}
-BLOB_KEYS = ("encrypted_content", "signature", "thought_signature", "thoughtSignature", "data", "redacted")
+REASONING_MARK = {
+    "visible": "vis",
+    "encrypted": "enc",
+    "redacted": "red",
+    "empty-signature": "∅sig",
+}
+BLOB_KEYS = (
+    "encrypted_content",
+    "signature",
+    "thought_signature",
+    "thoughtSignature",
+    "data",
+    "redacted",
+)
 TIME_W, KIND_W, ROLE_W, ID_W = 8, 11, 4, 14
 
 
@@ -112,15 +134,34 @@ class ItemList(ScrollView, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("down,j", "cursor_down", "Down", show=False, id="items.down", tooltip="Next item"),
         Binding("up,k", "cursor_up", "Up", show=False, id="items.up", tooltip="Previous item"),
-        Binding("pagedown", "page_down", "Page down", show=False, id="items.page_down", tooltip="Next page"),
-        Binding("pageup", "page_up", "Page up", show=False, id="items.page_up", tooltip="Previous page"),
+        Binding(
+            "pagedown",
+            "page_down",
+            "Page down",
+            show=False,
+            id="items.page_down",
+            tooltip="Next page",
+        ),
+        Binding(
+            "pageup", "page_up", "Page up", show=False, id="items.page_up", tooltip="Previous page"
+        ),
         Binding("home,g", "first", "First", show=False, id="items.first", tooltip="First item"),
         Binding("end,G", "last", "Last", show=False, id="items.last", tooltip="Last item"),
         Binding(
-            "enter,l", "drill", "Details", show=False, id="items.drill", tooltip="Move into the side panes"
+            "enter,l",
+            "drill",
+            "Details",
+            show=False,
+            id="items.drill",
+            tooltip="Move into the side panes",
         ),
         Binding(
-            "h,backspace", "back", "Back", show=False, id="items.back", tooltip="Back to the session tree"
+            "h,backspace",
+            "back",
+            "Back",
+            show=False,
+            id="items.back",
+            tooltip="Back to the session tree",
         ),
     ]
 
@@ -318,7 +359,9 @@ class ItemList(ScrollView, can_focus=True):
     def _cursor_style(self) -> Style:
         style = self._styles.get("cursor")
         if style is None:
-            style = self._styles["cursor"] = self._base() + self.get_component_rich_style("item-list--cursor")
+            style = self._styles["cursor"] = self._base() + self.get_component_rich_style(
+                "item-list--cursor"
+            )
         return style
 
     def render_line(self, y: int) -> Strip:
@@ -379,4 +422,3 @@ class ItemList(ScrollView, can_focus=True):
         room = max(0, width - text.cell_len)
         text.append(preview(item, room + 1))
         return text
-

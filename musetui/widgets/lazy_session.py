@@ -133,7 +133,9 @@ class LazyItems(Sequence[Item]):
             try:
                 obj = orjson.loads(self.data[start:end])
             except orjson.JSONDecodeError as exc:
-                fillers[row] = Item(row, line_no, start, end - start, "unknown", text=f"malformed line: {exc}")
+                fillers[row] = Item(
+                    row, line_no, start, end - start, "unknown", text=f"malformed line: {exc}"
+                )
                 continue
             records.append(Record(line_no, start, end - start, obj))
         try:
@@ -142,7 +144,9 @@ class LazyItems(Sequence[Item]):
             built = []
             for rec in records:
                 bad = row_of_line[rec.line]
-                fillers[bad] = Item(bad, rec.line, rec.offset, rec.length, "unknown", raw=rec.obj, text=f"({exc})")
+                fillers[bad] = Item(
+                    bad, rec.line, rec.offset, rec.length, "unknown", raw=rec.obj, text=f"({exc})"
+                )
         out: list[Item | None] = [None] * (last - first)
         for item in built:
             found = row_of_line.get(item.line)
@@ -156,7 +160,12 @@ class LazyItems(Sequence[Item]):
                 if nrow is not None and out[nrow - first] is None and nrow not in fillers:
                     start, end = self._span(nrow)
                     out[nrow - first] = Item(
-                        nrow, item.line + extra, start, end - start, "meta", subkind="merged",
+                        nrow,
+                        item.line + extra,
+                        start,
+                        end - start,
+                        "meta",
+                        subkind="merged",
                         text=f"(merged into the item on line {item.line})",
                     )
         result: list[Item] = []
@@ -169,8 +178,15 @@ class LazyItems(Sequence[Item]):
             else:
                 start, end = self._span(row)
                 result.append(
-                    Item(row, self.numbers[row], start, end - start, "meta", subkind="no item",
-                         text="(this line produced no item)")
+                    Item(
+                        row,
+                        self.numbers[row],
+                        start,
+                        end - start,
+                        "meta",
+                        subkind="no item",
+                        text="(this line produced no item)",
+                    )
                 )
         return result
 

@@ -99,7 +99,9 @@ class Doc:
             return self
         grid = Table.grid(padding=(0, 1), pad_edge=False)
         grid.add_column(width=max(0, indent - 1) or None, no_wrap=True)
-        grid.add_column(style="dim", no_wrap=True, min_width=min(LABEL_W, max(len(k) for k, _ in rows)))
+        grid.add_column(
+            style="dim", no_wrap=True, min_width=min(LABEL_W, max(len(k) for k, _ in rows))
+        )
         grid.add_column(ratio=1, overflow="fold")
         for k, v in rows:
             value = v if isinstance(v, Text) else Text(clean(v))
@@ -138,7 +140,9 @@ def _line_time(ctx: PaneContext, index: int) -> tuple[int, float | None]:
 STRENGTH_ORDER = {"strong": 0, "medium": 1, "weak": 2}
 
 
-def decoded_doc(dec: Decoded, line: int, line_time: float | None, *, show_value: bool = True) -> Doc:
+def decoded_doc(
+    dec: Decoded, line: int, line_time: float | None, *, show_value: bool = True
+) -> Doc:
     """One decoded fingerprint: value, detector, every field, time and Δ to the line, meaning."""
     doc = Doc()
     if show_value:
@@ -180,10 +184,22 @@ class DetailPane(VerticalScroll):
     """A scrolling pane with one Static body, re-rendered when its context changes."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down,j", "scroll_down", "Down", show=False, id="pane.down", tooltip="Scroll the pane down"),
+        Binding(
+            "down,j",
+            "scroll_down",
+            "Down",
+            show=False,
+            id="pane.down",
+            tooltip="Scroll the pane down",
+        ),
         Binding("up,k", "scroll_up", "Up", show=False, id="pane.up", tooltip="Scroll the pane up"),
         Binding(
-            "h,backspace", "back", "Back", show=False, id="pane.back", tooltip="Back to the item list"
+            "h,backspace",
+            "back",
+            "Back",
+            show=False,
+            id="pane.back",
+            tooltip="Back to the item list",
         ),
     ]
 
@@ -260,16 +276,28 @@ class RawPane(DetailPane):
             rows: list[tuple[str, str | Text]] = [
                 ("file", ctx.display_path or s.abspath),
                 ("format", f"{s.format} ({s.format_rule})"),
-                ("size", f"{s.size:,} bytes · {s.items:,} items · {s.malformed_lines} malformed lines"),
+                (
+                    "size",
+                    f"{s.size:,} bytes · {s.items:,} items · {s.malformed_lines} malformed lines",
+                ),
             ]
             for m in s.malformed[:20]:
-                rows.append(("malformed", Text(f"line {m.line} (byte {m.offset}): {clean(m.reason, 200)}", style="red")))
+                rows.append(
+                    (
+                        "malformed",
+                        Text(
+                            f"line {m.line} (byte {m.offset}): {clean(m.reason, 200)}", style="red"
+                        ),
+                    )
+                )
             doc.rows(rows)
             record = s.record()
             record.pop("evidence", None)
             doc.blank().heading("Scan record")
             doc.syntax(clean_block(orjson.dumps(record, option=orjson.OPT_INDENT_2).decode()))
-            doc.note("Press enter to open the items, then j/k: this pane shows the selected raw line.")
+            doc.note(
+                "Press enter to open the items, then j/k: this pane shows the selected raw line."
+            )
             return doc
         end = item.offset + item.length
         lines = f"{item.line}" if item.lines <= 1 else f"{item.line}–{item.line + item.lines - 1}"
@@ -277,7 +305,11 @@ class RawPane(DetailPane):
         head.append(clean(ctx.display_path or s.abspath), style="bold")
         head.append(f":{lines}", style="bold cyan")
         doc.add(head)
-        doc.add(Text(f"line {lines} · bytes {item.offset:,}–{end:,} ({item.length:,} bytes)", style="dim"))
+        doc.add(
+            Text(
+                f"line {lines} · bytes {item.offset:,}–{end:,} ({item.length:,} bytes)", style="dim"
+            )
+        )
         try:
             pretty = orjson.dumps(item.raw, option=orjson.OPT_INDENT_2).decode()
         except (TypeError, orjson.JSONEncodeError):
@@ -320,7 +352,9 @@ def _session_list(ctx: PaneContext, *, signatures: bool) -> Doc:
     doc = Doc()
     if ctx.session_decoded is None:
         return doc.heading(f"{what} in this session").note("decoding the session…")
-    rows = [(i, d) for i, d in ctx.session_decoded if (d.detector in SIGNATURE_DETECTORS) == signatures]
+    rows = [
+        (i, d) for i, d in ctx.session_decoded if (d.detector in SIGNATURE_DETECTORS) == signatures
+    ]
     rows.sort(key=lambda r: STRENGTH_ORDER.get(r[1].strength, 3))
     doc.heading(f"{what} in this session ({len(rows)} distinct)")
     if not rows:
@@ -353,7 +387,9 @@ class SignaturePane(DetailPane):
         for d in sigs:
             doc.add(Text(clean(d.value, 96), style="bold"))
             truncated = "truncated" in d.problems
-            length = Text(f"{len(d.value):,} characters · " + ("TRUNCATED" if truncated else "whole"))
+            length = Text(
+                f"{len(d.value):,} characters · " + ("TRUNCATED" if truncated else "whole")
+            )
             if truncated:
                 length.stylize("bold red")
             shape = f" ({d.shape})" if d.shape and d.shape != d.detector else ""
@@ -383,7 +419,11 @@ class ReasoningPane(DetailPane):
         doc.heading(f"Reasoning on line {item.line}: {kind}")
         if kind == "encrypted":
             blob = next(
-                (d for d in ctx.decoded if d.detector in ("fernet", "anthropic-signature", "gemini-signature")),
+                (
+                    d
+                    for d in ctx.decoded
+                    if d.detector in ("fernet", "anthropic-signature", "gemini-signature")
+                ),
                 None,
             )
             n = blob_length(item.raw)
@@ -391,7 +431,9 @@ class ReasoningPane(DetailPane):
             if blob is not None and blob.time is not None:
                 desc.append(f", minted {stamp(blob.time)}", style="bold yellow")
                 if item.time is not None:
-                    desc.append(f" (Δ {fmt_delta(blob.time - item.time)} from the line)", style="dim")
+                    desc.append(
+                        f" (Δ {fmt_delta(blob.time - item.time)} from the line)", style="dim"
+                    )
             elif blob is not None:
                 desc.append(f" ({blob.detector})", style="dim")
             doc.add(desc)
@@ -407,7 +449,11 @@ class ReasoningPane(DetailPane):
                 doc.note(f"{n:,} bytes of redacted data")
         else:
             if kind == "empty-signature":
-                doc.add(Text("visible text with an EMPTY signature (no provider signed it)", style="bold"))
+                doc.add(
+                    Text(
+                        "visible text with an EMPTY signature (no provider signed it)", style="bold"
+                    )
+                )
             doc.add(Text(clean_block(item.text or "(empty)", 100_000)))
         return doc
 
@@ -454,7 +500,9 @@ class EvidencePane(DetailPane):
         rows: list[tuple[str, str | Text]] = [("verdict", verdict)]
         if a.summary:
             rows.append(("why", clean(a.summary, 600)))
-        rows.append(("declared", f"provider {s.declared_provider or '-'} · model {s.declared_model or '-'}"))
+        rows.append(
+            ("declared", f"provider {s.declared_provider or '-'} · model {s.declared_model or '-'}")
+        )
         rows.append(("session", s.session_id or "?"))
         if s.parent_session_id:
             rows.append(("parent", s.parent_session_id))
@@ -480,7 +528,9 @@ class EvidencePane(DetailPane):
                 where += f" · ×{e.count}"
             row.append(f"  {where}", style="dim")
             doc.add(row)
-            detail: list[tuple[str, str | Text]] = [("value", Text(clean(e.value, 160), style="bold"))]
+            detail: list[tuple[str, str | Text]] = [
+                ("value", Text(clean(e.value, 160), style="bold"))
+            ]
             if e.field:
                 detail.append(("field", clean(e.field, 120)))
             if e.detail:

@@ -65,7 +65,9 @@ def hit_prompt(hit: Any, number: int, width: int = 200) -> Text:
         head.truncate(width, overflow="ellipsis")
     snippet = Text("      ", no_wrap=True, overflow="ellipsis", end="")
     snippet.append_text(
-        highlight_snippet(getattr(hit, "snippet", "") or "", getattr(hit, "match_spans", ()) or (), width)
+        highlight_snippet(
+            getattr(hit, "snippet", "") or "", getattr(hit, "match_spans", ()) or (), width
+        )
     )
     if snippet.cell_len > width:
         snippet.truncate(width, overflow="ellipsis")

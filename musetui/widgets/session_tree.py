@@ -72,8 +72,17 @@ class SessionTree(Tree[NodeData]):
     """Every indexed session, grouped by root and format, then parent → subagents."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down,j", "cursor_down", "Down", show=False, id="tree.down", tooltip="Next line of the tree"),
-        Binding("up,k", "cursor_up", "Up", show=False, id="tree.up", tooltip="Previous line of the tree"),
+        Binding(
+            "down,j",
+            "cursor_down",
+            "Down",
+            show=False,
+            id="tree.down",
+            tooltip="Next line of the tree",
+        ),
+        Binding(
+            "up,k", "cursor_up", "Up", show=False, id="tree.up", tooltip="Previous line of the tree"
+        ),
         Binding(
             "enter,l",
             "drill",
@@ -90,7 +99,14 @@ class SessionTree(Tree[NodeData]):
             id="tree.back",
             tooltip="Collapse the node, or go up to its parent",
         ),
-        Binding("space", "toggle_node", "Toggle", show=False, id="tree.toggle", tooltip="Expand or collapse"),
+        Binding(
+            "space",
+            "toggle_node",
+            "Toggle",
+            show=False,
+            id="tree.toggle",
+            tooltip="Expand or collapse",
+        ),
     ]
 
     DEFAULT_CSS = """
@@ -195,7 +211,11 @@ class SessionTree(Tree[NodeData]):
         roots = list(self.root_labels)
         return sorted(
             self._top,
-            key=lambda g: (roots.index(g[0]) if g[0] in roots else len(roots), format_rank(g[1]), g[1]),
+            key=lambda g: (
+                roots.index(g[0]) if g[0] in roots else len(roots),
+                format_rank(g[1]),
+                g[1],
+            ),
         )
 
     def _alias(self, s: SessionSummary) -> str | None:
@@ -238,7 +258,9 @@ class SessionTree(Tree[NodeData]):
             pnode.allow_expand = True
             self._invalidate()
 
-    def finalize(self, top: list[SessionSummary], children: dict[str, list[SessionSummary]]) -> None:
+    def finalize(
+        self, top: list[SessionSummary], children: dict[str, list[SessionSummary]]
+    ) -> None:
         """Adopt the index's final parent links; rebuild only if they differ from ours."""
         self._final = True
         parent_of = {c.key: p for p, cs in children.items() for c in cs}
@@ -294,7 +316,9 @@ class SessionTree(Tree[NodeData]):
         gnode = self._ensure_group(s.root, s.format)
         self._add_session_node(gnode, s)
 
-    def _add_session_node(self, parent: TreeNode[NodeData], s: SessionSummary) -> TreeNode[NodeData]:
+    def _add_session_node(
+        self, parent: TreeNode[NodeData], s: SessionSummary
+    ) -> TreeNode[NodeData]:
         has_children = any(self._visible(c) for c in self._kids.get(s.key, []))
         node = parent.add(s.session_id or s.path, s, allow_expand=has_children)
         self._session_nodes[s.key] = node
@@ -449,7 +473,10 @@ class SessionTree(Tree[NodeData]):
 
     def _group_label(self, node: TreeNode[NodeData], group: Group) -> Text:
         text = Text(clean(group.title), style=self._part("session-tree--group"))
-        text.append(f"  ({self._group_count((group.root, group.format))})", style=self._part("session-tree--dim"))
+        text.append(
+            f"  ({self._group_count((group.root, group.format))})",
+            style=self._part("session-tree--dim"),
+        )
         return text
 
     def _group_count(self, gkey: tuple[str, str]) -> int:
@@ -467,7 +494,18 @@ class SessionTree(Tree[NodeData]):
         """An estimate from string lengths: rendering every label on each rebuild is O(n)."""
         data = node.data
         if isinstance(data, SessionSummary):
-            return 2 + 2 + 9 + 1 + MODEL_WIDTH + 1 + len(provider_label(data)) + 1 + len(str(data.items)) + 4
+            return (
+                2
+                + 2
+                + 9
+                + 1
+                + MODEL_WIDTH
+                + 1
+                + len(provider_label(data))
+                + 1
+                + len(str(data.items))
+                + 4
+            )
         if isinstance(data, Group):
             return len(data.title) + 10
         return len(str(node.label)) + 2

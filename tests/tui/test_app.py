@@ -150,7 +150,9 @@ async def test_tab_cycles_focus(sample_root: str) -> None:
         ("5", "evidence", "[verified]"),
     ],
 )
-async def test_panes_1_to_5_on_an_item(sample_root: str, key: str, pane_id: str, expect: str) -> None:
+async def test_panes_1_to_5_on_an_item(
+    sample_root: str, key: str, pane_id: str, expect: str
+) -> None:
     app = MuseApp([sample_root])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -294,7 +296,25 @@ async def test_help_lists_every_key_and_the_query_help(sample_root: str) -> None
         buf = StringIO()
         Console(file=buf, width=120, color_system=None).print(app.screen.content)
         text = buf.getvalue()
-        for keys in ("j", "k", "enter / l", "h / backspace", "tab", "1", "5", "/", "n", "N", "o", "O", "p", "y", "Y", "?", "q"):
+        for keys in (
+            "j",
+            "k",
+            "enter / l",
+            "h / backspace",
+            "tab",
+            "1",
+            "5",
+            "/",
+            "n",
+            "N",
+            "o",
+            "O",
+            "p",
+            "y",
+            "Y",
+            "?",
+            "q",
+        ):
             assert keys in text, keys
         for _keys, what in binding_rows(MainScreen.BINDINGS):
             assert what[:30] in text.replace("\n", " ") or what.split()[0] in text
@@ -403,7 +423,9 @@ async def test_warm_cache_rebuilds_the_same_tree(sample_root: str) -> None:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             tree = main(app).session_tree
-            parent = next(s for s in tree.sessions if s.session_id == "01a05efc-7bb7-7cd1-8155-66af75f0734c")
+            parent = next(
+                s for s in tree.sessions if s.session_id == "01a05efc-7bb7-7cd1-8155-66af75f0734c"
+            )
             assert len(tree.children_of(parent)) == 4
             first, second = tree.ordered()[:2]
             assert first is parent

@@ -20,16 +20,29 @@ def _write_session(root: Path) -> Path:
     d.mkdir(parents=True)
     base = {"stream": {"kind": "session", "id": EVIL_ID}, "recorded_at": 1788300100000000}
     lines = [
-        {**base, "payload": {"kind": "metadata", "record": {"provider_id": "x[bold]", "model_id": EVIL}}},
+        {
+            **base,
+            "payload": {"kind": "metadata", "record": {"provider_id": "x[bold]", "model_id": EVIL}},
+        },
         {**base, "payload": {"kind": "run", "event": {"kind": "started", "prompt": EVIL}}},
         {
             **base,
             "payload": {
                 "kind": "run",
-                "event": {"kind": "assistant_message_committed", "message_id": "m[bold]1", "text": EVIL + "\n" + EVIL},
+                "event": {
+                    "kind": "assistant_message_committed",
+                    "message_id": "m[bold]1",
+                    "text": EVIL + "\n" + EVIL,
+                },
             },
         },
-        {**base, "payload": {"kind": "run", "event": {"kind": "reasoning_committed", "text": EVIL, "signature": ""}}},
+        {
+            **base,
+            "payload": {
+                "kind": "run",
+                "event": {"kind": "reasoning_committed", "text": EVIL, "signature": ""},
+            },
+        },
     ]
     path = d / "session.jsonl"
     with path.open("w", encoding="utf-8") as fh:

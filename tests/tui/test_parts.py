@@ -132,7 +132,9 @@ async def test_huge_session_opens_lazily(tmp_path: Path, monkeypatch: pytest.Mon
         assert "line 1120" in app.clipboard
 
 
-async def test_no_color_keeps_every_label(sample_root: str, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_no_color_keeps_every_label(
+    sample_root: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     app = MuseApp([sample_root])
     async with app.run_test(size=SIZE) as pilot:
@@ -143,7 +145,9 @@ async def test_no_color_keeps_every_label(sample_root: str, monkeypatch: pytest.
         assert current(app).session_id == OUTLIER_ID
 
 
-async def test_pager_command_without_a_terminal(sample_root: str, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_pager_command_without_a_terminal(
+    sample_root: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("PAGER", "true")
     app = MuseApp([sample_root])
     async with app.run_test(size=SIZE) as pilot:
@@ -168,5 +172,7 @@ def test_safe_less_options() -> None:
     from musetui.screens.main import safe_less_options
 
     assert safe_less_options("-FRX --mouse") == "-FX --mouse"
-    assert safe_less_options("-R --RAW-CONTROL-CHARS --quit-if-one-screen") == "--quit-if-one-screen"
+    assert (
+        safe_less_options("-R --RAW-CONTROL-CHARS --quit-if-one-screen") == "--quit-if-one-screen"
+    )
     assert safe_less_options("") == ""
