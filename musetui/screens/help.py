@@ -40,11 +40,15 @@ class HelpScreen(ModalScreen[None]):
         from musetui.widgets.panes import DetailPane
         from musetui.widgets.session_tree import SessionTree
 
+        from musetui.screens.search import SearchScreen
+        from musetui.widgets.search import SearchResultsList
+
         sections = [
             ("Everywhere", [*MainScreen.BINDINGS, *app_bindings()]),
             ("Session tree", SessionTree.BINDINGS),
             ("Item list", ItemList.BINDINGS),
             ("Side panes", DetailPane.BINDINGS),
+            ("Search view (/)", [*SearchScreen.BINDINGS, *SearchResultsList.BINDINGS]),
         ]
         self.content = help_renderable(sections)
         with Vertical(id="help-dialog") as v:
