@@ -433,3 +433,26 @@ async def test_warm_cache_rebuilds_the_same_tree(sample_root: str) -> None:
             assert tree.cursor_line == 0
             await press(pilot, "o")
             assert current(app).session_id == OUTLIER_ID
+
+
+async def test_empty_root_and_a_vanished_session(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    app = MuseApp([str(empty)], use_cache=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert main(app).status.index_text.startswith("Indexed: 0 sessions")
+        await press(pilot, "o", "y", "Y", "n", "enter", "j", "5")
+        assert app.is_running and app.clipboard == ""
+    src = OUTLIER_FILE
+    root = tmp_path / "one" / "sessions" / "x"
+    root.mkdir(parents=True)
+    target = root / "session.jsonl"
+    target.write_bytes(src.read_bytes())
+    app = MuseApp([str(tmp_path / "one")], use_cache=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        target.unlink()
+        await press(pilot, "j", "enter")
+        assert app.is_running
+        assert "Could not open" in main(app).items.placeholder
