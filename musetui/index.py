@@ -6,6 +6,7 @@ skipped without being opened; symlink loops are detected by directory identity.
 
 from __future__ import annotations
 
+import dataclasses
 import marshal
 import multiprocessing
 import os
@@ -333,13 +334,19 @@ class Index:
             outcome.state = None
             self.diagnostics.extend(d for d in outcome.diagnostics if "malformed" not in d.message or old is None)
             prev = by_path.get(e.abspath)
-            if prev is not None:
+            if prev is not None and outcome.summary is not None:
+                # Same session, new content: update the object everyone already holds.
+                for f in dataclasses.fields(prev):
+                    setattr(prev, f.name, getattr(outcome.summary, f.name))
+                result.changed.append(prev)
+            elif prev is not None:
                 self.sessions.remove(prev)
                 self.by_key.pop(prev.key, None)
-            if outcome.summary is not None:
+                result.removed.append(prev)
+            elif outcome.summary is not None:
                 self.sessions.append(outcome.summary)
                 self.by_key[outcome.summary.key] = outcome.summary
-                (result.changed if prev is not None else result.added).append(outcome.summary)
+                result.added.append(outcome.summary)
         present = {e.abspath for e in files}
         for path, s in list(by_path.items()):
             if path not in present:

@@ -242,3 +242,12 @@ def test_old_files_keep_state_only_after_they_change(tree: Path) -> None:
         f.write(_line("A", 6))
     second = _scan(tree)
     assert (second.resumed, second.scanned_files, second.resumed_bytes) == (1, 0, len(_line("A", 6)))
+
+
+def test_refresh_keeps_session_objects(tree: Path) -> None:
+    idx = Index([str(tree)], workers=1, follow=True).scan()
+    (a,) = [s for s in idx.sessions if s.session_id == "A"]
+    with open(tree / "sessions/A/session.jsonl", "ab") as f:
+        f.write(_line("A", 5))
+    r = idx.refresh()
+    assert r.changed == [a] and a.items == 6 and a in idx.sessions
