@@ -36,12 +36,11 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         from musetui.app import app_bindings
         from musetui.screens.main import MainScreen
+        from musetui.screens.search import SearchScreen
         from musetui.widgets.item_list import ItemList
         from musetui.widgets.panes import DetailPane
-        from musetui.widgets.session_tree import SessionTree
-
-        from musetui.screens.search import SearchScreen
         from musetui.widgets.search import SearchResultsList
+        from musetui.widgets.session_tree import SessionTree
 
         sections = [
             ("Everywhere", [*MainScreen.BINDINGS, *app_bindings()]),

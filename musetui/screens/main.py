@@ -57,12 +57,15 @@ PROGRESS_SECONDS = 0.1
 
 
 def batch_interval(found: int) -> float:
-    """Seconds between batches: fast at first, slower as the tree grows (each batch re-lays it out)."""
+    """Seconds between batches: fast at first, then slower as the tree grows.
+
+    Each batch re-lays the tree out (O(sessions)), so the pause grows with the tree.
+    """
     if found < 1000:
         return BATCH_SECONDS
     if found < 5000:
         return 0.5
-    return 1.0
+    return found / 5000
 
 
 #: Whole-session decoding stops after this many items (the IDs pane says so).
