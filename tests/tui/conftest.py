@@ -10,6 +10,7 @@ import pytest
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 os.environ["MUSETUI_NO_PYPERCLIP"] = "1"
+os.environ["MUSETUI_LIVE_INTERVAL"] = "0"  # no live-follow polling worker: tests wait for workers
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample_transcripts"
@@ -19,6 +20,7 @@ SAMPLE = REPO / "sample_transcripts"
 def _quiet_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No pyperclip, a private cache, and the repository as the working directory."""
     monkeypatch.setenv("MUSETUI_NO_PYPERCLIP", "1")
+    monkeypatch.setenv("MUSETUI_LIVE_INTERVAL", "0")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     monkeypatch.setenv("MUSETUI_CACHE_DIR", str(tmp_path / "cache" / "musetui"))
     monkeypatch.delenv("MUSETUI_THEME", raising=False)
