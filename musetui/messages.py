@@ -46,6 +46,17 @@ class IndexFinished(Message):
 
 
 @dataclass
+class IndexRefreshed(Message):
+    """Live follow: sessions appeared, grew or vanished on disk (links and verdicts updated)."""
+
+    added: list[SessionSummary]
+    changed: list[SessionSummary]
+    removed: list[SessionSummary]
+    top: list[SessionSummary]
+    children: dict[str, list[SessionSummary]]
+
+
+@dataclass
 class IndexFailed(Message):
     """Indexing raised an exception."""
 

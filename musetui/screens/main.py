@@ -31,6 +31,7 @@ from musetui.messages import (
     IndexFailed,
     IndexFinished,
     IndexProgress,
+    IndexRefreshed,
     ItemDrill,
     ItemHighlighted,
     SessionDecoded,
@@ -54,6 +55,10 @@ PANE_IDS = ("raw", "ids", "signature", "reasoning", "evidence")
 BATCH_SECONDS = 0.1
 BATCH_SIZE = 5000
 PROGRESS_SECONDS = 0.1
+
+
+#: Live follow: default seconds between polls of the roots (env MUSETUI_LIVE_INTERVAL; 0 turns it off).
+LIVE_INTERVAL_S = 1.0
 
 
 def batch_interval(found: int) -> float:
@@ -234,6 +239,12 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.roots = [str(r) for r in roots]
         self.use_cache = use_cache
+        self._live_index: Any = None
+        self.live_updates = 0
+        try:
+            self.live_interval = float(os.environ.get("MUSETUI_LIVE_INTERVAL", LIVE_INTERVAL_S))
+        except ValueError:
+            self.live_interval = LIVE_INTERVAL_S
         self.root_labels = {os.path.abspath(r): display_root(r) for r in self.roots}
         self.index_workers = workers
         self.indexing = False
@@ -315,7 +326,7 @@ class MainScreen(Screen[None]):
         worker = get_current_worker()
         started = time.monotonic()
         try:
-            index = Index(self.roots, workers=self.index_workers, use_cache=self.use_cache)
+            index = Index(self.roots, workers=self.index_workers, use_cache=self.use_cache, follow=True)
             batch: list[SessionSummary] = []
             last = last_progress = time.monotonic()
             found = 0
@@ -348,6 +359,7 @@ class MainScreen(Screen[None]):
             if batch:
                 self.post_message(SessionsFound(batch))
             index.finalize()
+            self._live_index = index
             self.post_message(
                 IndexFinished(
                     worker.is_cancelled,
@@ -414,9 +426,69 @@ class MainScreen(Screen[None]):
             text += f" ({outliers} outlier{'s' if outliers != 1 else ''}: press o)"
         if message.diagnostics:
             text += f" · {message.diagnostics} diagnostics"
+        if not message.cancelled and self._live_index is not None and self.live_interval > 0:
+            text += " · live"
+            self.follow_index(self._live_index)
         self.status.index_text = text
         self.query_one(MuseHeader).progress = ""
         self._update_header(recount=True)
+        self._refresh_panes()
+        search = self._search_screen()
+        if search is not None:
+            search.sessions_changed()
+
+    @work(thread=True, exclusive=True, group="follow", exit_on_error=False)
+    def follow_index(self, index: Any) -> None:
+        """Live follow: poll the roots (about once a second) and post what changed."""
+        worker = get_current_worker()
+        interval = self.live_interval
+        while not worker.is_cancelled:
+            deadline = time.monotonic() + interval
+            while time.monotonic() < deadline:
+                if worker.is_cancelled:
+                    return
+                time.sleep(0.05)
+            started = time.monotonic()
+            try:
+                result = index.refresh()
+            except Exception as exc:  # a failed poll is reported, and the next one tries again
+                self.post_message(IndexFailed(f"live follow: {type(exc).__name__}: {exc}"))
+                continue
+            # Big trees: never spend more than about a fifth of the time walking them.
+            interval = max(self.live_interval, 5 * (time.monotonic() - started))
+            if result.added or result.changed or result.removed:
+                self.post_message(
+                    IndexRefreshed(
+                        list(result.added),
+                        list(result.changed),
+                        list(result.removed),
+                        list(index.top),
+                        {k: list(v) for k, v in index.children.items()},
+                    )
+                )
+
+    @on(IndexRefreshed)
+    def _refreshed(self, message: IndexRefreshed) -> None:
+        tree = self.session_tree
+        if message.added:
+            tree.add_sessions(message.added)
+        tree.finalize(message.top, message.children)
+        self._update_header(recount=True)
+        n = len(tree.sessions) - len(message.removed)
+        flagged = sum(1 for s in tree.sessions if s.attribution.flags)
+        self.live_updates += 1
+        self.status.index_text = (
+            f"Indexed: {n:,} sessions · {flagged} flagged · live "
+            f"(+{len(message.added)} new, {len(message.changed)} updated at {time.strftime('%H:%M:%S')})"
+        )
+        current = self.current
+        if current is not None and any(s.key == current.key for s in message.changed):
+            item = self.selected_item()
+            if item is not None:
+                self.pending_line = item.line
+            self.opened = None
+            self._set_items_title(current)
+            self._start_open(current)
         self._refresh_panes()
         search = self._search_screen()
         if search is not None:

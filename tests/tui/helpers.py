@@ -16,9 +16,12 @@ SIZE = (160, 48)
 
 
 async def _workers_done(pilot: Pilot[Any]) -> None:
+    """Wait for every worker except the live-follow poller (it runs until the app exits)."""
     for _ in range(20):
         try:
-            await pilot.app.workers.wait_for_complete()
+            pending = [w for w in pilot.app.workers if w.group != "follow"]
+            if pending:  # (an empty list would mean "all workers" to Textual)
+                await pilot.app.workers.wait_for_complete(pending)
         except WorkerCancelled:  # an exclusive worker replaced by a newer one
             continue
         return

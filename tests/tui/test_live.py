@@ -1,0 +1,53 @@
+"""Live follow: a session appended to while the app is open shows its new items."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import orjson
+import pytest
+
+from musetui.app import MuseApp
+
+from .helpers import OUTLIER_ID, SIZE, current, main, press, settle
+
+OUTLIER_REL = (
+    "muse-vm/sessions/01a05efc-7bb7-7cd1-8155-66af75f0734c/subagents/"
+    "01a05efe-03bb-72c8-854a-4c1c088cc3b9/session.jsonl"
+)
+
+
+async def test_appended_items_appear_within_two_seconds(
+    tmp_path: Path, sample_root: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MUSETUI_LIVE_INTERVAL", "0.2")
+    root = tmp_path / "tree"
+    shutil.copytree(sample_root, root)
+    app = MuseApp([str(root)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        scr = main(app)
+        assert scr.status.index_text.endswith("· live")
+        await press(pilot, "o")
+        s = current(app)
+        assert s.session_id == OUTLIER_ID
+        await pilot.pause(0.3)
+        before = len(scr.items.items)
+        assert before == s.items
+        line = {
+            "stream": {"kind": "session", "id": OUTLIER_ID},
+            "recorded_at": 1788300200000000,
+            "payload": {"kind": "run", "event": {"kind": "assistant_message_committed", "message_id": "m-live", "text": "appended live"}},
+        }
+        with open(root / OUTLIER_REL, "ab") as f:
+            f.write(orjson.dumps(line) + b"\n")
+        appended = time.monotonic()
+        while time.monotonic() - appended < 2.0 and len(scr.items.items) <= before:
+            await pilot.pause(0.05)
+        assert len(scr.items.items) == before + 1, "the new item shows within 2 s"
+        assert scr.items.items[-1].text == "appended live"
+        assert current(app).items == before + 1
+        assert "live" in scr.status.index_text and "1 updated" in scr.status.index_text
+        assert "outlier" in current(app).attribution.flags
