@@ -2,4 +2,5 @@
 
 from musetui.cli import run
 
-run()
+if __name__ == "__main__":
+    run()
