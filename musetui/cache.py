@@ -77,6 +77,7 @@ class IndexCache:
         self.path = db_path(self.root)
         self.notices: list[str] = []
         self.conn: sqlite3.Connection | None = None
+        self._snapshot: list[Any] | None = None
         self._open()
 
     def _open(self) -> None:
@@ -159,9 +160,10 @@ class IndexCache:
                 snap = self.conn.execute("SELECT blob FROM snapshot WHERE id = 1").fetchone()
                 if snap is not None:
                     with contextlib.suppress(ValueError, EOFError, TypeError):
+                        self._snapshot = marshal.loads(snap[0])
                         return {
                             r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], b"", r[5], r[6])
-                            for r in marshal.loads(snap[0])
+                            for r in self._snapshot
                         }  # r[6] is the light tuple itself: one marshal.loads for the whole root
             blob = "light" if light else "outcome"
             rows = self.conn.execute(
@@ -192,7 +194,15 @@ class IndexCache:
                 if gone:
                     self.conn.executemany("DELETE FROM files WHERE path = ?", gone)
                     changed = True
-            if changed or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] == 0:
+            if self._snapshot is not None and keep is not None:
+                # Patch the snapshot read at load time instead of reading every row again.
+                by_path = {r[0]: r for r in self._snapshot if r[0] in keep}
+                for p, dev, ino, size, mtime, _o, sblob, lblob in data:
+                    by_path[p] = (p, dev, ino, size, mtime, sblob is not None, _light(lblob))
+                self._snapshot = list(by_path.values())
+                blob = marshal.dumps(self._snapshot)
+                self.conn.execute("INSERT OR REPLACE INTO snapshot VALUES (1, ?)", (blob,))
+            elif changed or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] == 0:
                 snap = self.conn.execute(
                     "SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, light FROM files"
                 ).fetchall()

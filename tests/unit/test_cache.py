@@ -251,3 +251,24 @@ def test_refresh_keeps_session_objects(tree: Path) -> None:
         f.write(_line("A", 5))
     r = idx.refresh()
     assert r.changed == [a] and a.items == 6 and a in idx.sessions
+
+
+def test_light_snapshot_tracks_changes(tree: Path) -> None:
+    def light() -> list[dict[str, object]]:
+        idx = Index([str(tree)], workers=1, use_cache=True, light=True).scan()
+        return [s.record() for s in idx.sorted_sessions()]
+
+    def full() -> list[dict[str, object]]:
+        return [s.record() for s in Index([str(tree)], workers=1).scan().sorted_sessions()]
+
+    assert light() == full()
+    assert light() == full()  # from the snapshot
+    with open(tree / "sessions/A/session.jsonl", "ab") as f:
+        f.write(_line("A", 5))
+    (tree / "sessions/B/session.jsonl").unlink()
+    d = tree / "sessions" / "E"
+    d.mkdir()
+    (d / "session.jsonl").write_bytes(_line("E", 0))
+    assert light() == full()
+    got = light()
+    assert got == full() and {r["session_id"] for r in got} == {"A", "C", "E"}
