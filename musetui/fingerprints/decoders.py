@@ -12,6 +12,7 @@ import base64
 import binascii
 import re
 import string
+from collections.abc import Callable
 from datetime import UTC, datetime
 
 from musetui.fingerprints.types import Decoded, Strength, Tag
@@ -1634,3 +1635,21 @@ def _embedded_ids(
         if len(seen) >= _MAX_EMBEDDED:
             break
     return out
+
+
+#: Every decoder that takes one whole string (for fuzzing and property tests).
+WHOLE_STRING_DECODERS: tuple[Callable[[str], Decoded | None], ...] = (
+    decode_openai_item_id,
+    decode_chatcmpl_id,
+    classify_system_fingerprint,
+    decode_fernet,
+    classify_tool_id,
+    decode_anthropic_id,
+    decode_anthropic_signature,
+    decode_gemini_thought_signature,
+    decode_gemini_response_id,
+    decode_uuid7,
+    decode_ulid,
+    decode_model_path,
+    decode_signature_value,
+)

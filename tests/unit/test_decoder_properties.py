@@ -19,21 +19,7 @@ from musetui.model import HOSTS, PROVIDERS
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "real"
 
-WHOLE: list[Callable[[str], Decoded | None]] = [
-    d.decode_openai_item_id,
-    d.decode_chatcmpl_id,
-    d.classify_system_fingerprint,
-    d.decode_fernet,
-    d.classify_tool_id,
-    d.decode_anthropic_id,
-    d.decode_anthropic_signature,
-    d.decode_gemini_thought_signature,
-    d.decode_gemini_response_id,
-    d.decode_uuid7,
-    d.decode_ulid,
-    d.decode_model_path,
-    d.decode_signature_value,
-]
+WHOLE: list[Callable[[str], Decoded | None]] = list(d.WHOLE_STRING_DECODERS)
 KEYS: list[str | None] = [
     None,
     "id",
