@@ -24,7 +24,7 @@ from musetui import __version__
 from musetui.config import cache_dir
 
 #: Bump when the stored layout or the meaning of stored outcomes changes.
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 def engine_stamp() -> str:
@@ -112,6 +112,10 @@ class IndexCache:
                 "size INTEGER, mtime_ns INTEGER, outcome BLOB NOT NULL, state BLOB, light BLOB)"
             )
             conn.execute("CREATE TABLE IF NOT EXISTS snapshot (id INTEGER PRIMARY KEY CHECK (id = 1), blob BLOB NOT NULL)")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, digest BLOB NOT NULL, "
+                "output BLOB NOT NULL, diagnostics BLOB NOT NULL)"
+            )
             rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
             stamp = engine_stamp()
             if not rows:
@@ -225,6 +229,37 @@ class IndexCache:
         except sqlite3.DatabaseError:
             return None
         return row[0] if row else None
+
+    def result(self, key: str, digest: bytes) -> tuple[bytes, list[tuple[str, int, str]]] | None:
+        """A finished command output stored for ``key``, if it was made from the tree ``digest`` names.
+
+        ``digest`` covers every file's identity and the walk's diagnostics (see
+        :func:`musetui.walk.tree_digest`): any change anywhere under the roots misses.
+        """
+        if self.conn is None:
+            return None
+        try:
+            row = self.conn.execute("SELECT digest, output, diagnostics FROM results WHERE key = ?", (key,)).fetchone()
+        except sqlite3.DatabaseError:
+            return None
+        if row is None or bytes(row[0]) != digest:
+            return None
+        try:
+            diags = [(str(p), int(ln), str(m)) for p, ln, m in marshal.loads(row[2])]
+        except (ValueError, EOFError, TypeError):
+            return None
+        return bytes(row[1]), diags
+
+    def put_result(self, key: str, digest: bytes, output: bytes, diagnostics: list[tuple[str, int, str]]) -> None:
+        """Store a finished command output for ``key`` (one per key; replaces the previous one)."""
+        if self.conn is None:
+            return
+        try:
+            self.conn.execute(
+                "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?)", (key, digest, output, marshal.dumps(diagnostics))
+            )
+        except sqlite3.DatabaseError as exc:
+            self.notices.append(f"cache not updated: {exc}")
 
     def close(self) -> None:
         """Close the database."""

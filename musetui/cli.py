@@ -63,6 +63,8 @@ def cmd_scan(argv: Sequence[str]) -> int:
     if not args.paths:
         raise UsageError("musetui scan: at least one PATH is required")
     _check_paths(args.paths)
+    if args.json and not args.no_cache:
+        return _scan_json_cached(args)
     from musetui.index import Index
 
     index = Index(list(args.paths), workers=args.workers, use_cache=not args.no_cache, light=args.json).scan()
@@ -71,22 +73,96 @@ def cmd_scan(argv: Sequence[str]) -> int:
     sessions = index.sorted_sessions()
     if args.json:
         out = sys.stdout.buffer
-        for s in sessions:
-            if s.stored_record is not None and "outlier" not in s.attribution.flags:
-                out.write(s.stored_record + b"\n")  # a cached record, unchanged by the fleet
-            else:
-                out.write(orjson.dumps(s.record()) + b"\n")
+        out.write(_records(sessions))
         out.flush()
     else:
         _print_table(sessions)
     if not args.quiet:
         _print_diagnostics(index.diagnostics)
     if args.stats:
-        _err(
-            f"musetui: {len(index.files)} files, {len(sessions)} sessions; cache {'off' if args.no_cache else 'on'}: "
-            f"{index.cache_hits} unchanged, {index.resumed} resumed ({index.resumed_bytes} bytes read), "
-            f"{index.scanned_files} scanned"
-        )
+        _print_stats(index, len(sessions), cache=not args.no_cache)
+    return 0
+
+
+def _records(sessions: Sequence[object]) -> bytes:
+    """The JSON Lines of ``scan --json``."""
+    from musetui.model import SessionSummary
+
+    out = bytearray()
+    for s in sessions:
+        assert isinstance(s, SessionSummary)
+        if s.stored_record is not None and "outlier" not in s.attribution.flags:
+            out += s.stored_record  # a cached record, unchanged by the fleet
+        else:
+            out += orjson.dumps(s.record())
+        out += b"\n"
+    return bytes(out)
+
+
+def _print_stats(index: object, sessions: int, *, cache: bool) -> None:
+    from musetui.index import Index
+
+    assert isinstance(index, Index)
+    _err(
+        f"musetui: {len(index.files)} files, {sessions} sessions; cache {'on' if cache else 'off'}: "
+        f"{index.cache_hits} unchanged, {index.resumed} resumed ({index.resumed_bytes} bytes read), "
+        f"{index.scanned_files} scanned"
+    )
+
+
+def _scan_json_cached(args: argparse.Namespace) -> int:
+    """``scan --json`` with the cache: reuse the stored output when nothing under the roots changed.
+
+    The walk always runs (it is how a change is seen); when every file's identity and the
+    walk's notes match the digest stored with the last output, that output is the answer
+    and no file is opened. Otherwise the index is brought up to date as usual (only
+    changed files are read) and its output is stored for next time.
+    """
+    from musetui.cache import IndexCache
+    from musetui.model import Diagnostic
+    from musetui.walk import tree_digest, walk_roots
+
+    paths = [str(p) for p in args.paths]
+    walk_diags: list[Diagnostic] = []
+    files = walk_roots(paths, walk_diags)
+    digest = tree_digest(paths, files, walk_diags)
+    key = "scan --json " + orjson.dumps([os.path.abspath(p) for p in paths]).decode()
+    out = sys.stdout.buffer
+    if files:
+        store = IndexCache(files[0].root)
+        hit = store.result(key, digest)
+        store.close()
+        if hit is not None:
+            output, diags = hit
+            out.write(output)
+            out.flush()
+            if not args.quiet:
+                _print_diagnostics([Diagnostic(p, ln, m) for p, ln, m in diags])
+            if args.stats:
+                n_sessions = output.count(b"\n")
+                _err(
+                    f"musetui: {len(files)} files, {n_sessions} sessions; cache on: "
+                    f"{len(files)} unchanged, 0 resumed (0 bytes read), 0 scanned (stored output reused)"
+                )
+            return 0
+    from musetui.index import Index
+
+    index = Index(paths, workers=args.workers, use_cache=True, light=True, files=files, diagnostics=walk_diags, walked=True)
+    index.scan()
+    for notice in index.notices:
+        _err(f"musetui: {notice}")
+    sessions = index.sorted_sessions()
+    output = _records(sessions)
+    out.write(output)
+    out.flush()
+    if files:
+        store = IndexCache(files[0].root)
+        store.put_result(key, digest, output, [(d.path, d.line, d.message) for d in index.diagnostics])
+        store.close()
+    if not args.quiet:
+        _print_diagnostics(index.diagnostics)
+    if args.stats:
+        _print_stats(index, len(sessions), cache=True)
     return 0
 
 

@@ -166,6 +166,7 @@ class Index:
     top: list[SessionSummary] = field(default_factory=list)
     by_key: dict[str, SessionSummary] = field(default_factory=dict)
     files: list[FileEntry] = field(default_factory=list)
+    walked: bool = False  # ``files`` (and the walk's diagnostics) were supplied by the caller
 
     def iter_scan(self, cancelled: Callable[[], bool] | None = None) -> Iterator[tuple[Outcome, Progress]]:
         """Scan every file, yielding each outcome as it completes.
@@ -174,7 +175,8 @@ class Index:
         are not read: their stored outcome is used (these come first). The rest are
         scanned in walk order and stored when the scan ends (or is cancelled).
         """
-        self.files = walk_roots(self.roots, self.diagnostics)
+        if not self.walked:
+            self.files = walk_roots(self.roots, self.diagnostics)
         total_bytes = sum(f.size for f in self.files)
         bytes_done = 0
         done = 0

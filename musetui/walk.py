@@ -5,11 +5,14 @@ Kept free of the scanner's dependencies so that search and other light tools can
 
 from __future__ import annotations
 
+import hashlib
 import operator
 import os
 import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+import orjson
 
 from musetui.model import Diagnostic
 from musetui.reader import kind_of
@@ -74,7 +77,9 @@ def walk_roots(roots: Sequence[str], diagnostics: list[Diagnostic]) -> list[File
             dpath, drel, dev = stack.pop()
             try:
                 with os.scandir(dpath) as it:
-                    entries = sorted(it, key=_NAME)
+                    entries = list(it)
+                if len(entries) > 1:
+                    entries.sort(key=_NAME)
             except OSError as exc:
                 diagnostics.append(Diagnostic(drel or ".", 0, f"unreadable directory: {exc.strerror or exc}"))
                 continue
@@ -121,3 +126,14 @@ def walk_roots(roots: Sequence[str], diagnostics: list[Diagnostic]) -> list[File
     return out
 
 
+def tree_digest(roots: Sequence[str], files: list[FileEntry], diagnostics: list[Diagnostic]) -> bytes:
+    """A digest of everything a scan of ``roots`` depends on: each file's identity and the walk's notes.
+
+    Two walks with the same digest found the same files, byte-for-byte unchanged as far as
+    (device, inode, size, mtime_ns) can tell: the per-file cache makes the same promise.
+    """
+    h = hashlib.blake2b(digest_size=20)
+    h.update(orjson.dumps([os.path.abspath(r) for r in roots]))
+    h.update(orjson.dumps([(e.abspath, e.root, e.dev, e.ino, e.size, e.mtime_ns, e.maybe) for e in files]))
+    h.update(orjson.dumps([(d.path, d.line, d.message) for d in diagnostics]))
+    return h.digest()

@@ -272,3 +272,44 @@ def test_light_snapshot_tracks_changes(tree: Path) -> None:
     assert light() == full()
     got = light()
     assert got == full() and {r["session_id"] for r in got} == {"A", "C", "E"}
+
+
+def _cli_scan(root: Path, *extra: str) -> tuple[bytes, str]:
+    r = subprocess.run(
+        [sys.executable, "-m", "musetui", "scan", "--json", "--stats", *extra, str(root)],
+        capture_output=True,
+        env=dict(os.environ),
+        check=True,
+    )
+    return r.stdout, r.stderr.decode()
+
+
+def test_scan_output_is_reused_only_while_nothing_changed(tree: Path) -> None:
+    bad = tree / "sessions" / "D" / "session.jsonl"
+    bad.parent.mkdir()
+    bad.write_bytes(_line("D", 0) + b'{"stream": \n' + _line("D", 2))
+    out1, err1 = _cli_scan(tree)
+    assert "4 scanned" in err1 and "malformed" in err1
+    out2, err2 = _cli_scan(tree)
+    assert "stored output reused" in err2 and out2 == out1
+    # The stored diagnostics are replayed, exactly.
+    assert [x for x in err2.splitlines() if "malformed" in x] == [x for x in err1.splitlines() if "malformed" in x]
+    assert _cli_scan(tree, "--no-cache")[0] == out1
+    a = tree / "sessions/A/session.jsonl"
+    changes = [
+        (lambda: a.open("ab").write(_line("A", 5)), True),  # append
+        (lambda: (tree / "sessions/B/session.jsonl").unlink(), True),  # delete
+        (lambda: os.utime(tree / "sessions/C/session.jsonl", ns=(0, 10**18)), False),  # touch: same records
+        (lambda: (tree / "sessions/E").mkdir() or (tree / "sessions/E/session.jsonl").write_bytes(_line("E", 0)), True),
+    ]
+    previous = out1
+    for change, differs in changes:
+        change()
+        out, err = _cli_scan(tree)
+        assert "stored output reused" not in err
+        assert (out != previous) == differs and out == _cli_scan(tree, "--no-cache")[0]
+        again, err = _cli_scan(tree)
+        assert "stored output reused" in err and again == out
+        previous = out
+    ids = [orjson.loads(x)["session_id"] for x in previous.splitlines()]
+    assert ids == ["A", "C", "D", "E"]
