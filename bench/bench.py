@@ -158,7 +158,7 @@ def main() -> int:
     last = original.rstrip(b"\n").rsplit(b"\n", 1)[-1]
     appends: list[tuple[float, str]] = []
     try:
-        for _ in range(2):  # an old file is read whole once when it starts growing; then it resumes
+        for _ in range(2):  # each append reads only the appended bytes
             with open(target, "ab") as f:
                 f.write(last + b"\n")
             t = time.perf_counter()

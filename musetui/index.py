@@ -51,8 +51,6 @@ def _scan_entry(entry: FileEntry, keep_offsets: bool, want_state: bool = False) 
     )
 
 
-#: Files modified this recently when first scanned keep a resume state (they are being written).
-STATE_WINDOW_S = 15 * 60
 #: Resume states larger than this are not kept (such a file is rescanned whole after an append).
 MAX_STATE_BYTES = 2 * 1024 * 1024
 
@@ -224,13 +222,12 @@ class Index:
                 yield outcome, Progress(done, len(self.files), bytes_done, total_bytes, len(self.sessions))
                 if cancelled is not None and cancelled():
                     return
-        # Resume states cost space: keep them for files that are being written (modified
-        # recently) or that have changed since they were cached (they tend to grow again).
+        # With the cache, every file keeps a resume state (about 30% of the file's size),
+        # so an append to any file, however old, reads only the appended bytes. Without
+        # it, live follow holds states in memory for the files being written.
         now_ns = time.time_ns()
         for e in to_scan:
-            recent = now_ns - e.mtime_ns < STATE_WINDOW_S * 1e9
-            active = self.follow and now_ns - e.mtime_ns < self.active_window_s * 1e9
-            e.keep_state = recent or active or (self.use_cache and e.abspath in rows)
+            e.keep_state = self.use_cache or (self.follow and now_ns - e.mtime_ns < self.active_window_s * 1e9)
         fresh: list[tuple[FileEntry, Blobs]] = [(e, _blobs(o)) for e, o in resumed_rows]
         complete = False
         try:
