@@ -470,16 +470,19 @@ class MainScreen(Screen[None]):
     @on(IndexRefreshed)
     def _refreshed(self, message: IndexRefreshed) -> None:
         tree = self.session_tree
+        if message.removed:
+            tree.remove_sessions(message.removed)
         if message.added:
             tree.add_sessions(message.added)
         tree.finalize(message.top, message.children)
         self._update_header(recount=True)
-        n = len(tree.sessions) - len(message.removed)
+        n = len(tree.sessions)
         flagged = sum(1 for s in tree.sessions if s.attribution.flags)
         self.live_updates += 1
+        gone = f", -{len(message.removed)} gone" if message.removed else ""
         self.status.index_text = (
             f"Indexed: {n:,} sessions · {flagged} flagged · live "
-            f"(+{len(message.added)} new, {len(message.changed)} updated at {time.strftime('%H:%M:%S')})"
+            f"(+{len(message.added)} new, {len(message.changed)} updated{gone} at {time.strftime('%H:%M:%S')})"
         )
         current = self.current
         if current is not None and any(s.key == current.key for s in message.changed):

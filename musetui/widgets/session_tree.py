@@ -245,6 +245,22 @@ class SessionTree(Tree[NodeData]):
         self._order_cache = None
         self._count_cache = None
 
+    def remove_sessions(self, batch: Iterable[SessionSummary]) -> None:
+        """Forget sessions whose files are gone (live follow), and rebuild the nodes."""
+        gone = {s.key for s in batch if s.key in self._by_key}
+        if not gone:
+            return
+        self._sessions = [s for s in self._sessions if s.key not in gone]
+        for key in gone:
+            del self._by_key[key]
+        self._ids = {k: v for k, v in self._ids.items() if v.key not in gone}
+        self._kids = {p: [c for c in cs if c.key not in gone] for p, cs in self._kids.items() if p not in gone}
+        self._parent_of = {c: p for c, p in self._parent_of.items() if c not in gone and p not in gone}
+        self._top = {
+            g: kept for g, tops in self._top.items() if (kept := [s for s in tops if s.key not in gone])
+        }
+        self.rebuild()
+
     def _link_child(self, parent: SessionSummary, child: SessionSummary) -> None:
         self._kids.setdefault(parent.key, []).append(child)
         self._parent_of[child.key] = parent.key

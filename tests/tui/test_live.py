@@ -51,3 +51,33 @@ async def test_appended_items_appear_within_two_seconds(
         assert current(app).items == before + 1
         assert "live" in scr.status.index_text and "1 updated" in scr.status.index_text
         assert "outlier" in current(app).attribution.flags
+
+
+async def test_a_deleted_session_leaves_the_tree(
+    tmp_path: Path, sample_root: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MUSETUI_LIVE_INTERVAL", "0.2")
+    root = tmp_path / "tree"
+    shutil.copytree(sample_root, root)
+    app = MuseApp([str(root)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        scr = main(app)
+        tree = scr.session_tree
+        codex = [s for s in tree.sessions if s.format == "codex"]
+        before = len(tree.sessions)
+        victim = min(codex, key=lambda s: s.path)
+        assert tree.node_for(victim) is not None
+        (root / victim.path).unlink()
+        deleted = time.monotonic()
+        while time.monotonic() - deleted < 2.0 and victim.key in {s.key for s in tree.sessions}:
+            await pilot.pause(0.05)
+        await pilot.pause(0.1)
+        assert victim.key not in {s.key for s in tree.sessions}, "the deleted session leaves within 2 s"
+        assert len(tree.sessions) == before - 1
+        assert tree.node_for(victim) is None
+        assert all(s.key != victim.key for s in tree.ordered())
+        assert "-1 gone" in scr.status.index_text
+        # The rest of the tree still works: the outlier is one key away.
+        await press(pilot, "o")
+        assert current(app).session_id == OUTLIER_ID
