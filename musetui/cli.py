@@ -10,7 +10,7 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -73,7 +73,8 @@ def cmd_scan(argv: Sequence[str]) -> int:
     sessions = index.sorted_sessions()
     if args.json:
         out = sys.stdout.buffer
-        out.write(_records(sessions))
+        for record in _records(sessions):
+            out.write(record)
         out.flush()
     else:
         _print_table(sessions)
@@ -84,19 +85,16 @@ def cmd_scan(argv: Sequence[str]) -> int:
     return 0
 
 
-def _records(sessions: Sequence[object]) -> bytes:
-    """The JSON Lines of ``scan --json``."""
+def _records(sessions: Sequence[object]) -> Iterator[bytes]:
+    """The JSON Lines of ``scan --json``, one line at a time."""
     from musetui.model import SessionSummary
 
-    out = bytearray()
     for s in sessions:
         assert isinstance(s, SessionSummary)
         if s.stored_record is not None and "outlier" not in s.attribution.flags:
-            out += s.stored_record  # a cached record, unchanged by the fleet
+            yield s.stored_record + b"\n"  # a cached record, unchanged by the fleet
         else:
-            out += orjson.dumps(s.record())
-        out += b"\n"
-    return bytes(out)
+            yield orjson.dumps(s.record(), option=orjson.OPT_APPEND_NEWLINE)
 
 
 def _print_stats(index: object, sessions: int, *, cache: bool) -> None:
@@ -152,7 +150,7 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
     for notice in index.notices:
         _err(f"musetui: {notice}")
     sessions = index.sorted_sessions()
-    output = _records(sessions)
+    output = b"".join(_records(sessions))
     out.write(output)
     out.flush()
     if files:
