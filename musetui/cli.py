@@ -342,11 +342,39 @@ def cmd_cache(argv: Sequence[str]) -> int:
         sys.stdout.write(f"cache directory: {d}\ndatabases: {len(dbs)}\nbytes: {size}\n")
         for f in dbs:
             sys.stdout.write(f"  {f.name}\n")
+            for line in _db_info(f):
+                sys.stdout.write(f"    {line}\n")
         return 0
     for f in files:
         f.unlink(missing_ok=True)
     sys.stdout.write(f"removed {len(files)} cache files from {d}\n")
     return 0
+
+
+def _db_info(path: Path) -> list[str]:
+    """What one cache database holds, read without writing to it."""
+    import sqlite3
+
+    try:
+        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=2.0)
+    except sqlite3.Error as exc:
+        return [f"unreadable: {exc}"]
+    from musetui.cache import SCHEMA_VERSION
+    from musetui.report import strip_controls
+
+    try:
+        meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        root = f"root: {strip_controls(meta.get('root', '?'))}"
+        schema = meta.get("schema", "?")
+        if schema != str(SCHEMA_VERSION):
+            return [root, f"schema {schema}, this musetui uses {SCHEMA_VERSION}: rebuilt on next use"]
+        files, states = conn.execute("SELECT count(*), count(state) FROM files").fetchone()
+        outputs = conn.execute("SELECT count(*) FROM results").fetchone()[0]
+    except sqlite3.Error as exc:
+        return [f"unreadable (rebuilt on next use): {exc}"]
+    finally:
+        conn.close()
+    return [root, f"schema {schema}; {files} files, {states} resumable; {outputs} stored scan output(s)"]
 
 
 def cmd_tui(argv: Sequence[str]) -> int:

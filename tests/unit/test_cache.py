@@ -310,3 +310,16 @@ def test_scan_output_is_reused_only_while_nothing_changed(tree: Path) -> None:
         previous = out
     ids = [orjson.loads(x)["session_id"] for x in previous.splitlines()]
     assert ids == ["A", "C", "D", "E"]
+
+
+def test_cache_info_describes_each_database_without_writing(tree: Path) -> None:
+    _cli_scan(tree)
+    db = db_path(str(tree))
+    before = (db.stat().st_mtime_ns, db.stat().st_size)
+    run = [sys.executable, "-m", "musetui", "cache"]
+    info = subprocess.run([*run, "info"], capture_output=True, text=True, check=True, env=dict(os.environ)).stdout
+    assert f"root: {tree}" in info
+    assert f"schema {cache_mod.SCHEMA_VERSION}; 3 files, 3 resumable; 1 stored scan output(s)" in info
+    assert (db.stat().st_mtime_ns, db.stat().st_size) == before
+    cleared = subprocess.run([*run, "clear"], capture_output=True, text=True, check=True, env=dict(os.environ)).stdout
+    assert cleared.startswith("removed ") and not db.exists()
