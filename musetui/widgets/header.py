@@ -12,6 +12,7 @@ from textual.widget import Widget
 
 from musetui.model import PROVIDERS
 from musetui.theme import provider_style
+from musetui.widgets.styling import component_style
 from musetui.widgets.text import clean
 
 
@@ -52,8 +53,8 @@ class MuseHeader(Widget):
         self.counts = dict(counts)
 
     def render(self) -> Text:
-        title = self.get_component_rich_style("header--title", partial=True) or Style(bold=True)
-        dim = self.get_component_rich_style("header--dim", partial=True)
+        title = component_style(self, "header--title") or Style(bold=True)
+        dim = component_style(self, "header--dim")
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         text.append(" musetui ", style=title)
         text.append(" ")

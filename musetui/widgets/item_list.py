@@ -21,6 +21,7 @@ from textual.strip import Strip
 
 from musetui.messages import FocusBack, ItemDrill, ItemHighlighted
 from musetui.model import Item
+from musetui.widgets.styling import component_style
 from musetui.widgets.text import clean, hms, human_size, short_id
 
 KINDS = (
@@ -347,7 +348,7 @@ class ItemList(ScrollView, can_focus=True):
     def _part(self, name: str) -> Style:
         style = self._styles.get(name)
         if style is None:
-            style = self._styles[name] = self.get_component_rich_style(name, partial=True)
+            style = self._styles[name] = component_style(self, name)
         return style
 
     def _base(self) -> Style:

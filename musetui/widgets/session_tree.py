@@ -21,6 +21,7 @@ from textual.widgets.tree import TreeNode
 from musetui.messages import FocusBack, SessionDrill
 from musetui.model import FORMATS, SessionSummary
 from musetui.theme import provider_style
+from musetui.widgets.styling import component_style
 from musetui.widgets.text import clean, short_id
 
 #: The glyph of a session flagged as a fleet outlier, and of other flags.
@@ -160,6 +161,7 @@ class SessionTree(Tree[NodeData]):
         self._final = False
         self._order_cache: list[SessionSummary] | None = None
         self._count_cache: dict[tuple[str, str], int] | None = None
+        self._part_styles: dict[str, Style] = {}
 
     # ------------------------------------------------------------------ data
 
@@ -533,7 +535,14 @@ class SessionTree(Tree[NodeData]):
                 yield from self._descendants(c)
 
     def _part(self, name: str) -> Style:
-        return self.get_component_rich_style(name, partial=True)
+        style = self._part_styles.get(name)
+        if style is None:
+            style = self._part_styles[name] = component_style(self, name)
+        return style
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._part_styles.clear()
 
     def _session_label(self, s: SessionSummary) -> Text:
         dim = self._part("session-tree--dim")

@@ -176,3 +176,47 @@ def test_safe_less_options() -> None:
         safe_less_options("-R --RAW-CONTROL-CHARS --quit-if-one-screen") == "--quit-if-one-screen"
     )
     assert safe_less_options("") == ""
+
+
+def _contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    """WCAG contrast ratio of two sRGB colours."""
+
+    def lum(c: tuple[int, int, int]) -> float:
+        def ch(v: int) -> float:
+            x = v / 255
+            return x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4
+
+        r, g, bl = (ch(v) for v in c)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * bl
+
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.mark.parametrize("theme", ["musetui", "textual-light", "textual-dark", "solarized-light"])
+async def test_muted_text_stays_legible_in_every_theme(
+    sample_root: str, theme: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from musetui.widgets.header import MuseHeader
+    from musetui.widgets.item_list import ItemList
+    from musetui.widgets.session_tree import SessionTree
+    from musetui.widgets.styling import component_style
+
+    monkeypatch.setenv("MUSETUI_THEME", theme)
+    app = MuseApp([sample_root])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.theme == theme
+        scr = main(app)
+        parts = [
+            (scr.query_one(SessionTree), "session-tree--dim"),
+            (scr.query_one(ItemList), "item-list--dim"),
+            (scr.query_one(ItemList), "item-list--meta"),
+            (scr.query_one(MuseHeader), "header--dim"),
+        ]
+        for widget, name in parts:
+            style = component_style(widget, name)
+            assert style.color is not None, name
+            fg = style.color.get_truecolor()
+            bg = widget.background_colors[1].rgb
+            assert _contrast((fg.red, fg.green, fg.blue), bg) >= 2.5, (theme, name, fg, bg)
