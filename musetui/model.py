@@ -252,3 +252,4 @@ class Item:
     subkind: str | None = None  # the format's own type (e.g. Codex payload.type)
     lines: int = 1  # physical lines merged into this item
     raw: Any = None  # the parsed JSON of the line(s)
+    merged: list[int] = field(default_factory=list)  # 1-based lines merged in after ``line``

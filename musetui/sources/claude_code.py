@@ -237,6 +237,7 @@ def _apply_blocks(item: Item, content: list[Any]) -> None:
 
 def _merge(item: Item, rec: Record, msg: dict[str, Any]) -> None:
     item.lines += 1
+    item.merged.append(rec.line)
     item.length = rec.offset + rec.length - item.offset
     if isinstance(item.raw, list):
         item.raw.append(rec.obj)

@@ -27,6 +27,8 @@ LAZY_MIN_ITEMS = 20_000
 WINDOW = 512
 #: Parsed windows kept in memory.
 MAX_WINDOWS = 64
+#: Lines parsed beyond each side of a window, so split messages crossing its edge merge whole.
+LOOKAROUND = 64
 
 
 def can_open_lazily(summary: SessionSummary) -> bool:
@@ -123,19 +125,24 @@ class LazyItems(Sequence[Item]):
     def _parse(self, window: int) -> list[Item]:
         first = window * WINDOW
         last = min(len(self.starts), first + WINDOW)
+        # Parse a margin on both sides: an API message split over several lines may start
+        # before the window (its continuation rows here are "merged") or end after it.
+        lo = max(0, first - LOOKAROUND)
+        hi = min(len(self.starts), last + LOOKAROUND)
         records: list[Record] = []
         row_of_line: dict[int, int] = {}
         fillers: dict[int, Item] = {}
-        for row in range(first, last):
+        for row in range(lo, hi):
             start, end = self._span(row)
             line_no = self.numbers[row]
             row_of_line[line_no] = row
             try:
                 obj = orjson.loads(self.data[start:end])
             except orjson.JSONDecodeError as exc:
-                fillers[row] = Item(
-                    row, line_no, start, end - start, "unknown", text=f"malformed line: {exc}"
-                )
+                if first <= row < last:
+                    fillers[row] = Item(
+                        row, line_no, start, end - start, "unknown", text=f"malformed line: {exc}"
+                    )
                 continue
             records.append(Record(line_no, start, end - start, obj))
         try:
@@ -144,24 +151,23 @@ class LazyItems(Sequence[Item]):
             built = []
             for rec in records:
                 bad = row_of_line[rec.line]
-                fillers[bad] = Item(
-                    bad, rec.line, rec.offset, rec.length, "unknown", raw=rec.obj, text=f"({exc})"
-                )
+                if first <= bad < last:
+                    fillers[bad] = Item(
+                        bad, rec.line, rec.offset, rec.length, "unknown", raw=rec.obj, text=f"({exc})"
+                    )
         out: list[Item | None] = [None] * (last - first)
         for item in built:
-            found = row_of_line.get(item.line)
-            if found is None or out[found - first] is not None:
-                continue
-            row = found
-            item.index = row
-            out[row - first] = item
-            for extra in range(1, max(1, item.lines)):
-                nrow = row_of_line.get(item.line + extra)
-                if nrow is not None and out[nrow - first] is None and nrow not in fillers:
+            row = row_of_line.get(item.line, -1)
+            if first <= row < last and out[row - first] is None:
+                item.index = row
+                out[row - first] = item
+            for merged_line in item.merged:
+                nrow = row_of_line.get(merged_line, -1)
+                if first <= nrow < last and out[nrow - first] is None and nrow not in fillers:
                     start, end = self._span(nrow)
                     out[nrow - first] = Item(
                         nrow,
-                        item.line + extra,
+                        merged_line,
                         start,
                         end - start,
                         "meta",

@@ -220,3 +220,57 @@ async def test_muted_text_stays_legible_in_every_theme(
             fg = style.color.get_truecolor()
             bg = widget.background_colors[1].rgb
             assert _contrast((fg.red, fg.green, fg.blue), bg) >= 2.5, (theme, name, fg, bg)
+
+
+def _claude_split_session(turns: int, interleave_at: int) -> bytes:
+    """A Claude Code session whose assistant messages are split over two lines each."""
+    import orjson
+
+    out = []
+    for k in range(turns):
+        ts = f"2026-09-01T22:{k // 60 % 60:02d}:{k % 60:02d}.000Z"
+        base = {"sessionId": "s-lazy", "timestamp": ts, "cwd": "/w", "version": "2.0.0"}
+        out.append({**base, "type": "user", "uuid": f"u{k}", "message": {"role": "user", "content": f"question {k}"}})
+        msg = {"id": f"msg_lazy{k}", "model": "claude-sonnet-4-5", "role": "assistant"}
+        out.append({**base, "type": "assistant", "uuid": f"a{k}", "requestId": f"req_{k}",
+                    "message": {**msg, "content": [{"type": "thinking", "thinking": f"thought {k}", "signature": "c2ln"}]}})
+        if k == interleave_at:  # a line of another kind between the two halves
+            out.append({**base, "type": "system", "uuid": f"s{k}", "content": f"hook ran {k}"})
+        out.append({**base, "type": "assistant", "uuid": f"b{k}", "requestId": f"req_{k}",
+                    "message": {**msg, "content": [{"type": "text", "text": f"answer {k}"}]}})
+    return b"".join(orjson.dumps(o) + b"\n" for o in out)
+
+
+def test_lazy_items_merge_split_messages_across_window_edges() -> None:
+    import orjson
+
+    from musetui import sources
+    from musetui.sources.base import Record
+    from musetui.widgets.lazy_session import WINDOW
+
+    # Turn 170's thinking is row 511 (the last of window 0); its text is row 512.
+    data = _claude_split_session(400, interleave_at=300)
+    starts, numbers = line_starts(data)
+    lazy = LazyItems("claude-code", data, starts, numbers)
+    assert len(lazy) == 1201
+    records = []
+    for off, no in zip(starts, numbers, strict=True):
+        end = data.index(b"\n", off)
+        records.append(Record(no, off, end - off, orjson.loads(data[off:end])))
+    full = sources.build_items("claude-code", records)
+    assert len(full) == 801  # 400 questions, 400 merged answers, 1 system line
+    row_of = {no: row for row, no in enumerate(numbers)}
+    merged_rows = set()
+    for item in full:
+        got = lazy[row_of[item.line]]
+        assert (got.kind, got.text, got.ids, got.reasoning, got.line, got.lines) == (
+            item.kind, item.text, item.ids, item.reasoning, item.line, item.lines
+        ), item.line
+        for extra in item.merged:
+            placeholder = lazy[row_of[extra]]
+            assert placeholder.subkind == "merged" and f"line {item.line}" in placeholder.text
+            merged_rows.add(row_of[extra])
+    straddler = lazy[WINDOW - 1]
+    assert straddler.text == "thought 170\nanswer 170" and lazy[WINDOW].subkind == "merged"
+    assert len(merged_rows) == 400
+    assert all(lazy[r].subkind != "no item" for r in range(len(lazy)))
