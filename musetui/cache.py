@@ -60,7 +60,7 @@ class CachedFile:
     ino: int
     size: int
     mtime_ns: int
-    outcome: bytes  # pickled scanner.Outcome
+    outcome: bytes  # unused (b""): full outcomes come from IndexCache.outcome_of
     has_state: bool = False  # a resume state is stored (fetched with IndexCache.state_of)
     light: Any = None  # marshal'd light summary + scan record (see index.light_blob), or it loaded
 
@@ -169,7 +169,7 @@ class IndexCache:
                             r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], b"", r[5], r[6])
                             for r in self._snapshot
                         }  # r[6] is the light tuple itself: one marshal.loads for the whole root
-            blob = "light" if light else "outcome"
+            blob = "light" if light else "NULL"  # full outcomes are fetched one by one (outcome_of)
             rows = self.conn.execute(
                 f"SELECT path, dev, ino, size, mtime_ns, {blob}, state IS NOT NULL FROM files"
             ).fetchall()
@@ -179,7 +179,7 @@ class IndexCache:
             return {}
         if light:
             return {r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], b"", bool(r[6]), r[5]) for r in rows}
-        return {r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], r[5], bool(r[6])) for r in rows}
+        return {r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], b"", bool(r[6])) for r in rows}
 
     def store(
         self, rows: Iterable[tuple[str, int, int, int, int, bytes, bytes | None, bytes]], keep: set[str] | None
@@ -219,6 +219,16 @@ class IndexCache:
             self.notices.append(f"cache not updated (another musetui is writing it): {exc}")
         except sqlite3.DatabaseError as exc:
             self.notices.append(f"cache not updated: {exc}")
+
+    def outcome_of(self, path: str) -> bytes | None:
+        """The stored (pickled) outcome of one file, fetched when the walk reaches it."""
+        if self.conn is None:
+            return None
+        try:
+            row = self.conn.execute("SELECT outcome FROM files WHERE path = ?", (path,)).fetchone()
+        except sqlite3.DatabaseError:
+            return None
+        return row[0] if row else None
 
     def state_of(self, path: str) -> bytes | None:
         """The stored resume state of one file (fetched only when a file has grown)."""

@@ -13,7 +13,7 @@ import os
 import pickle
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,7 +24,7 @@ from musetui.cache import CachedFile, IndexCache, unpickle_outcome, unpickle_sta
 from musetui.fingerprints.attribution import mark_outliers
 from musetui.model import Attribution, Diagnostic, SessionSummary
 from musetui.scanner import Outcome, ScanState, resume_file, scan_file
-from musetui.walk import FileEntry, walk_roots
+from musetui.walk import FileEntry, iter_walk, walk_roots
 
 __all__ = ["FileEntry", "Index", "Progress", "Refresh", "walk_roots"]
 
@@ -129,6 +129,16 @@ def _looks_like_json(path: str) -> bool:
 
 
 @dataclass(slots=True)
+class _Tally:
+    """Running counts of one scan."""
+
+    bytes_total: int = 0
+    done: int = 0
+    bytes_done: int = 0
+    scanned: int = 0
+
+
+@dataclass(slots=True)
 class Refresh:
     """What :meth:`Index.refresh` changed."""
 
@@ -165,87 +175,75 @@ class Index:
     by_key: dict[str, SessionSummary] = field(default_factory=dict)
     files: list[FileEntry] = field(default_factory=list)
     walked: bool = False  # ``files`` (and the walk's diagnostics) were supplied by the caller
+    head_start: int = 0  # scan the first this many files at once, before the walk ends (first paint)
 
     def iter_scan(self, cancelled: Callable[[], bool] | None = None) -> Iterator[tuple[Outcome, Progress]]:
         """Scan every file, yielding each outcome as it completes.
 
-        With the cache on, files whose identity (device, inode, size, mtime) is unchanged
-        are not read: their stored outcome is used (these come first). The rest are
-        scanned in walk order and stored when the scan ends (or is cancelled).
+        The walk streams: with the cache on, a file whose identity (device, inode, size,
+        mtime) is unchanged is not read, and its stored outcome is yielded as soon as the
+        walk reaches it; a grown file resumes from its stored state. With ``head_start``,
+        the first files that need reading are scanned at once, before the walk ends, so a
+        UI has rows to show early. The rest are scanned in walk order (in worker
+        processes) and stored when the scan ends (or is cancelled).
         """
+        walker: Iterable[FileEntry] = list(self.files) if self.walked else iter_walk(self.roots, self.diagnostics)
         if not self.walked:
-            self.files = walk_roots(self.roots, self.diagnostics)
-        total_bytes = sum(f.size for f in self.files)
-        bytes_done = 0
-        done = 0
+            self.files = []
+        tally = _Tally(bytes_total=sum(f.size for f in self.files))
         workers = self.workers if self.workers is not None else (os.cpu_count() or 1)
         caches: dict[str, IndexCache] = {}
         rows: dict[str, CachedFile] = {}
-        to_scan = self.files
-        resumed_rows: list[tuple[FileEntry, Outcome]] = []
-        if self.use_cache:
-            to_scan = []
-            for root in dict.fromkeys(f.root for f in self.files):
-                caches[root] = IndexCache(root)
-            for c in caches.values():
-                rows.update(c.load(light=self.light))
-                self.notices.extend(c.notices)
-            for e in self.files:
-                row = rows.get(e.abspath)
-                outcome = None
-                if row is not None and row.matches(e.dev, e.ino, e.size, e.mtime_ns):
-                    if self.light:
-                        outcome = outcome_from_light(row.light) if row.light else None
-                    else:
-                        outcome = unpickle_outcome(row.outcome)
-                elif row is not None and (row.dev, row.ino) == (e.dev, e.ino) and e.size > row.size and row.has_state:
-                    state = unpickle_state(caches[e.root].state_of(e.abspath))
-                    if isinstance(state, ScanState):
-                        old_offset = state.offset
-                        outcome = resume_file(state, e.abspath, keep_offsets=self.keep_offsets)
-                        if isinstance(outcome, Outcome):
-                            self.resumed += 1
-                            self.resumed_bytes += (outcome.summary.read_bytes if outcome.summary else e.size) - old_offset
-                            resumed_rows.append((e, outcome))
-                            done += 1
-                            bytes_done += e.size
-                            self._take(outcome)
-                            yield outcome, Progress(done, len(self.files), bytes_done, total_bytes, len(self.sessions))
-                            continue
-                if not isinstance(outcome, Outcome):
-                    to_scan.append(e)
-                    continue
-                self.cache_hits += 1
-                done += 1
-                bytes_done += e.size
-                self._take(outcome)
-                yield outcome, Progress(done, len(self.files), bytes_done, total_bytes, len(self.sessions))
-                if cancelled is not None and cancelled():
-                    return
-        # With the cache, every file keeps a resume state (about 30% of the file's size),
-        # so an append to any file, however old, reads only the appended bytes. Without
-        # it, live follow holds states in memory for the files being written.
+        to_scan: list[FileEntry] = []
+        fresh: list[tuple[FileEntry, Blobs]] = []
+        head_left = self.head_start
         now_ns = time.time_ns()
-        for e in to_scan:
-            e.keep_state = self.use_cache or (self.follow and now_ns - e.mtime_ns < self.active_window_s * 1e9)
-        fresh: list[tuple[FileEntry, Blobs]] = [(e, _blobs(o)) for e, o in resumed_rows]
         complete = False
-        try:
-            for outcome, entry, blobs in self._outcomes(to_scan, workers, sum(f.size for f in to_scan), cancelled):
-                done += 1
-                bytes_done += entry.size
+
+        def progress() -> Progress:
+            return Progress(tally.done, len(self.files), tally.bytes_done, tally.bytes_total, len(self.sessions))
+
+        def scanned(stream: Iterator[tuple[Outcome, FileEntry, Blobs | None]]) -> Iterator[tuple[Outcome, Progress]]:
+            for outcome, entry, blobs in stream:
+                tally.done += 1
+                tally.bytes_done += entry.size
+                tally.scanned += 1
                 if blobs is not None:
                     if self.use_cache:
                         fresh.append((entry, blobs))
                     if self.follow and blobs[1] is not None and time.time_ns() - entry.mtime_ns < self.active_window_s * 1e9:
                         self.states[entry.abspath] = pickle.loads(blobs[1])
                 self._take(outcome)
-                yield outcome, Progress(done, len(self.files), bytes_done, total_bytes, len(self.sessions))
+                yield outcome, progress()
                 if cancelled is not None and cancelled():
                     return
-            complete = True
+
+        try:
+            for e in walker:
+                if not self.walked:
+                    self.files.append(e)
+                    tally.bytes_total += e.size
+                outcome = self._from_cache(e, caches, rows, fresh) if self.use_cache else None
+                if outcome is not None:
+                    tally.done += 1
+                    tally.bytes_done += e.size
+                    self._take(outcome)
+                    yield outcome, progress()
+                else:
+                    # With the cache, every file keeps a resume state (about 30% of the file's
+                    # size), so an append to any file, however old, reads only the appended
+                    # bytes. Without it, live follow keeps states of files being written.
+                    e.keep_state = self.use_cache or (self.follow and now_ns - e.mtime_ns < self.active_window_s * 1e9)
+                    to_scan.append(e)
+                    if head_left and len(to_scan) >= head_left:
+                        head, to_scan, head_left = to_scan, [], 0
+                        yield from scanned(self._outcomes(head, 1, 0, cancelled))
+                if cancelled is not None and cancelled():
+                    return
+            yield from scanned(self._outcomes(to_scan, workers, sum(f.size for f in to_scan), cancelled))
+            complete = cancelled is None or not cancelled()
         finally:
-            self.scanned_files = len(fresh) - len(resumed_rows)
+            self.scanned_files = tally.scanned
             for root, cache in caches.items():
                 rows_out = [
                     (e.abspath, e.dev, e.ino, e.size, e.mtime_ns, b[0], b[1], b[2]) for e, b in fresh if e.root == root
@@ -255,6 +253,45 @@ class Index:
                     cache.store(rows_out, keep)
                 self.notices.extend(n for n in cache.notices if n not in self.notices)
                 cache.close()
+
+    def _from_cache(
+        self,
+        e: FileEntry,
+        caches: dict[str, IndexCache],
+        rows: dict[str, CachedFile],
+        fresh: list[tuple[FileEntry, Blobs]],
+    ) -> Outcome | None:
+        """The outcome of ``e`` from the cache (stored, or resumed after an append), or None."""
+        cache = caches.get(e.root)
+        if cache is None:  # the first file under this root: open its database
+            cache = caches[e.root] = IndexCache(e.root)
+            rows.update(cache.load(light=self.light))
+            self.notices.extend(cache.notices)
+        row = rows.get(e.abspath)
+        if row is None:
+            return None
+        if row.matches(e.dev, e.ino, e.size, e.mtime_ns):
+            outcome = outcome_from_light(row.light) if self.light and row.light else None
+            if outcome is None and not self.light:
+                blob = cache.outcome_of(e.abspath)
+                outcome = unpickle_outcome(blob) if blob is not None else None
+            if isinstance(outcome, Outcome):
+                self.cache_hits += 1
+                return outcome
+            return None
+        if (row.dev, row.ino) != (e.dev, e.ino) or e.size <= row.size or not row.has_state:
+            return None
+        state = unpickle_state(cache.state_of(e.abspath))
+        if not isinstance(state, ScanState):
+            return None
+        old_offset = state.offset
+        resumed = resume_file(state, e.abspath, keep_offsets=self.keep_offsets)
+        if not isinstance(resumed, Outcome):
+            return None
+        self.resumed += 1
+        self.resumed_bytes += (resumed.summary.read_bytes if resumed.summary else e.size) - old_offset
+        fresh.append((e, _blobs(resumed)))
+        return resumed
 
     def _take(self, outcome: Outcome) -> None:
         self.diagnostics.extend(outcome.diagnostics)

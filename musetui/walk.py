@@ -9,7 +9,7 @@ import hashlib
 import operator
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import orjson
@@ -55,7 +55,14 @@ def candidate(name: str) -> bool | None:
 
 def walk_roots(roots: Sequence[str], diagnostics: list[Diagnostic]) -> list[FileEntry]:
     """Every candidate file under ``roots``, in a deterministic (sorted) order."""
-    out: list[FileEntry] = []
+    return list(iter_walk(roots, diagnostics))
+
+
+def iter_walk(roots: Sequence[str], diagnostics: list[Diagnostic]) -> Iterator[FileEntry]:
+    """The candidate files under ``roots`` as the walk finds them (the order of :func:`walk_roots`).
+
+    Diagnostics (unreadable directories, symlink loops, FIFOs …) are appended as found.
+    """
     for root in roots:
         root_abs = os.path.abspath(root)
         try:
@@ -64,9 +71,7 @@ def walk_roots(roots: Sequence[str], diagnostics: list[Diagnostic]) -> list[File
             diagnostics.append(Diagnostic(root, 0, f"cannot read root: {exc.strerror or exc}"))
             continue
         if stat.S_ISREG(st.st_mode):
-            out.append(
-                FileEntry(root_abs, os.path.basename(root_abs), root_abs, st.st_size, False, st.st_dev, st.st_ino, st.st_mtime_ns)
-            )
+            yield FileEntry(root_abs, os.path.basename(root_abs), root_abs, st.st_size, False, st.st_dev, st.st_ino, st.st_mtime_ns)
             continue
         if not stat.S_ISDIR(st.st_mode):
             diagnostics.append(Diagnostic(root, 0, f"skipped: not a regular file ({kind_of(st.st_mode)})"))
@@ -117,13 +122,10 @@ def walk_roots(roots: Sequence[str], diagnostics: list[Diagnostic]) -> list[File
                 elif cand is False:
                     continue
                 elif stat.S_ISREG(mode):
-                    out.append(
-                        FileEntry(e.path, rel, root_abs, est.st_size, cand is None, est.st_dev, est.st_ino, est.st_mtime_ns)
-                    )
+                    yield FileEntry(e.path, rel, root_abs, est.st_size, cand is None, est.st_dev, est.st_ino, est.st_mtime_ns)
                 else:
                     diagnostics.append(Diagnostic(rel, 0, f"skipped: {kind_of(mode)} (not opened)"))
             stack.extend(reversed(subdirs))
-    return out
 
 
 def tree_digest(roots: Sequence[str], files: list[FileEntry], diagnostics: list[Diagnostic]) -> bytes:

@@ -55,6 +55,10 @@ PANE_IDS = ("raw", "ids", "signature", "reasoning", "evidence")
 BATCH_SECONDS = 0.1
 BATCH_SIZE = 5000
 PROGRESS_SECONDS = 0.1
+#: Sessions added to the tree per turn of the event loop (keys pressed meanwhile go between).
+ADD_SLICE = 500
+#: Files scanned at once, before the walk of a big tree ends, so the first rows paint early.
+HEAD_START = 32
 
 
 #: Live follow: default seconds between polls of the roots (env MUSETUI_LIVE_INTERVAL; 0 turns it off).
@@ -268,6 +272,7 @@ class MainScreen(Screen[None]):
         self._index_worker: Worker[None] | None = None
         self._started = time.monotonic()
         self.first_batch_at: float | None = None
+        self._pending_sessions: list[SessionSummary] = []
         self.last_open_seconds: float | None = None
 
     # ------------------------------------------------------------------ layout
@@ -326,7 +331,9 @@ class MainScreen(Screen[None]):
         worker = get_current_worker()
         started = time.monotonic()
         try:
-            index = Index(self.roots, workers=self.index_workers, use_cache=self.use_cache, follow=True)
+            index = Index(
+                self.roots, workers=self.index_workers, use_cache=self.use_cache, follow=True, head_start=HEAD_START
+            )
             batch: list[SessionSummary] = []
             last = last_progress = time.monotonic()
             found = 0
@@ -338,7 +345,7 @@ class MainScreen(Screen[None]):
                 if outcome.summary is not None:
                     batch.append(outcome.summary)
                 now = time.monotonic()
-                if batch and (now - last >= batch_interval(found) or len(batch) >= BATCH_SIZE):
+                if batch and (not found or now - last >= batch_interval(found) or len(batch) >= BATCH_SIZE):
                     found += len(batch)
                     self.post_message(SessionsFound(batch))
                     batch = []
@@ -376,14 +383,30 @@ class MainScreen(Screen[None]):
     def _sessions_found(self, message: SessionsFound) -> None:
         if self.first_batch_at is None:
             self.first_batch_at = time.monotonic() - self._started
+        self._pending_sessions.extend(message.sessions)
+        self._add_pending()
+
+    def _add_pending(self, everything: bool = False) -> None:
+        """Add found sessions to the tree, a slice at a time so keys pressed meanwhile go first.
+
+        The rest of a big batch is added by a callback queued behind the messages that
+        arrived while this slice was added (key presses among them).
+        """
+        pending = self._pending_sessions
+        if not pending:
+            return
+        n = len(pending) if everything else ADD_SLICE
+        chunk, self._pending_sessions = pending[:n], pending[n:]
         tree = self.session_tree
-        tree.add_sessions(message.sessions)
-        self._provider_counts.update(s.attribution.provider for s in message.sessions)
+        tree.add_sessions(chunk)
+        self._provider_counts.update(s.attribution.provider for s in chunk)
         self._keep_cursor_on_top()
         self._update_header()
         search = self._search_screen()
         if search is not None:
             search.sessions_changed()
+        if self._pending_sessions and not everything:
+            self.call_later(self._add_pending)
 
     def _keep_cursor_on_top(self) -> None:
         """Until a session is chosen, the cursor stays on the first group as groups arrive."""
@@ -410,6 +433,7 @@ class MainScreen(Screen[None]):
 
     @on(IndexFinished)
     def _finished(self, message: IndexFinished) -> None:
+        self._add_pending(everything=True)
         self.indexing = False
         self.finished = True
         self.index_elapsed = message.elapsed
@@ -437,7 +461,9 @@ class MainScreen(Screen[None]):
         if search is not None:
             search.sessions_changed()
 
-    @work(thread=True, exclusive=True, group="follow", exit_on_error=False)
+    # (An explicit description: Textual would otherwise repr() the arguments, the whole
+    # index here, on the UI thread; for 19,000 sessions that froze the app for 1.8 s.)
+    @work(thread=True, exclusive=True, group="follow", exit_on_error=False, description="live follow")
     def follow_index(self, index: Any) -> None:
         """Live follow: poll the roots (about once a second) and post what changed."""
         worker = get_current_worker()
@@ -469,6 +495,7 @@ class MainScreen(Screen[None]):
 
     @on(IndexRefreshed)
     def _refreshed(self, message: IndexRefreshed) -> None:
+        self._add_pending(everything=True)
         tree = self.session_tree
         if message.removed:
             tree.remove_sessions(message.removed)
@@ -586,7 +613,7 @@ class MainScreen(Screen[None]):
             title.append(" · ⚑ " + ", ".join(s.attribution.flags))
         self.query_one("#middle").border_title = title
 
-    @work(thread=True, exclusive=True, group="open", exit_on_error=False)
+    @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="open a session")
     def open_session(self, summary: SessionSummary) -> None:
         """Read a session's items in a thread (lazily when it is huge), then decode it for the panes."""
         from musetui.session import open_session

@@ -134,7 +134,8 @@ class SearchScreen(ModalScreen[int | None]):
             self._last_rerun = now
             self.start(self.state.query)
 
-    @work(thread=True, exclusive=True, group="search", exit_on_error=False)
+    # (An explicit description: Textual would otherwise repr() every session on the UI thread.)
+    @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="search")
     def run_search(self, generation: int, query: str, sessions: list[SessionSummary]) -> None:
         """Search ``sessions`` in a thread; posts SearchResults / SearchFailed only."""
         worker = get_current_worker()

@@ -104,3 +104,29 @@ def test_snippet_highlight_is_plain_text() -> None:
     text = highlight_snippet("a [bold]x\x1b[2J call_X b", [(15, 21)])
     assert "[bold]" in text.plain and "\x1b" not in text.plain
     assert any(span.style == "bold reverse" for span in text.spans)
+
+
+async def test_workers_do_not_repr_their_arguments_on_the_ui_thread(
+    sample_root: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual describes a worker by repr() of its arguments unless told otherwise: for the
+    index or every session of a big tree, that repr froze the app for seconds."""
+    from typing import Any
+
+    monkeypatch.setenv("MUSETUI_LIVE_INTERVAL", "0.2")
+    app = MuseApp([sample_root])
+    described: list[str] = []
+    add_worker = app.workers.add_worker
+
+    def recording(worker: Any, start: bool = True, exclusive: bool = True) -> None:
+        described.append(worker.description)
+        add_worker(worker, start=start, exclusive=exclusive)
+
+    monkeypatch.setattr(app.workers, "add_worker", recording)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "o")  # opens a session (the open worker)
+        await press(pilot, "slash")
+        await _search(pilot, "muse")  # the search worker
+    assert {"live follow", "search", "open a session"} <= set(described), described
+    assert all(len(d) < 40 for d in described), described

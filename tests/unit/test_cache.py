@@ -323,3 +323,31 @@ def test_cache_info_describes_each_database_without_writing(tree: Path) -> None:
     assert (db.stat().st_mtime_ns, db.stat().st_size) == before
     cleared = subprocess.run([*run, "clear"], capture_output=True, text=True, check=True, env=dict(os.environ)).stdout
     assert cleared.startswith("removed ") and not db.exists()
+
+
+def test_head_start_yields_rows_before_the_walk_ends(tree: Path) -> None:
+    for i in range(6):
+        d = tree / "sessions" / f"H{i}"
+        d.mkdir()
+        (d / "session.jsonl").write_bytes(b"".join(_line(f"H{i}", j) for j in range(3)))
+    idx = Index([str(tree)], workers=1, head_start=2)
+    seen_at_first = None
+    for _outcome, progress in idx.iter_scan():
+        if seen_at_first is None:
+            seen_at_first = progress.total  # files walked so far
+    assert seen_at_first == 2  # the walk had found only two files when the first row came
+    idx.finalize()
+    plain = Index([str(tree)], workers=1).scan()
+    assert [s.record() for s in idx.sorted_sessions()] == [s.record() for s in plain.sorted_sessions()]
+    assert len(idx.files) == 9
+
+
+def test_cache_hits_stream_with_the_walk_and_a_cancelled_scan_leaves_the_cache_usable(tree: Path) -> None:
+    _scan(tree)
+    idx = Index([str(tree)], workers=1, use_cache=True)
+    stream = idx.iter_scan(cancelled=lambda: True)
+    _outcome, progress = next(stream)
+    assert progress.total == 1  # yielded from the cache as soon as the walk reached it
+    assert list(stream) == []  # cancelled: the scan stops, closing its database
+    again = _scan(tree)
+    assert (again.cache_hits, again.scanned_files) == (3, 0)

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Benchmark the TUI targets of DESIGN.md: first paint, opening a 100,000-item session, keys.
+
+Usage:
+    python bench/bench_tui.py [--corpus DIR] [--runs 5]
+
+* **first paint** (a real terminal): ``musetui CORPUS`` starts in a tmux pane of 160x48;
+  the pane is polled every 10 ms until the session tree shows its first row. Timed with
+  the cache off (a cold start) and on (a reopen). Needs tmux; skipped without it.
+* **open 100k items** (headless, Pilot): a generated Muse session of 100,000 items is
+  selected and ``enter`` queued as the terminal driver queues it; timed until the item list
+  holds every row (it paints on the next frame).
+* **keys while indexing** (headless): ``j`` is queued 40 times, 50 ms apart, while the
+  corpus is still being indexed; each is timed until the tree's cursor has moved.
+
+Medians (and the slowest key) are printed. The corpus comes from
+``python -m musetui.synth.corpus DIR --size-mb 500 --seed 1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+
+def first_paint(corpus: str, *, cache: bool, cache_dir: str) -> float | None:
+    """Seconds from launching ``musetui CORPUS`` in tmux to the first session row on screen."""
+    if shutil.which("tmux") is None:
+        return None
+    name = f"musetui-bench-{os.getpid()}"
+    env = {
+        **os.environ,
+        "MUSETUI_CACHE_DIR": cache_dir,
+        "MUSETUI_NO_CACHE": "" if cache else "1",
+        "PYTHONPYCACHEPREFIX": "/tmp/musetui-bench-pycache",
+    }
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    cmd = f"{sys.executable} -m musetui {corpus}"
+    t0 = time.perf_counter()
+    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "48", cmd], env=env, check=True)
+    try:
+        while time.perf_counter() - t0 < 30:
+            screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
+            if any(row.lstrip("│").startswith(("└ ", "├ ")) for row in screen.splitlines()):
+                return time.perf_counter() - t0
+            time.sleep(0.01)
+        return None
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+
+
+def make_big_session(root: Path, items: int = 100_000) -> None:
+    """A Muse session of ``items`` committed assistant messages (about 25 MB)."""
+    d = root / "sessions" / "01a0bench-big"
+    d.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for i in range(items):
+        lines.append(
+            orjson.dumps(
+                {
+                    "stream": {"kind": "session", "id": "01a0bench-big"},
+                    "recorded_at": 1790000000000000 + i * 1_000_000,
+                    "payload": {
+                        "kind": "run",
+                        "event": {"kind": "assistant_message_committed", "message_id": f"m{i}", "text": f"line {i}"},
+                    },
+                }
+            )
+        )
+    (d / "session.jsonl").write_bytes(b"\n".join(lines) + b"\n")
+
+
+async def _until(cond: Callable[[], bool], limit: float = 30.0) -> None:
+    t0 = time.perf_counter()
+    while not cond() and time.perf_counter() - t0 < limit:
+        await asyncio.sleep(0.001)
+
+
+def _key(app: Any, key: str) -> None:
+    """Deliver a key the way the terminal driver does: queued on the app, no waiting."""
+    from textual import events
+
+    event = events.Key(key, key if len(key) == 1 else None)
+    event.set_sender(app)
+    app._driver.send_message(event)
+
+
+async def open_big(root: str) -> float:
+    """Seconds from the key that selects a 100,000-item session to its item list holding every row.
+
+    (Moving onto a session opens it.) The key is queued as the driver would queue it; the
+    clock stops when the rows are in the list (one frame, at most 1/60 s, then paints them).
+    """
+    from musetui.app import MuseApp
+
+    app = MuseApp([root], use_cache=False)
+    async with app.run_test(size=(160, 48)) as pilot:
+        scr = app.main_screen
+        await _until(lambda: bool(scr.session_tree.sessions) and not scr.indexing)
+        await pilot.pause(0.3)
+        assert scr.session_tree.current_session() is None and not scr.items.items
+        t0 = time.perf_counter()
+        _key(app, "j")
+        await _until(lambda: len(scr.items.items) >= 100_000)
+        return time.perf_counter() - t0
+
+
+async def keys_while_indexing(corpus: str, presses: int = 40) -> tuple[list[float], bool]:
+    """Per-key seconds from queueing ``j`` to the tree's cursor moving, while the corpus indexes."""
+    from musetui.app import MuseApp
+
+    app = MuseApp([corpus], use_cache=False)
+    out: list[float] = []
+    async with app.run_test(size=(160, 48)) as pilot:
+        scr = app.main_screen
+        tree = scr.session_tree
+        await _until(lambda: len(tree.sessions) > presses)
+        tree.focus()
+        await pilot.pause(0.05)
+        for _ in range(presses):
+            before = tree.cursor_line
+
+            def moved(before: int = before) -> bool:
+                return tree.cursor_line != before
+
+            t0 = time.perf_counter()
+            _key(app, "j")
+            await _until(moved, 5.0)
+            out.append(time.perf_counter() - t0)
+            await asyncio.sleep(0.05)  # a person's pace; indexing goes on between keys
+        still = scr.indexing
+    return out, still
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", default="/tmp/bench500")
+    ap.add_argument("--runs", type=int, default=5)
+    args = ap.parse_args()
+    if not Path(args.corpus).is_dir():
+        print(f"no corpus at {args.corpus}: python -m musetui.synth.corpus {args.corpus} --size-mb 500 --seed 1")
+        return 2
+    with tempfile.TemporaryDirectory(prefix="musetui-bench-tui-") as tmp:
+        cache_dir = str(Path(tmp) / "cache")
+        cold = [first_paint(args.corpus, cache=False, cache_dir=cache_dir) for _ in range(args.runs)]
+        first_paint(args.corpus, cache=True, cache_dir=cache_dir)  # starts the cache; let it fill
+        subprocess.run([sys.executable, "-m", "musetui", "scan", "--json", "-q", args.corpus],
+                       env={**os.environ, "MUSETUI_CACHE_DIR": cache_dir}, stdout=subprocess.DEVNULL, check=True)
+        warm = [first_paint(args.corpus, cache=True, cache_dir=cache_dir) for _ in range(args.runs)]
+        big = Path(tmp) / "big"
+        make_big_session(big)
+        opens = [asyncio.run(open_big(str(big))) for _ in range(args.runs)]
+        keys, still = asyncio.run(keys_while_indexing(args.corpus))
+    for label, vals in (("first paint, cache off", cold), ("first paint, cache on", warm)):
+        got = [v for v in vals if v is not None]
+        print(f"{label:<26} " + (f"median {statistics.median(got):.2f}s of {len(got)}   (target < 1 s)" if got else "skipped (no tmux)"))
+    print(f"{'open 100,000 items':<26} median {statistics.median(opens):.2f}s of {len(opens)}   (target < 0.5 s)")
+    keys_ms = sorted(k * 1000 for k in keys)
+    if not still:
+        print("(indexing finished before the last key: the keys were not all pressed under load)")
+    print(f"{'key j while indexing':<26} median {statistics.median(keys_ms):.0f} ms, slowest {keys_ms[-1]:.0f} ms "
+          f"of {len(keys_ms)}   (target < 50 ms)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
