@@ -10,7 +10,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
@@ -49,6 +49,9 @@ from musetui.widgets.panes import PANES, DetailPane, PaneContext
 from musetui.widgets.session_tree import NodeData, SessionTree, provider_label
 from musetui.widgets.text import clean, short_id
 
+if TYPE_CHECKING:
+    from musetui.index import Progress
+
 #: Pane ids in key order (1–5).
 PANE_IDS = ("raw", "ids", "signature", "reasoning", "evidence")
 #: Indexing posts a batch of new sessions at least this often (seconds) or this many at once.
@@ -63,6 +66,10 @@ HEAD_START = 32
 
 #: Live follow: default seconds between polls of the roots (env MUSETUI_LIVE_INTERVAL; 0 turns it off).
 LIVE_INTERVAL_S = 1.0
+
+
+def _progress_fields(p: Progress) -> tuple[int, int, int, int, int]:
+    return p.done, p.total, p.bytes_done, p.bytes_total, p.sessions
 
 
 def batch_interval(found: int) -> float:
@@ -341,6 +348,7 @@ class MainScreen(Screen[None]):
             def cancelled() -> bool:
                 return worker.is_cancelled
 
+            progress: Progress | None = None
             for outcome, progress in index.iter_scan(cancelled):
                 if outcome.summary is not None:
                     batch.append(outcome.summary)
@@ -350,21 +358,16 @@ class MainScreen(Screen[None]):
                     self.post_message(SessionsFound(batch))
                     batch = []
                     last = now
-                if now - last_progress >= PROGRESS_SECONDS or progress.done == progress.total:
+                # (Not on done == total: while the walk streams, every cache hit is that.)
+                if now - last_progress >= PROGRESS_SECONDS:
                     last_progress = now
-                    self.post_message(
-                        IndexProgress(
-                            progress.done,
-                            progress.total,
-                            progress.bytes_done,
-                            progress.bytes_total,
-                            progress.sessions,
-                        )
-                    )
+                    self.post_message(IndexProgress(*_progress_fields(progress)))
                 if worker.is_cancelled:
                     break
             if batch:
                 self.post_message(SessionsFound(batch))
+            if progress is not None:
+                self.post_message(IndexProgress(*_progress_fields(progress)))
             index.finalize()
             self._live_index = index
             self.post_message(

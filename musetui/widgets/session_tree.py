@@ -322,9 +322,9 @@ class SessionTree(Tree[NodeData]):
                 before = self._group_nodes[later]
                 break
         if before is not None:
-            node = self.root.add(group.title, group, before=before, expand=True)
+            node = self.root.add(Text(group.title), group, before=before, expand=True)
         else:
-            node = self.root.add(group.title, group, expand=True)
+            node = self.root.add(Text(group.title), group, expand=True)
         self._group_nodes[key] = node
         return node
 
@@ -338,7 +338,8 @@ class SessionTree(Tree[NodeData]):
         self, parent: TreeNode[NodeData], s: SessionSummary
     ) -> TreeNode[NodeData]:
         has_children = any(self._visible(c) for c in self._kids.get(s.key, []))
-        node = parent.add(s.session_id or s.path, s, allow_expand=has_children)
+        # A Text, never a str: Tree would parse a str label as markup (a session id is data).
+        node = parent.add(Text(s.session_id or s.path), s, allow_expand=has_children)
         self._session_nodes[s.key] = node
         return node
 

@@ -112,3 +112,25 @@ async def test_notifications_escape_markup(tmp_path: Path) -> None:
         notes = list(app._notifications)
         assert notes, "copy must notify"
         assert any("Copied evidence for" in n.message for n in notes)
+
+
+async def test_a_session_id_that_is_broken_markup_is_a_plain_label(tmp_path: Path) -> None:
+    """Tree labels given as str are parsed as markup: an unmatched closing tag used to crash."""
+    proj = tmp_path / "projects" / "p"
+    proj.mkdir(parents=True)
+    line = {
+        "type": "user",
+        "sessionId": "[/x] evil [/]",
+        "uuid": "u1",
+        "timestamp": "2026-09-01T00:00:00Z",
+        "message": {"role": "user", "content": "hi"},
+    }
+    (proj / "s1.jsonl").write_text(json.dumps(line) + "\n", encoding="utf-8")
+    app = MuseApp([str(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        scr = main(app)
+        assert [s.session_id for s in scr.session_tree.sessions] == ["[/x] evil [/]"]
+        assert "Indexed: 1 session" in scr.status.index_text
+        node = scr.session_tree.node_for(scr.session_tree.sessions[0])
+        assert node is not None and node.label.plain == "[/x] evil [/]"
