@@ -23,6 +23,9 @@ from typing import Any
 from musetui import __version__
 from musetui.config import cache_dir
 
+#: Seconds to wait for another musetui that is writing the same database.
+LOCK_TIMEOUT_S = 10.0
+
 #: Bump when the stored layout or the meaning of stored outcomes changes.
 SCHEMA_VERSION = 6
 
@@ -102,7 +105,7 @@ class IndexCache:
                     self.notices.append(f"cache disabled: {exc}")
 
     def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
+        conn = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_S, isolation_level=None)
         try:
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")

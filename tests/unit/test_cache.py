@@ -351,3 +351,24 @@ def test_cache_hits_stream_with_the_walk_and_a_cancelled_scan_leaves_the_cache_u
     assert list(stream) == []  # cancelled: the scan stops, closing its database
     again = _scan(tree)
     assert (again.cache_hits, again.scanned_files) == (3, 0)
+
+
+def test_a_locked_database_is_waited_for_then_skipped_with_a_notice(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _scan(tree)
+    with open(tree / "sessions/A/session.jsonl", "ab") as f:
+        f.write(_line("A", 5))
+    monkeypatch.setattr(cache_mod, "LOCK_TIMEOUT_S", 0.2)
+    holder = sqlite3.connect(db_path(str(tree)), isolation_level=None)
+    try:
+        holder.execute("BEGIN EXCLUSIVE")  # another process in the middle of writing
+        idx = _scan(tree)
+        assert _items(idx) == {"A": 6, "B": 5, "C": 5}  # the scan goes on, from the disk
+        assert any(n.startswith("cache not updated") for n in idx.notices), idx.notices
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    after = _scan(tree)  # the lock is gone: the change is stored now
+    assert _items(after) == {"A": 6, "B": 5, "C": 5} and after.resumed == 1
+    assert _scan(tree).cache_hits == 3
