@@ -174,13 +174,48 @@ def _print_diagnostics(diags: Sequence[object], limit: int = 50) -> None:
         _err(f"musetui: … {len(items) - limit} more diagnostics")
 
 
+#: Above this many sessions (or when stdout is not a terminal) the table is plain aligned text.
+RICH_TABLE_MAX = 500
+#: Widest declared model shown in the plain table (the path, last, is never cut).
+PLAIN_MODEL_WIDTH = 40
+
+
 def _print_table(sessions: Sequence[object]) -> None:
+    """``scan`` without ``--json``: a Rich table in a terminal, aligned plain text otherwise.
+
+    Rich lays out a table in the console's width (80 columns in a pipe) and takes about a
+    millisecond a row: piped or large outputs get plain columns, path last and never cut.
+    """
+    from musetui.model import SessionSummary
+    from musetui.report import strip_controls
+
+    rows: list[tuple[str, ...]] = []
+    for s in sessions:
+        assert isinstance(s, SessionSummary)
+        a = s.attribution
+        rows.append(
+            (
+                strip_controls(s.path),
+                s.format,
+                strip_controls(s.declared_model or "-"),
+                a.provider + (f"/{a.host}" if a.host else ""),
+                f"{a.confidence:.2f}",
+                ", ".join(a.flags) or "-",
+                str(s.items),
+                str(s.malformed_lines),
+            )
+        )
+    if sys.stdout.isatty() and len(rows) <= RICH_TABLE_MAX:
+        _rich_table(rows)
+    else:
+        _plain_table(rows)
+    sys.stderr.write(f"{len(sessions)} sessions\n")
+
+
+def _rich_table(rows: list[tuple[str, ...]]) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
-
-    from musetui.model import SessionSummary
-    from musetui.report import strip_controls
 
     table = Table(show_lines=False, header_style="bold", expand=True)
     table.add_column("path", overflow="fold", ratio=4)
@@ -191,22 +226,25 @@ def _print_table(sessions: Sequence[object]) -> None:
     table.add_column("flags", overflow="fold", ratio=1)
     for col in ("items", "malformed"):
         table.add_column(col, justify="right", no_wrap=True)
-    for s in sessions:
-        assert isinstance(s, SessionSummary)
-        a = s.attribution
-        prov = a.provider + (f"/{a.host}" if a.host else "")
-        table.add_row(
-            Text(strip_controls(s.path)),
-            Text(s.format),
-            Text(strip_controls(s.declared_model or "-")),
-            Text(prov),
-            Text(f"{a.confidence:.2f}"),
-            Text(", ".join(a.flags)),
-            Text(str(s.items)),
-            Text(str(s.malformed_lines)),
-        )
+    for row in rows:
+        table.add_row(*(Text(x) for x in row))
     Console().print(table)
-    Console(stderr=True).print(Text(f"{len(sessions)} sessions"))
+
+
+def _plain_table(rows: list[tuple[str, ...]]) -> None:
+    header = ("format", "provider", "conf", "items", "malformed", "flags", "declared model", "path")
+    cut = PLAIN_MODEL_WIDTH
+    lines = [
+        (fmt, prov, conf, items, bad, flags, model if len(model) <= cut else model[: cut - 1] + "…", path)
+        for path, fmt, model, prov, conf, flags, items, bad in rows
+    ]
+    widths = [max([len(h)] + [len(r[i]) for r in lines]) for i, h in enumerate(header[:-1])]
+    right = {2, 3, 4}  # numbers
+    out = []
+    for r in [header, *lines]:
+        cells = [r[i].rjust(w) if i in right else r[i].ljust(w) for i, w in enumerate(widths)]
+        out.append("  ".join(cells) + "  " + r[-1])
+    sys.stdout.write("\n".join(out) + "\n")
 
 
 def cmd_show(argv: Sequence[str]) -> int:
