@@ -314,6 +314,7 @@ def cmd_search(argv: Sequence[str]) -> int:
     p.add_argument("--json", action="store_true", help="one JSON object per hit: {path, session_id, line, field, snippet}")
     p.add_argument("--limit", type=int, default=0, help="stop after this many hits (0: no limit)")
     p.add_argument("--help-query", action="store_true", help="print the query language and exit")
+    p.add_argument("--no-cache", action="store_true", help="index without the persistent cache (attribution filters)")
     options: list[str] = []
     positional: list[str] = []
     args = list(argv)
@@ -323,7 +324,7 @@ def cmd_search(argv: Sequence[str]) -> int:
         if a == "--":
             positional.extend(args[i + 1 :])
             break
-        if a in ("--json", "--help-query", "-h", "--help"):
+        if a in ("--json", "--help-query", "--no-cache", "-h", "--help"):
             options.append(a)
         elif a == "--limit" and i + 1 < len(args):
             options.extend(args[i : i + 2])
@@ -347,7 +348,7 @@ def cmd_search(argv: Sequence[str]) -> int:
     from musetui.search import QueryError, run_search
 
     try:
-        hits = run_search(paths, query, limit=ns.limit or None)
+        hits = run_search(paths, query, limit=ns.limit or None, use_cache=not ns.no_cache)
     except QueryError as exc:
         raise UsageError(f"musetui search: {exc}") from exc
     n = 0

@@ -2819,6 +2819,7 @@ def run_search(
     limit: int | None = None,
     cancelled: Callable[[], bool] | None = None,
     workers: int | None = None,
+    use_cache: bool = False,
 ) -> SearchRun:
     """Search every session under ``paths``; hits sorted by path, then line.
 
@@ -2832,6 +2833,8 @@ def run_search(
         limit: stop after this many hits (None or 0: no limit).
         cancelled: polled between files (or batches of files); True stops the search.
         workers: worker processes for big corpora (default: CPU count; 1: in-process).
+        use_cache: index through the persistent cache (as ``musetui scan`` does) when an
+            attribution filter needs the roots indexed: unchanged files are not read.
 
     Returns:
         A :class:`SearchRun`: iterate it for :class:`Hit` objects.
@@ -2846,7 +2849,7 @@ def run_search(
         if q.needs_attribution:
             from musetui.index import Index
 
-            index = Index(roots, workers=workers).scan(cancelled)
+            index = Index(roots, workers=workers, use_cache=use_cache, light=True).scan(cancelled)
             if cancelled is not None and cancelled():
                 return
             keep = [

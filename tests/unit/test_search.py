@@ -685,3 +685,19 @@ def test_readme_documents_the_query_language() -> None:
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     for line in QUERY_HELP.strip().splitlines():
         assert line.rstrip() in readme, line
+
+
+def test_attribution_filters_index_through_the_cache(tmp_path: Path) -> None:
+    import shutil
+
+    from musetui.cache import db_path
+
+    root = tmp_path / "tree"
+    shutil.copytree(SAMPLE, root)
+    query = "provider:openai has:encrypted"
+    code, nocache = cli_json("--no-cache", str(root), query)
+    assert code == 0 and nocache and not db_path(str(root)).exists()  # --no-cache writes nothing
+    code, first = cli_json(str(root), query)
+    assert code == 0 and first == nocache and db_path(str(root)).exists()
+    code, again = cli_json(str(root), query)  # from the cache: the same hits
+    assert code == 0 and again == nocache
