@@ -6,7 +6,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -15,6 +15,9 @@ from textual.screen import Screen
 from musetui.commands import MuseCommands
 from musetui.screens.main import MainScreen
 from musetui.theme import MUSETUI_THEME, theme_variable_defaults
+
+if TYPE_CHECKING:
+    from musetui.search import SearchPool
 
 
 def app_bindings() -> list[BindingType]:
@@ -78,6 +81,7 @@ class MuseApp(App[None]):
         if use_cache is None:
             use_cache = os.environ.get("MUSETUI_NO_CACHE", "") in ("", "0")
         self.use_cache = use_cache
+        self._search_pool: SearchPool | None = None
         self.register_theme(MUSETUI_THEME)
         wanted = os.environ.get("MUSETUI_THEME", "musetui")
         self.theme = wanted if wanted in self.available_themes else "musetui"
@@ -87,6 +91,18 @@ class MuseApp(App[None]):
 
     def get_default_screen(self) -> Screen[None]:
         return MainScreen(self.roots, workers=self.index_workers, use_cache=self.use_cache)
+
+    def search_pool(self) -> SearchPool:
+        """Worker processes kept for searches while the app runs (started on first use)."""
+        if self._search_pool is None:
+            from musetui.search import SearchPool
+
+            self._search_pool = SearchPool(self.index_workers)
+        return self._search_pool
+
+    def on_unmount(self) -> None:
+        if self._search_pool is not None:
+            self._search_pool.close()
 
     @property
     def main_screen(self) -> MainScreen:

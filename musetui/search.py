@@ -100,7 +100,7 @@ import orjson
 from musetui.walk import candidate
 
 if TYPE_CHECKING:
-    from concurrent.futures import Future
+    from concurrent.futures import Future, ProcessPoolExecutor
 
     from musetui.fingerprints.types import Decoded
     from musetui.model import Item, SessionSummary
@@ -2704,6 +2704,7 @@ def _execute(
     limit: int | None,
     cancelled: Callable[[], bool] | None,
     workers: int | None,
+    pool: SearchPool | None = None,
 ) -> Iterator[Hit]:
     """Search files (or directories to walk) in path order: in-process, or a process pool.
 
@@ -2739,22 +2740,12 @@ def _execute(
                     if left <= 0:
                         return
         return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
     size = max(1, -(-len(work) // (nworkers * 24)))
     batches = [work[i : i + size] for i in range(0, len(work), size)]
-    method = (
-        "fork"
-        if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
-        else "spawn"
-    )
-    ctx = multiprocessing.get_context(method)
-    pool = ProcessPoolExecutor(
-        max_workers=nworkers, mp_context=ctx, initializer=_init_worker, initargs=(query,)
-    )
+    executor = pool.executor() if pool is not None else _new_executor(nworkers, query)
     futures: deque[Future[tuple[list[Hit], _Stats]]] = deque(
-        pool.submit(_search_chunk, b) for b in batches
+        executor.submit(_search_chunk_of, (query, b)) if pool is not None else executor.submit(_search_chunk, b)
+        for b in batches
     )
     try:
         while futures:
@@ -2771,7 +2762,71 @@ def _execute(
     finally:
         for fut in futures:
             fut.cancel()
-        pool.shutdown(wait=True, cancel_futures=True)
+        if pool is None:
+            executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _new_executor(nworkers: int, query: Query | None) -> ProcessPoolExecutor:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    method = (
+        "fork"
+        if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+        else "spawn"
+    )
+    ctx = multiprocessing.get_context(method)
+    if query is None:
+        return ProcessPoolExecutor(max_workers=nworkers, mp_context=ctx)
+    return ProcessPoolExecutor(max_workers=nworkers, mp_context=ctx, initializer=_init_worker, initargs=(query,))
+
+
+def _search_chunk_of(args: tuple[Query, list[_Task | _Subtree]]) -> tuple[list[Hit], _Stats]:
+    """A batch for a pool that outlives one search: the query travels with the batch."""
+    query, chunk = args
+    _init_worker(query)
+    return _search_chunk(chunk)
+
+
+def _noop() -> None:
+    return None
+
+
+class SearchPool:
+    """Worker processes kept between searches (the TUI searches on every pause in typing).
+
+    Starting processes costs a few hundred milliseconds when the caller has threads (they
+    are spawned, not forked); a pool kept here pays it once. :meth:`warm` starts it ahead
+    of the first search; :meth:`close` ends it. A pool that broke is replaced.
+    """
+
+    def __init__(self, workers: int | None = None) -> None:
+        self.workers = workers if workers is not None else (os.cpu_count() or 1)
+        self._executor: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def executor(self) -> ProcessPoolExecutor:
+        """The live executor (started, or restarted after a worker died)."""
+        with self._lock:
+            ex = self._executor
+            if ex is None or getattr(ex, "_broken", False):
+                if ex is not None:
+                    ex.shutdown(wait=False, cancel_futures=True)
+                ex = self._executor = _new_executor(self.workers, None)
+            return ex
+
+    def warm(self) -> None:
+        """Start the worker processes now (each runs one empty task)."""
+        ex = self.executor()
+        for fut in [ex.submit(_noop) for _ in range(self.workers)]:
+            fut.result()
+
+    def close(self) -> None:
+        """Stop the worker processes."""
+        with self._lock:
+            if self._executor is not None:
+                self._executor.shutdown(wait=False, cancel_futures=True)
+                self._executor = None
 
 
 def _as_query(query: Query | str) -> Query:
@@ -2784,6 +2839,7 @@ def search_sessions(
     limit: int | None = None,
     cancelled: Callable[[], bool] | None = None,
     workers: int | None = None,
+    pool: SearchPool | None = None,
 ) -> SearchRun:
     """Search sessions the caller has already indexed (the TUI), sorted by path then line.
 
@@ -2796,6 +2852,8 @@ def search_sessions(
         limit: stop after this many hits (None or 0: no limit).
         cancelled: polled between files (or batches of files); True stops the search.
         workers: worker processes for big corpora (default: CPU count; 1: in-process).
+        pool: worker processes kept between searches (see :class:`SearchPool`); its size
+            then decides the parallelism.
 
     Returns:
         A :class:`SearchRun`: iterate it for :class:`Hit` objects.
@@ -2808,7 +2866,8 @@ def search_sessions(
 
     def body(run: SearchRun) -> Generator[Hit, None, None]:
         keep = [s for s in sessions if _session_passes(q, _Info.of(s), s.path, groups)]
-        yield from _execute(list(_tasks_of(keep)), q, run, limit, cancelled, workers)
+        nworkers = pool.workers if pool is not None else workers
+        yield from _execute(list(_tasks_of(keep)), q, run, limit, cancelled, nworkers, pool)
 
     return SearchRun(q, body)
 

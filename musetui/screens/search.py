@@ -24,6 +24,8 @@ from musetui.widgets.text import clean
 
 #: Typing pauses this long before the search runs.
 DEBOUNCE_S = 0.15
+#: With this many sessions, opening the search starts its worker processes right away.
+WARM_POOL_SESSIONS = 2000
 #: Stop counting hits beyond this many (the list shows at most RESULTS_CAP).
 COUNT_LIMIT = 100_000
 HINT = (
@@ -91,6 +93,15 @@ class SearchScreen(ModalScreen[int | None]):
     def on_mount(self) -> None:
         self.query_one(Input).focus()
         self._show()
+        if len(self._sessions()) >= WARM_POOL_SESSIONS:
+            self.warm_pool()
+
+    @work(thread=True, exclusive=True, group="search-pool", exit_on_error=False, description="start search workers")
+    def warm_pool(self) -> None:
+        """Start the search worker processes while the query is typed (big trees only)."""
+        pool = getattr(self.app, "search_pool", None)
+        if pool is not None:
+            pool().warm()
 
     # ------------------------------------------------------------------ running
 
@@ -157,7 +168,8 @@ class SearchScreen(ModalScreen[int | None]):
             return worker.is_cancelled
 
         try:
-            for hit in search_sessions(sessions, query, cancelled=cancelled):
+            pool = getattr(self.app, "search_pool", None)
+            for hit in search_sessions(sessions, query, cancelled=cancelled, pool=pool() if pool else None):
                 if worker.is_cancelled:
                     return
                 total += 1

@@ -130,3 +130,30 @@ async def test_workers_do_not_repr_their_arguments_on_the_ui_thread(
         await _search(pilot, "muse")  # the search worker
     assert {"live follow", "search", "open a session"} <= set(described), described
     assert all(len(d) < 40 for d in described), described
+
+
+async def test_searches_reuse_worker_processes_and_the_app_stops_them(
+    sample_root: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from musetui import search as search_mod
+    from musetui.screens import search as search_screen
+
+    monkeypatch.setattr(search_mod, "PARALLEL_MIN_FILES", 1)
+    monkeypatch.setattr(search_mod, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(search_screen, "WARM_POOL_SESSIONS", 1)
+    serial = [(h.path, h.line) for h in search_mod.run_search([sample_root], "muse", workers=1)]
+    app = MuseApp([sample_root], workers=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        await settle(pilot)
+        pool = app.search_pool()
+        first = pool.executor()
+        assert len(first._processes) == 2  # started when the search opened
+        await _search(pilot, "muse")
+        st = main(app).search_state
+        assert st.done and [(h.path, h.line) for h in st.hits] == serial
+        await pilot.press("ctrl+u")
+        await _search(pilot, "muse")
+        assert main(app).search_state.done and pool.executor() is first  # the same processes
+    assert pool._executor is None  # the app stopped them on exit
