@@ -10,7 +10,7 @@ from musetui import sources
 from musetui.fingerprints import extract
 from musetui.fingerprints.types import Decoded
 from musetui.model import Item, SessionSummary
-from musetui.reader import is_sse, read_file, sse_payload
+from musetui.reader import MAX_LINE_BYTES, is_sse, read_file, sse_payload
 from musetui.sources.base import Record
 
 
@@ -79,7 +79,7 @@ def read_records(data: bytes) -> tuple[list[Record], list[int]]:
     for i, ln in enumerate(lines):
         stripped_line = ln.strip()
         line = sse_payload(stripped_line) if sse else stripped_line
-        if not line:
+        if not line or len(line) > MAX_LINE_BYTES:  # over the limit: malformed, as the scan said
             continue
         try:
             obj = orjson.loads(line)

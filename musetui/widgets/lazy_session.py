@@ -17,7 +17,7 @@ import orjson
 
 from musetui import sources
 from musetui.model import Item, SessionSummary
-from musetui.reader import read_file
+from musetui.reader import MAX_LINE_BYTES, read_file
 from musetui.session import OpenedSession
 from musetui.sources.base import Record
 
@@ -136,6 +136,13 @@ class LazyItems(Sequence[Item]):
             start, end = self._span(row)
             line_no = self.numbers[row]
             row_of_line[line_no] = row
+            if end - start > MAX_LINE_BYTES:  # malformed, as the scan said
+                if first <= row < last:
+                    fillers[row] = Item(
+                        row, line_no, start, end - start, "unknown",
+                        text=f"malformed line: {end - start:,} bytes, over the {MAX_LINE_BYTES // 2**20} MiB limit",
+                    )
+                continue
             try:
                 obj = orjson.loads(self.data[start:end])
             except orjson.JSONDecodeError as exc:

@@ -274,3 +274,16 @@ def test_lazy_items_merge_split_messages_across_window_edges() -> None:
     assert straddler.text == "thought 170\nanswer 170" and lazy[WINDOW].subkind == "merged"
     assert len(merged_rows) == 400
     assert all(lazy[r].subkind != "no item" for r in range(len(lazy)))
+
+
+def test_lazy_items_mark_lines_over_the_limit_malformed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import musetui.widgets.lazy_session as lazy_mod
+
+    monkeypatch.setattr(lazy_mod, "MAX_LINE_BYTES", 300)
+    data = _claude_split_session(3, interleave_at=-1)
+    long_line = b'{"type": "user", "note": "' + b"x" * 400 + b'"}\n'
+    data = data + long_line
+    starts, numbers = line_starts(data)
+    lazy = LazyItems("claude-code", data, starts, numbers)
+    last = lazy[len(lazy) - 1]
+    assert last.kind == "unknown" and "over the 0 MiB limit" in last.text and last.line == 10

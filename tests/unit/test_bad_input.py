@@ -81,6 +81,10 @@ def test_50mb_single_line(tmp_path: Path) -> None:
     (s,) = _scan(tmp_path).sessions
     assert (s.items, s.malformed_lines) == (2, 1)
     assert s.malformed[0].line == 2 and "exceeds" in s.malformed[0].reason
+    # Opening the session agrees with the scan: the over-long line is no item.
+    from musetui.session import open_session
+
+    assert [it.line for it in open_session(s).items] == [1, 3]
 
 
 def test_nesting_past_parser_limit(tmp_path: Path) -> None:
