@@ -56,14 +56,13 @@ def db_path(root: str) -> Path:
 
 @dataclass(slots=True)
 class CachedFile:
-    """One file's row: its identity when scanned and what the scan produced."""
+    """One file's row: its identity when scanned (its outcome is fetched with ``outcome_of``)."""
 
     path: str
     dev: int
     ino: int
     size: int
     mtime_ns: int
-    outcome: bytes  # unused (b""): full outcomes come from IndexCache.outcome_of
     has_state: bool = False  # a resume state is stored (fetched with IndexCache.state_of)
     light: Any = None  # marshal'd light summary + scan record (see index.light_blob), or it loaded
 
@@ -155,7 +154,9 @@ class IndexCache:
         return self.conn is not None
 
     def load(self, light: bool = False) -> dict[str, CachedFile]:
-        """Every cached row, by absolute path (with ``light``, without the full outcomes).
+        """Every cached file's identity, by absolute path; with ``light``, its light summary too.
+
+        Full outcomes are not read here: :meth:`outcome_of` fetches each as the walk reaches it.
 
         The light form comes from one snapshot blob (a single read and ``marshal.loads``)
         rather than one row per file, which is what makes a warm reopen fast.
@@ -169,7 +170,7 @@ class IndexCache:
                     with contextlib.suppress(ValueError, EOFError, TypeError):
                         self._snapshot = marshal.loads(snap[0])
                         return {
-                            r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], b"", r[5], r[6])
+                            r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], r[5], r[6])
                             for r in self._snapshot
                         }  # r[6] is the light tuple itself: one marshal.loads for the whole root
             blob = "light" if light else "NULL"  # full outcomes are fetched one by one (outcome_of)
@@ -181,8 +182,8 @@ class IndexCache:
             self._close()
             return {}
         if light:
-            return {r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], b"", bool(r[6]), r[5]) for r in rows}
-        return {r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], b"", bool(r[6])) for r in rows}
+            return {r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], bool(r[6]), r[5]) for r in rows}
+        return {r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], bool(r[6])) for r in rows}
 
     def store(
         self, rows: Iterable[tuple[str, int, int, int, int, bytes, bytes | None, bytes]], keep: set[str] | None
