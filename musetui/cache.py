@@ -15,6 +15,7 @@ import marshal
 import os
 import pickle
 import sqlite3
+import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,11 +24,15 @@ from typing import Any
 from musetui import __version__
 from musetui.config import cache_dir
 
+#: The light snapshot is cut into this many blobs by a hash of the path, so that a change
+#: rewrites only the blobs it touches.
+SNAPSHOT_CHUNKS = 64
+
 #: Seconds to wait for another musetui that is writing the same database.
 LOCK_TIMEOUT_S = 10.0
 
 #: Bump when the stored layout or the meaning of stored outcomes changes.
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 def engine_stamp() -> str:
@@ -79,7 +84,7 @@ class IndexCache:
         self.path = db_path(self.root)
         self.notices: list[str] = []
         self.conn: sqlite3.Connection | None = None
-        self._snapshot: list[Any] | None = None
+        self._snapshot: dict[int, list[Any]] | None = None  # chunk -> light rows, as loaded
         self._open()
 
     def _open(self) -> None:
@@ -113,7 +118,7 @@ class IndexCache:
                 "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, "
                 "size INTEGER, mtime_ns INTEGER, outcome BLOB NOT NULL, state BLOB, light BLOB)"
             )
-            conn.execute("CREATE TABLE IF NOT EXISTS snapshot (id INTEGER PRIMARY KEY CHECK (id = 1), blob BLOB NOT NULL)")
+            conn.execute("CREATE TABLE IF NOT EXISTS snapshot (chunk INTEGER PRIMARY KEY, blob BLOB NOT NULL)")
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, digest BLOB NOT NULL, "
                 "output BLOB NOT NULL, diagnostics BLOB NOT NULL)"
@@ -158,21 +163,23 @@ class IndexCache:
 
         Full outcomes are not read here: :meth:`outcome_of` fetches each as the walk reaches it.
 
-        The light form comes from one snapshot blob (a single read and ``marshal.loads``)
-        rather than one row per file, which is what makes a warm reopen fast.
+        The light form comes from the snapshot, :data:`SNAPSHOT_CHUNKS` blobs (one read and
+        ``marshal.loads`` each) rather than one row per file, which is what makes a warm
+        reopen fast.
         """
         if self.conn is None:
             return {}
         try:
             if light:
-                snap = self.conn.execute("SELECT blob FROM snapshot WHERE id = 1").fetchone()
-                if snap is not None:
+                chunks = self.conn.execute("SELECT chunk, blob FROM snapshot").fetchall()
+                if len(chunks) == SNAPSHOT_CHUNKS:
                     with contextlib.suppress(ValueError, EOFError, TypeError):
-                        self._snapshot = marshal.loads(snap[0])
+                        self._snapshot = {c: marshal.loads(b) for c, b in chunks}
                         return {
                             r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], r[5], r[6])
-                            for r in self._snapshot
-                        }  # r[6] is the light tuple itself: one marshal.loads for the whole root
+                            for part in self._snapshot.values()
+                            for r in part
+                        }  # r[6] is the light tuple itself (loaded with its chunk)
             blob = "light" if light else "NULL"  # full outcomes are fetched one by one (outcome_of)
             rows = self.conn.execute(
                 f"SELECT path, dev, ino, size, mtime_ns, {blob}, state IS NOT NULL FROM files"
@@ -197,25 +204,31 @@ class IndexCache:
             changed = bool(data)
             if data:
                 self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", data)
+            gone: list[tuple[str]] = []
             if keep is not None:
                 gone = [(p,) for (p,) in self.conn.execute("SELECT path FROM files").fetchall() if p not in keep]
                 if gone:
                     self.conn.executemany("DELETE FROM files WHERE path = ?", gone)
                     changed = True
             if self._snapshot is not None and keep is not None:
-                # Patch the snapshot read at load time instead of reading every row again.
-                by_path = {r[0]: r for r in self._snapshot if r[0] in keep}
+                # Patch the chunks this change touches, from the snapshot read at load time.
+                touched: dict[int, dict[str, Any]] = {}
+                for p, *_ in gone:
+                    touched.setdefault(snapshot_chunk(p), {})
                 for p, dev, ino, size, mtime, _o, sblob, lblob in data:
-                    by_path[p] = (p, dev, ino, size, mtime, sblob is not None, _light(lblob))
-                self._snapshot = list(by_path.values())
-                blob = marshal.dumps(self._snapshot)
-                self.conn.execute("INSERT OR REPLACE INTO snapshot VALUES (1, ?)", (blob,))
-            elif changed or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] == 0:
-                snap = self.conn.execute(
-                    "SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, light FROM files"
-                ).fetchall()
-                blob = marshal.dumps([(r[0], r[1], r[2], r[3], r[4], bool(r[5]), _light(r[6])) for r in snap])
-                self.conn.execute("INSERT OR REPLACE INTO snapshot VALUES (1, ?)", (blob,))
+                    touched.setdefault(snapshot_chunk(p), {})[p] = (p, dev, ino, size, mtime, sblob is not None, _light(lblob))
+                for c, updates in touched.items():
+                    part = {r[0]: r for r in self._snapshot.get(c, []) if r[0] in keep}
+                    part.update(updates)
+                    self._snapshot[c] = list(part.values())
+                    self.conn.execute("INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, marshal.dumps(self._snapshot[c])))
+            elif changed or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] != SNAPSHOT_CHUNKS:
+                parts: dict[int, list[Any]] = {c: [] for c in range(SNAPSHOT_CHUNKS)}
+                for r in self.conn.execute("SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, light FROM files"):
+                    parts[snapshot_chunk(r[0])].append((r[0], r[1], r[2], r[3], r[4], bool(r[5]), _light(r[6])))
+                self.conn.executemany(
+                    "INSERT OR REPLACE INTO snapshot VALUES (?, ?)", [(c, marshal.dumps(v)) for c, v in parts.items()]
+                )
             self.conn.execute("COMMIT")
         except sqlite3.OperationalError as exc:
             with contextlib.suppress(sqlite3.Error):
@@ -278,6 +291,11 @@ class IndexCache:
     def close(self) -> None:
         """Close the database."""
         self._close()
+
+
+def snapshot_chunk(path: str) -> int:
+    """The snapshot blob that holds ``path`` (stable across processes, unlike ``hash``)."""
+    return zlib.crc32(path.encode("utf-8", "surrogateescape")) % SNAPSHOT_CHUNKS
 
 
 def _light(blob: bytes | None) -> Any:

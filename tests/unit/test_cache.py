@@ -372,3 +372,23 @@ def test_a_locked_database_is_waited_for_then_skipped_with_a_notice(
     after = _scan(tree)  # the lock is gone: the change is stored now
     assert _items(after) == {"A": 6, "B": 5, "C": 5} and after.resumed == 1
     assert _scan(tree).cache_hits == 3
+
+
+def test_a_change_rewrites_only_its_snapshot_chunk(tree: Path) -> None:
+    def light_scan() -> list[dict[str, object]]:
+        return [s.record() for s in Index([str(tree)], workers=1, use_cache=True, light=True).scan().sorted_sessions()]
+
+    def chunks() -> dict[int, bytes]:
+        with sqlite3.connect(db_path(str(tree))) as conn:
+            return dict(conn.execute("SELECT chunk, blob FROM snapshot").fetchall())
+
+    light_scan()
+    before = chunks()
+    assert len(before) == cache_mod.SNAPSHOT_CHUNKS
+    a = tree / "sessions/A/session.jsonl"
+    with open(a, "ab") as f:
+        f.write(_line("A", 5))
+    got = light_scan()
+    after = chunks()
+    assert [c for c in before if before[c] != after[c]] == [cache_mod.snapshot_chunk(str(a))]
+    assert got == [s.record() for s in Index([str(tree)], workers=1).scan().sorted_sessions()]
