@@ -366,15 +366,19 @@ def cmd_search(argv: Sequence[str]) -> int:
 
 
 def cmd_cache(argv: Sequence[str]) -> int:
-    """``musetui cache info|clear``."""
+    """``musetui cache info|clear [PATH ...]``."""
     p = _Parser(prog="musetui cache", description="Inspect or clear the persistent cache.")
     p.add_argument("action", choices=("info", "clear"))
+    p.add_argument("paths", nargs="*", metavar="PATH", help="only the databases of these roots")
     ns = p.parse_args(list(argv))
-    from musetui.cache import cache_files
+    from musetui.cache import cache_files, db_path
     from musetui.config import cache_dir
 
     d = cache_dir()
     files = cache_files()
+    if ns.paths:  # a root's database and its -wal/-shm companions
+        names = {db_path(str(x)).name for x in ns.paths}
+        files = [f for f in files if any(f.name == n or f.name.startswith(n + "-") for n in names)]
     if ns.action == "info":
         size = sum(f.stat().st_size for f in files if f.is_file())
         dbs = [f for f in files if f.suffix == ".sqlite3"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -321,7 +322,15 @@ def test_cache_info_describes_each_database_without_writing(tree: Path) -> None:
     assert f"root: {tree}" in info
     assert f"schema {cache_mod.SCHEMA_VERSION}; 3 files, 3 resumable; 1 stored scan output(s)" in info
     assert (db.stat().st_mtime_ns, db.stat().st_size) == before
-    cleared = subprocess.run([*run, "clear"], capture_output=True, text=True, check=True, env=dict(os.environ)).stdout
+    other = tree.parent / "other"
+    shutil.copytree(tree, other)
+    _cli_scan(other)
+    env = dict(os.environ)
+    only = subprocess.run([*run, "info", str(other)], capture_output=True, text=True, check=True, env=env).stdout
+    assert "databases: 1" in only and f"root: {other}" in only
+    cleared = subprocess.run([*run, "clear", str(other)], capture_output=True, text=True, check=True, env=env).stdout
+    assert cleared.startswith("removed ") and not db_path(str(other)).exists() and db.exists()
+    cleared = subprocess.run([*run, "clear"], capture_output=True, text=True, check=True, env=env).stdout
     assert cleared.startswith("removed ") and not db.exists()
 
 
