@@ -2809,6 +2809,7 @@ class SearchPool:
         """The live executor (started, or restarted after a worker died)."""
         with self._lock:
             ex = self._executor
+            # (``_broken`` is how concurrent.futures marks a pool whose worker died.)
             if ex is None or getattr(ex, "_broken", False):
                 if ex is not None:
                     ex.shutdown(wait=False, cancel_futures=True)
