@@ -701,3 +701,32 @@ def test_attribution_filters_index_through_the_cache(tmp_path: Path) -> None:
     assert code == 0 and first == nocache and db_path(str(root)).exists()
     code, again = cli_json(str(root), query)  # from the cache: the same hits
     assert code == 0 and again == nocache
+
+
+def test_search_pool_replaces_a_pool_whose_worker_died(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    from musetui import search as search_mod
+    from musetui.search import SearchPool, search_sessions
+
+    monkeypatch.setattr(search_mod, "PARALLEL_MIN_FILES", 1)  # the sample is small: use the pool anyway
+    monkeypatch.setattr(search_mod, "PARALLEL_MIN_BYTES", 0)
+    pool = SearchPool(2)
+    try:
+        pool.warm()
+        first = pool.executor()
+        for proc in list(first._processes.values()):
+            proc.kill()
+        deadline = time.monotonic() + 10
+        while not getattr(first, "_broken", False) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert first._broken
+        assert pool.executor() is not first
+        pool.warm()  # the new processes work
+        from musetui.index import Index
+
+        sessions = Index([str(sample)], workers=1).scan().sessions
+        got = [h.record() for h in search_sessions(sessions, "muse-special", pool=pool)]
+        assert got == [h.record() for h in search_sessions(sessions, "muse-special", workers=1)] and got
+    finally:
+        pool.close()
