@@ -284,6 +284,9 @@ def cmd_show(argv: Sequence[str]) -> int:
     if not match:
         match = [it for it in opened.items if it.line == args.line]
     if not match:
+        bad = next((m for m in summary.malformed if m.line == args.line), None)
+        if bad is not None:
+            raise UsageError(f"musetui show: line {args.line} of {args.path} is malformed: {bad.reason}")
         raise UsageError(f"musetui show: no item at line {args.line} of {args.path}")
     item = match[0]
     sys.stdout.write(item_markdown(summary, item, opened.raw(item), opened.decoded(item)))

@@ -35,3 +35,23 @@ def test_scan_table_in_a_pipe_is_aligned_plain_text_with_whole_paths() -> None:
         assert cells[:5] == [rec["format"], prov, f"{rec['confidence']:.2f}", str(rec["items"]), str(rec["malformed_lines"])]
     outlier = next(line for line in lines if "muse-special" in line)
     assert "openai/azure" in outlier and "outlier" in outlier
+
+
+def test_show_line_names_why_a_malformed_line_has_no_item(tmp_path: Path) -> None:
+    d = tmp_path / "sessions" / "s"
+    d.mkdir(parents=True)
+    good = orjson.dumps(
+        {
+            "stream": {"kind": "session", "id": "s"},
+            "recorded_at": 1788300100000000,
+            "payload": {"kind": "run", "event": {"kind": "assistant_message_committed", "message_id": "m", "text": "t"}},
+        }
+    )
+    path = d / "session.jsonl"
+    path.write_bytes(good + b"\n" + b'{"broken": \xff\xfe}\n' + good + b"\n")
+    r = subprocess.run(
+        [sys.executable, "-m", "musetui", "show", str(path), "--line", "2"], capture_output=True, text=True, env=dict(os.environ)
+    )
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.strip() == f"musetui show: line 2 of {path} is malformed: invalid UTF-8"
+    assert "line 3" in _run("show", str(path), "--line", "3").stdout
