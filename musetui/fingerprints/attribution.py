@@ -454,5 +454,6 @@ def mark_outliers(sessions: Sequence[SessionSummary]) -> None:
                     field="",
                     value=s.session_id or s.path,
                     detail=reason,
+                    tag="fleet",  # a comparison with other sessions, not a FINGERPRINTS.md fingerprint
                 ),
             )

@@ -520,7 +520,7 @@ class EvidencePane(DetailPane):
             row = Text()
             here = line is not None and e.line == line
             row.append("▸ " if here else "  ", style="bold")
-            row.append(f"[{e.tag}] ", style="green" if e.tag == "verified" else "yellow")
+            row.append(f"[{e.tag}] ", style={"verified": "green", "fleet": "cyan"}.get(e.tag, "yellow"))
             row.append(e.detector, style="cyan bold" if here else "cyan")
             row.append(f" → {_who(e.provider, e.host)}  w {e.weight:.2f}")
             where = f"line {e.line}" if e.line else "fleet"

@@ -456,3 +456,14 @@ async def test_empty_root_and_a_vanished_session(tmp_path: Path) -> None:
         await press(pilot, "j", "enter")
         assert app.is_running
         assert "Could not open" in main(app).items.placeholder
+
+
+async def test_the_outlier_record_is_tagged_as_a_fleet_comparison(sample_root: str) -> None:
+    """FINGERPRINTS.md tags (verified/source/guess) are for fingerprints; the outlier record is not one."""
+    app = MuseApp([sample_root])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "o", "5")
+        plain = main(app).pane("evidence").plain
+        assert "[fleet] outlier" in plain and "[verified] outlier" not in plain
+        assert "[verified] openai-item-id" in plain
