@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
+from musetui._pickling import reduce_by_fields
+
 Format = Literal[
     "muse",
     "codex",
@@ -107,6 +109,8 @@ class Evidence:
     `time`/`delta_s` are kept for scoring and display.
     """
 
+    __reduce__ = reduce_by_fields
+
     detector: str
     provider: str | None
     host: str | None
@@ -138,6 +142,8 @@ class Evidence:
 class Diagnostic:
     """A problem found while walking or scanning, located as precisely as possible."""
 
+    __reduce__ = reduce_by_fields
+
     path: str
     line: int  # 0 when it concerns the whole file
     message: str
@@ -151,6 +157,8 @@ class Diagnostic:
 class Malformed:
     """A line that could not be read as JSON, with the reason."""
 
+    __reduce__ = reduce_by_fields
+
     line: int
     offset: int
     reason: str
@@ -159,6 +167,8 @@ class Malformed:
 @dataclass(slots=True)
 class Attribution:
     """The verdict for one session."""
+
+    __reduce__ = reduce_by_fields
 
     provider: str = "unknown"
     host: str | None = None
@@ -171,6 +181,8 @@ class Attribution:
 @dataclass(slots=True)
 class SessionSummary:
     """What the index keeps per session: enough for the tree, the scan record and outliers."""
+
+    __reduce__ = reduce_by_fields
 
     path: str  # relative to the root it was found under, with '/' separators
     abspath: str

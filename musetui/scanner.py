@@ -17,6 +17,7 @@ import orjson
 import simdjson
 
 from musetui import sources
+from musetui._pickling import reduce_by_fields
 from musetui.fingerprints import extract
 from musetui.fingerprints.attribution import EXAMPLES, TOL_AFTER_CREATED_S, Located, attribute
 from musetui.model import Diagnostic, Malformed, SessionSummary, parse_time
@@ -40,6 +41,8 @@ MAX_LISTED_MALFORMED = 200
 @dataclass(slots=True)
 class Outcome:
     """What scanning one file produced."""
+
+    __reduce__ = reduce_by_fields
 
     summary: SessionSummary | None
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -87,6 +90,8 @@ class ScanState:
     ``frozen`` is the pickled (summary, observer) pair *before* the summary was finished
     and attributed, so resuming never applies a one-time step twice.
     """
+
+    __reduce__ = reduce_by_fields
 
     frozen: bytes
     fmt: str | None

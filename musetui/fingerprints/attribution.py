@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from musetui._pickling import reduce_by_fields
 from musetui.fingerprints.types import Decoded
 from musetui.model import Attribution, Evidence, SessionSummary, iso
 
@@ -91,6 +92,8 @@ musetui attribution: how a verdict is scored
 @dataclass(slots=True)
 class Located:
     """A decoded artifact with its place and the recorded time of its line."""
+
+    __reduce__ = reduce_by_fields
 
     decoded: Decoded
     line: int  # 1-based physical line

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from musetui._pickling import reduce_by_fields
+
 Strength = Literal["strong", "medium", "weak"]
 Tag = Literal["verified", "source", "guess"]
 
@@ -28,6 +30,8 @@ class Decoded:
             ``bad-marker``, ``bad-store-byte``, ``truncated``, ``bad-structure``.
         shape: a short class name for the id shape (``call_+24``, ``new50`` …).
     """
+
+    __reduce__ = reduce_by_fields
 
     detector: str
     value: str

@@ -401,3 +401,22 @@ def test_a_change_rewrites_only_its_snapshot_chunk(tree: Path) -> None:
     after = chunks()
     assert [c for c in before if before[c] != after[c]] == [cache_mod.snapshot_chunk(str(a))]
     assert got == [s.record() for s in Index([str(tree)], workers=1).scan().sorted_sessions()]
+
+
+def test_outcomes_and_states_pickle_by_fields_and_round_trip(sample_dir: Path) -> None:
+    """The cache and worker processes carry these; they pickle as (class, field values)."""
+    import pickle
+
+    from musetui.model import Evidence, SessionSummary
+    from musetui.scanner import Outcome, ScanState, scan_file
+
+    path = next(p for p in sorted(sample_dir.rglob("session.jsonl")) if b"gpt_responses_v1" in p.read_bytes())
+    out = scan_file(str(path), path.name, str(sample_dir), want_state=True)
+    assert out.summary is not None and out.summary.attribution.evidence and isinstance(out.state, ScanState)
+    for obj in (out, out.state, out.summary, out.summary.attribution.evidence[0]):
+        cls, args = obj.__reduce__()
+        assert cls is type(obj) and len(args) == len(type(obj).__slots__)
+        again = pickle.loads(pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL))
+        assert again == obj
+    assert isinstance(out.summary, SessionSummary) and isinstance(out.summary.attribution.evidence[0], Evidence)
+    assert isinstance(out, Outcome)
