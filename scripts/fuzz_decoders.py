@@ -24,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from musetui.fingerprints import decoders as d
+from musetui.fingerprints.seeds import REAL_ID_SEEDS
 from musetui.fingerprints.types import Decoded
 
 WHOLE: list[Callable[[str], Decoded | None]] = list(d.WHOLE_STRING_DECODERS)
@@ -42,31 +43,7 @@ ID_PREFIXES = [
     "call_",
     "fp_",
 ]
-SEEDS = [
-    "resp_0953eda47ee17412006933306199c88195b44f9cf2986e1d5b",
-    "rs_68da74ab2c48819cb435ff526bd1ba1d0fdbc19a07110799",
-    "resp_cc7bfe18e2f2eca93006515c0fd19cfed16e46a93a60444a",
-    "req_011CSkYzZmrLKTfC5kKrttht",
-    "msg_vrtx_011CfBLyuqQKtoph9kWhiUt5",
-    "toolu_bdrk_01AbkxtHRBE6DZyuxjrqa8SJ",
-    "call_5tcmcvPueMOTIeYuTUGW0Ss3",
-    "call_00_9V0vrf86Pc9aelHCJMZqnJBo",
-    "functions.get_current_weather:0",
-    "chatcmpl-tool-8f2c3a9e1b7d4c6e",
-    "chatcmpl-D8Z5f52zQqikDBEKQMQoYcWMcWPeU",
-    "fp_eaab8d114b_prod0820_fp8_kvcache",
-    "req_01kh52madzem68scv0bcz3vm00",
-    "019c8a53-a0dd-7130-bcd7-95445d84846a",
-    "DniLab2dFPeSxN8PpqXY4Ag",
-    "run_shell_command-1754000000000-3f9a2c",
-    "accounts/fireworks/models/kimi-k2p6",
-    "gAAAAABpAWb7",
-    "Eqo+Cqc+Ab4+9vtgONaaz6qwy6WXdp7gCd2w0X+Wz2gaBgY0Gv6A12JKo0y5vQwf9YQFyhMbKr1E9m17VT6HXd7jXzjaGYaE",
-    "EsgfCioICBgCIiQxMDE0OTI5My1kMTJiLTRlM2E",
-    "Er4BCkYICxgCKkCoxqLHLrx4mFL9Ox7/aHKht87WDzXfvZ7qbZKSnHV8imA5b3LXxuVqcXQ9z5sXwDx20JIW/+6DJehOSNK72L83"
-    "Egx0T9s7VzB6QUK9g5kaDO9lGaWN5CPEDJU0lyIw4+Ed3q4N9w+16h3cfQ+9stJXHCl+1nYDxjIOLcyJT8Ug/LTmtlp4bbxWmm"
-    "fNicayKiasdReHiOnqz1sKEF0pR4kcnF5mQGdLxk8q3A3NY+wGsH8MtUIqxRgB",
-]
+SEEDS = list(REAL_ID_SEEDS)
 
 
 def fernet(rng: random.Random) -> str:
