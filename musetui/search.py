@@ -93,10 +93,11 @@ from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import orjson
 
+from musetui.model import ItemKind
 from musetui.walk import candidate
 
 if TYPE_CHECKING:
@@ -172,17 +173,7 @@ FIELDS: tuple[str, ...] = (
     "path",
 )
 ATTRIBUTION_FIELDS = frozenset({"provider", "host", "flag"})
-ITEM_KINDS: tuple[str, ...] = (
-    "message",
-    "reasoning",
-    "tool_call",
-    "tool_result",
-    "meta",
-    "usage",
-    "event",
-    "summary",
-    "unknown",
-)
+ITEM_KINDS: tuple[str, ...] = get_args(ItemKind)
 HAS_VALUES: tuple[str, ...] = ("encrypted", "signature")
 #: Fewer files than this are searched in-process (a pool costs more than it saves).
 PARALLEL_MIN_FILES = 256

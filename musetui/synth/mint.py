@@ -257,6 +257,13 @@ def _pb_varint(field: int, value: int) -> bytes:
     return _varint(field << 3) + _varint(value)
 
 
+def pb_field(number: int, payload: bytes | int) -> bytes:
+    """One protobuf field: a varint for an int, length-delimited for bytes (tests build signatures with it)."""
+    if isinstance(payload, int):
+        return _pb_varint(number, payload)
+    return _pb_len(number, payload)
+
+
 def anthropic_signature(
     rng: random.Random,
     model: str,

@@ -17,6 +17,7 @@ from musetui.fingerprints import decoders as d
 from musetui.fingerprints.seeds import REAL_ID_SEEDS
 from musetui.fingerprints.types import Decoded
 from musetui.model import HOSTS, PROVIDERS
+from musetui.synth.mint import pb_field as _pb
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "real"
 
@@ -99,22 +100,6 @@ def run_everything(s: str) -> None:
 # ---------------------------------------------------------------------------------------------
 # Seeds for mutation: real values (inline, so a fresh clone has them) plus the fixture tokens
 # ---------------------------------------------------------------------------------------------
-
-
-def _pb_varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def _pb(number: int, payload: bytes | int) -> bytes:
-    if isinstance(payload, int):
-        return _pb_varint(number << 3) + _pb_varint(payload)
-    return _pb_varint(number << 3 | 2) + _pb_varint(len(payload)) + payload
 
 
 def make_signature(version: int, model: str | None, cipher: int = 64, lead: bool = False) -> str:

@@ -18,6 +18,7 @@ import pytest
 
 from musetui.fingerprints import decoders as d
 from musetui.fingerprints.types import Decoded
+from musetui.synth.mint import pb_field as pb
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "real"
 VERCEL = REAL / "vercel__ai"
@@ -561,22 +562,6 @@ def test_cais_signature_names_opus_5() -> None:
 def test_real_er4b_matches_fixture() -> None:
     doc = vercel("packages__anthropic__src____fixtures____anthropic-clear-thinking.1.json")
     assert doc["content"][0]["signature"] == ER4B
-
-
-def pb_varint(n: int) -> bytes:
-    out = bytearray()
-    while True:
-        b = n & 0x7F
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def pb(number: int, payload: bytes | int) -> bytes:
-    if isinstance(payload, int):
-        return pb_varint(number << 3) + pb_varint(payload)
-    return pb_varint(number << 3 | 2) + pb_varint(len(payload)) + payload
 
 
 def make_signature(version: int, model: str | None, cipher: int = 200) -> str:
