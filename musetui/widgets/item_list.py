@@ -7,7 +7,7 @@ session of 100,000 items opens as fast as its items can be parsed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
 from rich.style import Style
 from rich.text import Text
@@ -20,21 +20,11 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from musetui.messages import FocusBack, ItemDrill, ItemHighlighted
-from musetui.model import Item
+from musetui.model import Item, ItemKind
 from musetui.widgets.styling import component_style
 from musetui.widgets.text import clean, hms, human_size, short_id
 
-KINDS = (
-    "message",
-    "reasoning",
-    "tool_call",
-    "tool_result",
-    "meta",
-    "usage",
-    "event",
-    "summary",
-    "unknown",
-)
+KINDS: tuple[str, ...] = get_args(ItemKind)
 ROLE_ABBREV = {
     "assistant": "asst",
     "user": "user",

@@ -19,12 +19,17 @@ OUTLIER_REL = (
 )
 
 
-async def test_appended_items_appear_within_two_seconds(
-    tmp_path: Path, sample_root: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def live_tree(tmp_path: Path, sample_root: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the sample to change under the app, with live follow polling every 0.2 s."""
     monkeypatch.setenv("MUSETUI_LIVE_INTERVAL", "0.2")
     root = tmp_path / "tree"
     shutil.copytree(sample_root, root)
+    return root
+
+
+async def test_appended_items_appear_within_two_seconds(live_tree: Path) -> None:
+    root = live_tree
     app = MuseApp([str(root)])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -53,12 +58,8 @@ async def test_appended_items_appear_within_two_seconds(
         assert "outlier" in current(app).attribution.flags
 
 
-async def test_a_deleted_session_leaves_the_tree(
-    tmp_path: Path, sample_root: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("MUSETUI_LIVE_INTERVAL", "0.2")
-    root = tmp_path / "tree"
-    shutil.copytree(sample_root, root)
+async def test_a_deleted_session_leaves_the_tree(live_tree: Path) -> None:
+    root = live_tree
     app = MuseApp([str(root)])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
