@@ -1694,15 +1694,17 @@ def _walk_units(units: Iterable[_Task | _Subtree], notes: list[str]) -> Iterator
         if isinstance(u, _Task):
             yield u
             continue
-        stack = [iter(_children(u, notes))]
+        stack = _children(u, notes)
+        stack.reverse()  # popped from the end: the first child first
         while stack:
-            x = next(stack[-1], None)
-            if x is None:
-                stack.pop()
-            elif isinstance(x, _Subtree):
-                stack.append(iter(_children(x, notes)))
-            else:
+            x = stack.pop()
+            if type(x) is _Task:
                 yield x
+            else:
+                assert isinstance(x, _Subtree)
+                kids = _children(x, notes)
+                kids.reverse()
+                stack += kids
 
 
 def _children(sub: _Subtree, notes: list[str]) -> list[_Task | _Subtree]:
@@ -1720,19 +1722,21 @@ def _children(sub: _Subtree, notes: list[str]) -> list[_Task | _Subtree]:
         notes.append(f"{sub.path or '.'}: unreadable directory: {exc.strerror or exc}")
         return []
     keyed: list[tuple[str, _Task | _Subtree]] = []
+    prefix = sub.path + "/" if sub.path else ""
+    depth = sub.depth + 1
     for e in entries:
         name = e.name
-        rel = f"{sub.path}/{name}" if sub.path else name
         try:
             is_dir = e.is_dir()
         except OSError:
             is_dir = False
         if is_dir:
-            if sub.depth >= MAX_DEPTH:
+            rel = prefix + name
+            if depth > MAX_DEPTH:
                 notes.append(f"{rel}: skipped: deeper than {MAX_DEPTH} directories")
                 continue
             links = sub.links
-            if e.is_symlink() or links:
+            if links or e.is_symlink():
                 try:
                     if e.is_symlink():
                         real = os.path.realpath(e.path)
@@ -1752,7 +1756,7 @@ def _children(sub: _Subtree, notes: list[str]) -> list[_Task | _Subtree]:
                     continue
                 links = links | {ident}
             keyed.append(
-                (name + "/", _Subtree(e.path, rel, sub.root, sub.root_real, sub.depth + 1, links))
+                (name + "/", _Subtree(e.path, rel, sub.root, sub.root_real, depth, links))
             )
             continue
         cand = candidate(name)
@@ -1763,10 +1767,13 @@ def _children(sub: _Subtree, notes: list[str]) -> list[_Task | _Subtree]:
         except OSError:
             regular = False
         if regular:
-            keyed.append((name, _Task(e.path, rel, sub.root, cand is None)))
+            keyed.append((name, _Task(e.path, prefix + name, sub.root, cand is None)))
         elif not e.is_symlink():
-            notes.append(f"{rel}: skipped: not a regular file (not opened)")
-    keyed.sort(key=lambda kv: kv[0])
+            notes.append(f"{prefix + name}: skipped: not a regular file (not opened)")
+    if len(keyed) > 1:
+        # Keys are unique (names in one directory; a directory's ends with "/"), so the
+        # tuples never compare their second items.
+        keyed.sort()
     return [x for _k, x in keyed]
 
 
@@ -1964,6 +1971,10 @@ class _FileSearch:
             head = data[:4096].lstrip()
             if not (head[:1] in (b"{", b"[") or head.startswith((b"data:", b"event:"))):
                 return False
+        return self.use(data)
+
+    def use(self, data: bytes) -> bool:
+        """Take the file's bytes (read here, or by :func:`_search_tasks`'s quick check)."""
         self.stats.files += 1
         self.stats.bytes += len(data)
         self.data = data
@@ -2226,8 +2237,9 @@ class _FileSearch:
         return sorted(merged.items())
 
     # -- evaluation ----------------------------------------------------------------------------
-    def run(self) -> list[Hit]:
-        if not self.read():
+    def run(self, data: bytes | None = None) -> list[Hit]:
+        """The file's hits; ``data``: its bytes, when the caller has read them."""
+        if not (self.read() if data is None else self.use(data)):
             return []
         if self.query.driver >= 0:
             return self._anchored()
@@ -2675,16 +2687,121 @@ _WORKER_QUERY: Query | None = None
 
 
 def _init_worker(query: Query) -> None:
-    global _WORKER_QUERY
+    global _WORKER_QUERY, _WORKER_WORK
     _WORKER_QUERY = query
+    _WORKER_WORK = _FORK_WORK  # a forked worker keeps the units it was forked with
+
+
+#: Files smaller than this are read into one reused buffer and, when the query's driving
+#: group has plain hints (a literal, or literal-anchored patterns), dropped there if no hint
+#: occurs: most files of a corpus never become a ``bytes`` object or a :class:`_FileSearch`.
+QUICK_BUFFER = 1 << 20
+
+
+@dataclass(frozen=True, slots=True)
+class _Quick:
+    """The hints of a query's driving group: a file none of them occurs in has no hit."""
+
+    needles: tuple[bytes, ...]
+    patterns: tuple[re.Pattern[bytes], ...]
+
+    def __call__(self, buf: bytearray, n: int) -> bool:
+        for needle in self.needles:
+            if buf.find(needle, 0, n) >= 0:
+                return True
+        return any(p.search(buf, 0, n) is not None for p in self.patterns)
+
+
+def _quick_of(query: Query) -> _Quick | None:
+    """The quick check of a query, or None when its driver has no plain hint.
+
+    The same hints drive :meth:`_FileSearch.spans`, which yields nothing without one of
+    them; case-insensitive literals searched over a lowered copy, and regexes found by
+    running them whole, have no quick check.
+    """
+    if query.driver < 0:
+        return None
+    needles: list[bytes] = []
+    patterns: list[re.Pattern[bytes]] = []
+    for term in query.groups[query.driver]:
+        for f in term.atom.finders:
+            if f.needle and not f.lower:
+                needles.append(f.needle)
+            elif f.patterns and not f.needle:
+                patterns.extend(f.patterns)
+            else:
+                return None
+    return _Quick(tuple(needles), tuple(patterns))
+
+
+def _read_small(path: str, buf: bytearray) -> tuple[int, bool] | None:
+    """Read a regular file smaller than ``buf`` into it, as :func:`_read` would read it.
+
+    Returns (bytes read, whether the file grew while it was read), or None when the file
+    is not a small regular file or cannot be read (the caller then takes the slow path,
+    which reports why).
+    """
+    try:
+        fd = os.open(path, _OPEN_FLAGS)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        want = st.st_size
+        if want >= len(buf) or not stat.S_ISREG(st.st_mode):
+            return None
+        n = os.readv(fd, [buf]) if want else 0
+        while n < want:
+            more = os.preadv(fd, [memoryview(buf)[n:want]], n)
+            if not more:
+                break
+            n += more
+        grew = n > 0 and buf[n - 1] != 10 and os.fstat(fd).st_size > want
+        return n, grew
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _search_tasks(
+    tasks: Iterable[_Task],
+    query: Query,
+    stats: _Stats,
+    cancelled: Callable[[], bool] | None = None,
+) -> Iterator[list[Hit]]:
+    """The hits of each file, in order (files without hits may yield nothing).
+
+    With a quick check (:func:`_quick_of`), a small file is read into a reused buffer and
+    only searched further when a hint of the driving group occurs in it.
+    """
+    quick = _quick_of(query)
+    buf = bytearray(QUICK_BUFFER) if quick is not None else None
+    for task in tasks:
+        if cancelled is not None and cancelled():
+            return
+        if buf is not None and quick is not None and not task.maybe and task.read_limit is None:
+            got = _read_small(task.abspath, buf)
+            if got is not None:
+                n, grew = got
+                if not quick(buf, n):
+                    stats.files += 1
+                    stats.bytes += n
+                    continue
+                data = bytes(memoryview(buf)[:n])
+                if grew:
+                    data = data[: data.rfind(b"\n") + 1]
+                yield _FileSearch(task, query, stats).run(data)
+                continue
+        yield _FileSearch(task, query, stats).run()
 
 
 def _search_chunk(chunk: list[_Task | _Subtree]) -> tuple[list[Hit], _Stats]:
     assert _WORKER_QUERY is not None
     stats = _Stats()
     hits: list[Hit] = []
-    for task in _walk_units(chunk, stats.notes):
-        hits.extend(_FileSearch(task, _WORKER_QUERY, stats).run())
+    for found in _search_tasks(_walk_units(chunk, stats.notes), _WORKER_QUERY, stats):
+        hits.extend(found)
     return hits, stats
 
 
@@ -2721,10 +2838,8 @@ def _execute(
         work = list(units)
         big = len(work) >= PARALLEL_MIN_FILES
     if nworkers <= 1 or not big:
-        for task in _walk_units(work, stats.notes):
-            if cancelled is not None and cancelled():
-                return
-            for hit in _FileSearch(task, query, stats).run():
+        for found in _search_tasks(_walk_units(work, stats.notes), query, stats, cancelled):
+            for hit in found:
                 yield hit
                 if left is not None:
                     left -= 1
@@ -2732,12 +2847,17 @@ def _execute(
                         return
         return
     size = max(1, -(-len(work) // (nworkers * 24)))
-    batches = [work[i : i + size] for i in range(0, len(work), size)]
-    executor = pool.executor() if pool is not None else _new_executor(nworkers, query)
-    futures: deque[Future[tuple[list[Hit], _Stats]]] = deque(
-        executor.submit(_search_chunk_of, (query, b)) if pool is not None else executor.submit(_search_chunk, b)
-        for b in batches
-    )
+    bounds = [(i, min(i + size, len(work))) for i in range(0, len(work), size)]
+    futures: deque[Future[tuple[list[Hit], _Stats]]]
+    if pool is not None:
+        executor = pool.executor()
+        futures = deque(executor.submit(_search_chunk_of, (query, work[a:b])) for a, b in bounds)
+    else:
+        executor, forked = _new_executor(nworkers, query, work)
+        if forked:  # the workers have ``work`` already: send index ranges, not the units
+            futures = deque(executor.submit(_search_range, a, b) for a, b in bounds)
+        else:
+            futures = deque(executor.submit(_search_chunk, work[a:b]) for a, b in bounds)
     try:
         while futures:
             hits, part = futures.popleft().result()
@@ -2757,19 +2877,47 @@ def _execute(
             executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _new_executor(nworkers: int, query: Query | None) -> ProcessPoolExecutor:
+def _new_executor(
+    nworkers: int, query: Query | None, work: list[_Task | _Subtree] | None = None
+) -> tuple[ProcessPoolExecutor, bool]:
+    """A process pool, and whether its workers are forked (they then inherit ``work``).
+
+    Processes are forked when this process has no other thread (forking a threaded process
+    can copy a held lock); otherwise spawned.
+    """
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    method = (
-        "fork"
-        if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
-        else "spawn"
-    )
-    ctx = multiprocessing.get_context(method)
+    fork = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if fork else "spawn")
     if query is None:
-        return ProcessPoolExecutor(max_workers=nworkers, mp_context=ctx)
-    return ProcessPoolExecutor(max_workers=nworkers, mp_context=ctx, initializer=_init_worker, initargs=(query,))
+        return ProcessPoolExecutor(max_workers=nworkers, mp_context=ctx), fork
+    global _FORK_WORK
+    _FORK_WORK = work if fork else None
+    try:
+        executor = ProcessPoolExecutor(
+            max_workers=nworkers, mp_context=ctx, initializer=_init_worker, initargs=(query,)
+        )
+        if fork:
+            # A forking pool starts all its processes on the first submit (Python >= 3.11):
+            # start them while ``work`` is set.
+            for fut in [executor.submit(_noop) for _ in range(nworkers)]:
+                fut.result()
+    finally:
+        _FORK_WORK = None
+    return executor, fork
+
+
+#: The units of the search being started, for forked workers (see :func:`_new_executor`).
+_FORK_WORK: list[_Task | _Subtree] | None = None
+_WORKER_WORK: list[_Task | _Subtree] | None = None
+
+
+def _search_range(start: int, end: int) -> tuple[list[Hit], _Stats]:
+    """A batch of the inherited units, by index (nothing to unpickle)."""
+    work = _WORKER_WORK if _WORKER_WORK is not None else _FORK_WORK
+    assert work is not None
+    return _search_chunk(work[start:end])
 
 
 def _search_chunk_of(args: tuple[Query, list[_Task | _Subtree]]) -> tuple[list[Hit], _Stats]:
@@ -2804,7 +2952,8 @@ class SearchPool:
             if ex is None or getattr(ex, "_broken", False):
                 if ex is not None:
                     ex.shutdown(wait=False, cancel_futures=True)
-                ex = self._executor = _new_executor(self.workers, None)
+                ex, _forked = _new_executor(self.workers, None)
+                self._executor = ex
             return ex
 
     def warm(self) -> None:

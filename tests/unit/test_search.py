@@ -510,6 +510,63 @@ def test_filter_hints_agree_with_reading_every_item(sample: Path, real: Path, qu
         assert located(fast) == located(full), (root, query)
 
 
+@pytest.mark.parametrize(
+    "query",
+    [
+        CALL,
+        "Bearer|muse-special",
+        "/gpt_responses_v1:gAAAAAB[A-Za-z0-9_-]{3}/",
+        "/rs_[0-9a-f]{18}/ kind:reasoning",
+        '"order form"',
+        "has:encrypted",
+        "id:call_*",
+        "muse-special -/avocado/",
+    ],
+)
+def test_quick_file_check_agrees_with_the_full_read(
+    sample: Path,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    query: str,
+) -> None:
+    """Files dropped by the quick check (buffer read, no hint) are exactly the hitless ones.
+
+    The tree is the sample plus each transcript with its lines reversed (hits then sit at
+    both ends of files).
+    """
+    import musetui.search as search_mod
+
+    tree = tmp_path_factory.mktemp("quick")
+    shutil.copytree(sample, tree / "sample")
+    for p in candidate_files(sample):
+        if p.suffix == ".jsonl":
+            dest = tree / "reversed" / p.relative_to(sample)
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(b"".join(reversed(p.read_bytes().splitlines(keepends=True))))
+    quick = [h.record() for h in run_search([str(tree)], query, workers=1)]
+    monkeypatch.setattr(search_mod, "QUICK_BUFFER", 0)  # every file takes the full read
+    full = [h.record() for h in run_search([str(tree)], query, workers=1)]
+    assert quick == full and (quick or query == "muse-special -/avocado/"), query
+
+
+def test_quick_check_reads_what_the_full_read_reads(tmp_path: Path) -> None:
+    """Counted files and bytes agree; a file over the buffer and an empty one are read whole."""
+    import musetui.search as search_mod
+
+    (tmp_path / "big.jsonl").write_bytes(b'{"text": "pad"}\n' * 200 + b'{"text": "Needle"}\n')
+    (tmp_path / "empty.jsonl").write_bytes(b"")
+    (tmp_path / "small.jsonl").write_bytes(b'{"text": "hay"}\n')
+    runs = []
+    for size in (1 << 20, 512):  # 512: big.jsonl no longer fits the buffer
+        search_mod.QUICK_BUFFER, saved = size, search_mod.QUICK_BUFFER
+        try:
+            run = run_search([str(tmp_path)], "Needle", workers=1)
+            runs.append(([h.line for h in run], run.files, run.bytes))
+        finally:
+            search_mod.QUICK_BUFFER = saved
+    assert runs[0] == runs[1] == ([201], 3, 200 * 16 + 19 + 16)
+
+
 # -- walking, parallelism, sessions, limits -----------------------------------------------------------
 
 
