@@ -40,7 +40,13 @@ DEFAULT_OUT = Path(__file__).resolve().parents[2] / "sample_transcripts"
 #: top-level entries the generator owns; any other content makes it refuse to delete OUT_DIR.
 OWNED_ENTRIES = frozenset({"muse-vm", "codex", "claude", "api", "README.md"})
 
-CODEX_MODEL = "gpt-5.3-codex"
+#: A model without reasoning: Codex asks OpenAI for encrypted reasoning (``store:false``), so
+#: a reasoning model would put OpenAI ``encrypted_content`` in every turn. This pair shows the
+#: Codex layout and OpenAI ids; the sample's only encrypted OpenAI reasoning is the Muse
+#: outlier's (``provider:openai has:encrypted`` finds exactly its items).
+CODEX_MODEL = "gpt-4.1"
+#: What Codex reports as the context window of ``gpt-4.1`` (95% of 1,047,576 tokens).
+CODEX_CONTEXT_WINDOW = 995197
 CODEX_CLI = "0.141.0"
 CLAUDE_VERSION = "2.1.72"
 CLAUDE_MAIN_MODEL = "claude-sonnet-4-6"
@@ -628,25 +634,6 @@ class CodexTurn:
         self.resets_at = int(BASE_TIME) + 4 * 3600 + 1234
         self.used = 12.0
 
-    def reasoning(self, summary: str, enc_chars: int) -> None:
-        """An ``agent_reasoning`` event and a ``reasoning`` item with a fresh Fernet blob."""
-        t_item = self.clock.tick(3, 14)
-        t_line = round(t_item + self.rng.uniform(0.05, 0.9), 6)
-        self.clock.t = t_line
-        text = summary.split("\n\n", 1)[0].strip("*")
-        self.r.add(t_line, "event_msg", {"type": "agent_reasoning", "text": text})
-        self.r.add(
-            t_line,
-            "response_item",
-            {
-                "type": "reasoning",
-                "id": self.conv.item_id(self.rng, "rs", t_item),
-                "summary": [{"type": "summary_text", "text": summary}],
-                "content": None,
-                "encrypted_content": mint.fernet_token_chars(self.rng, int(t_item), enc_chars),
-            },
-        )
-
     def message(self, text: str, phase: str) -> None:
         """An assistant message (event mirror plus ``message`` item)."""
         t = self.clock.tick(0.3, 2)
@@ -737,7 +724,7 @@ class CodexTurn:
                 "info": {
                     "total_token_usage": dict(self.total),
                     "last_token_usage": last,
-                    "model_context_window": 258400,
+                    "model_context_window": CODEX_CONTEXT_WINDOW,
                 },
                 "rate_limits": codex_rate_limits(self.used, 4.0, self.resets_at),
             },
@@ -804,7 +791,7 @@ def codex_turn_start(rng: random.Random, r: CodexRollout, clock: Clock, prompt: 
         {
             "type": "task_started",
             "turn_id": turn_id,
-            "model_context_window": 258400,
+            "model_context_window": CODEX_CONTEXT_WINDOW,
             "collaboration_mode_kind": "default",
         },
     )
@@ -852,11 +839,10 @@ def codex_turn_context(r: CodexRollout, t: float, turn_id: str) -> None:
                 "mode": "default",
                 "settings": {
                     "model": CODEX_MODEL,
-                    "reasoning_effort": "high",
+                    "reasoning_effort": None,
                     "developer_instructions": None,
                 },
             },
-            "effort": "high",
             "summary": "auto",
             "truncation_policy": {"mode": "tokens", "limit": 10000},
         },
@@ -884,20 +870,18 @@ def build_codex_child(rng: random.Random, start: float, parent_id: str, task: st
             "rate_limits": codex_rate_limits(13.0, 4.0, turn.resets_at),
         },
     )
-    turn.reasoning(
-        "**Reading the handler**\n\nI'm opening api/order.py to see what `handle` returns before writing tests.",
-        900,
-    )
+    turn.message("I'll read api/order.py first to see what `handle` returns.", "commentary")
     turn.function_call(
         "exec_command",
         {"cmd": "sed -n '1,80p' api/order.py", "workdir": tx.WORKSPACE, "yield_time_ms": 10000},
         exec_output(rng, tx.ORDER_PY),
         (0.05, 0.2),
     )
-    turn.token_count(14210, 11904, 388, 192)
-    turn.reasoning(
-        "**Writing tests**\n\nThree cases: a valid order is appended, missing fields are reported, and the name is HTML-escaped.",
-        1400,
+    turn.token_count(14210, 11904, 196, 0)
+    turn.message(
+        "Three cases: a valid order is appended, missing fields are reported, and the name is "
+        "HTML-escaped.",
+        "commentary",
     )
     turn.apply_patch(
         "*** Begin Patch\n*** Add File: tests/test_order.py\n"
@@ -918,7 +902,7 @@ def build_codex_child(rng: random.Random, start: float, parent_id: str, task: st
         ),
         (0.6, 1.8),
     )
-    turn.token_count(15920, 14080, 702, 320)
+    turn.token_count(15920, 14080, 382, 0)
     final = "Added tests/test_order.py with 3 tests (valid order appended, missing fields → 400 with three errors, name escaped). `pytest -q tests/test_order.py`: 3 passed."
     turn.message(final, "final_answer")
     r.add(
@@ -946,10 +930,6 @@ def build_codex(rng: random.Random, out: Path) -> tuple[CodexRollout, CodexRollo
             "rate_limits": codex_rate_limits(12.0, 4.0, turn.resets_at),
         },
     )
-    turn.reasoning(
-        "**Inspecting the order form**\n\nI'm checking which fields visit.html posts and whether an api/ folder exists.",
-        1600,
-    )
     turn.message(
         "I'll look at the form fields first, then add a stdlib handler under api/.", "commentary"
     )
@@ -969,10 +949,11 @@ def build_codex(rng: random.Random, out: Path) -> tuple[CodexRollout, CodexRollo
         ),
         (0.05, 0.3),
     )
-    turn.token_count(12877, 3456, 512, 301)
-    turn.reasoning(
-        "**Writing the handler**\n\nI'm adding api/order.py: parse the form, validate three fields, append JSON Lines, escape output.",
-        2400,
+    turn.token_count(12877, 3456, 211, 0)
+    turn.message(
+        "The form posts name, phone and items, and there is no api/ yet. I'm adding api/order.py: "
+        "parse the form, validate the three fields, append JSON Lines, escape the output.",
+        "commentary",
     )
     turn.apply_patch(
         "*** Begin Patch\n*** Add File: api/__init__.py\n+\n*** Add File: api/order.py\n"
@@ -992,7 +973,7 @@ def build_codex(rng: random.Random, out: Path) -> tuple[CodexRollout, CodexRollo
         orjson.dumps({"agent_id": child.thread_id, "nickname": "Hypatia"}).decode(),
         t_spawn + 0.41,
     )
-    turn.token_count(16034, 12672, 1881, 655)
+    turn.token_count(16034, 12672, 1226, 0)
     wait_id, _ = turn.call("wait", {"ids": [child.thread_id], "timeout_ms": 600000})
     last_child = child.lines[-1]["payload"]["last_agent_message"]
     turn.output(
@@ -1017,17 +998,15 @@ def build_codex(rng: random.Random, out: Path) -> tuple[CodexRollout, CodexRollo
                     "content": [{"type": "input_text", "text": tx.CODEX_PROMPT}],
                 },
                 {
-                    "type": "compaction",
-                    "encrypted_content": mint.fernet_token_chars(rng, int(t_compact) - 1, 3200),
+                    "type": "message",
+                    "role": "user",
+                    "content": [{"type": "input_text", "text": tx.CODEX_COMPACT_SUMMARY}],
                 },
             ],
         },
     )
     codex_turn_context(parent, clock.tick(0.005, 0.02), turn_id)
-    turn.reasoning(
-        "**Checking the whole suite**\n\nI'm running all tests once more after the sub-agent's changes.",
-        800,
-    )
+    turn.message("I'll run the whole suite once more after the sub-agent's changes.", "commentary")
     turn.function_call(
         "exec_command",
         {"cmd": "python -m pytest -q", "workdir": tx.WORKSPACE, "yield_time_ms": 30000},
@@ -1037,7 +1016,7 @@ def build_codex(rng: random.Random, out: Path) -> tuple[CodexRollout, CodexRollo
         ),
         (0.7, 1.9),
     )
-    turn.token_count(9120, 4096, 260, 96)
+    turn.token_count(9120, 4096, 164, 0)
     final = (
         "Added `api/order.py`: it validates name, phone and items, appends each request to "
         "`orders.jsonl`, and returns an HTML-escaped thank-you page (400 with a list of problems "
@@ -1463,7 +1442,9 @@ def build_claude(rng: random.Random, out: Path) -> tuple[ClaudeSession, ClaudeSe
 def build_api(rng: random.Random, out: Path) -> tuple[str, str]:
     """Write one OpenAI Responses object and one Anthropic Messages object."""
     created = int(BASE_TIME) + 90 * 60 + 7
-    conv = mint.new_openai_conversation(rng, store=False, marker="8190")
+    # store:true and no ``include``: the reasoning item keeps its summary and has no
+    # encrypted_content (Responses returns it only when asked for).
+    conv = mint.new_openai_conversation(rng, store=True, marker="8190")
     resp_id = conv.item_id(rng, "resp", created + 0.214)
     fc_id = conv.item_id(rng, "fc", created + 6.71)
     responses: JSON = {
@@ -1483,7 +1464,6 @@ def build_api(rng: random.Random, out: Path) -> tuple[str, str]:
             {
                 "id": conv.item_id(rng, "rs", created + 0.98),
                 "type": "reasoning",
-                "encrypted_content": mint.fernet_token_chars(rng, created + 3, 1180),
                 "summary": [
                     {
                         "type": "summary_text",
@@ -1521,7 +1501,7 @@ def build_api(rng: random.Random, out: Path) -> tuple[str, str]:
         "reasoning": {"effort": "medium", "summary": "detailed"},
         "safety_identifier": None,
         "service_tier": "default",
-        "store": False,
+        "store": True,
         "temperature": 1,
         "text": {"format": {"type": "text"}, "verbosity": "medium"},
         "tool_choice": "auto",
@@ -1633,11 +1613,12 @@ def generate(out: Path) -> dict[str, Any]:
     """Delete and rewrite ``out`` with the sample tree; return the ids it wrote."""
     _clear(out)
     out.mkdir(parents=True)
-    rng = random.Random(SEED)
-    parent, workers = build_muse(rng, out)
-    codex_parent, codex_child = build_codex(rng, out)
-    claude, claude_sub = build_claude(rng, out)
-    resp_id, msg_id = build_api(rng, out)
+    # One generator per part (seeded from SEED and the part's name): a change to one part
+    # leaves the others' ids as they were.
+    parent, workers = build_muse(random.Random(SEED), out)
+    codex_parent, codex_child = build_codex(random.Random(f"{SEED}:codex"), out)
+    claude, claude_sub = build_claude(random.Random(f"{SEED}:claude"), out)
+    resp_id, msg_id = build_api(random.Random(f"{SEED}:api"), out)
     info: dict[str, Any] = {
         "muse_parent": parent.session_id,
         "muse_workers": {
@@ -1715,14 +1696,17 @@ codex/sessions/2026/09/01/{info["codex_parent_file"]}
 codex/sessions/2026/09/01/{info["codex_child_file"]}
 ```
 
-- Parent thread `{info["codex_parent"]}` (`gpt-5.3-codex`, `model_provider: openai`) adds the
+- Parent thread `{info["codex_parent"]}` (`gpt-4.1`, `model_provider: openai`) adds the
   order-form endpoint. File names carry **local** time (UTC+1), one hour ahead of the UTC in
   `session_meta`; the thread ids are UUIDv7s of the session start.
 - Sub-agent `{info["codex_child"]}` ("Hypatia", role `worker`) writes the tests; its
   `session_meta.payload.source` is `{{"subagent":{{"thread_spawn":{{"parent_thread_id":…,"depth":1}}}}}}`.
-- Evidence: `call_` + 24 ids, Fernet `encrypted_content` minted within a second of its line, and
-  newer-style `rs_`/`fc_`/`msg_`/`ctc_` item ids with store byte `01` (Codex sends `store:false`
-  to OpenAI). The parent also has a `compacted` line.
+- Both run `gpt-4.1`, a model without reasoning, so they carry no reasoning items and no
+  encrypted reasoning (Codex on a reasoning model stores OpenAI's Fernet `encrypted_content` in
+  every turn).
+- Evidence: `call_` + 24 ids and newer-style `fc_`/`msg_`/`ctc_` item ids with store byte `01`
+  (Codex sends `store:false` to OpenAI), minted within seconds of their lines. The parent also
+  has a `compacted` line whose history ends with a local summary.
 
 ## `claude/`: a Claude Code 2.1 session with a sub-agent
 
@@ -1746,7 +1730,8 @@ claude/projects/-home-dev-site/{info["claude_session"]}/subagents/agent-{info["c
 
 - `openai-responses-reasoning.json`: one OpenAI Responses object (`{info["openai_response"]}`):
   `resp_`/`rs_`/`msg_`/`fc_` new50 ids sharing one conversation key, `created_at` equal to the
-  `resp_` time, `store: false` (store byte `01`), a Fernet `encrypted_content`, and no
+  `resp_` time, `store: true` (store byte `00`; outside Codex that says nothing about Azure), a
+  reasoning summary without `encrypted_content` (the request did not `include` it), and no
   `content_filters` key (so nothing points to Azure).
 - `anthropic-messages-thinking.json`: one Anthropic Messages object (`{info["anthropic_message"]}`,
   a UUIDv7 id) on `claude-opus-4-7`: a thinking block whose v12 signature names the model, a

@@ -298,6 +298,15 @@ CODEX_PROMPT = (
     "orders.jsonl, and return a friendly HTML thank-you page. Get a sub-agent to write tests."
 )
 
+#: The summary a local compaction leaves in the Codex parent's history (as a user message).
+CODEX_COMPACT_SUMMARY = (
+    "Summary of the work so far, for the model continuing it: api/order.py handles POST "
+    "/api/order (validates name, phone and items; appends one JSON line per order to "
+    "orders.jsonl; returns an HTML-escaped thank-you page, or 400 with a list of problems). "
+    "Sub-agent Hypatia wrote tests/test_order.py: 3 tests, all passing. Next: run the whole "
+    "suite once more and report."
+)
+
 ORDER_PY = '''"""POST /api/order: validate an order request and append it to orders.jsonl."""
 
 from __future__ import annotations
