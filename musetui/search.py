@@ -211,6 +211,12 @@ class _Finder:
     patterns: tuple[re.Pattern[bytes], ...] = ()
     pattern: re.Pattern[bytes] | None = None
     line_mode: bool = False
+    #: how far past the start of the hint's occurrence the search reports it (an anchored
+    #: case-insensitive pattern reports its anchor, inside the literal)
+    anchor_at: int = 0
+    #: ``regex`` only: every match of ``pattern`` starts with the hint, so it is tried at
+    #: each occurrence (``match``) instead of over the whole line (``search``)
+    leads: bool = False
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -623,20 +629,21 @@ def _literal_finder(literal: bytes, case_sensitive: bool) -> _Finder:
     """How to find a plain ASCII literal (already lowered when case-insensitive)."""
     if case_sensitive or literal == literal.upper():
         return _Finder("find", needle=literal)
-    patterns = _ci_patterns(literal)
-    if patterns is None:
+    found = _ci_patterns(literal)
+    if found is None:
         return _Finder("find", needle=literal, lower=True)
-    return _Finder("re", patterns=patterns)
+    return _Finder("re", patterns=found[0], anchor_at=found[1])
 
 
-def _ci_patterns(needle: bytes) -> tuple[re.Pattern[bytes], ...] | None:
+def _ci_patterns(needle: bytes) -> tuple[tuple[re.Pattern[bytes], ...], int] | None:
     """Case-insensitive search for a lowercase ASCII literal without lowering the buffer.
 
     ``re`` scans fast for a pattern that starts with a literal, so the pattern starts at an
     *anchor*: the needle's longest run without letters (``-1.3`` in ``avocado-1.3``), then
     checks the text before it with a lookbehind and the text after it, both case-insensitive.
     A needle of letters only is anchored on its rarest letter, in both cases (two patterns).
-    None when every letter is common: lowering the buffer once is then cheaper.
+    Returns the patterns and the anchor's offset in the needle (a match starts there); None
+    when every letter is common: lowering the buffer once is then cheaper.
     """
     best: tuple[int, int] | None = None
     for m in _NON_LETTERS_RE.finditer(needle):
@@ -646,13 +653,13 @@ def _ci_patterns(needle: bytes) -> tuple[re.Pattern[bytes], ...] | None:
         if best is None or _rarity(run) > _rarity(needle[best[0] : best[1]]):
             best = (m.start(), m.end())
     if best is not None:
-        return (_anchored(needle, best[0], best[1], needle[best[0] : best[1]]),)
+        return (_anchored(needle, best[0], best[1], needle[best[0] : best[1]]),), best[0]
     letters = [(_LETTER_FREQ.get(c, 5.0), i) for i, c in enumerate(needle) if 97 <= c <= 122]
     freq, i = min(letters)
     if freq >= 6.0:
         return None
     ch = needle[i : i + 1]
-    return (_anchored(needle, i, i + 1, ch), _anchored(needle, i, i + 1, ch.upper()))
+    return (_anchored(needle, i, i + 1, ch), _anchored(needle, i, i + 1, ch.upper())), i
 
 
 def _anchored(needle: bytes, start: int, end: int, anchor: bytes) -> re.Pattern[bytes]:
@@ -803,6 +810,8 @@ def _regex_term(pattern: str) -> TextTerm:
             patterns=found.patterns,
             pattern=raw,
             line_mode=info.line_mode,
+            anchor_at=found.anchor_at,
+            leads=info.lead.startswith(pref),
         )
     score = float(len(pref)) if pref else 0.5
     return TextTerm(
@@ -865,6 +874,8 @@ _SPACE = frozenset({9, 10, 11, 12, 13, 28, 29, 30, 31, 32, 133, 160})
 class _RegexInfo:
     prefilter: bytes | None
     line_mode: bool
+    #: the literal every match starts with (lowered when case-insensitive; may be empty)
+    lead: bytes = b""
 
 
 class _Sre:
@@ -908,9 +919,10 @@ def _analyze_regex(pattern: str, flags: int, shown: str) -> _RegexInfo:
         an.check(list(parsed), gflags, _EMPTY, False)
         crosses = an.newline_or_anchor(list(parsed), gflags)
         prefilter = an.required_literal(list(parsed), gflags)
+        lead = an.leading_literal(list(parsed), gflags)
     except RecursionError as exc:
         raise QueryError(f"regex /{shown}/ is nested too deeply") from exc
-    return _RegexInfo(prefilter if prefilter and len(prefilter) >= 3 else None, crosses)
+    return _RegexInfo(prefilter if prefilter and len(prefilter) >= 3 else None, crosses, lead)
 
 
 class _Analyzer:
@@ -1148,6 +1160,24 @@ class _Analyzer:
         return False
 
     # -- prefilter -------------------------------------------------------------------------------
+    def leading_literal(self, seq: list[Any], flags: int) -> bytes:
+        """The literal every match starts with: the pattern's first plain characters.
+
+        Stops at anything else (a class, a group, a repeat, an anchor): what is returned is
+        then certainly at the start of every match. Lowered when case-insensitive; a
+        non-ASCII letter ends it then (its case folding is not a byte lowering).
+        """
+        out: list[str] = []
+        for op, av in seq:
+            if op is not self.c.LITERAL:
+                break
+            ch = chr(av)
+            if flags & re.IGNORECASE and ord(ch) > 0x7F and ch.lower() != ch.upper():
+                break
+            out.append(ch)
+        text = "".join(out).encode("utf-8", "surrogatepass")
+        return text.lower() if flags & re.IGNORECASE else text
+
     def required_literal(self, seq: list[Any], flags: int) -> bytes | None:
         """The longest literal every match contains (UTF-8; lowered when case-insensitive)."""
         runs: list[bytes] = []
@@ -2175,6 +2205,9 @@ class _FileSearch:
         if pat is not None and (finder.line_mode or self.has_long_lines()):
             yield from self._regex_lines(pat, seek)
             return
+        if pat is not None and seek is not None and finder.leads:
+            yield from self._led_lines(pat, seek, finder.anchor_at)
+            return
         if pat is not None and seek is None:
             seek = self._regex_seeker(pat)
             pat = None
@@ -2187,6 +2220,30 @@ class _FileSearch:
                 le = n
             if pat is None or pat.search(data, ls, le):
                 yield ls, le
+            if le >= n:
+                return
+            p = seek(le + 1)
+
+    def _led_lines(
+        self, pat: re.Pattern[bytes], seek: Callable[[int], int], anchor_at: int
+    ) -> Iterator[tuple[int, int]]:
+        """Lines where ``pat`` matches at an occurrence of the literal every match starts with.
+
+        Equivalent to searching each candidate line whole, but ``match`` at each occurrence
+        costs little where ``search`` (slow when case-insensitive) would scan the line.
+        """
+        data = self.data
+        n = len(data)
+        p = seek(0)
+        while p >= 0:
+            q = p - anchor_at
+            le = data.find(b"\n", p)
+            if le < 0:
+                le = n
+            if pat.match(data, q, le) is None:
+                p = seek(p + 1)
+                continue
+            yield data.rfind(b"\n", 0, q) + 1, le
             if le >= n:
                 return
             p = seek(le + 1)

@@ -169,6 +169,9 @@ def test_provider_openai_has_encrypted_lists_exactly_the_encrypted_items(sample:
         sample, lambda line: b'"kind":"reasoning_committed"' in line, [sample / worker]
     )
     assert reasoning and {x for x in located(hits) if x[0] == worker.as_posix()} == reasoning
+    # Issue 5's criterion: exactly the muse-special worker's items (the sample's other OpenAI
+    # sessions, the Codex pair and the Responses capture, carry no encrypted reasoning).
+    assert {h["path"] for h in hits} == {worker.as_posix()} and len(hits) == len(reasoning) == 3
     assert all(h["field"].endswith(("signature", "encrypted_content")) for h in hits)
     assert not [h for h in hits if scan[h["path"]]["provider"] != "openai"]
 
@@ -706,6 +709,29 @@ def test_literal_search_equals_naive_scan(lines: list[str], word: str) -> None:
         regex = "/" + re.escape(word) + "/"
         got = [h.line for h in run_search([str(path)], regex)]
         assert got == expected, (regex, lines)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lines=st.lists(st.text(alphabet="aAbB_-19 ", max_size=40), min_size=1, max_size=12),
+    lead=st.text(alphabet="aAbB_-", min_size=3, max_size=5),
+    tail=st.sampled_from(["", "[ab]{2}", "[0-9]*", "b+", ".?a", "(?:_|-)b", "$"]),
+)
+def test_regex_led_by_a_literal_equals_a_line_search(lines: list[str], lead: str, tail: str) -> None:
+    """A regex that starts with its literal hint is tried at each occurrence: same lines."""
+    import tempfile
+
+    pattern = re.escape(lead) + tail
+    flags = 0 if any(c.isupper() for c in lead) else re.IGNORECASE
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "s.jsonl"
+        raw = [orjson.dumps({"text": line}) for line in lines]
+        path.write_bytes(b"\n".join(raw) + b"\n")
+        expected = [
+            i + 1 for i, r in enumerate(raw) if re.search(pattern.encode(), r, flags) is not None
+        ]
+        got = [h.line for h in run_search([str(path)], f"/{pattern}/")]
+        assert got == expected, (pattern, lines)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
