@@ -2791,12 +2791,12 @@ def _quick_of(query: Query) -> _Quick | None:
     return _Quick(tuple(needles), tuple(patterns))
 
 
-def _read_small(path: str, buf: bytearray) -> tuple[int, bool] | None:
-    """Read a regular file smaller than ``buf`` into it, as :func:`_read` would read it.
+def _read_small(path: str, buf: bytearray, limit: int | None) -> tuple[int, bool] | None:
+    """Read a regular file (at most ``limit`` bytes) into ``buf``, as :func:`_read` would.
 
-    Returns (bytes read, whether the file grew while it was read), or None when the file
-    is not a small regular file or cannot be read (the caller then takes the slow path,
-    which reports why).
+    Returns (bytes read, whether the file grew while it was read), or None when what is to
+    be read does not fit ``buf``, the file is not regular, or it cannot be read (the caller
+    then takes the slow path, which reports why).
     """
     try:
         fd = os.open(path, _OPEN_FLAGS)
@@ -2804,16 +2804,17 @@ def _read_small(path: str, buf: bytearray) -> tuple[int, bool] | None:
         return None
     try:
         st = os.fstat(fd)
-        want = st.st_size
+        want = st.st_size if limit is None else min(st.st_size, limit)
         if want >= len(buf) or not stat.S_ISREG(st.st_mode):
             return None
-        n = os.readv(fd, [buf]) if want else 0
+        view = memoryview(buf)
+        n = os.readv(fd, [view[:want]]) if want else 0
         while n < want:
-            more = os.preadv(fd, [memoryview(buf)[n:want]], n)
+            more = os.preadv(fd, [view[n:want]], n)
             if not more:
                 break
             n += more
-        grew = n > 0 and buf[n - 1] != 10 and os.fstat(fd).st_size > want
+        grew = limit is None and n > 0 and buf[n - 1] != 10 and os.fstat(fd).st_size > want
         return n, grew
     except OSError:
         return None
@@ -2837,8 +2838,8 @@ def _search_tasks(
     for task in tasks:
         if cancelled is not None and cancelled():
             return
-        if buf is not None and quick is not None and not task.maybe and task.read_limit is None:
-            got = _read_small(task.abspath, buf)
+        if buf is not None and quick is not None and not task.maybe:
+            got = _read_small(task.abspath, buf, task.read_limit)
             if got is not None:
                 n, grew = got
                 if not quick(buf, n):

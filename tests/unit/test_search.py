@@ -652,6 +652,28 @@ def test_search_sessions_uses_summaries_and_never_reads_pruned_ones(sample: Path
     assert [n for n in run.notes if "unreadable" in n], "unpruned sessions are read"
 
 
+def test_search_sessions_reads_only_what_was_indexed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lines appended after indexing are not searched (the TUI re-indexes them first).
+
+    Both ways of reading agree: the quick buffer check and the full read.
+    """
+    import musetui.search as search_mod
+    from musetui.index import Index
+
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(b'{"type": "message", "text": "Needle one"}\n')
+    sessions = Index([str(tmp_path)], workers=1).scan().sessions
+    with path.open("ab") as f:
+        f.write(b'{"type": "message", "text": "Needle two"}\n')
+    for size in (search_mod.QUICK_BUFFER, 0):
+        monkeypatch.setattr(search_mod, "QUICK_BUFFER", size)
+        run = search_sessions(sessions, "Needle", workers=1)
+        assert [h.line for h in run] == [1] and run.bytes == sessions[0].read_bytes, size
+    assert [h.line for h in run_search([str(tmp_path)], "Needle", workers=1)] == [1, 2]
+
+
 def test_limit_and_cancel(sample: Path) -> None:
     assert len(search([sample], "/./", limit=4)) == 4
     calls = 0
