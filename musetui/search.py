@@ -3113,7 +3113,9 @@ def search_sessions(
 
     def body(run: SearchRun) -> Generator[Hit, None, None]:
         tasks = _tasks_of(sessions)
-        keep = [t for t in tasks if _session_passes(q, t.info, t.path, groups)]
+        keep: list[_Task | _Subtree] = [
+            t for t in tasks if _session_passes(q, t.info, t.path, groups)
+        ]
         nworkers = pool.workers if pool is not None else workers
         yield from _execute(keep, q, run, limit, cancelled, nworkers, pool)
 
