@@ -84,13 +84,37 @@ class SearchResultsList(OptionList):
         Binding("k", "cursor_up", "Up", show=False, id="results.up", tooltip="Previous hit"),
     ]
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: the hits listed, and the width their entries were made for
+        self._listed: list[Any] = []
+        self._width = 0
+
     def show_hits(self, hits: Sequence[Any]) -> None:
-        """Replace the list with ``hits`` (keeping the highlight where possible)."""
+        """List ``hits`` (keeping the highlight where possible).
+
+        A running search reports the hits so far every quarter second: when they extend
+        what is listed (the same hit objects first), only the new ones are added. Rebuilding
+        500 entries takes 0.1-0.35 s of the UI thread.
+        """
         keep = self.highlighted
         width = max(40, (self.scrollable_content_region.width or self.app.size.width - 10) - 2)
-        self.clear_options()
-        self.add_options(
-            Option(hit_prompt(h, i + 1, width), id=str(i)) for i, h in enumerate(hits[:RESULTS_CAP])
+        wanted = list(hits[:RESULTS_CAP])
+        listed = self._listed
+        n = len(listed)
+        extends = (
+            width == self._width
+            and len(wanted) >= n
+            and all(a is b for a, b in zip(listed, wanted, strict=False))
         )
-        if hits:
-            self.highlighted = min(keep or 0, len(hits[:RESULTS_CAP]) - 1)
+        if not extends:
+            self.clear_options()
+            n = 0
+        if len(wanted) > n:
+            self.add_options(
+                Option(hit_prompt(h, i + 1, width), id=str(i))
+                for i, h in enumerate(wanted[n:], start=n)
+            )
+        self._listed, self._width = wanted, width
+        if wanted and (not extends or self.highlighted is None):
+            self.highlighted = min(keep or 0, len(wanted) - 1)

@@ -157,3 +157,28 @@ async def test_searches_reuse_worker_processes_and_the_app_stops_them(
         await _search(pilot, "muse")
         assert main(app).search_state.done and pool.executor() is first  # the same processes
     assert pool._executor is None  # the app stopped them on exit
+
+
+async def test_results_list_adds_only_new_hits_while_a_search_runs(sample_root: str) -> None:
+    """Progress reports extend the list; a different list (a new query) replaces it."""
+    from musetui.search import run_search
+
+    hits = list(run_search([sample_root], "call_"))
+    assert len(hits) > 6
+    app = MuseApp([sample_root])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        results = app.screen.query_one(SearchResultsList)
+        results.show_hits(hits[:3])
+        first = results.get_option_at_index(0)
+        results.show_hits(hits[:6])  # the same hits first: appended
+        assert results.option_count == 6 and results.get_option_at_index(0) is first
+        assert [str(results.get_option_at_index(i).prompt).split()[0] for i in range(6)] == [
+            str(i) for i in range(1, 7)
+        ]
+        results.show_hits(hits[1:4])  # not an extension: rebuilt
+        assert results.option_count == 3 and results.get_option_at_index(0) is not first
+        assert results.highlighted == 0
+        results.show_hits([])
+        assert results.option_count == 0
