@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -103,6 +104,9 @@ class MuseApp(App[None]):
     def on_unmount(self) -> None:
         if self._search_pool is not None:
             self._search_pool.close()
+        # The main screen froze the index for the cycle collector (see MainScreen._finished);
+        # hand it back, for an app run inside a longer-lived process (tests, a notebook).
+        gc.unfreeze()
 
     @property
     def main_screen(self) -> MainScreen:

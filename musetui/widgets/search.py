@@ -14,6 +14,10 @@ from musetui.widgets.text import clean, short_id
 
 #: The most hits listed (the status line still counts all of them).
 RESULTS_CAP = 500
+#: Entries added to the list at a time (10-25 ms of the UI thread; a screenful is about 20).
+ADD_CHUNK = 20
+#: Seconds between two chunks: the event loop handles keys and paints in between.
+ADD_PAUSE_S = 0.005
 
 
 def highlight_snippet(snippet: str, spans: Sequence[Any], width: int = 200) -> Text:
@@ -86,35 +90,49 @@ class SearchResultsList(OptionList):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        #: the hits listed, and the width their entries were made for
+        #: the hits to list, and the width their entries are made for
         self._listed: list[Any] = []
         self._width = 0
+        self._adding = False
 
     def show_hits(self, hits: Sequence[Any]) -> None:
         """List ``hits`` (keeping the highlight where possible).
 
         A running search reports the hits so far every quarter second: when they extend
-        what is listed (the same hit objects first), only the new ones are added. Rebuilding
-        500 entries takes 0.1-0.35 s of the UI thread.
+        what is listed (the same hit objects first), only the new ones are added. Entries
+        are added :data:`ADD_CHUNK` at a time, with a pause between chunks: 500 at once held
+        the UI thread for 0.1-0.35 s, 100 at once for up to 0.12 s.
         """
         keep = self.highlighted
         width = max(40, (self.scrollable_content_region.width or self.app.size.width - 10) - 2)
         wanted = list(hits[:RESULTS_CAP])
         listed = self._listed
-        n = len(listed)
         extends = (
             width == self._width
-            and len(wanted) >= n
+            and len(wanted) >= len(listed)
             and all(a is b for a, b in zip(listed, wanted, strict=False))
         )
         if not extends:
             self.clear_options()
-            n = 0
-        if len(wanted) > n:
-            self.add_options(
-                Option(hit_prompt(h, i + 1, width), id=str(i))
-                for i, h in enumerate(wanted[n:], start=n)
-            )
         self._listed, self._width = wanted, width
+        self._add_chunk()
         if wanted and (not extends or self.highlighted is None):
-            self.highlighted = min(keep or 0, len(wanted) - 1)
+            self.highlighted = min(keep or 0, self.option_count - 1)
+
+    def _add_chunk(self) -> None:
+        """Add the next entries of the list; the rest after a pause."""
+        self._adding = False
+        n, wanted, width = self.option_count, self._listed, self._width
+        if n >= len(wanted):
+            return
+        self.add_options(
+            Option(hit_prompt(h, i + 1, width), id=str(i))
+            for i, h in enumerate(wanted[n : n + ADD_CHUNK], start=n)
+        )
+        if self.option_count < len(wanted):
+            self._adding = True
+            self.set_timer(ADD_PAUSE_S, self._next_chunk)
+
+    def _next_chunk(self) -> None:
+        if self._adding:
+            self._add_chunk()

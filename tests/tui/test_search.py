@@ -182,3 +182,37 @@ async def test_results_list_adds_only_new_hits_while_a_search_runs(sample_root: 
         assert results.highlighted == 0
         results.show_hits([])
         assert results.option_count == 0
+
+
+async def test_a_long_result_list_is_added_a_chunk_per_refresh(sample_root: str) -> None:
+    from musetui.search import run_search
+    from musetui.widgets.search import ADD_CHUNK, RESULTS_CAP
+
+    found = list(run_search([sample_root], "/./"))
+    hits = (found * (RESULTS_CAP // len(found) + 2))[: RESULTS_CAP + 20]
+    app = MuseApp([sample_root])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        results = app.screen.query_one(SearchResultsList)
+        results.show_hits(hits)
+        assert results.option_count == ADD_CHUNK and results.highlighted == 0
+        for _ in range(100):  # a chunk per pause: at most 5 s on a slow machine
+            if results.option_count == RESULTS_CAP:
+                break
+            await pilot.pause(0.05)
+        assert results.option_count == RESULTS_CAP
+        last = results.get_option_at_index(RESULTS_CAP - 1)
+        assert str(last.prompt).split()[0] == str(RESULTS_CAP)
+
+
+async def test_the_index_is_frozen_for_the_cycle_collector_until_exit(sample_root: str) -> None:
+    """Indexing done: its objects skip full collections (UI stalls); the app hands them back."""
+    import gc
+
+    gc.unfreeze()
+    app = MuseApp([sample_root])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert main(app).finished and gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0
