@@ -19,7 +19,7 @@ import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from musetui import __version__
 from musetui.config import cache_dir
@@ -239,20 +239,17 @@ class IndexCache:
 
     def outcome_of(self, path: str) -> bytes | None:
         """The stored (pickled) outcome of one file, fetched when the walk reaches it."""
-        if self.conn is None:
-            return None
-        try:
-            row = self.conn.execute("SELECT outcome FROM files WHERE path = ?", (path,)).fetchone()
-        except sqlite3.DatabaseError:
-            return None
-        return row[0] if row else None
+        return self._blob("outcome", path)
 
     def state_of(self, path: str) -> bytes | None:
         """The stored resume state of one file (fetched only when a file has grown)."""
+        return self._blob("state", path)
+
+    def _blob(self, column: Literal["outcome", "state"], path: str) -> bytes | None:
         if self.conn is None:
             return None
         try:
-            row = self.conn.execute("SELECT state FROM files WHERE path = ?", (path,)).fetchone()
+            row = self.conn.execute(f"SELECT {column} FROM files WHERE path = ?", (path,)).fetchone()
         except sqlite3.DatabaseError:
             return None
         return row[0] if row else None
