@@ -2776,10 +2776,7 @@ class _Quick:
         for needle in self.needles:
             if buf.find(needle, 0, n) >= 0:
                 return True
-        for pattern in self.patterns:
-            if pattern.search(buf, 0, n) is not None:
-                return True
-        return False
+        return any(p.search(buf, 0, n) is not None for p in self.patterns)
 
 
 def _quick_of(query: Query) -> _Quick | None:
