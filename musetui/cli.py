@@ -35,7 +35,7 @@ def _check_paths(paths: Sequence[str]) -> None:
 
 
 def _err(text: str) -> None:
-    from musetui.report import strip_controls
+    from musetui.safetext import strip_controls
 
     sys.stderr.write(strip_controls(text) + "\n")
 
@@ -187,7 +187,7 @@ def _print_table(sessions: Sequence[object]) -> None:
     millisecond a row: piped or large outputs get plain columns, path last and never cut.
     """
     from musetui.model import SessionSummary
-    from musetui.report import strip_controls
+    from musetui.safetext import strip_controls
 
     rows: list[tuple[str, ...]] = []
     for s in sessions:
@@ -347,7 +347,7 @@ def cmd_search(argv: Sequence[str]) -> int:
         raise UsageError("musetui search: need at least one PATH and a QUERY")
     paths, query = positional[:-1], positional[-1]
     _check_paths(paths)
-    from musetui.report import strip_controls
+    from musetui.safetext import strip_controls
     from musetui.search import QueryError, run_search
 
     try:
@@ -406,7 +406,7 @@ def _db_info(path: Path) -> list[str]:
     except sqlite3.Error as exc:
         return [f"unreadable: {exc}"]
     from musetui.cache import SCHEMA_VERSION
-    from musetui.report import strip_controls
+    from musetui.safetext import strip_controls
 
     try:
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())

@@ -9,20 +9,10 @@ from collections.abc import Sequence
 from musetui.fingerprints.attribution import fmt_delta
 from musetui.fingerprints.types import Decoded
 from musetui.model import Item, SessionSummary, iso
+from musetui.safetext import strip_controls
 
 #: Raw lines are truncated to this many characters in reports.
 RAW_LIMIT = 2000
-
-# C0/C1 controls (except newline and tab), DEL, and bidi/zero-width format controls.
-_CONTROL_RE = re.compile(
-    "[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]"
-)
-
-
-def strip_controls(text: str) -> str:
-    """Remove control, escape and bidi characters so text can never drive a terminal."""
-    return _CONTROL_RE.sub("", text)
-
 
 def _one_line(text: str) -> str:
     return strip_controls(text).replace("\n", " ").replace("\t", " ")

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from rich.text import Text
 
-from musetui.report import strip_controls
+from musetui.safetext import strip_controls
 
 
 def clean(value: object, limit: int | None = None) -> str:

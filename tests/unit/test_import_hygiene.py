@@ -16,3 +16,17 @@ def test_core_does_not_import_textual() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_a_text_search_imports_no_attribution_engine(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``musetui search`` without provider:/host:/flag: starts no more than it uses."""
+    (tmp_path / "s.jsonl").write_text('{"text": "hello"}\n')
+    code = (
+        "import sys\n"
+        "from musetui.cli import main\n"
+        f"code = main(['search', {str(tmp_path)!r}, 'hello', '--json'])\n"
+        "heavy = ['musetui.report', 'musetui.fingerprints.attribution', 'musetui.index']\n"
+        "sys.stderr.write(f'{code}:' + ','.join(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert '"line":1' in out.stdout and out.stderr.strip().endswith("0:")
