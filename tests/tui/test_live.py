@@ -82,3 +82,33 @@ async def test_a_deleted_session_leaves_the_tree(live_tree: Path) -> None:
         # The rest of the tree still works: the outlier is one key away.
         await press(pilot, "o")
         assert current(app).session_id == OUTLIER_ID
+
+
+async def test_open_search_results_follow_new_lines(live_tree: Path) -> None:
+    """With / open, a line that live follow brings in joins the hits (issue: results update)."""
+    from musetui.screens.search import SearchScreen
+
+    root = live_tree
+    app = MuseApp([str(root)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        assert isinstance(app.screen, SearchScreen)
+        await pilot.press(*"zephyrine")
+        await pilot.pause(0.4)
+        await settle(pilot)
+        state = main(app).search_state
+        assert state.done and state.total == 0
+        line = {
+            "stream": {"kind": "session", "id": OUTLIER_ID},
+            "recorded_at": 1788300200000000,
+            "payload": {"kind": "run", "event": {"kind": "assistant_message_committed", "message_id": "m-z", "text": "zephyrine"}},
+        }
+        with open(root / OUTLIER_REL, "ab") as f:
+            f.write(orjson.dumps(line) + b"\n")
+        appended = time.monotonic()
+        while time.monotonic() - appended < 4.0 and not (state.done and state.total == 1):
+            await pilot.pause(0.05)
+        assert state.done and state.total == 1, "the open search re-ran on the new line"
+        hit = state.hits[0]
+        assert hit.session_id == OUTLIER_ID and "zephyrine" in hit.snippet
