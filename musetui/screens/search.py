@@ -26,6 +26,8 @@ from musetui.widgets.text import clean
 DEBOUNCE_S = 0.15
 #: With this many sessions, opening the search starts its worker processes right away.
 WARM_POOL_SESSIONS = 2000
+#: While indexing, the open query is re-run at most this often (seconds).
+RERUN_S = 1.0
 #: Stop counting hits beyond this many (the list shows at most RESULTS_CAP).
 COUNT_LIMIT = 100_000
 HINT = (
@@ -77,6 +79,7 @@ class SearchScreen(ModalScreen[int | None]):
         self._sessions = sessions
         self._timer: Timer | None = None
         self._last_rerun = 0.0
+        self._rerun_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="search-dialog") as v:
@@ -139,10 +142,23 @@ class SearchScreen(ModalScreen[int | None]):
         self.run_search(st.generation, query, list(self._sessions()))
 
     def sessions_changed(self) -> None:
-        """Indexing found more sessions: re-run the query (at most once a second)."""
-        now = time.monotonic()
-        if self.state.query.strip() and now - self._last_rerun > 1.0:
-            self._last_rerun = now
+        """Indexing found more sessions: re-run the query.
+
+        At most once every :data:`RERUN_S`; a change within that time is not dropped but
+        re-runs the query when it ends (the last sessions found are always searched).
+        """
+        if not self.state.query.strip():
+            return
+        wait = self._last_rerun + RERUN_S - time.monotonic()
+        if wait <= 0:
+            self._rerun()
+        elif self._rerun_timer is None:
+            self._rerun_timer = self.set_timer(wait, self._rerun)
+
+    def _rerun(self) -> None:
+        self._rerun_timer = None
+        self._last_rerun = time.monotonic()
+        if self.state.query.strip():
             self.start(self.state.query)
 
     # (An explicit description: Textual would otherwise repr() every session on the UI thread.)

@@ -216,3 +216,33 @@ async def test_the_index_is_frozen_for_the_cycle_collector_until_exit(sample_roo
         await settle(pilot)
         assert main(app).finished and gc.get_freeze_count() > 0
     assert gc.get_freeze_count() == 0
+
+
+async def test_changes_during_indexing_rerun_the_query_and_the_last_one_is_never_dropped(
+    sample_root: str,
+) -> None:
+    """Re-runs are at most one per RERUN_S; a change inside that window runs after it."""
+    from musetui.screens.search import RERUN_S
+
+    app = MuseApp([sample_root])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        await _search(pilot, CALL_ID)
+        runs: list[str] = []
+        original = screen.start
+
+        def counting(query: str) -> None:
+            runs.append(query)
+            original(query)
+
+        screen.start = counting  # type: ignore[method-assign]
+        for _ in range(3):
+            screen.sessions_changed()
+        assert runs == [CALL_ID]  # the first at once; the others wait for the window to end
+        await pilot.pause(RERUN_S + 0.3)
+        assert runs == [CALL_ID, CALL_ID]  # one trailing run for the changes in the window
+        await settle(pilot)
+        assert main(app).search_state.total == 2
