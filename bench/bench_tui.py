@@ -55,8 +55,16 @@ def first_paint(corpus: str, *, cache: bool, cache_dir: str) -> float | None:
     }
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     cmd = f"{sys.executable} -m musetui {corpus}"
-    t0 = time.perf_counter()
-    subprocess.run(["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "48", cmd], env=env, check=True)
+    for _attempt in range(3):  # a tmux server still exiting from the last run can refuse once
+        t0 = time.perf_counter()
+        started = subprocess.run(
+            ["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "48", cmd], env=env
+        )
+        if started.returncode == 0:
+            break
+        time.sleep(0.5)
+    else:
+        raise RuntimeError("tmux new-session failed 3 times")
     try:
         while time.perf_counter() - t0 < 30:
             screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
