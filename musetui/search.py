@@ -2014,7 +2014,7 @@ class _FileSearch:
         return self.use(data)
 
     def use(self, data: bytes) -> bool:
-        """Take the file's bytes (read here, or by :func:`_search_tasks`'s quick check)."""
+        """Take the file's bytes (read here, or by :func:`_search_units`'s quick check)."""
         self.stats.files += 1
         self.stats.bytes += len(data)
         self.data = data
@@ -2772,12 +2772,6 @@ class _Quick:
     needles: tuple[bytes, ...]
     patterns: tuple[re.Pattern[bytes], ...]
 
-    def __call__(self, buf: bytearray, n: int) -> bool:
-        for needle in self.needles:
-            if buf.find(needle, 0, n) >= 0:
-                return True
-        return any(p.search(buf, 0, n) is not None for p in self.patterns)
-
 
 def _quick_of(query: Query) -> _Quick | None:
     """The quick check of a query, or None when its driver has no plain hint.
@@ -2801,74 +2795,91 @@ def _quick_of(query: Query) -> _Quick | None:
     return _Quick(tuple(needles), tuple(patterns))
 
 
-def _read_small(path: str, buf: bytearray, limit: int | None) -> tuple[int, bool] | None:
-    """Read a regular file (at most ``limit`` bytes) into ``buf``, as :func:`_read` would.
-
-    Returns (bytes read, whether the file grew while it was read), or None when what is to
-    be read does not fit ``buf``, the file is not regular, or it cannot be read (the caller
-    then takes the slow path, which reports why).
-    """
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        want = st.st_size if limit is None else min(st.st_size, limit)
-        if want >= len(buf) or not stat.S_ISREG(st.st_mode):
-            return None
-        view = memoryview(buf)
-        n = os.readv(fd, [view[:want]]) if want else 0
-        while n < want:
-            more = os.preadv(fd, [view[n:want]], n)
-            if not more:
-                break
-            n += more
-        grew = limit is None and n > 0 and buf[n - 1] != 10 and os.fstat(fd).st_size > want
-        return n, grew
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
-def _search_tasks(
-    tasks: Iterable[_Task],
+def _search_units(
+    units: Iterable[_Task | _Subtree],
     query: Query,
     stats: _Stats,
     cancelled: Callable[[], bool] | None = None,
 ) -> Iterator[list[Hit]]:
-    """The hits of each file, in order (files without hits may yield nothing).
+    """The hits of every file under ``units``, walked depth first in path order.
 
-    With a quick check (:func:`_quick_of`), a small file is read into a reused buffer and
-    only searched further when a hint of the driving group occurs in it.
+    Yields one list per file that has hits. With a quick check (:func:`_quick_of`), a file
+    smaller than :data:`QUICK_BUFFER` is read into one reused buffer, as :func:`_read`
+    reads it (a regular file, at most its indexed size, cut at its last complete line if it
+    grew meanwhile), and searched further only when a hint of the driving group occurs in
+    it. This is the hot loop of a search, kept flat on purpose: the walk, the read and the
+    check inline, no generator or call per file (12-15 ms of a 0.25 s search per worker).
     """
     quick = _quick_of(query)
-    buf = bytearray(QUICK_BUFFER) if quick is not None else None
-    for task in tasks:
-        if cancelled is not None and cancelled():
-            return
-        if buf is not None and quick is not None and not task.maybe:
-            got = _read_small(task.abspath, buf, task.read_limit)
-            if got is not None:
-                n, grew = got
-                if not quick(buf, n):
+    notes = stats.notes
+    buf = bytearray(QUICK_BUFFER if quick is not None else 0)
+    view = memoryview(buf)
+    needles = quick.needles if quick is not None else ()
+    patterns = quick.patterns if quick is not None else ()
+    for unit in units:
+        stack: list[_Task | _Subtree] = [unit]
+        while stack:
+            task = stack.pop()
+            if type(task) is not _Task:
+                assert isinstance(task, _Subtree)
+                kids = _children(task, notes)
+                kids.reverse()  # popped from the end: the first child first
+                stack += kids
+                continue
+            if cancelled is not None and cancelled():
+                return
+            n = -1  # -1: the full read (no quick check, or the file does not fit)
+            if quick is not None and not task.maybe:
+                limit = task.read_limit
+                try:
+                    fd = os.open(task.abspath, _OPEN_FLAGS)
+                except OSError:
+                    fd = -1  # the full read reports why
+                if fd >= 0:
+                    try:
+                        st = os.fstat(fd)
+                        want = st.st_size if limit is None else min(st.st_size, limit)
+                        if want < len(buf) and stat.S_ISREG(st.st_mode):
+                            n = os.readv(fd, [view[:want]]) if want else 0
+                            while n < want:
+                                more = os.preadv(fd, [view[n:want]], n)
+                                if not more:
+                                    break
+                                n += more
+                            grew = limit is None and n and buf[n - 1] != 10
+                            if grew and os.fstat(fd).st_size > want:  # whole lines only
+                                n = buf.rfind(b"\n", 0, n) + 1
+                    except OSError:
+                        n = -1
+                    finally:
+                        os.close(fd)
+            if n >= 0:
+                hinted = False  # (loops, not any(): no generator object per file)
+                for needle in needles:
+                    if buf.find(needle, 0, n) >= 0:
+                        hinted = True
+                        break
+                if not hinted:
+                    for pattern in patterns:
+                        if pattern.search(buf, 0, n) is not None:
+                            hinted = True
+                            break
+                if not hinted:
                     stats.files += 1
                     stats.bytes += n
                     continue
-                data = bytes(memoryview(buf)[:n])
-                if grew:
-                    data = data[: data.rfind(b"\n") + 1]
-                yield _FileSearch(task, query, stats).run(data)
-                continue
-        yield _FileSearch(task, query, stats).run()
+                hits = _FileSearch(task, query, stats).run(bytes(view[:n]))
+            else:
+                hits = _FileSearch(task, query, stats).run()
+            if hits:
+                yield hits
 
 
 def _search_chunk(chunk: list[_Task | _Subtree]) -> tuple[list[Hit], _Stats]:
     assert _WORKER_QUERY is not None
     stats = _Stats()
     hits: list[Hit] = []
-    for found in _search_tasks(_walk_units(chunk, stats.notes), _WORKER_QUERY, stats):
+    for found in _search_units(chunk, _WORKER_QUERY, stats):
         hits.extend(found)
     return hits, stats
 
@@ -2906,7 +2917,7 @@ def _execute(
         work = list(units)
         big = len(work) >= PARALLEL_MIN_FILES
     if nworkers <= 1 or not big:
-        for found in _search_tasks(_walk_units(work, stats.notes), query, stats, cancelled):
+        for found in _search_units(work, query, stats, cancelled):
             for hit in found:
                 yield hit
                 if left is not None:
