@@ -19,6 +19,20 @@ OUTLIER_REL = (
 )
 
 
+def append_message(root: Path, message_id: str, text: str) -> None:
+    """Append one committed assistant message to the outlier worker's session."""
+    line = {
+        "stream": {"kind": "session", "id": OUTLIER_ID},
+        "recorded_at": 1788300200000000,
+        "payload": {
+            "kind": "run",
+            "event": {"kind": "assistant_message_committed", "message_id": message_id, "text": text},
+        },
+    }
+    with open(root / OUTLIER_REL, "ab") as f:
+        f.write(orjson.dumps(line) + b"\n")
+
+
 @pytest.fixture
 def live_tree(tmp_path: Path, sample_root: str, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the sample to change under the app, with live follow polling every 0.2 s."""
@@ -41,13 +55,7 @@ async def test_appended_items_appear_within_two_seconds(live_tree: Path) -> None
         await pilot.pause(0.3)
         before = len(scr.items.items)
         assert before == s.items
-        line = {
-            "stream": {"kind": "session", "id": OUTLIER_ID},
-            "recorded_at": 1788300200000000,
-            "payload": {"kind": "run", "event": {"kind": "assistant_message_committed", "message_id": "m-live", "text": "appended live"}},
-        }
-        with open(root / OUTLIER_REL, "ab") as f:
-            f.write(orjson.dumps(line) + b"\n")
+        append_message(root, "m-live", "appended live")
         appended = time.monotonic()
         while time.monotonic() - appended < 2.0 and len(scr.items.items) <= before:
             await pilot.pause(0.05)
@@ -99,13 +107,7 @@ async def test_open_search_results_follow_new_lines(live_tree: Path) -> None:
         await settle(pilot)
         state = main(app).search_state
         assert state.done and state.total == 0
-        line = {
-            "stream": {"kind": "session", "id": OUTLIER_ID},
-            "recorded_at": 1788300200000000,
-            "payload": {"kind": "run", "event": {"kind": "assistant_message_committed", "message_id": "m-z", "text": "zephyrine"}},
-        }
-        with open(root / OUTLIER_REL, "ab") as f:
-            f.write(orjson.dumps(line) + b"\n")
+        append_message(root, "m-z", "zephyrine")
         appended = time.monotonic()
         while time.monotonic() - appended < 4.0 and not (state.done and state.total == 1):
             await pilot.pause(0.05)
