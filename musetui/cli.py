@@ -311,6 +311,7 @@ def cmd_search(argv: Sequence[str]) -> int:
     """
     p = _Parser(
         prog="musetui search",
+        usage="musetui search PATH [PATH ...] QUERY [--json] [--limit N] [--no-cache] [--help-query]",
         description="Search every session. The last argument is the query; the others are paths.",
         epilog="Query language: musetui search --help-query",
     )
