@@ -269,9 +269,13 @@ def _compile_one(e: Expr, som: bool = False) -> tuple[Any, int] | None:
     return None
 
 
+#: Compiled databases kept per thread (the TUI compiles one query per pause in typing).
+CACHE_SIZE = 256
+
+
 def _cache() -> dict[Any, Any]:
     c: dict[Any, Any] | None = getattr(_LOCAL, "cache", None)
-    if c is None:
+    if c is None or len(c) > CACHE_SIZE:
         c = _LOCAL.cache = {}
     return c
 
@@ -392,6 +396,10 @@ class TermRegex:
         self.exact = expr is not None and expr.exact and compilable(expr)
         self.prefilter = expr is not None and compilable(expr)
         self._som: Any = _UNSET
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its patterns (workers compile their own databases)."""
+        return (TermRegex, (self.expr, self.raw, self.matcher))
 
     def line(self, raw: bytes, cap: int) -> bool:
         """Whether the regex matches the line ``raw``."""

@@ -389,6 +389,17 @@ def test_match_spans_come_from_hyperscan_for_exact_regexes() -> None:
     assert t.search("no match here") is None
 
 
+def test_a_used_regex_query_pickles_for_worker_processes() -> None:
+    import pickle
+
+    q = parse_query("/r[a-z]+e/ foo")
+    t = text(q)
+    assert t.spans("rye") == [(0, 3)]  # its span database is built
+    back = pickle.loads(pickle.dumps(q))
+    t2 = text(back)
+    assert t2.regex is not None and t2.regex.exact and t2.spans("a rye") == [(2, 5)]
+
+
 def test_linear_time_is_documented() -> None:
     assert REGEX_LINE_CAP == 1024 * 1024
     import musetui.search as search
