@@ -726,6 +726,10 @@ def test_exponential_pattern_runs_in_linear_time_on_a_1mb_line(tmp_path: Path) -
     hits = list(run_search([str(tmp_path)], '/(a+)+"}$/', workers=1))
     assert [h.line for h in hits] == [3] and time.perf_counter() - start < 5.0
     assert hits[0].field == "raw" and "aaa" in hits[0].snippet
+    # Matches the empty string (no start of match from Hyperscan): still linear, every line.
+    start = time.perf_counter()
+    hits = list(run_search([str(tmp_path)], "/(\\w+\\s?)*$/", workers=1))
+    assert [h.line for h in hits] == [1, 2, 3, 4] and time.perf_counter() - start < 5.0
 
 
 def test_core_import_stays_free_of_textual() -> None:
@@ -868,3 +872,26 @@ def test_search_pool_replaces_a_pool_whose_worker_died(sample: Path, monkeypatch
         assert got == [h.record() for h in search_sessions(sessions, "muse-special", workers=1)] and got
     finally:
         pool.close()
+
+
+RG = shutil.which("rg")
+RG_GLOBS = ["*.jsonl", "*.json", "*.ndjson", "*.jsonlines", "*.txt", "*.log", "!agent-*.meta.json", "!MANIFEST.json"]
+
+
+@pytest.mark.skipif(RG is None, reason="ripgrep (rg) is not installed")
+@pytest.mark.parametrize(
+    "pattern",
+    [r"rs_[0-9a-f]{18}", r"(\w+\s?)*$", r"^\{", r'"type":\s*"[a-z_]+"', r"\bmuse\b", r"call_[A-Za-z0-9]{24}", r"a\S+?z", r"[^\x00-\x7f]"],
+)
+def test_regex_hits_are_rgs_lines(sample: Path, pattern: str) -> None:
+    """Every regex hit is a line rg reports for the same pattern (smart case), and no other."""
+    assert RG is not None
+    argv = [RG, "-uu", "-n", "--no-heading", "-S", "--no-messages"]
+    for g in RG_GLOBS:
+        argv += ["-g", g]
+    out = subprocess.run([*argv, "-e", pattern, str(sample)], capture_output=True, text=True, check=False).stdout
+    expected = sorted(
+        (Path(p).relative_to(sample).as_posix(), int(n))
+        for p, n, _rest in (line.split(":", 2) for line in out.splitlines())
+    )
+    assert sorted((h.path, h.line) for h in search([sample], f"/{pattern}/")) == expected, pattern
