@@ -87,7 +87,7 @@ class DaskIndex(Index):
 
         want_state = self.use_cache or self.follow
         try:
-            client = distributed.Client(self.address, timeout="20s")
+            client = distributed.Client(self.address)
         except (OSError, TimeoutError, ValueError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise DaskScanError(f"cannot reach the Dask scheduler at {self.address}: {first}") from exc

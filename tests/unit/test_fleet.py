@@ -35,7 +35,7 @@ def _fleet_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> list[dic
 def test_the_machine_with_the_special_worker_ranks_first(sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     vms = _vms(sample_dir, tmp_path)
     rows = _fleet_json([str(v) for v in vms] + ["--no-cache"], capsys)
-    assert [r["root"] for r in rows][0] == str(vms[2])
+    assert rows[0]["root"] == str(vms[2])
     for r in rows:
         assert list(r) == KEYS
     top = rows[0]
@@ -109,5 +109,5 @@ def test_records_naming_several_roots_are_several_machines(tmp_path: Path, capsy
     f = tmp_path / "fleet.jsonl"
     f.write_text("".join(json.dumps(r) + "\n" for r in lines))
     rows = _fleet_json([str(f)], capsys)
-    assert [r["root"] for r in rows][0] == "vm5" and len(rows) == 5
+    assert rows[0]["root"] == "vm5" and len(rows) == 5
     assert rows[0]["mismatches"] == 1 and rows[0]["providers"] == {"moonshot": 1}
