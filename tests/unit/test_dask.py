@@ -118,6 +118,7 @@ def test_a_worker_killed_mid_scan_has_its_work_redone(cluster: Any, corpus: Path
     from musetui.distributed import DaskIndex
 
     rc, local, _ = _scan(capfdbinary, str(corpus), "--json", "--no-cache")
+    assert rc == 0
     index = DaskIndex([str(corpus)], light=True, address=cluster.scheduler_address)
     victims = _killing(cluster.scheduler_address, index)
     index.scan()
