@@ -283,11 +283,15 @@ def _scan_lines(
             observer = sources.observer_for(fmt, summary)
             probe = sources.probe_for(fmt)
             observe_all = probe.observe_all
-            for j in pending:
-                pdoc = parser.parse(_clean(lines[j], sse))
-                times[j], zones[j] = observer.observe(pdoc, base_line + j + 1)
-                del pdoc
-            pending.clear()
+            if pending:
+                # A simdjson parser is reused only once no proxy of its last document is alive.
+                del doc
+                for j in pending:
+                    pdoc = parser.parse(_clean(lines[j], sse))
+                    times[j], zones[j] = observer.observe(pdoc, base_line + j + 1)
+                    del pdoc
+                pending.clear()
+                doc = parser.parse(line)
             times[i], zones[i] = observer.observe(doc, base_line + i + 1)
         elif observe_all or probe.glean(line, observer):
             times[i], zones[i] = observer.observe(doc, base_line + i + 1)

@@ -119,7 +119,7 @@ def layout_mode(width: int) -> str:
 def tree_width(width: int, mode: str, delta: int = 0) -> int:
     """The session tree's width in a screen ``width`` columns wide (``delta``: the user's [ and ])."""
     if mode == "wide":
-        auto = max(54, min(66, round(width * 0.36)))
+        auto = max(52, min(66, round(width * 0.33)))
     else:
         auto = max(36, min(64, round(width * 0.45)))
     return max(20, min(width - 30, auto + delta))
@@ -170,6 +170,7 @@ class MainScreen(Screen[None]):
             "search",
             "search",
             key_display="/",
+            priority=True,
             id="main.search",
             tooltip="Search every session",
         ),
@@ -1051,8 +1052,13 @@ class MainScreen(Screen[None]):
         self.last_copied = text
         copy_text(self.app, text, f"raw line {item.line} of {short_id(s.session_id)}")
 
-    def action_search(self) -> None:
-        self.app.push_screen(
+    async def action_search(self) -> None:
+        """/: open the search view, and wait until its query box has the focus.
+
+        A priority binding runs before the app hands on the next key; waiting for the
+        view to mount here means every key typed after / reaches the box, in order.
+        """
+        await self.app.push_screen(
             SearchScreen(self.search_state, lambda: list(self.session_tree.sessions)),
             self._search_done,
         )
