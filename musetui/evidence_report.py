@@ -615,6 +615,29 @@ def render_html(data: ReportData) -> str:
     return "\n".join(out) + "\n"
 
 
+def default_output(roots: Sequence[str], now: float | None = None) -> str:
+    """Where the app writes a report: the working directory, else documents, home or the temp dir.
+
+    The first of those that does not lie inside a scanned root: nothing is ever written
+    under a scanned tree.
+    """
+    import tempfile
+
+    from platformdirs import user_documents_dir
+
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(time.time() if now is None else now))
+    real_roots = [os.path.realpath(r) for r in roots]
+
+    def inside(d: str) -> bool:
+        d = os.path.realpath(d)
+        return any(d == r or d.startswith(r.rstrip(os.sep) + os.sep) for r in real_roots)
+
+    for d in (os.getcwd(), user_documents_dir(), os.path.expanduser("~"), tempfile.gettempdir()):
+        if d and os.path.isdir(d) and not inside(d):
+            return os.path.join(d, f"musetui-report-{stamp}.html")
+    raise OSError("every candidate directory lies inside a scanned root: use musetui report -o FILE")
+
+
 def format_for(path: str, explicit: str | None) -> str:
     """``html`` or ``md``: the explicit choice, else from the output file's extension (``-`` is Markdown)."""
     if explicit:

@@ -299,6 +299,30 @@ def load_machines(roots: Sequence[str], *, use_cache: bool = True, workers: int 
     return machines
 
 
+def machines_from_sessions(roots: Sequence[str], sessions: Iterable[Any]) -> list[Machine]:
+    """One machine per root from already-indexed sessions (the app's open roots), without re-scanning.
+
+    Only the fields the ranking reads are taken from each :class:`~musetui.model.SessionSummary`.
+    """
+    by_root: dict[str, list[dict[str, Any]]] = {os.path.abspath(r): [] for r in roots}
+    for s in sessions:
+        a = s.attribution
+        by_root.setdefault(s.root, []).append({
+            "path": s.path, "session_id": s.session_id, "format": s.format, "declared_model": s.declared_model,
+            "provider": a.provider, "host": a.host, "flags": list(a.flags),
+        })
+    return [Machine(root, sorted(recs, key=lambda r: r["path"])) for root, recs in by_root.items()]
+
+
+def summary_line(rank_no: int, m: Machine) -> str:
+    """``#1 · score 0.277 · 11 sessions · 1 flagged · 0 mismatches · meta 4, openai 4``: the app's per-root row."""
+    mix = ", ".join(f"{p} {n}" for p, n in _tally(r.get("provider") or "unknown" for r in m.records).items())
+    return (
+        f"#{rank_no} · score {m.score:.3f} · {len(m.records)} sessions · {m.flagged} flagged · "
+        f"{m.mismatches} mismatches · {mix}"
+    )
+
+
 # ---------------------------------------------------------------- output
 
 
