@@ -314,11 +314,12 @@ def machines_from_sessions(roots: Sequence[str], sessions: Iterable[Any]) -> lis
     return [Machine(root, sorted(recs, key=lambda r: r["path"])) for root, recs in by_root.items()]
 
 
-def summary_line(rank_no: int, m: Machine) -> str:
-    """``#1 · score 0.277 · 11 sessions · 1 flagged · 0 mismatches · meta 4, openai 4``: the app's per-root row."""
+def summary_line(rank_no: int, m: Machine, label: str | None = None) -> str:
+    """``#1 vm3 · score 0.277 · 11 sessions · 1 flagged · 0 mismatches · meta 4, openai 4``: the app's per-root row."""
     mix = ", ".join(f"{p} {n}" for p, n in _tally(r.get("provider") or "unknown" for r in m.records).items())
+    name = label if label is not None else os.path.basename(m.root.rstrip(os.sep)) or m.root
     return (
-        f"#{rank_no} · score {m.score:.3f} · {len(m.records)} sessions · {m.flagged} flagged · "
+        f"#{rank_no} {name} · score {m.score:.3f} · {len(m.records)} sessions · {m.flagged} flagged · "
         f"{m.mismatches} mismatches · {mix}"
     )
 

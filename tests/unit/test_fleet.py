@@ -122,4 +122,4 @@ def test_the_apps_ranking_from_indexed_sessions_is_the_clis(sample_dir: Path, tm
     app = fleet.rank(fleet.machines_from_sessions(vms, index.sessions))
     assert [m.root for m in app] == [r["root"] for r in cli]
     assert [m.score for m in app] == [r["score"] for r in cli]
-    assert fleet.summary_line(1, app[0]).startswith("#1 · score ") and "1 flagged" in fleet.summary_line(1, app[0])
+    assert fleet.summary_line(1, app[0]).startswith("#1 vm3 · score ") and "1 flagged" in fleet.summary_line(1, app[0])
