@@ -123,3 +123,15 @@ def test_the_apps_ranking_from_indexed_sessions_is_the_clis(sample_dir: Path, tm
     assert [m.root for m in app] == [r["root"] for r in cli]
     assert [m.score for m in app] == [r["score"] for r in cli]
     assert fleet.summary_line(1, app[0]).startswith("#1 vm3 · score ") and "1 flagged" in fleet.summary_line(1, app[0])
+
+
+def test_report_fleet_and_dask_modules_stay_headless_and_lazy() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, musetui.evidence_report, musetui.fleet, musetui.distributed, musetui.parquet\n"
+        "print([m for m in ('textual', 'distributed', 'dask', 'pyarrow') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
