@@ -9,6 +9,7 @@ inline script allowed by hash in a Content-Security-Policy that forbids every ot
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 import os
@@ -190,10 +191,16 @@ def time_span(sessions: Sequence[SessionSummary]) -> tuple[float | None, float |
 
 def _where(s: SessionSummary, roots: Sequence[str]) -> str:
     """``root/path`` with the root as given on the command line when it matches."""
-    for r in roots:
-        if os.path.abspath(r) == s.root:
-            return f"{r.rstrip('/')}/{s.path}" if os.path.isdir(s.root) else r
-    return f"{s.root}/{s.path}"
+    given = _given_roots(tuple(roots)).get(s.root)
+    if given is None:
+        return f"{s.root}/{s.path}"
+    name, is_dir = given
+    return f"{name.rstrip('/')}/{s.path}" if is_dir else name
+
+
+@functools.lru_cache(maxsize=16)
+def _given_roots(roots: tuple[str, ...]) -> dict[str, tuple[str, bool]]:
+    return {os.path.abspath(r): (r, os.path.isdir(r)) for r in reversed(roots)}
 
 
 def _mtime(ns: int) -> str:
