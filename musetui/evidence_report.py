@@ -352,7 +352,8 @@ body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   background: #fff; margin: 0 auto; max-width: 1200px; padding: 24px; }
 h1 { font-size: 24px; margin: 0 0 8px; } h2 { font-size: 19px; border-bottom: 2px solid var(--rule);
   padding-bottom: 4px; margin-top: 32px; } h3 { font-size: 16px; margin: 20px 0 8px; }
-code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px; }
+code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.9em; }
+svg { max-width: 100%; height: auto; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 0; }
 dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 table { border-collapse: collapse; width: 100%; margin: 8px 0 16px; }
@@ -373,6 +374,7 @@ svg text { font: 11px system-ui, sans-serif; fill: #1b1b1b; }
 @media print {
   body { max-width: none; padding: 0; font-size: 11px; }
   h2 { break-after: avoid; } table { font-size: 10px; } tr { break-inside: avoid; }
+  th, td { overflow-wrap: anywhere; }
   table.sortable th::after { content: "" !important; } pre.evidence { background: none; border: 1px solid var(--rule); }
 }
 """
