@@ -230,22 +230,27 @@ def _looks_saved(path: str) -> bool:
         return False
 
 
-def _files_under(root: str) -> list[str]:
-    out: list[str] = []
+def _files_under(root: str) -> Iterator[str]:
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
-        out.extend(os.path.join(dirpath, f) for f in sorted(filenames))
-    return out
+        for f in sorted(filenames):
+            yield os.path.join(dirpath, f)
 
 
 def saved_files(root: str) -> list[str] | None:
-    """The saved outputs that make up ``root``, or None when it is a transcript tree to scan."""
+    """The saved outputs that make up ``root``, or None when it is a transcript tree to scan.
+
+    The walk stops at the first file that is not a saved output (a transcript tree is
+    told apart by its first file).
+    """
     if os.path.isfile(root):
         return [root] if _looks_saved(root) else None
-    files = _files_under(root)
-    if files and all(_looks_saved(f) for f in files):
-        return files
-    return None
+    files: list[str] = []
+    for f in _files_under(root):
+        if not _looks_saved(f):
+            return None
+        files.append(f)
+    return files or None
 
 
 def read_saved(path: str) -> list[dict[str, Any]]:
