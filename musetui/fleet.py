@@ -19,6 +19,8 @@ import orjson
 
 #: Keys every scan record has (how a saved ``scan --json`` output is recognised).
 RECORD_KEYS = frozenset({"path", "format", "provider", "host", "confidence", "flags", "evidence", "items"})
+#: The record fields the ranking and its output read (Parquet is read for these columns only).
+FLEET_COLUMNS = ("path", "root", "session_id", "format", "declared_model", "provider", "host", "flags")
 #: A (format, provider, host) class below this share of the other machines' sessions is rare.
 RARE_SHARE = 0.05
 #: Weights of the four parts of a machine's score (they sum to 1).
@@ -258,7 +260,7 @@ def read_saved(path: str) -> list[dict[str, Any]]:
     if path.endswith(".parquet"):
         from musetui.parquet import read_records
 
-        return read_records(path)
+        return read_records(path, FLEET_COLUMNS)  # evidence is not needed to rank
     from musetui.reader import read_file
 
     out: list[dict[str, Any]] = []
@@ -271,8 +273,13 @@ def read_saved(path: str) -> list[dict[str, Any]]:
             raise FleetInputError(f"{path}:{n}: not a scan record ({exc})") from exc
         if not is_scan_record(obj):
             raise FleetInputError(f"{path}:{n}: not a scan record")
-        out.append(obj)
+        out.append(_project(obj))
     return out
+
+
+def _project(record: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a record the ranking reads (a fleet holds millions: evidence is dropped)."""
+    return {k: record[k] for k in FLEET_COLUMNS if k in record}
 
 
 def scan_records(root: str, *, use_cache: bool = True, workers: int | None = None) -> list[dict[str, Any]]:
@@ -280,7 +287,7 @@ def scan_records(root: str, *, use_cache: bool = True, workers: int | None = Non
     from musetui.index import Index
 
     index = Index([root], workers=workers, use_cache=use_cache, light=True).scan()
-    return [s.record() for s in index.sorted_sessions()]
+    return [_project(s.record()) for s in index.sorted_sessions()]
 
 
 def load_machines(roots: Sequence[str], *, use_cache: bool = True, workers: int | None = None) -> list[Machine]:
