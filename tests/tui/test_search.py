@@ -138,8 +138,8 @@ async def test_workers_do_not_repr_their_arguments_on_the_ui_thread(
 async def test_searches_reuse_worker_processes_and_the_app_stops_them(
     sample_root: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from musetui import search as search_mod
     from musetui.screens import search as search_screen
+    from musetui.search import executor as search_mod
 
     monkeypatch.setattr(search_mod, "PARALLEL_MIN_FILES", 1)
     monkeypatch.setattr(search_mod, "PARALLEL_MIN_BYTES", 0)
