@@ -465,6 +465,12 @@ class MainScreen(Screen[None]):
             left.styles.width = "1fr"
         else:
             left.styles.width = tree_width(width, mode, self.tree_delta)
+        hint = ""
+        if self.zoomed is not None:
+            hint = " · zoomed: esc or z back"
+        elif mode == "narrow":
+            hint = " · tab: next part · esc: tree"
+        self.query_one("#panes").border_title = Text("Panes" + hint) if hint else None
 
     def show_part(self, part: str) -> None:
         """On a narrow screen, show ``part`` (the others are a tab away)."""

@@ -452,7 +452,7 @@ async def test_empty_root_and_a_vanished_session(tmp_path: Path) -> None:
     app = MuseApp([str(empty)], use_cache=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert main(app).status.index_text.startswith("Indexed: 0 sessions")
+        assert main(app).status.index_text.startswith(f"No transcripts found under {empty}")
         await press(pilot, "o", "y", "Y", "n", "enter", "j", "5")
         assert app.is_running and app.clipboard == ""
     src = OUTLIER_FILE
