@@ -82,11 +82,18 @@ def cmd_scan(argv: Sequence[str]) -> int:
         out.flush()
     else:
         _print_table(sessions)
+    if not sessions:
+        _no_transcripts(args.paths)
     if not args.quiet:
         _print_diagnostics(index.diagnostics)
     if args.stats:
         _print_stats(index, len(sessions), cache=not args.no_cache)
     return 0
+
+
+def _no_transcripts(paths: Sequence[str]) -> None:
+    """One line on stderr when a scan found no session at all."""
+    _err(f"musetui: no transcripts found under {', '.join(paths)}")
 
 
 def _scan_fleet_options(args: argparse.Namespace) -> int:
@@ -205,6 +212,8 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
     output = b"".join(_records(sessions))
     out.write(output)
     out.flush()
+    if not sessions:
+        _no_transcripts(paths)
     if files:
         store = IndexCache(files[0].root)
         store.put_result(key, digest, output, [(d.path, d.line, d.message) for d in index.diagnostics])
@@ -314,20 +323,17 @@ def cmd_show(argv: Sequence[str]) -> int:
     _check_paths([args.path] + ([args.root] if args.root else []))
     if os.path.isdir(args.path):
         raise UsageError(f"musetui show: {args.path} is a directory; give a session file")
-    from musetui.index import Index
-    from musetui.report import item_markdown, session_markdown
+    from musetui.report import item_markdown, session_markdown, show_summary
+    from musetui.scanner import Diagnostic
     from musetui.session import open_session
 
     target = os.path.abspath(args.path)
-    context = os.path.abspath(args.root) if args.root else family_root(target)
-    index = Index([context], workers=1).scan()
-    found = [s for s in index.sessions if os.path.abspath(s.abspath) == target]
-    if not found:
-        for d in index.diagnostics:
-            if d.path and target.endswith(d.path):
+    summary, diagnostics = show_summary(target, args.root)
+    if summary is None:
+        for d in diagnostics:
+            if isinstance(d, Diagnostic) and d.path and target.endswith(d.path):
                 _err(f"musetui: {d.text()}")
         raise UsageError(f"musetui show: {args.path} holds no transcript records")
-    summary = found[0]
     if args.line is None:
         sys.stdout.write(session_markdown(summary))
         return 0
@@ -438,7 +444,9 @@ def cmd_cache(argv: Sequence[str]) -> int:
     if ns.action == "info":
         size = sum(f.stat().st_size for f in files if f.is_file())
         dbs = [f for f in files if f.suffix == ".sqlite3"]
-        sys.stdout.write(f"cache directory: {d}\ndatabases: {len(dbs)}\nbytes: {size}\n")
+        from musetui.report import human_bytes
+
+        sys.stdout.write(f"cache directory: {d}\ndatabases: {len(dbs)}\nsize: {human_bytes(size)} ({size:,} bytes)\n")
         for f in dbs:
             sys.stdout.write(f"  {f.name}\n")
             for line in _db_info(f):
