@@ -18,6 +18,7 @@ import simdjson
 
 from musetui import sources
 from musetui._pickling import reduce_by_fields
+from musetui.diagnostics import LineError, internal_error
 from musetui.fingerprints import extract
 from musetui.fingerprints.attribution import EXAMPLES, TOL_AFTER_CREATED_S, Located, attribute
 from musetui.model import Diagnostic, Malformed, SessionSummary, parse_time
@@ -118,7 +119,16 @@ def scan_file(
     attribute_session: bool = True,
     want_state: bool = False,
 ) -> Outcome:
-    """Scan one file. Never raises for bad content; OS errors become diagnostics."""
+    """Scan one file. Never raises: OS errors, bad content and bugs become diagnostics of this file."""
+    try:
+        return _scan_file(abspath, relpath, root, keep_offsets, attribute_session, want_state)
+    except Exception as exc:  # the per-file boundary: one file's failure is that file's diagnostic
+        return Outcome(None, [internal_error(relpath, exc)])
+
+
+def _scan_file(
+    abspath: str, relpath: str, root: str, keep_offsets: bool, attribute_session: bool, want_state: bool
+) -> Outcome:
     try:
         fd = read_file(abspath)
     except NotRegularFile as exc:
@@ -149,8 +159,15 @@ def resume_file(state: ScanState, abspath: str, *, keep_offsets: bool = False) -
     """Continue a scan from ``state.offset``, reading only the appended bytes.
 
     Returns None when the file cannot be resumed (it shrank, or the byte before the
-    resume point is no longer a newline): the caller rescans it whole.
+    resume point is no longer a newline, or resuming failed): the caller rescans it whole.
     """
+    try:
+        return _resume_file(state, abspath, keep_offsets)
+    except Exception:  # the whole-file rescan has its own boundary, and reports
+        return None
+
+
+def _resume_file(state: ScanState, abspath: str, keep_offsets: bool) -> Outcome | None:
     try:
         if state.offset <= 0 or read_range(abspath, state.offset - 1, 1) != b"\n":
             return None
@@ -246,62 +263,66 @@ def _scan_lines(
     probe = sources.probe_for(fmt or "generic")
     observe_all = probe.observe_all
     items = 0
-    for i in range(n):
-        line = lines[i]
-        if not line:
-            continue
-        c = line[0]
-        if c in (32, 9, 13):
-            line = line.strip()
+    i = -1
+    try:
+        for i in range(n):
+            line = lines[i]
             if not line:
                 continue
-        elif line[-1] == 13:
-            line = line[:-1]
-        if sse:
-            payload = sse_payload(line)
-            if payload is None:
+            c = line[0]
+            if c in (32, 9, 13):
+                line = line.strip()
+                if not line:
+                    continue
+            elif line[-1] == 13:
+                line = line[:-1]
+            if sse:
+                payload = sse_payload(line)
+                if payload is None:
+                    continue
+                line = payload
+            if len(line) > MAX_LINE_BYTES:
+                malformed.append(Malformed(base_line + i + 1, starts[i], f"line of {len(line):,} bytes exceeds the {MAX_LINE_BYTES // 2**20} MiB limit"))
                 continue
-            line = payload
-        if len(line) > MAX_LINE_BYTES:
-            malformed.append(Malformed(base_line + i + 1, starts[i], f"line of {len(line):,} bytes exceeds the {MAX_LINE_BYTES // 2**20} MiB limit"))
-            continue
-        try:
-            doc = parser.parse(line)
-        except (ValueError, RuntimeError, UnicodeDecodeError) as exc:
-            malformed.append(Malformed(base_line + i + 1, starts[i], _classify(exc, line, partial_last and i == n - 1, grew)))
-            continue
-        items += 1
-        records.append(i)
-        if observer is None:
-            found = sources.sniff(doc)
-            if found is None and items < 8 and i < n - 1:
-                pending.append(i)
-                del doc
-                continue
-            fmt, rule = found if found else ("generic", "generic: no format rule matched the first records")
-            summary.format, summary.format_rule = fmt, rule
-            observer = sources.observer_for(fmt, summary)
-            probe = sources.probe_for(fmt)
-            observe_all = probe.observe_all
-            for j in pending:
-                pdoc = parser.parse(_clean(lines[j], sse))
-                times[j], zones[j] = observer.observe(pdoc, base_line + j + 1)
-                del pdoc
-            pending.clear()
-            times[i], zones[i] = observer.observe(doc, base_line + i + 1)
-        elif observe_all or probe.glean(line, observer):
-            times[i], zones[i] = observer.observe(doc, base_line + i + 1)
-        del doc
+            try:
+                doc = parser.parse(line)
+            except (ValueError, RuntimeError, UnicodeDecodeError) as exc:
+                doc, parser = _second_opinion(exc, line, parser)
+                if doc is None:
+                    malformed.append(Malformed(base_line + i + 1, starts[i], _classify(exc, line, partial_last and i == n - 1, grew)))
+                    continue
+            items += 1
+            records.append(i)
+            if observer is None:
+                found = sources.sniff(doc)
+                if found is None and items < 8 and i < n - 1:
+                    pending.append(i)
+                    del doc
+                    continue
+                fmt, rule = found if found else ("generic", "generic: no format rule matched the first records")
+                summary.format, summary.format_rule = fmt, rule
+                observer = sources.observer_for(fmt, summary)
+                probe = sources.probe_for(fmt)
+                observe_all = probe.observe_all
+                # The held-back lines are parsed by a second parser: ``doc`` is still alive.
+                _observe_pending(pending, lines, sse, observer, base_line, times, zones)
+                pending.clear()
+                times[i], zones[i] = observer.observe(doc, base_line + i + 1)
+            elif observe_all or probe.glean(line, observer):
+                times[i], zones[i] = observer.observe(doc, base_line + i + 1)
+            del doc
+            t = times[i]
+            if t is not None and type(t) is not str and type(t) is not int and type(t) is not float:
+                times[i] = t = None  # an object or array where a time belongs: no time (and no parser proxy kept)
+    except Exception as exc:
+        raise LineError(base_line + i + 1, exc) from exc
     if observer is None and pending:
         fmt = "generic"
         summary.format, summary.format_rule = fmt, "generic: no format rule matched the first records"
         observer = sources.observer_for(fmt, summary)
         probe = sources.probe_for(fmt)
         observe_all = True
-        for j in pending:
-            pdoc = parser.parse(_clean(lines[j], sse))
-            times[j], zones[j] = observer.observe(pdoc, base_line + j + 1)
-            del pdoc
+        _observe_pending(pending, lines, sse, observer, base_line, times, zones)
     state.malformed.extend(malformed[: max(0, MAX_LISTED_MALFORMED - len(state.malformed))])
     state.malformed_count += len(malformed)
     for m in malformed[:MAX_LISTED_MALFORMED]:
@@ -379,6 +400,49 @@ def _lookup() -> Any:
 def _clean(line: bytes, sse: bool) -> bytes:
     line = line.strip()
     return (sse_payload(line) or b"") if sse else line
+
+
+def _second_opinion(exc: BaseException, line: bytes, parser: Any) -> tuple[Any, Any]:
+    """A line simdjson refused, judged by orjson (the reference parser); returns (record or None, parser).
+
+    orjson decides what a record is everywhere (the item view and search use it): a line
+    simdjson cannot hold (an integer beyond 64 bits) is still a record when orjson reads it.
+    A parser that refuses to be re-used (a proxy of its last document is still alive) is
+    replaced, and the line parsed again.
+    """
+    if isinstance(exc, RuntimeError) and "re-use" in str(exc):
+        parser = simdjson.Parser()
+        try:
+            return parser.parse(line), parser
+        except (ValueError, RuntimeError, UnicodeDecodeError):
+            pass
+    try:
+        return orjson.loads(line), parser
+    except orjson.JSONDecodeError:
+        return None, parser
+
+
+def _parse_any(parser: Any, line: bytes) -> Any:
+    """One line as a record (simdjson, else orjson), or None when it is not JSON."""
+    try:
+        return parser.parse(line)
+    except (ValueError, RuntimeError, UnicodeDecodeError) as exc:
+        return _second_opinion(exc, line, parser)[0]
+
+
+def _observe_pending(
+    pending: list[int], lines: list[bytes], sse: bool, observer: Any, base_line: int, times: list[Any], zones: bytearray
+) -> None:
+    """Observe the lines held back while the format was unknown, with a parser of their own."""
+    parser = simdjson.Parser()
+    for j in pending:
+        pdoc = _parse_any(parser, _clean(lines[j], sse))
+        if pdoc is None:
+            continue
+        t, zones[j] = observer.observe(pdoc, base_line + j + 1)
+        del pdoc
+        times[j] = t if t is None or type(t) in (str, int, float) else None
+        t = None
 
 
 def _parses(parser: Any, line: bytes) -> bool:

@@ -98,6 +98,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 import orjson
 
 from musetui.model import ItemKind
+from musetui.reader import open_ro
 from musetui.walk import candidate
 
 if TYPE_CHECKING:
@@ -1537,9 +1538,15 @@ class Hit:
     root: str = ""
 
     def record(self) -> dict[str, Any]:
-        """The contract form of ``musetui search --json``: path, session_id, line, field, snippet."""
+        """The contract form of ``musetui search --json``: root, path, session_id, line, field, snippet.
+
+        ``root`` here is the absolute root; the command line puts the PATH argument as given.
+        """
+        from musetui.diagnostics import json_name
+
         return {
-            "path": self.path,
+            "root": json_name(os.path.dirname(self.root) if self.root == self.abspath else self.root),
+            "path": json_name(self.path),
             "session_id": self.session_id,
             "line": self.line,
             "field": self.field,
@@ -1766,6 +1773,13 @@ def _children(sub: _Subtree, notes: list[str]) -> list[_Task | _Subtree]:
     depth = sub.depth + 1
     for e in entries:
         name = e.name
+        if e.is_symlink():  # never leave the root; inside it, read the target under its real path
+            real = os.path.realpath(e.path)
+            if not (real == sub.root_real or real.startswith(sub.root_real.rstrip(os.sep) + os.sep)):
+                notes.append(f"{prefix + name}: skipped: symlink leaves the root -> {real}")
+                continue
+            if not os.path.isdir(real):
+                continue
         try:
             is_dir = e.is_dir()
         except OSError:
@@ -2305,12 +2319,21 @@ class _FileSearch:
 
     # -- evaluation ----------------------------------------------------------------------------
     def run(self, data: bytes | None = None) -> list[Hit]:
-        """The file's hits; ``data``: its bytes, when the caller has read them."""
-        if not (self.read() if data is None else self.use(data)):
+        """The file's hits; ``data``: its bytes, when the caller has read them.
+
+        Behind the per-file boundary: a failure inside this file becomes its note.
+        """
+        try:
+            if not (self.read() if data is None else self.use(data)):
+                return []
+            if self.query.driver >= 0:
+                return self._anchored()
+            return self._all_items()
+        except Exception as exc:
+            from musetui.diagnostics import internal_error
+
+            self.stats.notes.append(internal_error(self.task.path, exc).text())
             return []
-        if self.query.driver >= 0:
-            return self._anchored()
-        return self._all_items()
 
     def _session_ok(self) -> _Info | None:
         info = self.session()
@@ -2634,7 +2657,7 @@ def _read(path: str, limit: int | None) -> bytes:
     Opened read-only and non-blocking (a FIFO swapped in cannot block), checked to be a
     regular file; a file that grew while it was read ends at its last complete line.
     """
-    fd = os.open(path, _OPEN_FLAGS)
+    fd = open_ro(path)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
@@ -2832,7 +2855,7 @@ def _search_units(
             if quick is not None and not task.maybe:
                 limit = task.read_limit
                 try:
-                    fd = os.open(task.abspath, _OPEN_FLAGS)
+                    fd = open_ro(task.abspath)
                 except OSError:
                     fd = -1  # the full read reports why
                 if fd >= 0:

@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 import orjson
 
 from musetui import sources
+from musetui.diagnostics import internal_error
 from musetui.fingerprints import extract
 from musetui.fingerprints.types import Decoded
-from musetui.model import Item, SessionSummary
+from musetui.model import Diagnostic, Item, SessionSummary
 from musetui.reader import MAX_LINE_BYTES, is_sse, read_file, sse_payload
 from musetui.sources.base import Record
 
@@ -22,6 +23,8 @@ class OpenedSession:
     items: list[Item]
     data: bytes
     line_starts: list[int] = field(default_factory=list)
+    #: What went wrong while building the items (an ``internal error``: the generic view is shown).
+    diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def raw(self, item: Item) -> bytes:
         """The raw bytes of an item's line(s), exactly as in the file."""
@@ -93,5 +96,21 @@ def open_session(summary: SessionSummary) -> OpenedSession:
     """Read and parse a session's file into items (read-only; up to the scanned size)."""
     fd = read_file(summary.abspath, 0, summary.read_bytes or None)
     records, starts = read_records(fd.data)
-    items = sources.build_items(summary.format, records)
-    return OpenedSession(summary, items, fd.data, starts)
+    items, diags = build_items_safely(summary.format, records, summary.path)
+    return OpenedSession(summary, items, fd.data, starts, diags)
+
+
+def build_items_safely(fmt: str, records: list[Record], path: str) -> tuple[list[Item], list[Diagnostic]]:
+    """Items of a session, behind the per-file boundary.
+
+    When the format's item builder fails on this file (a bug), the records are shown as
+    generic items instead, and the failure becomes the file's ``internal error`` diagnostic.
+    """
+    try:
+        return sources.build_items(fmt, records), []
+    except Exception as exc:
+        diag = internal_error(path, exc)
+    try:
+        return sources.build_items("generic", records), [diag]
+    except Exception as exc:
+        return [], [diag, internal_error(path, exc)]

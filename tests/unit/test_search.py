@@ -127,7 +127,7 @@ def test_call_id_finds_the_call_and_its_result(sample: Path) -> None:
     assert len(expected) == 2
     assert located(hits) == expected
     for h in hits:
-        assert set(h) == {"path", "session_id", "line", "field", "snippet"}
+        assert set(h) == {"root", "path", "session_id", "line", "field", "snippet"}
         assert h["session_id"] == OUTLIER
         assert CALL in h["snippet"]
     assert [h["field"] for h in hits] == [
