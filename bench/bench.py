@@ -93,7 +93,7 @@ def main() -> int:
         print(f"generating {args.size_mb} MB corpus in {corpus} …", flush=True)
         t = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "musetui.synth.corpus", str(corpus), "--size-mb", str(args.size_mb), "--seed", str(args.seed)],
+            [sys.executable, "-m", "musetui_synth.corpus", str(corpus), "--size-mb", str(args.size_mb), "--seed", str(args.seed)],
             check=True,
         )
         print(f"generated in {time.perf_counter() - t:.1f} s", flush=True)

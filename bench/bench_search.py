@@ -4,9 +4,9 @@ Usage::
 
     python bench/bench_search.py --size-mb 500            # generate (or reuse) a corpus, then time
     python bench/bench_search.py --corpus /path/to/tree   # time an existing tree
-    python bench/bench_search.py --size-mb 20 --local-gen # no musetui.synth.corpus: tiny local generator
+    python bench/bench_search.py --size-mb 20 --local-gen # no musetui_synth.corpus: tiny local generator
 
-The corpus comes from ``python -m musetui.synth.corpus OUT --size-mb N --seed 1``. Each query is
+The corpus comes from ``python -m musetui_synth.corpus OUT --size-mb N --seed 1``. Each query is
 timed three ways, interleaved run by run so that they share the machine's conditions, after one
 warm-up round (the page cache holds the corpus):
 
@@ -150,7 +150,7 @@ def lib_run(corpus: Path, query: str, workers: int | None) -> tuple[float, int]:
 
 
 def local_corpus(out: Path, size_mb: int, seed: int) -> None:
-    """A tiny stand-in for musetui.synth.corpus: sample transcripts copied with fresh ids."""
+    """A tiny stand-in for musetui_synth.corpus: sample transcripts copied with fresh ids."""
     rnd = random.Random(seed)
     src = [p for p in (ROOT / "sample_transcripts").rglob("*.jsonl")]
     templates = [(p.relative_to(ROOT / "sample_transcripts"), p.read_bytes()) for p in src]
@@ -184,14 +184,14 @@ def ensure_corpus(args: argparse.Namespace) -> Path:
         local_corpus(out, args.size_mb, args.seed)
         return out
     try:
-        import musetui.synth.corpus  # noqa: F401
+        import musetui_synth.corpus  # noqa: F401
     except ImportError:
-        sys.exit("musetui.synth.corpus is missing: pass --local-gen for the tiny local generator")
+        sys.exit("musetui_synth.corpus is missing: pass --local-gen for the tiny local generator")
     subprocess.run(
         [
             sys.executable,
             "-m",
-            "musetui.synth.corpus",
+            "musetui_synth.corpus",
             str(out),
             "--size-mb",
             str(args.size_mb),

@@ -18,7 +18,7 @@ Usage:
   a 5 ms ticker on the app's event loop records the longest stall (the UI thread busy).
 
 Medians (and the slowest key) are printed. The corpus comes from
-``python -m musetui.synth.corpus DIR --size-mb 500 --seed 1``.
+``python -m musetui_synth.corpus DIR --size-mb 500 --seed 1``.
 """
 
 from __future__ import annotations
@@ -221,7 +221,7 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
     if not Path(args.corpus).is_dir():
-        print(f"no corpus at {args.corpus}: python -m musetui.synth.corpus {args.corpus} --size-mb 500 --seed 1")
+        print(f"no corpus at {args.corpus}: python -m musetui_synth.corpus {args.corpus} --size-mb 500 --seed 1")
         return 2
     with tempfile.TemporaryDirectory(prefix="musetui-bench-tui-") as tmp:
         cache_dir = str(Path(tmp) / "cache")

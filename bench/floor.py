@@ -89,7 +89,7 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
     if not Path(args.corpus).is_dir():
-        print(f"no corpus at {args.corpus}: make one with python -m musetui.synth.corpus {args.corpus} --size-mb 500 --seed 1")
+        print(f"no corpus at {args.corpus}: make one with python -m musetui_synth.corpus {args.corpus} --size-mb 500 --seed 1")
         return 2
     times: dict[str, list[float]] = {"orjson loop": [], **{s: [] for s in STAGES}}
     for i in range(args.runs):

@@ -33,5 +33,5 @@ def real_dir() -> Path:
 @pytest.fixture
 def sample_dir() -> Path:
     """The bundled sample tree."""
-    assert SAMPLE.is_dir(), "sample_transcripts/ is missing: run python -m musetui.synth.sample"
+    assert SAMPLE.is_dir(), "sample_transcripts/ is missing: run python -m musetui_synth.sample"
     return SAMPLE

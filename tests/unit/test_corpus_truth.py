@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from musetui.index import Index
-from musetui.synth.corpus import generate
+from musetui_synth.corpus import generate
 
 
 def test_outliers_match_ground_truth(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from musetui.fingerprints import decoders as d
 from musetui.fingerprints.seeds import REAL_ID_SEEDS
 from musetui.fingerprints.types import Decoded
 from musetui.model import HOSTS, PROVIDERS
-from musetui.synth.mint import pb_field as _pb
+from musetui_synth.mint import pb_field as _pb
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "real"
 

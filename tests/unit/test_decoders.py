@@ -18,7 +18,7 @@ import pytest
 
 from musetui.fingerprints import decoders as d
 from musetui.fingerprints.types import Decoded
-from musetui.synth.mint import pb_field as pb
+from musetui_synth.mint import pb_field as pb
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "real"
 VERCEL = REAL / "vercel__ai"

@@ -46,7 +46,7 @@ CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069
 def sample() -> Path:
     if not (SAMPLE / "muse-vm").is_dir():
         pytest.skip(
-            f"bundled sample not generated yet at {SAMPLE} (python -m musetui.synth.sample)"
+            f"bundled sample not generated yet at {SAMPLE} (python -m musetui_synth.sample)"
         )
     return SAMPLE
 

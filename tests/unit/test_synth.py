@@ -1,4 +1,4 @@
-"""Tests for musetui.synth: minted ids decode, the sample is deterministic, the corpus is sized.
+"""Tests for musetui_synth: minted ids decode, the sample is deterministic, the corpus is sized.
 
 The decoders here are deliberately minimal and independent of musetui.fingerprints: they follow
 FINGERPRINTS.md §4.1 (OpenAI ids), §5.1 (Fernet), §6.1 (Anthropic ids) and §6.3 (signatures),
@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 import pytest
 
-from musetui.synth import corpus, mint, sample
+from musetui_synth import corpus, mint, sample
 
 B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 REPO = Path(__file__).resolve().parents[2]
@@ -302,7 +302,7 @@ def test_sample_matches_committed_tree(sample_tree: tuple[Path, dict[str, Any]])
     committed = REPO / "sample_transcripts"
     if not (committed / "README.md").exists():
         pytest.skip("no committed sample tree")
-    assert _tree(committed) == _tree(sample_tree[0]), "run: python -m musetui.synth.sample"
+    assert _tree(committed) == _tree(sample_tree[0]), "run: python -m musetui_synth.sample"
 
 
 def test_sample_refuses_foreign_dir(tmp_path: Path) -> None:

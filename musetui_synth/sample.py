@@ -1,4 +1,4 @@
-"""Write the bundled sample tree: ``python -m musetui.synth.sample [OUT_DIR]``.
+"""Write the bundled sample tree: ``python -m musetui_synth.sample [OUT_DIR]``.
 
 The tree tells one evening's story (2026-09-01, from 22:00Z): a Muse VM builds a bakery's
 website with four workers, one of which was routed to ``azure/muse-special`` and carries
@@ -1647,9 +1647,9 @@ def render_readme(info: dict[str, Any]) -> str:
     return f"""# musetui sample transcripts
 
 A small, **synthetic** set of agent transcripts that musetui opens when it finds none of your
-own. Every id, token and signature in it was minted by `musetui.synth` so that it decodes the way
+own. Every id, token and signature in it was minted by `musetui_synth` so that it decodes the way
 the real thing does (times, markers, structure), but none of it came from a real provider.
-Regenerate it with `python -m musetui.synth.sample`.
+Regenerate it with `python -m musetui_synth.sample`.
 
 The story: on 2026-09-01 from 22:00 UTC a small team builds the website of *Juniper & Rye*, a
 bakery in Leith, with three different agent harnesses.
@@ -1741,10 +1741,10 @@ claude/projects/-home-dev-site/{info["claude_session"]}/subagents/agent-{info["c
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: ``python -m musetui.synth.sample [OUT_DIR]``."""
+    """Entry point: ``python -m musetui_synth.sample [OUT_DIR]``."""
     args = sys.argv[1:] if argv is None else argv
     if len(args) > 1 or (args and args[0].startswith("-")):
-        print("usage: python -m musetui.synth.sample [OUT_DIR]", file=sys.stderr)
+        print("usage: python -m musetui_synth.sample [OUT_DIR]", file=sys.stderr)
         return 2
     out = Path(args[0]) if args else DEFAULT_OUT
     info = generate(out)

@@ -1,4 +1,4 @@
-"""Write a benchmark corpus of any size: ``python -m musetui.synth.corpus OUT_DIR --size-mb N``.
+"""Write a benchmark corpus of any size: ``python -m musetui_synth.corpus OUT_DIR --size-mb N``.
 
 The tree mixes the three layouts of the sample (Muse VM sessions with workers, Codex rollouts
 with sub-agents, Claude Code projects with sub-agents). Most Muse sessions are on Avocado; a
@@ -1155,7 +1155,7 @@ def generate(
     corpus = Corpus(out_dir, size_mb, seed, sessions_per_mb)
     tot = corpus.run()
     manifest: dict[str, Any] = {
-        "generator": "musetui.synth.corpus",
+        "generator": "musetui_synth.corpus",
         "seed": seed,
         "size_mb": size_mb,
         "sessions_per_mb": sessions_per_mb,
@@ -1173,9 +1173,9 @@ def generate(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: ``python -m musetui.synth.corpus OUT_DIR --size-mb N --seed S``."""
+    """Entry point: ``python -m musetui_synth.corpus OUT_DIR --size-mb N --seed S``."""
     ap = argparse.ArgumentParser(
-        prog="python -m musetui.synth.corpus",
+        prog="python -m musetui_synth.corpus",
         description=__doc__.splitlines()[0] if __doc__ else None,
     )
     ap.add_argument("out_dir", type=Path)

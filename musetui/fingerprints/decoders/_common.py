@@ -1,0 +1,162 @@
+"""Helpers shared by the decoder families: time windows, varints, base64 prefixes, protobuf walks."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from datetime import UTC, datetime
+
+# ---------------------------------------------------------------------------------------------
+# Shared helpers
+# ---------------------------------------------------------------------------------------------
+
+#: §4.1 plausibility window for OpenAI id times (unix seconds, inclusive).
+OPENAI_TIME_MIN = 1_640_000_000
+OPENAI_TIME_MAX = 1_900_000_000
+#: 2020-01-01 … 2036-01-01 (exclusive), the window used for Fernet, UUIDv7, ULID, Gemini (§5–§7).
+WINDOW_MIN_S = 1_577_836_800
+WINDOW_END_S = 2_082_758_400
+WINDOW_MIN_MS = WINDOW_MIN_S * 1000
+WINDOW_END_MS = WINDOW_END_S * 1000
+
+_OPENAI_STACK = "OpenAI Responses stack (OpenAI or Azure: ids cannot tell them apart)"
+
+
+def _dt(seconds: int) -> datetime | None:
+    """Return the UTC datetime for whole unix seconds, or None when it is out of range."""
+    try:
+        return datetime.fromtimestamp(seconds, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def _iso_s(seconds: int) -> str:
+    """Render whole unix seconds as ``YYYY-MM-DDThh:mm:ssZ``."""
+    d = _dt(seconds)
+    if d is None:
+        return f"out of range ({seconds})"
+    return f"{d.year:04d}-{d.month:02d}-{d.day:02d}T{d.hour:02d}:{d.minute:02d}:{d.second:02d}Z"
+
+
+def _iso_ms(ms: int) -> str:
+    """Render unix milliseconds as ``YYYY-MM-DDThh:mm:ss.mmmZ`` (exact, no float rounding)."""
+    secs, rem = divmod(ms, 1000)
+    text = _iso_s(secs)
+    if text.endswith("Z"):
+        return f"{text[:-1]}.{rem:03d}Z"
+    return text
+
+
+def _date(seconds: int) -> str:
+    """Render unix seconds as a bare date (``YYYY-MM-DD``) for short messages."""
+    d = _dt(seconds)
+    if d is None:
+        return f"out-of-range time {seconds}"
+    return f"{d.year:04d}-{d.month:02d}-{d.day:02d}"
+
+
+def _in_window_s(seconds: int) -> bool:
+    """Return True when unix seconds fall in 2020-01-01 … 2035-12-31."""
+    return WINDOW_MIN_S <= seconds < WINDOW_END_S
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int] | None:
+    """Read a protobuf varint at ``pos``; return (value, next position) or None if cut/overlong."""
+    value = 0
+    shift = 0
+    n = len(data)
+    while pos < n and shift < 64:
+        b = data[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return value, pos
+        shift += 7
+    return None
+
+
+_B64_STD_RUN = re.compile(r"[A-Za-z0-9+/]*")
+_B64_URL_RUN = re.compile(r"[A-Za-z0-9_\-]*")
+
+
+def _b64_prefix(s: str, url: bool) -> tuple[bytes, bool]:
+    """Decode the longest valid base64 prefix of ``s``; return (bytes, ended cleanly).
+
+    "Ended cleanly" means the base64 run reached the end of the string (optionally followed by
+    correct ``=`` padding), so the decoded bytes are everything the string holds.
+    """
+    m = (_B64_URL_RUN if url else _B64_STD_RUN).match(s)
+    run = m.group(0) if m else ""
+    rest = s[len(run) :]
+    cut = len(run) - len(run) % 4
+    tail = run[cut:]
+    body = run[:cut]
+    if len(tail) >= 2:
+        body += tail + "=" * (4 - len(tail))
+    try:
+        data = base64.urlsafe_b64decode(body) if url else base64.b64decode(body)
+    except (binascii.Error, ValueError):
+        return b"", False
+    clean = rest == "" or (rest.strip("=") == "" and len(rest) <= 2)
+    return data, clean
+
+
+def _printable(raw: bytes) -> str | None:
+    """Return ``raw`` as ASCII text when every byte is printable, else None."""
+    if raw and all(0x20 <= b < 0x7F for b in raw):
+        return raw.decode("ascii")
+    return None
+
+
+_HEAD_B64_RE = re.compile(r"[A-Za-z0-9+/_\-]{16}")
+_HEAD_CHARS = 64  # enough base64 for every envelope header check (48 bytes)
+
+
+def _walk_fields(
+    data: bytes, start: int, end: int
+) -> tuple[list[tuple[int, int, int | bytes]], bool]:
+    """Walk protobuf fields in ``data[start:end]``; return (fields, complete).
+
+    Each field is (number, wire type, varint value or bytes). The walk stops at an unknown
+    wire type or at the end of the data; ``complete`` is False when it stopped early.
+    """
+    out: list[tuple[int, int, int | bytes]] = []
+    pos = start
+    limit = min(end, len(data))
+    while pos < limit:
+        tag = _varint(data, pos)
+        if tag is None:
+            return out, False
+        key, pos = tag
+        number, wire = key >> 3, key & 7
+        if number == 0:
+            return out, False
+        if wire == 0:
+            v = _varint(data, pos)
+            if v is None or v[1] > limit:
+                return out, False
+            out.append((number, 0, v[0]))
+            pos = v[1]
+        elif wire == 2:
+            ln = _varint(data, pos)
+            if ln is None:
+                return out, False
+            length, pos = ln
+            if pos + length > limit:
+                out.append((number, 2, data[pos:limit]))
+                return out, False
+            out.append((number, 2, data[pos : pos + length]))
+            pos += length
+        else:
+            return out, False
+    return out, pos >= end
+
+
+def _varint_size(n: int) -> int:
+    """Return how many bytes the protobuf varint encoding of ``n`` takes."""
+    size = 1
+    while n >= 0x80:
+        n >>= 7
+        size += 1
+    return size
