@@ -60,19 +60,24 @@ class FileData:
     grew: bool = False  # the file was larger after the read than before it
 
 
-def read_file(path: str, start: int = 0, limit: int | None = None) -> FileData:
+class TooLarge(Exception):
+    """The file is larger than the caller wants to hold at once (see ``read_file(whole_max=…)``)."""
+
+
+def read_file(path: str, start: int = 0, limit: int | None = None, whole_max: int | None = None) -> FileData:
     """Read a regular file read-only from ``start`` up to its current size (or ``limit`` bytes).
 
     Raises:
         NotRegularFile: when the path is not a regular file.
+        TooLarge: when there are more than ``whole_max`` bytes to read (nothing is read).
         OSError: when it cannot be opened or read (permissions, I/O errors).
     """
-    fd = open_ro(path)
+    fd = open_regular(path)
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise NotRegularFile(f"not a regular file ({_kind(st.st_mode)})")
         size = st.st_size
+        if whole_max is not None and size - start > whole_max:
+            raise TooLarge(size)
         want = max(0, size - start)
         if limit is not None:
             want = min(want, limit)
@@ -91,6 +96,25 @@ def read_file(path: str, start: int = 0, limit: int | None = None) -> FileData:
         return FileData(data, size, st.st_mtime_ns, st.st_ino, st.st_dev, grew)
     finally:
         os.close(fd)
+
+
+def open_regular(path: str) -> int:
+    """A read-only descriptor of a regular file (the caller closes it).
+
+    Raises:
+        NotRegularFile: when the path is not a regular file (it is closed again unread).
+        OSError: when it cannot be opened.
+    """
+    fd = open_ro(path)
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise NotRegularFile(f"not a regular file ({_kind(st.st_mode)})")
+    return fd
 
 
 def read_range(path: str, offset: int, length: int) -> bytes:

@@ -26,7 +26,9 @@ from musetui.reader import (
     MAX_DOCUMENT_BYTES,
     MAX_LINE_BYTES,
     NotRegularFile,
+    TooLarge,
     is_sse,
+    open_regular,
     read_file,
     read_range,
     sse_payload,
@@ -108,6 +110,7 @@ class ScanState:
     first_time: Any
     last_time: Any
     record_starts: bytes
+    binary: bool = False  # NUL bytes seen at the start (a binary file, when no record is found)
 
 
 def scan_file(
@@ -130,7 +133,9 @@ def _scan_file(
     abspath: str, relpath: str, root: str, keep_offsets: bool, attribute_session: bool, want_state: bool
 ) -> Outcome:
     try:
-        fd = read_file(abspath)
+        fd = read_file(abspath, whole_max=WINDOW_BYTES)
+    except TooLarge:
+        return _scan_windows(abspath, relpath, root, keep_offsets, attribute_session, want_state)
     except NotRegularFile as exc:
         return Outcome(None, [Diagnostic(relpath, 0, f"skipped: {exc}")])
     except OSError as exc:
@@ -155,6 +160,124 @@ def _scan_file(
     )
 
 
+#: Files larger than this are scanned in windows of this size (cut at line ends), so that
+#: memory stays bounded whatever the file's size. A window holds any line up to MAX_LINE_BYTES.
+WINDOW_BYTES = 2 * MAX_LINE_BYTES
+#: Bytes of one file scanned at most (``MUSETUI_MAX_FILE_BYTES``); past it, a diagnostic and the prefix.
+MAX_FILE_BYTES = 16 * 1024**3
+#: Evidence whose field is named per window (the rest keep the raw pass's field, if any).
+WINDOW_RESOLVED = 256
+
+
+def max_file_bytes() -> int:
+    """The per-file scan limit in bytes (:data:`MAX_FILE_BYTES`, or ``MUSETUI_MAX_FILE_BYTES``)."""
+    try:
+        return max(1, int(os.environ.get("MUSETUI_MAX_FILE_BYTES", MAX_FILE_BYTES)))
+    except ValueError:
+        return MAX_FILE_BYTES
+
+
+def _scan_windows(
+    abspath: str, relpath: str, root: str, keep_offsets: bool, attribute_session: bool, want_state: bool
+) -> Outcome:
+    """Scan a large file window by window (pread), never holding more than a window of it.
+
+    A line longer than a window is skipped by looking for its end (and reported as
+    malformed, as any line over MAX_LINE_BYTES is); a file over :func:`max_file_bytes` is
+    scanned up to the last line end before the limit, with a diagnostic.
+    """
+    try:
+        fd = open_regular(abspath)
+    except NotRegularFile as exc:
+        return Outcome(None, [Diagnostic(relpath, 0, f"skipped: {exc}")])
+    except OSError as exc:
+        return Outcome(None, [Diagnostic(relpath, 0, f"unreadable: {exc.strerror or exc}")])
+    try:
+        st = os.fstat(fd)
+        size = st.st_size
+        limit = min(size, max_file_bytes())
+        summary = SessionSummary(
+            path=relpath, abspath=abspath, root=root, format="generic", format_rule="", size=size,
+            mtime_ns=st.st_mtime_ns, inode=st.st_ino, device=st.st_dev, read_bytes=0,
+        )
+        state = ScanState(b"", None, False, 0, 0, 0, [], 0, [], {}, set(), None, None, b"")
+        diags: list[Diagnostic] = []
+        carry: list[Any] = [None]
+        observer: Any = None
+        pos = 0
+        tail = b""
+        while pos < limit:
+            chunk = _pread(fd, min(WINDOW_BYTES, limit - pos), pos)
+            if not chunk:
+                break
+            if pos == 0:
+                state.sse = is_sse(chunk)
+            if pos + len(chunk) >= limit and limit >= size:
+                tail = chunk  # the last window: concluded below
+                break
+            cut = chunk.rfind(b"\n") + 1
+            if cut == 0:  # one line longer than a window: find its end, never holding it
+                end = _find_newline(fd, pos + len(chunk), limit)
+                stop = end if end >= 0 else limit
+                state.n_lines += 1
+                state.malformed_count += 1
+                reason = f"line of {stop - pos:,} bytes exceeds the {MAX_LINE_BYTES // 2**20} MiB limit"
+                if len(state.malformed) < MAX_LISTED_MALFORMED:
+                    state.malformed.append(Malformed(state.n_lines, pos, reason))
+                    diags.append(Diagnostic(relpath, state.n_lines, f"malformed: {reason}"))
+                if pos == 0 and b"\x00" in chunk[:8192]:
+                    state.binary = True
+                del chunk
+                pos = stop + 1 if end >= 0 else limit
+                state.offset = pos
+                continue
+            window = chunk[:cut] if cut < len(chunk) else chunk
+            del chunk
+            out = _scan_lines(window, summary, observer, state, grew=False, keep_offsets=keep_offsets,
+                              attribute_session=attribute_session, want_state=want_state, carry=carry)
+            del window
+            observer = carry[0]
+            diags.extend(out.diagnostics)
+            pos = state.offset
+        grew = os.fstat(fd).st_size > size
+    finally:
+        os.close(fd)
+    if limit < size:
+        diags.append(Diagnostic(relpath, 0, f"file of {size:,} bytes exceeds the {limit:,}-byte scan limit: scanned up to byte {pos:,} (line {state.n_lines})"))
+        summary.notes.append(f"partial scan: the first {pos:,} of {size:,} bytes (the scan limit)")
+    summary.read_bytes = pos + len(tail)
+    out = _scan_lines(tail, summary, observer, state, grew=grew, keep_offsets=keep_offsets,
+                      attribute_session=attribute_session, want_state=want_state)
+    out.diagnostics = diags + out.diagnostics
+    return out
+
+
+def _pread(fd: int, length: int, pos: int) -> bytes:
+    """Up to ``length`` bytes at ``pos`` (fewer only at the end of the file)."""
+    chunks: list[bytes] = []
+    got = 0
+    while got < length:
+        chunk = os.pread(fd, min(length - got, 16 * 1024 * 1024), pos + got)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _find_newline(fd: int, pos: int, limit: int) -> int:
+    """The offset of the first newline at or after ``pos`` (before ``limit``), or -1."""
+    while pos < limit:
+        chunk = os.pread(fd, min(8 * 1024 * 1024, limit - pos), pos)
+        if not chunk:
+            return -1
+        i = chunk.find(b"\n")
+        if i >= 0:
+            return pos + i
+        pos += len(chunk)
+    return -1
+
+
 def resume_file(state: ScanState, abspath: str, *, keep_offsets: bool = False) -> Outcome | None:
     """Continue a scan from ``state.offset``, reading only the appended bytes.
 
@@ -171,7 +294,7 @@ def _resume_file(state: ScanState, abspath: str, keep_offsets: bool) -> Outcome 
     try:
         if state.offset <= 0 or read_range(abspath, state.offset - 1, 1) != b"\n":
             return None
-        fd = read_file(abspath, state.offset)
+        fd = read_file(abspath, state.offset, whole_max=WINDOW_BYTES)
     except OSError:
         return None
     if fd.size < state.offset:
@@ -234,8 +357,13 @@ def _scan_lines(
     keep_offsets: bool,
     attribute_session: bool,
     want_state: bool,
+    carry: list[Any] | None = None,
 ) -> Outcome:
-    """Validate and observe the lines of ``data`` (which starts at ``state.offset``), then conclude."""
+    """Validate and observe the lines of ``data`` (which starts at ``state.offset``), then conclude.
+
+    With ``carry`` (a window of a large file, not its last), nothing is concluded: the state
+    moves past ``data`` and ``carry[0]`` receives the observer, for the next window.
+    """
     relpath = summary.path
     diags: list[Diagnostic] = []
     base_off = state.offset
@@ -323,15 +451,23 @@ def _scan_lines(
         probe = sources.probe_for(fmt)
         observe_all = True
         _observe_pending(pending, lines, sse, observer, base_line, times, zones)
-    state.malformed.extend(malformed[: max(0, MAX_LISTED_MALFORMED - len(state.malformed))])
+    room = max(0, MAX_LISTED_MALFORMED - len(state.malformed))
+    state.malformed.extend(malformed[:room])
     state.malformed_count += len(malformed)
-    for m in malformed[:MAX_LISTED_MALFORMED]:
+    for m in malformed[:room]:
         diags.append(Diagnostic(relpath, m.line, f"malformed: {m.reason}"))
-    if len(malformed) > MAX_LISTED_MALFORMED:
-        diags.append(Diagnostic(relpath, 0, f"… {len(malformed) - MAX_LISTED_MALFORMED} more malformed lines"))
+    if len(malformed) > room:
+        diags.append(Diagnostic(relpath, 0, f"… {len(malformed) - room} more malformed lines"))
+    if base_off == 0 and b"\x00" in data[:8192]:
+        state.binary = True
     if observer is None:
-        what = "binary file" if b"\x00" in data[:8192] else "no JSON records"
-        diags.append(Diagnostic(relpath, 0, f"{what}: {len(malformed)} malformed lines, nothing to index"))
+        if carry is not None:
+            state.n_lines = base_line + n
+            state.offset = base_off + sum(len(x) + 1 for x in lines)
+            carry[0] = None
+            return Outcome(None, diags)
+        what = "binary file" if state.binary else "no JSON records"
+        diags.append(Diagnostic(relpath, 0, f"{what}: {state.malformed_count} malformed lines, nothing to index"))
         return Outcome(None, diags)
     state.fmt = fmt
     state.items += items
@@ -353,6 +489,7 @@ def _scan_lines(
         if t is not None:
             state.last_time = t
             break
+    located_before = len(state.located)
     if attribute_session:
         if fmt in sources.API_FORMATS:
             state.located.extend(_walk_lines(lines, base_line, times, zones, sse, state.seen))
@@ -361,6 +498,16 @@ def _scan_lines(
                 _raw_evidence(data, rel_starts, base_line, lines, times, zones, None if observe_all else probe, state)
             )
     consumed = sum(len(x) + 1 for x in lines)
+    if carry is not None:
+        if attribute_session:  # name the fields now: this window's lines are gone at the end
+            resolver = _Resolver(lines, sse, base_line)
+            todo = [loc for loc in state.located[located_before:] if not loc.field]
+            for loc in todo[:WINDOW_RESOLVED]:
+                loc.field = resolver(loc)
+        state.n_lines = base_line + n
+        state.offset = base_off + consumed
+        carry[0] = observer
+        return Outcome(None, diags)
     complete = not partial_last or not lines
     if want_state and complete:
         state.frozen = pickle.dumps((summary, observer), protocol=pickle.HIGHEST_PROTOCOL)

@@ -102,7 +102,7 @@ def test_unknown_jsonl_does_not_reuse_a_live_parser(tmp_path: Path, capsys: pyte
     _good(tmp_path)
     (tmp_path / "x.jsonl").write_bytes(b'{"a":1}\n{"a":2}\n')
     (tmp_path / "y.jsonl").write_bytes(b'{"a":1}\n{"a":2}\nnot json\n')
-    code, out, err = _run(capsys, "scan", str(tmp_path), "--json", "--no-cache")
+    code, out, _err = _run(capsys, "scan", str(tmp_path), "--json", "--no-cache")
     recs = {r["path"]: r for r in _records(out)}
     assert code == 0 and set(recs) == {"sessions/good/session.jsonl", "x.jsonl", "y.jsonl"}
     assert (recs["x.jsonl"]["items"], recs["x.jsonl"]["malformed_lines"]) == (2, 0)
@@ -206,7 +206,7 @@ def test_fs_root_symlink_search_is_quick(tmp_path: Path, capsys: pytest.CaptureF
     _good(tmp_path)
     (tmp_path / "fs").symlink_to("/")
     t0 = time.monotonic()
-    code, out, err = _run(capsys, "search", str(tmp_path), "nothing-matches-this", "--json")
+    code, _out, _err = _run(capsys, "search", str(tmp_path), "nothing-matches-this", "--json")
     assert code == 1 and time.monotonic() - t0 < 2.0
 
 
@@ -222,7 +222,7 @@ def test_non_utf8_names_everywhere(tmp_path: Path, capsys: pytest.CaptureFixture
         assert code == 0 and len(recs) == 2, err
         assert "dir\\xfe/bad\\xff.jsonl" in {r["path"] for r in recs}
     code, out, _ = _run(capsys, "scan", str(tmp_path))
-    shown = [ln for ln in out.splitlines() if "bad" in ln][0].split("  ")[-1].strip()
+    shown = next(ln for ln in out.splitlines() if "bad" in ln).split("  ")[-1].strip()
     assert shown == f"{tmp_path}/dir\\xfe/bad\\xff.jsonl"
     code, out, _ = _run(capsys, "show", shown)
     assert code == 0 and "`B`" in out
@@ -262,7 +262,7 @@ def test_binary_jsonl_is_one_stderr_line(tmp_path: Path, capsys: pytest.CaptureF
     (tmp_path / "noisy.jsonl").write_bytes(_muse_line("N", 0) + b"".join(b"{broken %d\n" % i for i in range(412)))
     (tmp_path / "quiet.jsonl").write_bytes(_muse_line("Q", 0) + b"{oops\n")
     diag_file = tmp_path.parent / "diags.jsonl"
-    code, out, err = _run(capsys, "scan", str(tmp_path), "--json", "--no-cache", "--diagnostics", str(diag_file))
+    _code, _out, err = _run(capsys, "scan", str(tmp_path), "--json", "--no-cache", "--diagnostics", str(diag_file))
     lines = err.splitlines()
     assert "musetui: blob.jsonl: binary file: 494 lines" in lines
     (noisy,) = [ln for ln in lines if "noisy.jsonl" in ln]
@@ -330,7 +330,7 @@ def test_big_integers_and_duplicate_keys_agree(tmp_path: Path, capsys: pytest.Ca
     first = orjson.loads(lines[2])
     assert first["stream"]["id"] == "S"
     assert s.session_id == "S"
-    code, out, _ = _run(capsys, "search", str(tmp_path), "hi", "--json")
+    _code, out, _ = _run(capsys, "search", str(tmp_path), "hi", "--json")
     assert len(_records(out)) == 5
 
 
@@ -411,7 +411,7 @@ def test_unreadable_file_is_never_served_from_the_cache(tmp_path: Path, capsys: 
     p.chmod(0)
     try:
         for argv in (["scan", str(tmp_path), "--json"], ["scan", str(tmp_path)]):
-            code, out, err = _run(capsys, *argv)
+            _code, out, err = _run(capsys, *argv)
             assert "sessions/b/session.jsonl: unreadable: Permission denied" in err
             assert "sessions/b" not in out
     finally:
