@@ -422,6 +422,7 @@ def _scan_lines(
             items += 1
             records.append(i)
             if observer is None:
+                doc = _record(line, doc)
                 found = sources.sniff(doc)
                 if found is None and items < 8 and i < n - 1:
                     pending.append(i)
@@ -437,7 +438,7 @@ def _scan_lines(
                 pending.clear()
                 times[i], zones[i] = observer.observe(doc, base_line + i + 1)
             elif observe_all or probe.glean(line, observer):
-                times[i], zones[i] = observer.observe(doc, base_line + i + 1)
+                times[i], zones[i] = observer.observe(_record(line, doc), base_line + i + 1)
             del doc
             t = times[i]
             if t is not None and type(t) is not str and type(t) is not int and type(t) is not float:
@@ -569,6 +570,19 @@ def _second_opinion(exc: BaseException, line: bytes, parser: Any) -> tuple[Any, 
         return None, parser
 
 
+def _record(line: bytes, doc: Any) -> Any:
+    """The record an observer sees: the line as orjson reads it (else ``doc``, simdjson's view).
+
+    simdjson only validates the lines; the few that an observer reads are parsed again by
+    orjson, the parser of the item view and of search, so that all three agree on what a
+    line holds (the last of duplicate keys wins, as in orjson, JSON.parse and Python's json).
+    """
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return doc
+
+
 def _parse_any(parser: Any, line: bytes) -> Any:
     """One line as a record (simdjson, else orjson), or None when it is not JSON."""
     try:
@@ -583,7 +597,8 @@ def _observe_pending(
     """Observe the lines held back while the format was unknown, with a parser of their own."""
     parser = simdjson.Parser()
     for j in pending:
-        pdoc = _parse_any(parser, _clean(lines[j], sse))
+        line = _clean(lines[j], sse)
+        pdoc = _record(line, None) or _parse_any(parser, line)
         if pdoc is None:
             continue
         t, zones[j] = observer.observe(pdoc, base_line + j + 1)

@@ -68,7 +68,7 @@ class ClaudeProbe(Probe):
 def sniff(obj: Any) -> str | None:
     """Recognise a Claude Code line."""
     t = dig(obj, "type")
-    if t in LINE_TYPES and dig(obj, "sessionId") is not None and (
+    if isinstance(t, str) and t in LINE_TYPES and dig(obj, "sessionId") is not None and (
         dig(obj, "uuid") is not None or dig(obj, "parentUuid") is not None or t == "progress"
     ):
         return f"claude-code: type == {t!r} with sessionId and uuid"

@@ -125,7 +125,7 @@ class MuseObserver(Observer):
                     zone = ZONE_QUOTED
                 elif ekind == "model_completed":
                     self.declare_model(text_of(event.get("model")))
-                elif ekind not in KNOWN_EVENTS and isinstance(ekind, str):
+                elif isinstance(ekind, str) and ekind not in KNOWN_EVENTS:
                     self.unknown[ekind] = self.unknown.get(ekind, 0) + 1
                 record = payload.get("record")
             else:
