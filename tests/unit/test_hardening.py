@@ -320,15 +320,14 @@ def test_parent_cycles_stay_reachable(tmp_path: Path) -> None:
 def test_big_integers_and_duplicate_keys_agree(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     lines = [_muse_line("S", i) for i in range(5)]
     lines[1] = lines[1][:1] + b'"big":123456789012345678901234567890,' + lines[1][1:]
-    lines[2] = lines[2][:1] + b'"stream":{"kind":"session","id":"FIRST"},' + lines[2][1:]  # the last "stream" wins
+    lines[0] = lines[0][:1] + b'"stream":{"kind":"session","id":"FIRST"},' + lines[0][1:]  # the last "stream" wins
     p = _good(tmp_path, "S")
     p.write_bytes(b"".join(lines))
     index = Index([str(tmp_path)], workers=1).scan()
     (s,) = index.sessions
     assert (s.items, s.malformed_lines) == (5, 0)
     assert len(open_session(s).items) == 5
-    first = orjson.loads(lines[2])
-    assert first["stream"]["id"] == "S"
+    assert orjson.loads(lines[0])["stream"]["id"] == "S"
     assert s.session_id == "S"
     _code, out, _ = _run(capsys, "search", str(tmp_path), "hi", "--json")
     assert len(_records(out)) == 5
