@@ -212,10 +212,13 @@ def _scan_windows(
                 break
             if pos == 0:
                 state.sse = is_sse(chunk)
-            if pos + len(chunk) >= limit and limit >= size:
+            at_limit = pos + len(chunk) >= limit
+            if at_limit and limit >= size:
                 tail = chunk  # the last window: concluded below
                 break
             cut = chunk.rfind(b"\n") + 1
+            if cut == 0 and at_limit:
+                break  # the line cut by the scan limit is left out
             if cut == 0:  # one line longer than a window: find its end, never holding it
                 end = _find_newline(fd, pos + len(chunk), limit)
                 stop = end if end >= 0 else limit

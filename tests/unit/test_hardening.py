@@ -6,6 +6,7 @@ still load, and that the hostile file gets a located diagnostic.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sqlite3
@@ -427,3 +428,145 @@ def test_reads_keep_access_times(tmp_path: Path, capsys: pytest.CaptureFixture[s
     _run(capsys, "search", str(tmp_path / "s"), "avocado")
     _run(capsys, "show", str(next(p for p in files if p.name == "session.jsonl")), "--line", "1")
     assert {int(p.stat().st_atime) for p in files} == {t2020}
+
+
+# -- as another user (when the tests run as root, the permission cases run as nobody) -------------
+
+
+def _as_user(argv: list[str], cache: Path) -> tuple[int, str, str]:
+    """Run the command line as ``nobody`` (from root) or as ourselves, with its own cache dir."""
+    import subprocess
+    import sys
+
+    env = dict(os.environ, MUSETUI_CACHE_DIR=str(cache), PYTHONPATH=str(REPO))
+
+    def drop() -> None:
+        if os.geteuid() == 0:
+            os.setgid(65534)
+            os.setuid(65534)
+
+    try:
+        r = subprocess.run([sys.executable, "-m", "musetui", *argv], capture_output=True, text=True, env=env, preexec_fn=drop, timeout=120)
+    except PermissionError as exc:
+        pytest.skip(f"running as root, and user nobody cannot run this Python ({exc})")
+    if os.geteuid() == 0 and "No module named" in r.stderr:
+        pytest.skip("running as root, and user nobody cannot import this checkout")
+    return r.returncode, r.stdout, r.stderr
+
+
+@pytest.fixture
+def shared_tmp() -> object:
+    """A directory another user can use (pytest's own tmp dirs are private to root)."""
+    import tempfile
+
+    d = Path(tempfile.mkdtemp(prefix="musetui-perm-"))
+    d.chmod(0o777)
+    yield d
+    for p in [d, *d.rglob("*")]:
+        with contextlib.suppress(OSError):
+            p.chmod(0o777)
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def _open_to_all(root: Path) -> None:
+    for p in [root, *root.rglob("*")]:
+        p.chmod(0o777 if p.is_dir() else 0o666)
+
+
+def test_unreadable_file_is_never_served_from_the_cache_as_a_user(shared_tmp: Path) -> None:
+    tree = shared_tmp / "t"
+    _good(tree, "a")
+    p = _good(tree, "b")
+    cache = shared_tmp / "cache"
+    cache.mkdir()
+    _open_to_all(shared_tmp)
+    for argv in (["scan", str(tree), "--json"], ["scan", str(tree)]):
+        code, out, err = _as_user(argv, cache)
+        assert code == 0 and "sessions/b" in out, err
+    p.chmod(0)
+    for argv in (["scan", str(tree), "--json"], ["scan", str(tree)]):
+        code, out, err = _as_user(argv, cache)
+        assert "sessions/b/session.jsonl: unreadable: Permission denied" in err
+        assert "sessions/b" not in out and "sessions/a" in out
+
+
+def test_read_only_cache_directory_as_a_user(shared_tmp: Path) -> None:
+    tree = shared_tmp / "t"
+    _good(tree)
+    cache = shared_tmp / "cache"
+    cache.mkdir()
+    _open_to_all(shared_tmp)
+    code, expected, err = _as_user(["scan", str(tree), "--json"], cache)
+    assert code == 0
+    for db in cache.glob("index-*.sqlite3"):
+        db.write_bytes(b"\x00" * db.stat().st_size)  # corrupt: it would have to be removed
+    for p in cache.iterdir():
+        p.chmod(0o444)
+    cache.chmod(0o555)
+    code, out, err = _as_user(["scan", str(tree), "--json"], cache)
+    assert code == 0 and out == expected and "Traceback" not in err
+    assert err.count("musetui: cache for") == 1 and "scanning without it" in err
+
+
+# -- bounded memory --------------------------------------------------------------------------------
+
+
+def test_windowed_scan_equals_whole_scan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small windows stand in for a huge file: same records, same diagnostics, same items."""
+    from musetui import scanner
+
+    shutil.copytree(SAMPLE / "muse-vm", tmp_path / "muse-vm")
+    shutil.copytree(SAMPLE / "codex", tmp_path / "codex", dirs_exist_ok=True) if (SAMPLE / "codex").is_dir() else None
+    (tmp_path / "tail.jsonl").write_bytes(b"".join(_muse_line("T", i) for i in range(50)) + b"{broken\n" + b"x" * 20000 + b"\n")
+
+    def scan() -> tuple[list[bytes], list[str], list[int]]:
+        index = Index([str(tmp_path)], workers=1).scan()
+        sessions = index.sorted_sessions()
+        items = [len(open_session(s).items) for s in sessions]
+        return [orjson.dumps(s.record()) for s in sessions], sorted(d.text() for d in index.diagnostics), items
+
+    whole = scan()
+    monkeypatch.setattr(scanner, "WINDOW_BYTES", 8192)
+    monkeypatch.setattr(scanner, "MAX_LINE_BYTES", 6000)
+    import musetui.session as session_mod
+
+    monkeypatch.setattr(session_mod, "MAX_LINE_BYTES", 6000)
+    windowed = scan()
+    assert windowed[0] == whole[0] and windowed[2] == whole[2]
+    # Only the 20,000-byte line differs: over the (lowered) line limit in windows, invalid JSON whole.
+    assert [d for d in windowed[1] if "tail.jsonl:52:" not in d] == [d for d in whole[1] if "tail.jsonl:52:" not in d]
+
+
+def test_file_over_the_scan_limit_is_scanned_in_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from musetui import scanner
+
+    body = b"".join(_muse_line("L", i) for i in range(400))
+    (tmp_path / "big.jsonl").write_bytes(body)
+    monkeypatch.setattr(scanner, "WINDOW_BYTES", 4096)
+    monkeypatch.setenv("MUSETUI_MAX_FILE_BYTES", str(len(body) // 2))
+    index = Index([str(tmp_path)], workers=1).scan()
+    (s,) = index.sessions
+    assert 0 < s.items < 400 and s.malformed_lines == 0 and s.read_bytes <= len(body) // 2
+    (d,) = [d for d in index.diagnostics if "scan limit" in d.message]
+    assert d.path == "big.jsonl" and f"file of {len(body):,} bytes exceeds" in d.message
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("MUSETUI_SLOW"), reason="writes a 2 GB sparse file: MUSETUI_SLOW=1 pytest -m slow")
+def test_two_gigabyte_sparse_file_scans_and_opens_in_bounded_memory(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    s = tmp_path / "s.jsonl"
+    s.write_bytes(b"".join(_muse_line("G", i) for i in range(20)))
+    os.truncate(s, 2 * 1024**3)
+    zeros = tmp_path / "zeros.jsonl"
+    zeros.write_bytes(b"")
+    os.truncate(zeros, 2 * 1024**3)
+    probe = (
+        "import resource, subprocess, sys; subprocess.run(sys.argv[1:], check=True, capture_output=True); "
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
+    )
+    for argv in (["scan", str(tmp_path), "--json", "--no-cache"], ["show", str(s), "--line", "1"]):
+        r = subprocess.run([sys.executable, "-c", probe, sys.executable, "-m", "musetui", *argv], capture_output=True, text=True, check=True)
+        assert int(r.stdout) <= 300 * 1024, f"{argv[0]}: peak RSS {int(r.stdout) // 1024} MB"
