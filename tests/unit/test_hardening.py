@@ -570,3 +570,33 @@ def test_two_gigabyte_sparse_file_scans_and_opens_in_bounded_memory(tmp_path: Pa
     for argv in (["scan", str(tmp_path), "--json", "--no-cache"], ["show", str(s), "--line", "1"]):
         r = subprocess.run([sys.executable, "-c", probe, sys.executable, "-m", "musetui", *argv], capture_output=True, text=True, check=True)
         assert int(r.stdout) <= 300 * 1024, f"{argv[0]}: peak RSS {int(r.stdout) // 1024} MB"
+
+
+def test_a_file_whose_permissions_changed_is_read_again(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The cache identity includes the change time: chmod (even as root, who can still read) means a rescan."""
+    _good(tmp_path, "a")
+    p = _good(tmp_path, "b")
+    _run(capsys, "scan", str(tmp_path), "--stats")
+    _, _, err = _run(capsys, "scan", str(tmp_path), "--stats")
+    assert "2 unchanged" in err and "0 scanned" in err
+    p.chmod(0o400)
+    _, _, err = _run(capsys, "scan", str(tmp_path), "--stats")
+    assert "1 unchanged" in err and "1 scanned" in err
+
+
+def test_two_roots_each_line_says_its_root(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    one, two = tmp_path / "one", tmp_path / "two"
+    _good(one, "x")
+    _good(two, "x")
+    code, out, _ = _run(capsys, "search", str(one), str(two), "hi", "--json")
+    hits = _records(out)
+    assert code == 0 and {h["root"] for h in hits} == {str(one), str(two)}
+    assert {h["path"] for h in hits} == {"sessions/x/session.jsonl"}
+    code, out, _ = _run(capsys, "search", str(one), str(two), "hi")
+    starts = {line.split(":", 1)[0] for line in out.splitlines()}
+    assert starts == {f"{one}/sessions/x/session.jsonl", f"{two}/sessions/x/session.jsonl"}
+    code, out, _ = _run(capsys, "scan", str(one), str(two), "--json", "--no-cache")
+    assert sorted((r["root"], r["path"]) for r in _records(out)) == [(str(one), "sessions/x/session.jsonl"), (str(two), "sessions/x/session.jsonl")]
+    for start in starts:  # what the text output prints, `show` takes as it is
+        code, shown, _ = _run(capsys, "show", start, "--line", "1")
+        assert code == 0 and "`x`" in shown
