@@ -128,7 +128,7 @@ def test_call_id_finds_the_call_and_its_result(sample: Path) -> None:
     assert len(expected) == 2
     assert located(hits) == expected
     for h in hits:
-        assert set(h) == {"path", "session_id", "line", "field", "snippet"}
+        assert set(h) == {"root", "path", "session_id", "line", "field", "snippet"}
         assert h["session_id"] == OUTLIER
         assert CALL in h["snippet"]
     assert [h["field"] for h in hits] == [
@@ -195,7 +195,7 @@ def test_text_output_and_limit(sample: Path) -> None:
     assert proc.returncode == 0
     first = proc.stdout.splitlines()[0]
     assert (
-        first.startswith("muse-vm/")
+        first.startswith(f"{sample}/muse-vm/")  # root/path, which `musetui show` accepts
         and f":5: [payload.event.tool_calls[0].call_id] {CALL}" in first
     )
     code, hits = cli_json("--limit", "1", str(sample), CALL)
@@ -616,14 +616,16 @@ def test_walk_matches_the_index(tmp_path: Path, sample: Path) -> None:
     assert [h.path for h in hits] == ["a.b/x.jsonl", "a/noext", "a/notes.txt", "a/x.jsonl", "z.log"]
 
 
-def test_outside_symlinks_are_followed_once(tmp_path: Path) -> None:
+def test_outside_symlinks_are_not_followed(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     write_lines(outside / "s.jsonl", [generic("needle")])
     (outside / "back").symlink_to(outside)
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "link").symlink_to(outside)
-    assert [h.path for h in search([tree], "needle")] == ["link/s.jsonl"]
+    run = run_search([str(tree)], "needle")
+    assert list(run) == []
+    assert run.notes == [f"link: skipped: symlink leaves the root -> {outside}"]
 
 
 def test_parallel_equals_serial(tmp_path: Path, sample: Path) -> None:
