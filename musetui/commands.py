@@ -65,6 +65,7 @@ class MuseCommands(Provider):
             ("size", "biggest file first"),
         ):
             yield (f"sort: by {order}", partial(main.set_sort, order), f"Order the tree's sessions {what} (s cycles)")
+        yield ("report: write evidence report", main.write_report, "Write the HTML evidence report of the open roots")
         yield (
             "filter: all providers",
             partial(main.apply_filter, None),

@@ -9,6 +9,7 @@ inline script allowed by hash in a Content-Security-Policy that forbids every ot
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 import os
@@ -190,10 +191,16 @@ def time_span(sessions: Sequence[SessionSummary]) -> tuple[float | None, float |
 
 def _where(s: SessionSummary, roots: Sequence[str]) -> str:
     """``root/path`` with the root as given on the command line when it matches."""
-    for r in roots:
-        if os.path.abspath(r) == s.root:
-            return f"{r.rstrip('/')}/{s.path}" if os.path.isdir(s.root) else r
-    return f"{s.root}/{s.path}"
+    given = _given_roots(tuple(roots)).get(s.root)
+    if given is None:
+        return f"{s.root}/{s.path}"
+    name, is_dir = given
+    return f"{name.rstrip('/')}/{s.path}" if is_dir else name
+
+
+@functools.lru_cache(maxsize=16)
+def _given_roots(roots: tuple[str, ...]) -> dict[str, tuple[str, bool]]:
+    return {os.path.abspath(r): (r, os.path.isdir(r)) for r in reversed(roots)}
 
 
 def _mtime(ns: int) -> str:
@@ -345,7 +352,8 @@ body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   background: #fff; margin: 0 auto; max-width: 1200px; padding: 24px; }
 h1 { font-size: 24px; margin: 0 0 8px; } h2 { font-size: 19px; border-bottom: 2px solid var(--rule);
   padding-bottom: 4px; margin-top: 32px; } h3 { font-size: 16px; margin: 20px 0 8px; }
-code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 12.5px; }
+code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.9em; }
+svg { max-width: 100%; height: auto; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 0; }
 dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; overflow-wrap: anywhere; }
 table { border-collapse: collapse; width: 100%; margin: 8px 0 16px; }
@@ -366,6 +374,7 @@ svg text { font: 11px system-ui, sans-serif; fill: #1b1b1b; }
 @media print {
   body { max-width: none; padding: 0; font-size: 11px; }
   h2 { break-after: avoid; } table { font-size: 10px; } tr { break-inside: avoid; }
+  th, td { overflow-wrap: anywhere; }
   table.sortable th::after { content: "" !important; } pre.evidence { background: none; border: 1px solid var(--rule); }
 }
 """
@@ -613,6 +622,29 @@ def render_html(data: ReportData) -> str:
     out.append(f"<script>{SCRIPT}</script>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"
+
+
+def default_output(roots: Sequence[str], now: float | None = None) -> str:
+    """Where the app writes a report: the working directory, else documents, home or the temp dir.
+
+    The first of those that does not lie inside a scanned root: nothing is ever written
+    under a scanned tree.
+    """
+    import tempfile
+
+    from platformdirs import user_documents_dir
+
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(time.time() if now is None else now))
+    real_roots = [os.path.realpath(r) for r in roots]
+
+    def inside(d: str) -> bool:
+        d = os.path.realpath(d)
+        return any(d == r or d.startswith(r.rstrip(os.sep) + os.sep) for r in real_roots)
+
+    for d in (os.getcwd(), user_documents_dir(), os.path.expanduser("~"), tempfile.gettempdir()):
+        if d and os.path.isdir(d) and not inside(d):
+            return os.path.join(d, f"musetui-report-{stamp}.html")
+    raise OSError("every candidate directory lies inside a scanned root: use musetui report -o FILE")
 
 
 def format_for(path: str, explicit: str | None) -> str:

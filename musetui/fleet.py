@@ -19,6 +19,8 @@ import orjson
 
 #: Keys every scan record has (how a saved ``scan --json`` output is recognised).
 RECORD_KEYS = frozenset({"path", "format", "provider", "host", "confidence", "flags", "evidence", "items"})
+#: The record fields the ranking and its output read (Parquet is read for these columns only).
+FLEET_COLUMNS = ("path", "root", "session_id", "format", "declared_model", "provider", "host", "flags")
 #: A (format, provider, host) class below this share of the other machines' sessions is rare.
 RARE_SHARE = 0.05
 #: Weights of the four parts of a machine's score (they sum to 1).
@@ -230,22 +232,27 @@ def _looks_saved(path: str) -> bool:
         return False
 
 
-def _files_under(root: str) -> list[str]:
-    out: list[str] = []
+def _files_under(root: str) -> Iterator[str]:
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
-        out.extend(os.path.join(dirpath, f) for f in sorted(filenames))
-    return out
+        for f in sorted(filenames):
+            yield os.path.join(dirpath, f)
 
 
 def saved_files(root: str) -> list[str] | None:
-    """The saved outputs that make up ``root``, or None when it is a transcript tree to scan."""
+    """The saved outputs that make up ``root``, or None when it is a transcript tree to scan.
+
+    The walk stops at the first file that is not a saved output (a transcript tree is
+    told apart by its first file).
+    """
     if os.path.isfile(root):
         return [root] if _looks_saved(root) else None
-    files = _files_under(root)
-    if files and all(_looks_saved(f) for f in files):
-        return files
-    return None
+    files: list[str] = []
+    for f in _files_under(root):
+        if not _looks_saved(f):
+            return None
+        files.append(f)
+    return files or None
 
 
 def read_saved(path: str) -> list[dict[str, Any]]:
@@ -253,7 +260,7 @@ def read_saved(path: str) -> list[dict[str, Any]]:
     if path.endswith(".parquet"):
         from musetui.parquet import read_records
 
-        return read_records(path)
+        return read_records(path, FLEET_COLUMNS)  # evidence is not needed to rank
     from musetui.reader import read_file
 
     out: list[dict[str, Any]] = []
@@ -266,8 +273,13 @@ def read_saved(path: str) -> list[dict[str, Any]]:
             raise FleetInputError(f"{path}:{n}: not a scan record ({exc})") from exc
         if not is_scan_record(obj):
             raise FleetInputError(f"{path}:{n}: not a scan record")
-        out.append(obj)
+        out.append(_project(obj))
     return out
+
+
+def _project(record: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a record the ranking reads (a fleet holds millions: evidence is dropped)."""
+    return {k: record[k] for k in FLEET_COLUMNS if k in record}
 
 
 def scan_records(root: str, *, use_cache: bool = True, workers: int | None = None) -> list[dict[str, Any]]:
@@ -275,7 +287,7 @@ def scan_records(root: str, *, use_cache: bool = True, workers: int | None = Non
     from musetui.index import Index
 
     index = Index([root], workers=workers, use_cache=use_cache, light=True).scan()
-    return [s.record() for s in index.sorted_sessions()]
+    return [_project(s.record()) for s in index.sorted_sessions()]
 
 
 def load_machines(roots: Sequence[str], *, use_cache: bool = True, workers: int | None = None) -> list[Machine]:
@@ -297,6 +309,31 @@ def load_machines(roots: Sequence[str], *, use_cache: bool = True, workers: int 
         else:
             machines.append(Machine(root, records))
     return machines
+
+
+def machines_from_sessions(roots: Sequence[str], sessions: Iterable[Any]) -> list[Machine]:
+    """One machine per root from already-indexed sessions (the app's open roots), without re-scanning.
+
+    Only the fields the ranking reads are taken from each :class:`~musetui.model.SessionSummary`.
+    """
+    by_root: dict[str, list[dict[str, Any]]] = {os.path.abspath(r): [] for r in roots}
+    for s in sessions:
+        a = s.attribution
+        by_root.setdefault(s.root, []).append({
+            "path": s.path, "session_id": s.session_id, "format": s.format, "declared_model": s.declared_model,
+            "provider": a.provider, "host": a.host, "flags": list(a.flags),
+        })
+    return [Machine(root, sorted(recs, key=lambda r: r["path"])) for root, recs in by_root.items()]
+
+
+def summary_line(rank_no: int, m: Machine, label: str | None = None) -> str:
+    """``#1 vm3 · score 0.277 · 11 sessions · 1 flagged · 0 mismatches · meta 4, openai 4``: the app's per-root row."""
+    mix = ", ".join(f"{p} {n}" for p, n in _tally(r.get("provider") or "unknown" for r in m.records).items())
+    name = label if label is not None else os.path.basename(m.root.rstrip(os.sep)) or m.root
+    return (
+        f"#{rank_no} {name} · score {m.score:.3f} · {len(m.records)} sessions · {m.flagged} flagged · "
+        f"{m.mismatches} mismatches · {mix}"
+    )
 
 
 # ---------------------------------------------------------------- output

@@ -79,10 +79,13 @@ def write_jsonl(output: bytes, path: str) -> int:
     return len(records)
 
 
-def read_records(path: str) -> list[dict[str, Any]]:
-    """The scan records stored in a Parquet file."""
+def read_records(path: str, columns: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """The scan records stored in a Parquet file (only ``columns`` of them, those present, when given)."""
     _pa()
     import pyarrow.parquet as pq
 
-    rows: list[dict[str, Any]] = pq.read_table(path).to_pylist()
+    if columns is not None:
+        present = set(pq.read_schema(path).names)
+        columns = [c for c in columns if c in present]
+    rows: list[dict[str, Any]] = pq.read_table(path, columns=columns).to_pylist()
     return rows

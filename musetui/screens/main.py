@@ -617,6 +617,7 @@ class MainScreen(Screen[None]):
         self.diagnostics = list(message.diagnostic_list)
         tree = self.session_tree
         tree.finalize(message.top, message.children)
+        self._rank_roots()
         self._keep_cursor_on_top()
         n = len(tree.sessions)
         flagged = sum(1 for s in tree.sessions if s.attribution.flags)
@@ -686,6 +687,7 @@ class MainScreen(Screen[None]):
         if message.added:
             tree.add_sessions(message.added)
         tree.finalize(message.top, message.children)
+        self._rank_roots()
         self._update_header(recount=True)
         n = len(tree.sessions)
         flagged = sum(1 for s in tree.sessions if s.attribution.flags)
@@ -707,6 +709,40 @@ class MainScreen(Screen[None]):
         search = self._search_screen()
         if search is not None:
             search.sessions_changed()
+
+    def _rank_roots(self) -> None:
+        """With several roots open, rank them as ``musetui fleet`` does and show one summary row each."""
+        if len(self.roots) < 2:
+            return
+        from musetui import fleet
+
+        ranked = fleet.rank(fleet.machines_from_sessions(self.roots, self.session_tree.sessions))
+        self.session_tree.set_fleet([(m.root, fleet.summary_line(i, m)) for i, m in enumerate(ranked, 1)])
+
+    def write_report(self) -> None:
+        """Palette: write the evidence report (HTML) of the open roots, outside every scanned tree."""
+        index = self._live_index
+        if index is None:
+            self.notify("The report is written once indexing has finished.", severity="warning")
+            return
+        self._write_report(list(index.sessions), list(index.files), list(index.diagnostics))
+
+    @work(thread=True, exclusive=True, group="report", exit_on_error=False, description="write report")
+    def _write_report(self, sessions: list[SessionSummary], files: list[Any], diagnostics: list[Any]) -> None:
+        from musetui import evidence_report as er
+
+        try:
+            path = er.default_output(self.roots)
+            data = er.from_index(self.roots, sessions, files, diagnostics)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(er.render_html(data))
+        except OSError as exc:
+            self.app.call_from_thread(self.notify, escape(clean(f"Report not written: {exc}", 300)), severity="error")
+            return
+        flagged = len(er.flagged_sessions(data.sessions))
+        self.app.call_from_thread(
+            self.notify, escape(clean(f"Report written: {path} ({len(data.sessions)} sessions, {flagged} flagged)", 300))
+        )
 
     @on(IndexFailed)
     def _index_failed(self, message: IndexFailed) -> None:

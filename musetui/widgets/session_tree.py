@@ -49,7 +49,15 @@ class Group:
     title: str
 
 
-NodeData = Group | SessionSummary
+@dataclass(frozen=True, slots=True)
+class RootSummary:
+    """The fleet row of one root when several are open: its rank and summary (see musetui.fleet)."""
+
+    root: str
+    text: str
+
+
+NodeData = Group | SessionSummary | RootSummary
 
 
 def session_sort_key(s: SessionSummary) -> tuple[str, str]:
@@ -213,8 +221,18 @@ class SessionTree(Tree[NodeData]):
         self._order_cache: list[SessionSummary] | None = None
         self._count_cache: dict[tuple[str, str], int] | None = None
         self._part_styles: dict[str, Style] = {}
+        self.fleet_rows: dict[str, str] = {}  # root -> its summary row, in fleet rank order
 
     # ------------------------------------------------------------------ data
+
+    def set_fleet(self, rows: list[tuple[str, str]]) -> None:
+        """Show one summary row per root, and order the roots as ranked (most unusual first)."""
+        if rows == list(self.fleet_rows.items()):
+            return
+        self.fleet_rows = dict(rows)
+        ranked = [r for r, _ in rows if r in self.root_labels]
+        self.root_labels = {r: self.root_labels[r] for r in ranked + [r for r in self.root_labels if r not in ranked]}
+        self.rebuild()
 
     @property
     def sessions(self) -> list[SessionSummary]:
@@ -440,10 +458,15 @@ class SessionTree(Tree[NodeData]):
         self._count_cache = None
         self._prefix_cache.clear()
         self._flagged_cache.clear()
+        summarised: set[str] = set()
         for gkey in self._group_order():
             tops = [s for s in sort_sessions(self._top.get(gkey, []), self.session_order) if self._visible(s)]
             if not tops:
                 continue
+            if gkey[0] in self.fleet_rows and gkey[0] not in summarised:
+                summarised.add(gkey[0])
+                row = RootSummary(gkey[0], self.fleet_rows[gkey[0]])
+                self.root.add_leaf(Text(row.text), row)
             gnode = self._ensure_group(*gkey)
             for s in tops:
                 self._add_session_node(gnode, s)
@@ -591,6 +614,8 @@ class SessionTree(Tree[NodeData]):
             text = self._group_label(node, data)
         elif isinstance(data, SessionSummary):
             text = self._session_label(data, node, room)
+        elif isinstance(data, RootSummary):
+            text = Text(clean(data.text), style=self._part("session-tree--dim"), no_wrap=True)
         else:
             text = Text(clean(str(node.label)))
         if on_cursor:

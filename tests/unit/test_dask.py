@@ -223,3 +223,31 @@ def test_without_the_extra_the_options_say_what_to_install(sample_dir: Path) -> 
         run = subprocess.run([sys.executable, "-c", code, "scan", str(sample_dir), "--json", *opt], capture_output=True, text=True, timeout=120)
         assert run.returncode == 2 and run.stdout == ""
         assert run.stderr.count("\n") == 1 and "pip install 'musetui[fleet]'" in run.stderr, run.stderr
+
+
+def test_a_parser_pinned_by_a_live_document_reads_every_line(sample_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a Dask worker's profiler does (it holds frames, and so documents) never turns lines malformed."""
+    from musetui import sources
+    from musetui.scanner import scan_file
+
+    path = next(sample_dir.rglob("rollout-*.jsonl"))
+    clean = scan_file(str(path), path.name, str(sample_dir))
+    kept: list[object] = []
+    real = sources.observer_for
+
+    class Pinning:
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def observe(self, doc: Any, line: int) -> Any:
+            kept.append(doc)  # a reference that outlives the line, as a sampled frame does
+            return self.inner.observe(doc, line)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.inner, name)
+
+    monkeypatch.setattr(sources, "observer_for", lambda fmt, summary: Pinning(real(fmt, summary)))
+    pinned = scan_file(str(path), path.name, str(sample_dir))
+    assert kept and clean.summary is not None and pinned.summary is not None
+    assert pinned.summary.malformed_lines == 0
+    assert pinned.summary.record() == clean.summary.record()

@@ -210,3 +210,15 @@ def test_html_renders_in_headless_chromium(sample_dir: Path, tmp_path: Path) -> 
     assert MUSE_SPECIAL in text and "<svg" in text
     tags = re.findall(r"<(script|img|textarea|iframe)\b", text)
     assert tags == ["script"], tags  # after parsing, the hostile markup created no element
+
+
+def test_the_apps_report_is_never_written_inside_a_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "vm"
+    (root / "sub").mkdir(parents=True)
+    monkeypatch.chdir(root / "sub")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    out = er.default_output([str(root)], now=0)
+    assert not out.startswith(str(root) + os.sep) and out.endswith("musetui-report-19700101-000000.html")
+    monkeypatch.chdir(tmp_path)
+    assert er.default_output([str(root)], now=0) == str(tmp_path / "musetui-report-19700101-000000.html")

@@ -111,3 +111,27 @@ def test_records_naming_several_roots_are_several_machines(tmp_path: Path, capsy
     rows = _fleet_json([str(f)], capsys)
     assert rows[0]["root"] == "vm5" and len(rows) == 5
     assert rows[0]["mismatches"] == 1 and rows[0]["providers"] == {"moonshot": 1}
+
+
+def test_the_apps_ranking_from_indexed_sessions_is_the_clis(sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from musetui.index import Index
+
+    vms = [str(v) for v in _vms(sample_dir, tmp_path)]
+    cli = _fleet_json([*vms, "--no-cache"], capsys)
+    index = Index(vms).scan()  # one index over every root, as the app opens them
+    app = fleet.rank(fleet.machines_from_sessions(vms, index.sessions))
+    assert [m.root for m in app] == [r["root"] for r in cli]
+    assert [m.score for m in app] == [r["score"] for r in cli]
+    assert fleet.summary_line(1, app[0]).startswith("#1 vm3 · score ") and "1 flagged" in fleet.summary_line(1, app[0])
+
+
+def test_report_fleet_and_dask_modules_stay_headless_and_lazy() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, musetui.evidence_report, musetui.fleet, musetui.distributed, musetui.parquet\n"
+        "print([m for m in ('textual', 'distributed', 'dask', 'pyarrow') if m in sys.modules])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
