@@ -32,7 +32,7 @@ SNAPSHOT_CHUNKS = 64
 LOCK_TIMEOUT_S = 10.0
 
 #: Bump when the stored layout or the meaning of stored outcomes changes.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 def engine_stamp() -> str:

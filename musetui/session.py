@@ -92,6 +92,10 @@ def read_records(data: bytes) -> tuple[list[Record], list[int]]:
 def open_session(summary: SessionSummary) -> OpenedSession:
     """Read and parse a session's file into items (read-only; up to the scanned size)."""
     fd = read_file(summary.abspath, 0, summary.read_bytes or None)
+    if summary.format == sources.http_capture.FORMAT:
+        records = sources.http_capture.records(fd.data, summary.path)
+        starts = [0, *(i + 1 for i, c in enumerate(fd.data) if c == 10)]
+        return OpenedSession(summary, sources.build_items(summary.format, records), fd.data, starts)
     records, starts = read_records(fd.data)
     items = sources.build_items(summary.format, records)
     return OpenedSession(summary, items, fd.data, starts)

@@ -19,6 +19,9 @@ PROVIDER_COLOURS: dict[str, str] = {
     "xai": "#d0d0d0",
     "groq": "#f25c54",
     "mistral": "#ff9e3d",
+    "alibaba": "#ff7f50",
+    "zhipu": "#7aa2f7",
+    "amazon": "#f0a830",
     "unknown": "#8a8f98",
 }
 

@@ -28,6 +28,10 @@ QUOTED_FACTOR = 0.25
 SERVING_PROVIDERS = frozenset({"groq"})
 #: Detectors whose shapes point to self-hosted serving (no provider signature).
 SELF_HOSTED_SHAPES = frozenset({"call_+32hex", "chatcmpl-tool-hex"})
+#: OpenAI-credited shapes that OpenAI-compatible servers mint too (Together, Fireworks, vLLM,
+#: LiteLLM and others copy ``call_`` + 24 and ``chatcmpl-`` ids; xAI and Groq copy ``fp_``):
+#: against a declared non-OpenAI model they earn OpenAI nothing (FINGERPRINTS.md §10.1, §11).
+LOOKALIKE_DETECTORS = frozenset({"tool-id", "chatcmpl-id", "system-fingerprint", "key"})
 
 EXPLAIN = f"""\
 musetui attribution: how a verdict is scored
@@ -167,6 +171,9 @@ def build_evidence(
     evidence: list[Evidence] = []
     contributions: dict[str, list[float]] = defaultdict(list)
     hosts: dict[str, float] = defaultdict(float)
+    vias: dict[str, float] = defaultdict(float)
+    lookalike_only: dict[str, bool] = {}
+    first_party: list[str] = []
     self_hosted: list[str] = []
     anomalies: dict[str, list[Evidence]] = defaultdict(list)
     store_bytes: Counter[str] = Counter()
@@ -182,8 +189,14 @@ def build_evidence(
         w = max(w_model * (1 - 0.5**n_model) if n_model else 0.0, _weight(dec0, 1) * (1 - 0.5**n_quoted) if n_quoted else 0.0)
         if provider and w > 0:
             contributions[provider].append(w)
+            imitable = detector in LOOKALIKE_DETECTORS and dec0.time is None
+            lookalike_only[provider] = lookalike_only.get(provider, True) and imitable
+        if detector == "http-endpoint" and provider and not host and genuine:
+            first_party.append(dec0.value.split("/", 1)[0])
         if host and genuine:
             hosts[host] = max(hosts[host], STRENGTH_WEIGHT.get(dec0.strength, 0.2) * (1.0 if n_model else QUOTED_FACTOR))
+        if dec0.via and genuine:
+            vias[dec0.via] = max(vias[dec0.via], STRENGTH_WEIGHT.get(dec0.strength, 0.2) * (1.0 if n_model else QUOTED_FACTOR))
         if provider is None and genuine and (shape in SELF_HOSTED_SHAPES or detector == "empty-signature"):
             self_hosted.append(f"{shape or detector} ×{n_total}")
         for i, loc in enumerate(locs):
@@ -230,6 +243,9 @@ def build_evidence(
     facts: dict[str, Any] = {
         "scores": scores,
         "hosts": dict(hosts),
+        "vias": dict(vias),
+        "lookalike_only": lookalike_only,
+        "first_party": first_party,
         "self_hosted": self_hosted,
         "anomalies": anomalies,
         "store_bytes": store_bytes,
@@ -313,10 +329,20 @@ def attribute(
     scores: dict[str, float] = facts["scores"]
     d_provider, d_host, d_desc = declared_family(summary, lookup)
     flags: list[str] = []
+    notes: list[str] = []
+    if (
+        d_provider
+        and d_provider != "openai"
+        and "openai" in scores
+        and facts["lookalike_only"].get("openai")
+    ):
+        notes.append(
+            f"OpenAI-shaped ids only (shapes compatible servers mint too): no OpenAI credit against the declared {d_desc}"
+        )
+        scores = {p: v for p, v in scores.items() if p != "openai"}
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     best, best_score = ranked[0] if ranked else (None, 0.0)
     second_score = ranked[1][1] if len(ranked) > 1 else 0.0
-    notes: list[str] = []
     summary_counts = _evidence_counts(evidence)
     if summary_counts:
         notes.append("artifacts: " + summary_counts)
@@ -353,6 +379,12 @@ def attribute(
     host: str | None = None
     host_note = ""
     ev_hosts: dict[str, float] = facts["hosts"]
+    if ev_hosts and facts["first_party"]:
+        notes.append(
+            f"the request went to {', '.join(sorted(set(facts['first_party'])))}, a maker's own API: "
+            f"body keys shaped like a cloud's ({', '.join(sorted(ev_hosts))}) do not make it one"
+        )
+        ev_hosts = {}
     if ev_hosts:
         host = max(ev_hosts.items(), key=lambda kv: kv[1])[0]
         host_note = f"host {host} from host-only evidence"
@@ -389,10 +421,15 @@ def attribute(
             notes.append(f"{flag}: {len(anomalies[flag])} (first at line {ex.line})")
     if host_note:
         notes.append(host_note)
+    ev_vias: dict[str, float] = facts["vias"]
+    via = max(ev_vias.items(), key=lambda kv: kv[1])[0] if ev_vias else None
+    if via:
+        notes.append(f"routed via {via}")
     ordered: list[str] = [f for f in ("declared-mismatch", "time-mismatch", "imitation-id", "mixed-providers", "truncated-blob") if f in flags]
     return Attribution(
         provider=provider,
         host=host,
+        via=via,
         confidence=round(min(max(conf, 0.0), 0.99), 3),
         flags=ordered,
         evidence=evidence,

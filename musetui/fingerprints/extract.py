@@ -30,7 +30,7 @@ U_RE = re.compile(
     rb"_(?:"
     rb"(?P<hex>[0-9a-f]{32}(?:[0-9a-f]{16}(?:[0-9a-f]{2})?)?)(?![0-9A-Za-z])"
     rb"|(?P<b58>01" + _B58 + rb"{20,24})(?![0-9A-Za-z])"
-    rb"|(?P<route>(?:bdrk|vrtx)_01" + _B58 + rb"{20,24})(?![0-9A-Za-z])"
+    rb"|(?P<route>(?:bdrk|vrtx)_01" + _B58 + rb"{20,24}|bdrk_[a-z0-9]{32})(?![0-9A-Za-z])"
     rb"|(?P<ds>\d\d_[A-Za-z0-9]{24})(?![A-Za-z0-9])"
     rb"|(?P<alnum>[A-Za-z0-9]{24})(?![A-Za-z0-9])"
     rb"|(?P<dig8>\d{8})(?![A-Za-z0-9])"
@@ -158,7 +158,8 @@ def scan_raw(data: bytes, line_starts: list[int], seen: set[bytes] | None = None
                 if decoded is not None and decoded.time is None and not decoded.problems:
                     by_shape[skey] = decoded
             elif prefix == b"call":
-                skey = (group, prefix, len(raw))
+                # an id without upper case is its own class (a compatible server's look-alike)
+                skey = (group if raw.lower() != raw else "lower", prefix, len(raw))
                 if skey in by_shape:
                     base = by_shape[skey]
                     if base is not None:
@@ -266,23 +267,7 @@ def _maybe_json(value: str, visit: Callable[[str, str | None, str], None], path:
         walk(inner, visit, path + "<json>", depth + 1)
 
 
-_KEY_SIGNALS = frozenset(
-    {
-        "content_filters",
-        "prompt_filter_results",
-        "content_filter_results",
-        "inference_geo",
-        "service_tier",
-        "cache_creation",
-        "x_groq",
-        "cost_in_usd_ticks",
-        "num_sources_used",
-        "prompt_cache_hit_tokens",
-        "prompt_cache_miss_tokens",
-        "raw_output",
-        "reasoning_content",
-    }
-)
+_KEY_SIGNALS = d.PRESENCE_KEYS
 
 
 def walk_record(obj: Any) -> list[tuple[Decoded, str | None, str]]:
