@@ -30,44 +30,72 @@ SERVING_PROVIDERS = frozenset({"groq"})
 SELF_HOSTED_SHAPES = frozenset({"call_+32hex", "chatcmpl-tool-hex"})
 #: OpenAI-credited shapes that OpenAI-compatible servers mint too (Together, Fireworks, vLLM,
 #: LiteLLM and others copy ``call_`` + 24 and ``chatcmpl-`` ids; xAI and Groq copy ``fp_``):
-#: against a declared non-OpenAI model they earn OpenAI nothing (FINGERPRINTS.md §10.1, §11).
+#: against a declared non-OpenAI model they earn OpenAI nothing (docs/fingerprints.md#tool-id).
 LOOKALIKE_DETECTORS = frozenset({"tool-id", "chatcmpl-id", "system-fingerprint", "key"})
 
 EXPLAIN = f"""\
 musetui attribution: how a verdict is scored
 ============================================
 
-1. Evidence. Every string of every record goes through the decoders of
-   FINGERPRINTS.md (OpenAI item ids, Fernet tokens, tool-call id shapes, Anthropic
-   ids and signatures, Gemini signatures, Azure/Anthropic/DeepSeek/Groq/xAI keys).
-   Each hit is located (file, line, field) and carries its detector, provider,
-   host, strength and FINGERPRINTS.md tag ([verified], [source] or [guess]).
+Every detector, its evidence class and the real captures it was checked on are
+described in docs/fingerprints.md (shipped with musetui's source).
+
+0. Formats. muse, codex (rollouts and `codex exec --json` streams), claude-code,
+   openai-responses, openai-chat, anthropic-messages, gemini, bedrock-converse
+   (Converse and ConverseStream bodies), http-capture (VCR cassettes and HAR
+   files: one session per file, one item per interaction) and generic.
+
+1. Evidence. Every string of every record goes through the decoders (OpenAI
+   item ids, Fernet tokens, tool-call id shapes, Anthropic ids and signatures,
+   Gemini signatures, Azure/Anthropic/DeepSeek/Groq/xAI/Vertex keys, OpenRouter
+   ids). In HTTP captures the request URL's host and the response headers are
+   evidence too (the catalogue's [[endpoint]] and [[header]] tables), and each
+   response body is read by the adapter of its own format. Each hit is located
+   (file, line, field) and carries its detector, provider, host, router,
+   strength and evidence class ([verified], [source] or [guess]).
    Identical values count once (replayed history does not add weight).
 
 2. Weights. strong = {STRENGTH_WEIGHT['strong']}, medium = {STRENGTH_WEIGHT['medium']}, weak = {STRENGTH_WEIGHT['weak']}.
    Hits inside quoted material (user prompts, tool results, base instructions,
-   compaction history) are multiplied by {QUOTED_FACTOR}: they may be pasted text,
-   not provenance. Artifacts that fail their own checks (implausible time, wrong
-   marker or store byte) give no provider weight: they raise `imitation-id`.
+   compaction history, request bodies of captures) are multiplied by {QUOTED_FACTOR}:
+   they may be pasted text, not provenance. Artifacts that fail their own checks
+   (implausible time, wrong marker or store byte) give no provider weight: they
+   raise `imitation-id`.
 
 3. Per provider, each detector group contributes w * (1 - 0.5^n) for n distinct
    values; groups combine as a noisy-or: score = 1 - prod(1 - contribution).
 
-4. Verdict. The provider with the highest score wins when its score is >= 0.5
+4. Verdict. `provider` is the model's maker and serving stack: openai, anthropic,
+   meta, moonshot, google, deepseek, xai, groq, mistral, alibaba, zhipu, amazon
+   or unknown. The provider with the highest score wins when its score is >= 0.5
    (strong artifacts). Declared fields (Muse provider_id/model_id, Codex
-   model_provider, turn_context.model, Claude message.model, API `model`) map
-   through the model catalogue to a provider; they add agreement
-   (confidence = 1 - (1 - score) * 0.7) but never outweigh strong artifacts.
-   With no artifacts, a declaration gives its provider at 0.5 (medium at most;
-   0.6 when self-hosted shapes such as call_+32hex and unsigned reasoning agree
-   with a self-hosted model). With neither, the verdict is `unknown` at 0.0.
+   model_provider, turn_context.model, Claude message.model, API `model`, the
+   model in a capture's request URL) map through the model catalogue to a
+   provider; they add agreement (confidence = 1 - (1 - score) * 0.7) but never
+   outweigh strong artifacts. With no artifacts, a declaration gives its
+   provider at 0.5 (medium at most; 0.6 when self-hosted shapes such as
+   call_+32hex and unsigned reasoning agree with a self-hosted model). With
+   neither, the verdict is `unknown` at 0.0.
+   Look-alikes: shapes that OpenAI-compatible servers mint too (call_ + 24,
+   chatcmpl- ids, system_fingerprint, service_tier) earn OpenAI nothing against a
+   declared non-OpenAI model, and a call_ id without one upper-case letter is
+   never OpenAI's.
 
-5. Host. Only host evidence decides a host: Azure-only keys (content_filters,
-   prompt_filter_results, content_filter_results), Bedrock/Vertex id prefixes,
-   Fireworks model paths or raw_output. A declared route (Muse azure/…, Codex
-   model_provider azure) gives the host marked "declared". Ids and Fernet blobs
-   never decide OpenAI vs Azure; the new50 store byte is host evidence only for
-   Codex, whose client policy is known (store:true only for Azure).
+5. Host (azure, bedrock, vertex, fireworks, or null). Only host evidence decides
+   a host: the endpoint of a capture, Azure-only keys and headers
+   (content_filters, prompt_filter_results, apim-request-id), Bedrock/Vertex id
+   prefixes and headers (x-amzn-bedrock-*), Vertex-only Gemini keys (trafficType,
+   createTime), the Bedrock variant of Anthropic signatures, a router's named
+   upstream, Fireworks model paths or raw_output. A request sent to a maker's
+   own API (api.openai.com, api.deepseek.com …) has no cloud host, whatever its
+   body's keys look like. A declared route (Muse azure/…, Codex model_provider
+   azure, a Bedrock model id) gives the host marked "declared". Ids and Fernet
+   blobs never decide OpenAI vs Azure; the new50 store byte is host evidence
+   only for Codex, whose client policy is known (store:true only for Azure).
+
+5a. Via (openrouter, litellm, portkey, helicone, or null): the router the
+   response passed through, from its endpoint, its headers or its ids
+   (OpenRouter's gen-<seconds>-<random>). A router is never the provider.
 
 6. Time cross-checks. Each decoded time (id, Fernet, UUIDv7) is compared with
    the time recorded on its line. Tolerance: minted more than {TOL_AFTER_S:.0f} s AFTER
@@ -76,7 +104,8 @@ musetui attribution: how a verdict is scored
    than {TOL_BEFORE_S:.0f} s BEFORE its line (first
    occurrence, outside quoted material) is suspicious. Either raises
    `time-mismatch`, with the delta in the evidence. Anthropic request ids are
-   normally 2-31 s before the line; long responses take minutes.
+   normally 2-31 s before the line; long responses take minutes. A time read by
+   a [guess] layout (Gemini responseIds) is shown but never raises it.
 
 7. Flags. declared-mismatch (declared provider/model family differs from a
    >= 0.5 evidence verdict, or a signature names another model); time-mismatch;
@@ -123,7 +152,7 @@ def _detail(dec: Decoded, loc: Located, delta: float | None) -> str:
         parts.append("problems: " + ", ".join(dec.problems))
     if loc.zone:
         parts.append("inside quoted input/tool output (down-weighted)")
-    parts.append(f"[{dec.tag}]")
+    parts.append(f"[{dec.tag}] (docs/fingerprints.md#{dec.detector})")
     return "; ".join(parts)
 
 
@@ -270,7 +299,13 @@ def _anomaly(dec: Decoded, loc: Located, delta: float | None) -> str | None:
         "fernet",
     ):
         return "imitation-id"
-    if delta is not None and dec.genuine and not loc.zone and (delta > loc.after_tol or delta < -TOL_BEFORE_S):
+    if (
+        delta is not None
+        and dec.genuine
+        and dec.tag != "guess"  # a time read by a guessed layout is shown, never held against the line
+        and not loc.zone
+        and (delta > loc.after_tol or delta < -TOL_BEFORE_S)
+    ):
         return "time-mismatch"
     return None
 

@@ -503,6 +503,9 @@ def upstream_evidence(obj: Any, via_hint: str | None) -> Decoded | None:
 def walk_body(obj: Any, via_hint: str | None = None) -> list[tuple[Decoded, str | None, str]]:
     """Every artifact of one response record, plus the router's upstream when it names one."""
     out = extract.walk_record(obj)
+    if dig(obj, "type") == "content_block_start":
+        # a stream opens every thinking block with "thinking": "", "signature": "": not unsigned reasoning
+        out = [x for x in out if x[0].detector != "empty-signature"]
     up = upstream_evidence(obj, via_hint)
     if up is not None:
         out.append((up, "provider", "provider"))

@@ -79,6 +79,8 @@ def decode_anthropic_id(s: str) -> Decoded | None:
     if host:
         fields.append(("host", host))
     if value >= 1 << 128:
+        if len(body) == 26 and body == body.lower():
+            return None  # a lowercase ULID behind req_ (Groq's x_groq.id), not base58
         fields.append(("body", "more than 128 bits: not a 16-byte id"))
         return Decoded(
             detector="anthropic-id",
