@@ -80,7 +80,7 @@ def light_blob(outcome: Outcome) -> bytes:
         s.declared_provider, s.declared_model, s.items, s.malformed_lines, s.started_at, s.ended_at,
         s.size, s.mtime_ns, s.inode, s.device, s.read_bytes, s.label, dict(s.models),
         a.provider, a.host, a.confidence, [f for f in a.flags if f != "outlier"], a.summary,
-        orjson.dumps(s.record()),
+        orjson.dumps(s.record()), a.via,
     )
     return marshal.dumps((light, diags))
 
@@ -93,7 +93,8 @@ def outcome_from_light(blob: bytes | tuple[Any, Any]) -> Outcome | None:
         if light is None:
             return Outcome(None, diagnostics)
         (path, abspath, root, fmt, rule, sid, parent, dprov, dmodel, items, malformed, started, ended,
-         size, mtime_ns, inode, device, read_bytes, label, models, provider, host, conf, flags, why, record) = light
+         size, mtime_ns, inode, device, read_bytes, label, models, provider, host, conf, flags, why, record,
+         via) = light
     except (ValueError, EOFError, TypeError):
         return None
     summary = SessionSummary(
@@ -101,7 +102,7 @@ def outcome_from_light(blob: bytes | tuple[Any, Any]) -> Outcome | None:
         parent_session_id=parent, declared_provider=dprov, declared_model=dmodel, items=items,
         malformed_lines=malformed, started_at=started, ended_at=ended, size=size, mtime_ns=mtime_ns,
         inode=inode, device=device, read_bytes=read_bytes, label=label, models=models,
-        attribution=Attribution(provider=provider, host=host, confidence=conf, flags=list(flags), summary=why),
+        attribution=Attribution(provider=provider, host=host, confidence=conf, flags=list(flags), summary=why, via=via),
         stored_record=record,
     )
     return Outcome(summary, diagnostics)

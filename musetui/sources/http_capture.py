@@ -21,17 +21,18 @@ import zlib
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 import orjson
-import yaml
 
 from musetui.fingerprints import extract
-from musetui.fingerprints.attribution import TOL_AFTER_CREATED_S, Located
 from musetui.fingerprints.types import Decoded, Strength, Tag
 from musetui.model import Item, SessionSummary, parse_time
 from musetui.sources.base import ZONE_MODEL, ZONE_QUOTED, Record, dig, new_item, preview
+
+if TYPE_CHECKING:
+    from musetui.fingerprints.attribution import Located
 
 FORMAT = "http-capture"
 
@@ -317,6 +318,8 @@ def parse(data: bytes, kind: str, document: Any = None) -> tuple[list[Exchange],
     head = data[:65536]
     if b"interactions" not in head:
         raise NotACapture("no interactions")
+    import yaml  # only captures need it
+
     try:
         doc = yaml.safe_load(data)
     except yaml.YAMLError as exc:
@@ -563,6 +566,8 @@ def scan(data: bytes, summary: SessionSummary, kind: str, document: Any = None) 
     Raises:
         NotACapture, CaptureError: see :func:`parse`.
     """
+    from musetui.fingerprints.attribution import TOL_AFTER_CREATED_S, Located
+
     exchanges, starts = parse(data, kind, document)
     cat = _catalogue()
     loc = _Locator(data, starts)
