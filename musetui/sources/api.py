@@ -101,6 +101,15 @@ def items(fmt: str, records: list[Record]) -> list[Item]:
                 if not isinstance(m, dict):
                     continue
                 calls = m.get("tool_calls") or []
+                for rd in m.get("reasoning_details") or []:
+                    # OpenRouter passes the upstream's reasoning through: summaries, text, encrypted blobs
+                    if isinstance(rd, dict):
+                        enc = rd.get("type") == "reasoning.encrypted"
+                        rid = rd.get("id")
+                        out.append(new_item(rec, len(out), "reasoning", role="assistant", time=t,
+                                            subkind=str(rd.get("type")), ids=[rid] if isinstance(rid, str) else [],
+                                            text="" if enc else str(rd.get("summary") or rd.get("text") or ""),
+                                            reasoning="encrypted" if enc else "visible"))
                 if m.get("reasoning_content"):
                     out.append(new_item(rec, len(out), "reasoning", role="assistant", time=t, subkind="reasoning_content",
                                         text=str(m["reasoning_content"]), reasoning="visible"))

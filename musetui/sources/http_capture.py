@@ -573,11 +573,7 @@ def scan(data: bytes, summary: SessionSummary, kind: str, document: Any = None) 
     loc = _Locator(data, starts)
     located: list[Located] = []
     seen: set[str] = set()
-    formats: dict[str, int] = {}
-    times: list[float] = []
     for ex in exchanges:
-        fmt = body_format(ex.records)
-        formats[fmt or ex.body_kind] = formats.get(fmt or ex.body_kind, 0) + 1
         parts = urlsplit(ex.uri)
         hostname = (parts.hostname or "").lower()
         via_hint: str | None = None
@@ -611,16 +607,7 @@ def scan(data: bytes, summary: SessionSummary, kind: str, document: Any = None) 
                         if dec.value not in seen:
                             seen.add(dec.value)
                             located.append(Located(dec, loc.line(ex, dec.value), name, ZONE_MODEL, None))
-        t_ex: float | None = None
-        for rec in ex.records:
-            t = _record_time(rec)
-            t_ex = t_ex if t_ex is not None else t
-            if summary.session_id is None:
-                summary.session_id = _record_id(rec)
-            _declare(summary, _record_model(rec))
-        t_line = t_ex if t_ex is not None else ex.time
-        if t_line is not None:
-            times.append(t_line)
+        t_line = _exchange_time(ex)
         for rec in ex.records:
             for dec, _key, path in walk_body(rec, via_hint):
                 if dec.value and dec.value in seen:
@@ -630,15 +617,42 @@ def scan(data: bytes, summary: SessionSummary, kind: str, document: Any = None) 
                     Located(dec, loc.line(ex, dec.value or path.rsplit(".", 1)[-1]), "response.body." + path,
                             ZONE_MODEL, t_line, after_tol=TOL_AFTER_CREATED_S)
                 )
-        req_model = dig(ex.req_body, "model")
-        _declare(summary, req_model if isinstance(req_model, str) else None)
-        _declare(summary, model_from_uri(ex.uri))
         if isinstance(ex.req_body, dict | list):
             for dec, _key, path in extract.walk_record(ex.req_body):
                 if dec.value and dec.value in seen:
                     continue
                 seen.add(dec.value or f"{dec.detector}:request:{path}")
                 located.append(Located(dec, loc.line(ex, dec.value or path), "request.body." + path, ZONE_QUOTED, None))
+    summarize(exchanges, summary, kind)
+    return located, [ex.offset for ex in exchanges]
+
+
+def _exchange_time(ex: Exchange) -> float | None:
+    """The response's own creation time, else the HAR start or the ``date`` header."""
+    for rec in ex.records:
+        t = _record_time(rec)
+        if t is not None:
+            return t
+    return ex.time
+
+
+def summarize(exchanges: list[Exchange], summary: SessionSummary, kind: str) -> None:
+    """Fill the summary fields of a capture: format, session id, declared models, times, items."""
+    formats: dict[str, int] = {}
+    times: list[float] = []
+    for ex in exchanges:
+        fmt = body_format(ex.records)
+        formats[fmt or ex.body_kind] = formats.get(fmt or ex.body_kind, 0) + 1
+        for rec in ex.records:
+            if summary.session_id is None:
+                summary.session_id = _record_id(rec)
+            _declare(summary, _record_model(rec))
+        req_model = dig(ex.req_body, "model")
+        _declare(summary, req_model if isinstance(req_model, str) else None)
+        _declare(summary, model_from_uri(ex.uri))
+        t = _exchange_time(ex)
+        if t is not None:
+            times.append(t)
     summary.format = FORMAT
     what = "HAR log" if kind == "har" else "VCR cassette"
     summary.format_rule = f"http-capture: {what} with {len(exchanges)} interaction(s)"
@@ -649,7 +663,6 @@ def scan(data: bytes, summary: SessionSummary, kind: str, document: Any = None) 
         summary.started_at, summary.ended_at = min(times), max(times)
     bodies = ", ".join(f"{k} ×{n}" for k, n in sorted(formats.items()))
     summary.notes.append(f"{what}: {len(exchanges)} interaction(s); response bodies: {bodies}")
-    return located, [ex.offset for ex in exchanges]
 
 
 def _decode_value(value: str, name: str) -> list[Decoded]:
@@ -673,12 +686,25 @@ def _declare(summary: SessionSummary, model: str | None) -> None:
 
 def records(data: bytes, path: str) -> list[Record]:
     """One record per exchange (its normalised request/response), for opening the session."""
+    return [Record(ex.line, ex.offset, ex.length, ex.normalized(body_format(ex.records))) for ex in _exchanges(data, path)]
+
+
+def _exchanges(data: bytes, path: str) -> list[Exchange]:
     kind = claims(path, data) or "har"
     try:
         exchanges, _starts = parse(data, kind)
     except (NotACapture, CaptureError):
         return []
-    return [Record(ex.line, ex.offset, ex.length, ex.normalized(body_format(ex.records))) for ex in exchanges]
+    return exchanges
+
+
+def identify(data: bytes, summary: SessionSummary) -> bool:
+    """Fill ``summary`` from a capture's bytes without reading evidence (for search); False: not one."""
+    exchanges = _exchanges(data, summary.path)
+    if not exchanges:
+        return False
+    summarize(exchanges, summary, claims(summary.path, data) or "har")
+    return True
 
 
 def items(recs: list[Record]) -> list[Item]:
@@ -702,7 +728,8 @@ def items(recs: list[Record]) -> list[Item]:
         ids: list[str] = []
         for i in inner:
             ids.extend(x for x in i.ids if x not in ids)
-        reasoning = next((i.reasoning for i in inner if i.reasoning), None)
+        states = [i.reasoning for i in inner if i.reasoning]
+        reasoning = "encrypted" if "encrypted" in states else (states[0] if states else None)
         item = new_item(rec, len(out), kinds[0] if kinds else "event", role="assistant" if kinds else None,
                         time=next((i.time for i in inner if i.time), None), name=str(fmt or obj.get("body_kind")),
                         subkind="interaction", ids=ids[:32], text=text[:20000], reasoning=reasoning)
