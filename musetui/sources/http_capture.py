@@ -48,6 +48,25 @@ _BEDROCK_MODEL_RE = re.compile(r"/model/([^/]+)/(?:invoke|converse)")
 _GOOGLE_MODEL_RE = re.compile(r"/models/([^/:]+):[A-Za-z]+")
 
 
+#: A cassette whose YAML aliases expand past this many values is refused (an alias bomb).
+MAX_NODES = 2_000_000
+_ANCHOR_RE = re.compile(rb"(?:^|[\s\[{,:-])&[^\s,\[\]{}]+")
+
+
+def _expanded_size(doc: Any, cap: int) -> int:
+    """How many values ``doc`` holds once its shared (aliased) parts are counted every time (stops past ``cap``)."""
+    n = 0
+    stack = [doc]
+    while stack and n <= cap:
+        v = stack.pop()
+        n += 1
+        if isinstance(v, dict):
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return n
+
+
 class NotACapture(ValueError):
     """A YAML or HAR file that holds no HTTP interactions (skipped quietly, like any non-transcript)."""
 
@@ -328,6 +347,8 @@ def parse(data: bytes, kind: str, document: Any = None) -> tuple[list[Exchange],
         raise CaptureError(f"not valid YAML{where}") from exc
     except (RecursionError, ValueError, TypeError) as exc:
         raise CaptureError(f"YAML could not be loaded: {type(exc).__name__}") from exc
+    if _ANCHOR_RE.search(data) and _expanded_size(doc, MAX_NODES) > MAX_NODES:
+        raise CaptureError(f"YAML aliases expand past {MAX_NODES:,} values")
     inter = doc.get("interactions") if isinstance(doc, dict) else None
     if not isinstance(inter, list) or not inter:
         raise NotACapture("no interactions")

@@ -225,3 +225,33 @@ def test_claude_subagent_links_from_its_own_ids(tmp_path: Path, name: str) -> No
     (tmp_path / name).write_text(json.dumps(line) + "\n", encoding="utf-8")  # flat: no <session>/subagents/ dirs
     (rec,) = _scan(tmp_path)
     assert (rec["format"], rec["session_id"], rec["parent_session_id"]) == ("claude-code", "a1b2c3d", parent)
+
+
+def test_yaml_alias_bomb_is_refused(tmp_path: Path) -> None:
+    lines = ["interactions:", "- request: {uri: 'https://api.openai.com/v1/responses', method: POST}",
+             "  response:", "    parsed_body:", "      a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    prev = "a"
+    for i in range(1, 12):  # 10**12 values once expanded, a few hundred bytes on disk
+        lines.append(f"      l{i}: &l{i} [" + ", ".join([f"*{prev}"] * 10) + "]")
+        prev = f"l{i}"
+    (tmp_path / "bomb.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    index = Index([str(tmp_path)], workers=1, use_cache=False).scan()
+    assert index.sessions == []
+    assert any("aliases expand" in d.message for d in index.diagnostics)
+
+
+def test_invoke_model_stream_chunks_are_anthropic_events(tmp_path: Path) -> None:
+    def chunk(event: dict[str, Any]) -> bytes:
+        return _eventstream("chunk", {"bytes": base64.b64encode(json.dumps(event).encode()).decode()})
+
+    stream = chunk({"type": "message_start", "message": {"id": "msg_bdrk_01H8tV2orbi5sQVskxVthgZy", "type": "message",
+                                                         "role": "assistant", "model": "claude-haiku-4-5-20251001",
+                                                         "content": []}}) + chunk({"type": "message_stop"})
+    inter = [{"request": {"method": "POST", "headers": {}, "body": None,
+                          "uri": "https://bedrock-runtime.eu-central-1.amazonaws.com/model/"
+                                 "eu.anthropic.claude-haiku-4-5-20251001-v1:0/invoke-with-response-stream"},
+              "response": {"status": {"code": 200}, "headers": {"content-type": ["application/vnd.amazon.eventstream"]},
+                           "body": {"string": stream}}}]
+    (tmp_path / "s.yaml").write_bytes(_cassette(inter))
+    (rec,) = _scan(tmp_path)
+    assert (rec["provider"], rec["host"], rec["session_id"]) == ("anthropic", "bedrock", "msg_bdrk_01H8tV2orbi5sQVskxVthgZy")
