@@ -2,11 +2,13 @@
 """Benchmark ``musetui scan --no-cache --json`` against rg and a plain orjson loop, side by side.
 
 Usage:
-    python bench/bench.py [--corpus DIR] [--size-mb 500] [--runs 5] [--seed 1]
+    python bench/bench.py [--corpus DIR] [--size-mb 500] [--runs 5] [--seed 1] [--baseline DIR]
 
 The corpus is generated (seeded) when DIR does not exist. Each run executes the three
 commands in rotation, so machine noise hits them alike; medians are reported, with
-ratios and the peak RSS of the scan (over its whole process tree).
+ratios and the peak RSS of the scan (over its whole process tree). ``--baseline DIR`` adds
+the scan of another checkout of musetui (``git archive`` of an older commit, say) to the
+rotation, so that before and after are measured side by side in one run.
 """
 
 from __future__ import annotations
@@ -61,6 +63,10 @@ print(dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode)
 """
 
 
+#: ``python -m musetui ARGS`` from a given checkout (its directory first on sys.path).
+_AT = "import runpy, sys; sys.path.insert(0, {repo!r}); sys.argv[0] = 'musetui'; runpy.run_module('musetui', run_name='__main__')"
+
+
 def bench_env() -> dict[str, str]:
     """The environment for every timed command: bytecode cached as in an installed package.
 
@@ -86,6 +92,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--json-out", type=Path, default=None)
+    ap.add_argument("--baseline", type=Path, default=None, help="another musetui checkout to time beside this one")
+    ap.add_argument("--no-warm", action="store_true", help="skip the warm-reopen and append measurements")
     args = ap.parse_args()
 
     corpus: Path = args.corpus
@@ -104,9 +112,11 @@ def main() -> int:
     rg = shutil.which("rg")
     musetui = [sys.executable, "-m", "musetui", "scan", "--no-cache", "--json", "-q", str(corpus)]
     cmds: dict[str, list[str]] = {
-        "musetui scan": musetui,
+        "musetui scan": [*musetui[:1], "-c", _AT.format(repo=str(REPO)), *musetui[3:]],
         "orjson loop": [sys.executable, "-c", ORJSON_LOOP, str(corpus)],
     }
+    if args.baseline:
+        cmds["baseline scan"] = [*musetui[:1], "-c", _AT.format(repo=str(args.baseline.resolve())), *musetui[3:]]
     if rg:
         pats: list[str] = []
         for p in RG_PATTERNS:
@@ -134,12 +144,20 @@ def main() -> int:
     print(f"{'command':<14} {'median s':>9} {'min s':>7} {'max s':>7} {'peak RSS MB':>12}")
     for k in cmds:
         print(f"{k:<14} {med[k]:>9.2f} {min(times[k]):>7.2f} {max(times[k]):>7.2f} {max(rss[k]) / 1024:>12.0f}")
+    if "baseline scan" in med:
+        print(f"baseline / orjson loop = {med['baseline scan'] / med['orjson loop']:.2f}x   (before)")
     print()
     scan = med["musetui scan"]
     print(f"scan / orjson loop = {scan / med['orjson loop']:.2f}x   (target <= 1.0x)")
     if "rg" in med:
         print(f"scan / rg          = {scan / med['rg']:.2f}x   (aim <= 3x)")
     print(f"scan peak RSS      = {max(rss['musetui scan']) / 1024:.0f} MB   (target <= 300 MB)")
+    if args.json_out:
+        args.json_out.write_text(
+            json.dumps({"corpus_bytes": total, "files": files, "median_s": med, "runs": times, "peak_rss_kib": rss}, indent=2)
+        )
+    if args.no_warm:
+        return 0
     # Warm reopen with the cache, and the cost of one appended line.
     env_cache = {**bench_env(), "MUSETUI_CACHE_DIR": str(Path(args.corpus).resolve().parent / ".bench-cache")}
     cached = [sys.executable, "-m", "musetui", "scan", "--json", "-q", str(corpus)]
@@ -175,10 +193,6 @@ def main() -> int:
     for i, (secs, stats) in enumerate(appends, 1):
         print(f"append #{i} of {len(last) + 1} bytes to {target.relative_to(corpus)} ({len(original):,} bytes): "
               f"{secs:.2f}s; {stats}")
-    if args.json_out:
-        args.json_out.write_text(
-            json.dumps({"corpus_bytes": total, "files": files, "median_s": med, "runs": times, "peak_rss_kib": rss}, indent=2)
-        )
     return 0
 
 

@@ -16,6 +16,9 @@ warm-up round (the page cache holds the corpus):
 * ``lib``: :func:`musetui.search.run_search` in this process, hits consumed;
 * ``cli``: ``python -m musetui search CORPUS QUERY --json``, output read through a pipe.
 
+``--baseline DIR`` times another checkout of musetui in the same rotation (``lib`` in a child
+process, the search timed inside it after a warm-up; ``cli`` as above), for before/after.
+
 Reported: median seconds of ``--runs`` runs, the ratio to ``rg``, hits (and ``rg``'s matching
 lines, which should agree for plain literals and regexes), and peak RSS (``rg`` and ``cli``:
 that child's own maximum, from ``wait4``; ``lib``: this process).
@@ -149,6 +152,30 @@ def lib_run(corpus: Path, query: str, workers: int | None) -> tuple[float, int]:
     return time.perf_counter() - t0, n
 
 
+LIB_AT = r"""
+import sys, time
+sys.path.insert(0, sys.argv[1])
+from musetui.search import run_search
+corpus, query = sys.argv[2], sys.argv[3]
+sum(1 for _ in run_search([corpus], query))
+t0 = time.perf_counter()
+n = sum(1 for _ in run_search([corpus], query))
+print(time.perf_counter() - t0, n)
+"""
+
+CLI_AT = "import runpy, sys; sys.path.insert(0, {repo!r}); sys.argv[0] = 'musetui'; runpy.run_module('musetui', run_name='__main__')"
+
+
+def baseline_lib(repo: Path, corpus: Path, query: str) -> tuple[float, int]:
+    """Seconds and hits of one in-process search by another checkout (timed in a child)."""
+    out = subprocess.run(
+        [sys.executable, "-c", LIB_AT, str(repo), str(corpus), query],
+        capture_output=True, text=True, check=True,
+    )
+    secs, n = out.stdout.split()
+    return float(secs), int(n)
+
+
 def local_corpus(out: Path, size_mb: int, seed: int) -> None:
     """A tiny stand-in for musetui_synth.corpus: sample transcripts copied with fresh ids."""
     rnd = random.Random(seed)
@@ -216,6 +243,7 @@ def main() -> int:
         "--query", action="append", default=[], help="extra musetui query (literal for rg: -F)"
     )
     ap.add_argument("--json", action="store_true", help="print the results as JSON too")
+    ap.add_argument("--baseline", type=Path, default=None, help="another musetui checkout to time beside this one")
     args = ap.parse_args()
 
     corpus = ensure_corpus(args)
@@ -236,8 +264,12 @@ def main() -> int:
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     cli = [sys.executable, "-m", "musetui", "search", str(corpus)]
     results = []
+    base_cli = None
+    if args.baseline:
+        base_cli = [sys.executable, "-c", CLI_AT.format(repo=str(args.baseline.resolve())), "search", str(corpus)]
     for q in queries:
         rg, lib, clit = Timing(), Timing(), Timing()
+        blib, bcli = Timing(), Timing()
         # warm-up round (page cache, imports), not counted
         run_child(rg_argv(q, corpus))
         lib_run(corpus, q.musetui, args.workers)
@@ -255,6 +287,13 @@ def main() -> int:
             clit.seconds.append(s)
             clit.rss_kb.append(rss)
             clit.hits = n
+            if args.baseline and base_cli is not None:
+                s, n = baseline_lib(args.baseline, corpus, q.musetui)
+                blib.seconds.append(s)
+                blib.hits = n
+                s, n, rss = run_child([*base_cli, q.musetui, "--json"], env)
+                bcli.seconds.append(s)
+                bcli.hits = n
         row = {
             "query": q.name,
             "musetui": q.musetui,
@@ -270,12 +309,25 @@ def main() -> int:
             "cli_rss_mb": round(max(clit.rss_kb) / 1024, 1),
             "runs": {"rg": rg.seconds, "lib": lib.seconds, "cli": clit.seconds},
         }
+        if args.baseline:
+            row.update(
+                base_lib_s=round(blib.median, 3),
+                base_cli_s=round(bcli.median, 3),
+                base_lib_ratio=round(blib.median / rg.median, 2),
+                base_cli_ratio=round(bcli.median / rg.median, 2),
+                base_hits=bcli.hits,
+            )
         results.append(row)
         print(
             f"{q.name:18s} rg {row['rg_s']:6.3f}s  lib {row['lib_s']:6.3f}s ({row['lib_ratio']:.2f}x)  "
             f"cli {row['cli_s']:6.3f}s ({row['cli_ratio']:.2f}x)  hits {row['hits']} (rg lines {row['rg_lines']})  "
             f"peak RSS rg {row['rg_rss_mb']} MB, cli {row['cli_rss_mb']} MB, lib {row['lib_rss_mb']} MB"
         )
+        if args.baseline:
+            print(
+                f"{'  baseline':18s}           lib {row['base_lib_s']:6.3f}s ({row['base_lib_ratio']:.2f}x)  "
+                f"cli {row['base_cli_s']:6.3f}s ({row['base_cli_ratio']:.2f}x)  hits {row['base_hits']}"
+            )
     if args.json:
         print(json.dumps(results, indent=2))
     return 0

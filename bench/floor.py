@@ -9,8 +9,10 @@ and with the same number of worker processes:
 
 * ``read+split``: read every file, split it into lines;
 * ``+validate``: and validate every line with simdjson (what the scan does for every line);
-* ``+find``: and run the scan's four fingerprint regexes over each file, only iterating
-  the matches (no decoding, no evidence, no attribution, no output).
+* ``+find re``: and run the four fingerprint regexes over each file, only iterating the
+  matches (no decoding, no evidence, no attribution, no output);
+* ``+find``: the same matches as the scan finds them (one Hyperscan database for the
+  literal-led heads, each confirmed by its regex; the ``_``-anchored pass on ``re``).
 
 The orjson loop is the target's baseline (the same loop as bench/bench.py). Stages run in
 rotation with it, run by run, so machine noise hits them alike; medians are printed.
@@ -35,7 +37,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from bench import ORJSON_LOOP, bench_env  # noqa: E402
 
-STAGES = ("read+split", "+validate", "+find")
+STAGES = ("read+split", "+validate", "+find re", "+find")
 
 
 def _files(root: str) -> list[str]:
@@ -49,7 +51,7 @@ def _files(root: str) -> list[str]:
 def _work(args: tuple[list[str], int]) -> int:
     import simdjson
 
-    from musetui.fingerprints.extract import G_RE, K_RE, S_RE, U_RE
+    from musetui.fingerprints import extract
 
     paths, stage = args
     parser = simdjson.Parser()
@@ -67,8 +69,9 @@ def _work(args: tuple[list[str], int]) -> int:
                     except (ValueError, RuntimeError, UnicodeDecodeError):
                         pass
         if stage >= 2:
-            for rx in (U_RE, K_RE, G_RE, S_RE):
-                for _m in rx.finditer(data):
+            passes = extract.candidates_re(data) if stage == 2 else extract._candidates(data)
+            for matches in passes:
+                for _m in matches:
                     found += 1
     return found
 

@@ -16,7 +16,7 @@ from typing import NoReturn
 
 import orjson
 
-SUBCOMMANDS = ("scan", "search", "show", "cache")
+SUBCOMMANDS = ("scan", "search", "show", "cache", "report", "fleet")
 
 
 class UsageError(Exception):
@@ -49,6 +49,8 @@ def _scan_parser() -> _Parser:
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
     p.add_argument("-q", "--quiet", action="store_true", help="do not print diagnostics on stderr")
     p.add_argument("--stats", action="store_true", help="print cache and scan counts on stderr")
+    p.add_argument("--dask", metavar="ADDRESS", default=None, help="scan on this Dask scheduler (tcp://host:8786; needs musetui[fleet])")
+    p.add_argument("--parquet", metavar="FILE", default=None, help="also write the records as Parquet (needs musetui[fleet])")
     return p
 
 
@@ -63,6 +65,8 @@ def cmd_scan(argv: Sequence[str]) -> int:
     if not args.paths:
         raise UsageError("musetui scan: at least one PATH is required")
     _check_paths(args.paths)
+    if args.dask or args.parquet:
+        return _scan_fleet_options(args)
     if args.json and not args.no_cache:
         return _scan_json_cached(args)
     from musetui.index import Index
@@ -76,6 +80,54 @@ def cmd_scan(argv: Sequence[str]) -> int:
         for record in _records(sessions):
             out.write(record)
         out.flush()
+    else:
+        _print_table(sessions)
+    if not args.quiet:
+        _print_diagnostics(index.diagnostics)
+    if args.stats:
+        _print_stats(index, len(sessions), cache=not args.no_cache)
+    return 0
+
+
+def _scan_fleet_options(args: argparse.Namespace) -> int:
+    """``scan --dask ADDRESS`` and/or ``--parquet FILE``: the same records, scanned on Dask or also written as Parquet."""
+    from musetui.parquet import MissingExtra
+
+    try:
+        if args.parquet:
+            from musetui.parquet import _pa
+
+            _pa()
+        if args.dask:
+            from musetui.distributed import DaskIndex, DaskScanError, require
+
+            require()
+    except MissingExtra as exc:
+        raise UsageError(f"musetui scan: {exc}") from exc
+    from musetui.index import Index
+
+    paths = list(args.paths)
+    index: Index
+    if args.dask:
+        index = DaskIndex(paths, workers=args.workers, use_cache=not args.no_cache, light=args.json, address=args.dask)
+        try:
+            index.scan()
+        except DaskScanError as exc:
+            _err(f"musetui scan: {exc}")
+            return 1
+    else:
+        index = Index(paths, workers=args.workers, use_cache=not args.no_cache, light=args.json).scan()
+    for notice in index.notices:
+        _err(f"musetui: {notice}")
+    sessions = index.sorted_sessions()
+    output = b"".join(_records(sessions))
+    if args.parquet:
+        from musetui.parquet import write_jsonl
+
+        write_jsonl(output, args.parquet)
+    if args.json:
+        sys.stdout.buffer.write(output)
+        sys.stdout.buffer.flush()
     else:
         _print_table(sessions)
     if not args.quiet:
@@ -424,10 +476,73 @@ def _db_info(path: Path) -> list[str]:
     return [root, f"schema {schema}; {files} files, {states} resumable; {outputs} stored scan output(s)"]
 
 
+def cmd_report(argv: Sequence[str]) -> int:
+    """``musetui report PATH... -o FILE [--format html|md]``: the evidence report of whole trees."""
+    p = _Parser(prog="musetui report", description="Write the evidence report of whole trees (HTML or Markdown).")
+    p.add_argument("paths", nargs="+", metavar="PATH")
+    p.add_argument("-o", "--output", required=True, metavar="FILE", help="output file (.html or .md); - is Markdown on stdout")
+    p.add_argument("--format", choices=("html", "md"), default=None, help="default: from the output file's extension")
+    p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
+    p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
+    args = p.parse_args(list(argv))
+    _check_paths(args.paths)
+    from musetui import evidence_report as er
+
+    try:
+        fmt = er.format_for(args.output, args.format)
+    except ValueError as exc:
+        raise UsageError(f"musetui report: {exc}") from exc
+    data = er.collect(args.paths, use_cache=not args.no_cache, workers=args.workers)
+    text = er.render_html(data) if fmt == "html" else er.render_markdown(data)
+    if args.output == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return 0
+    with open(args.output, "w", encoding="utf-8") as f:
+        f.write(text)
+    flagged = len(er.flagged_sessions(data.sessions))
+    _err(f"musetui: wrote {args.output} ({fmt}): {len(data.sessions)} sessions, {flagged} flagged, {len(data.files)} files")
+    return 0
+
+
+def cmd_fleet(argv: Sequence[str]) -> int:
+    """``musetui fleet ROOT... [--json] [--explain]``: rank machines by how unusual their attribution is."""
+    p = _Parser(prog="musetui fleet", description="Rank machines (one ROOT each) by how unusual their attribution is.")
+    p.add_argument("roots", nargs="*", metavar="ROOT", help="a transcript tree, saved scan --json output(s), or Parquet")
+    p.add_argument("--json", action="store_true", help="one object per machine, ranked, most unusual first")
+    p.add_argument("--explain", action="store_true", help="print how machines are scored (with ROOTs: each score's parts)")
+    p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
+    p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
+    args = p.parse_args(list(argv))
+    from musetui import fleet
+    from musetui.parquet import MissingExtra
+
+    if not args.roots:
+        if args.explain:
+            sys.stdout.write(fleet.EXPLAIN)
+            return 0
+        raise UsageError("musetui fleet: at least one ROOT is required")
+    _check_paths(args.roots)
+    try:
+        machines = fleet.rank(fleet.load_machines(args.roots, use_cache=not args.no_cache, workers=args.workers))
+    except (fleet.FleetInputError, MissingExtra) as exc:
+        raise UsageError(f"musetui fleet: {exc}") from exc
+    if args.json:
+        out = sys.stdout.buffer
+        for line in fleet.json_lines(machines):
+            out.write(line)
+        out.flush()
+        return 0
+    if args.explain:
+        sys.stdout.write(fleet.EXPLAIN + "\n")
+    sys.stdout.write(fleet.text_report(machines, explain=args.explain))
+    return 0
+
+
 def cmd_tui(argv: Sequence[str]) -> int:
     """``musetui [PATH ...]``: open the browser."""
     p = _Parser(prog="musetui", description="Forensic browser for AI-agent transcripts.",
-                epilog="Subcommands: scan, search, show, cache (musetui <cmd> --help).")
+                epilog="Subcommands: scan, search, show, cache, report, fleet (musetui <cmd> --help).")
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--version", action="store_true")
     ns = p.parse_args(list(argv))
@@ -460,6 +575,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return cmd_search(rest)
             if cmd == "show":
                 return cmd_show(rest)
+            if cmd == "report":
+                return cmd_report(rest)
+            if cmd == "fleet":
+                return cmd_fleet(rest)
             return cmd_cache(rest)
         return cmd_tui(args)
     except UsageError as exc:

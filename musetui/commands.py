@@ -53,6 +53,7 @@ class MuseCommands(Provider):
             "Jump to the next flagged session (o)",
         )
         yield ("search: all sessions", main.action_search, "Open the search view (/)")
+        yield ("report: write evidence report", main.write_report, "Write the HTML evidence report of the open roots")
         yield (
             "filter: all providers",
             partial(main.apply_filter, None),

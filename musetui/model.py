@@ -216,6 +216,8 @@ class SessionSummary:
     notes: list[str] = field(default_factory=list)
     label: str | None = None  # e.g. Codex agent_nickname, Claude agent id
     models: dict[str, int] = field(default_factory=dict)  # every declared model seen, with counts
+    #: A one-line title: Claude Code's ``summary``, Codex's thread name, else the first user message.
+    title: str | None = None
     #: A light summary read from the cache: evidence, malformed lines and notes are not
     #: loaded; ``stored_record`` is its scan record as JSON, before fleet outliers.
     stored_record: bytes | None = None

@@ -50,6 +50,21 @@ class Outcome:
     state: Any = None  # a ScanState when the scan can be resumed after an append
 
 
+def _parse(parser: Any, line: bytes) -> tuple[Any, Any]:
+    """Parse one line; a parser still pinned by a live document is replaced, so no line reads as malformed for it.
+
+    A simdjson parser refuses to parse while an object from its last document lives on
+    (the document being observed, or a frame a Dask worker's profiler is sampling).
+    """
+    try:
+        return parser, parser.parse(line)
+    except RuntimeError as exc:
+        if "re-use a parser" not in str(exc):
+            raise
+    fresh = simdjson.Parser()
+    return fresh, fresh.parse(line)
+
+
 def _classify(exc: BaseException, line: bytes, partial_last: bool, grew: bool) -> str:
     msg = str(exc)
     if partial_last:
@@ -269,7 +284,13 @@ def _scan_lines(
             malformed.append(Malformed(base_line + i + 1, starts[i], f"line of {len(line):,} bytes exceeds the {MAX_LINE_BYTES // 2**20} MiB limit"))
             continue
         try:
-            doc = parser.parse(line)
+            try:
+                doc = parser.parse(line)
+            except RuntimeError as exc:  # the parser is pinned by a live document: take a fresh one
+                if "re-use a parser" not in str(exc):
+                    raise
+                parser = simdjson.Parser()
+                doc = parser.parse(line)
         except (ValueError, RuntimeError, UnicodeDecodeError) as exc:
             malformed.append(Malformed(base_line + i + 1, starts[i], _classify(exc, line, partial_last and i == n - 1, grew)))
             continue
@@ -287,7 +308,7 @@ def _scan_lines(
             probe = sources.probe_for(fmt)
             observe_all = probe.observe_all
             for j in pending:
-                pdoc = parser.parse(_clean(lines[j], sse))
+                parser, pdoc = _parse(parser, _clean(lines[j], sse))
                 times[j], zones[j] = observer.observe(pdoc, base_line + j + 1)
                 del pdoc
             pending.clear()
@@ -302,7 +323,7 @@ def _scan_lines(
         probe = sources.probe_for(fmt)
         observe_all = True
         for j in pending:
-            pdoc = parser.parse(_clean(lines[j], sse))
+            parser, pdoc = _parse(parser, _clean(lines[j], sse))
             times[j], zones[j] = observer.observe(pdoc, base_line + j + 1)
             del pdoc
     state.malformed.extend(malformed[: max(0, MAX_LISTED_MALFORMED - len(state.malformed))])

@@ -11,19 +11,21 @@ from musetui.model import PROVIDERS
 #: Default colour of every provider, used when the active theme does not set one.
 PROVIDER_COLOURS: dict[str, str] = {
     "openai": "#2fbf8f",
-    "anthropic": "#e08a5b",
-    "meta": "#5b8def",
-    "google": "#e5c07b",
-    "moonshot": "#c678dd",
-    "deepseek": "#56b6c2",
-    "xai": "#d0d0d0",
-    "groq": "#f25c54",
-    "mistral": "#ff9e3d",
-    "alibaba": "#ff7f50",
-    "zhipu": "#7aa2f7",
-    "amazon": "#f0a830",
-    "unknown": "#8a8f98",
+    "anthropic": "#f0904f",
+    "meta": "#5c9dff",
+    "google": "#e8e05a",
+    "moonshot": "#c58cff",
+    "deepseek": "#4fd8e8",
+    "xai": "#f0f0f0",
+    "groq": "#ff4f6f",
+    "mistral": "#ff70d0",
+    "alibaba": "#a0a060",
+    "zhipu": "#50b030",
+    "amazon": "#10f030",
+    "unknown": "#8f959e",
 }
+#: The least contrast (WCAG 2) any text gets against its background.
+MIN_CONTRAST = 4.5
 
 
 def provider_variable(provider: str | None) -> str:
@@ -37,13 +39,59 @@ def theme_variable_defaults() -> dict[str, str]:
     return {provider_variable(p): PROVIDER_COLOURS[p] for p in PROVIDERS}
 
 
-def provider_style(variables: dict[str, str], provider: str | None) -> Style:
-    """The rich Style of a provider's colour, read from the active theme's variables."""
-    value = variables.get(provider_variable(provider)) or PROVIDER_COLOURS["unknown"]
+def provider_colour(variables: dict[str, str], provider: str | None) -> Color:
+    """A provider's colour from the active theme's variables (the default when unset or bad)."""
+    name = provider if provider in PROVIDERS else "unknown"
+    value = variables.get(provider_variable(provider)) or PROVIDER_COLOURS[name]
     try:
-        return Style(color=Color.parse(value).rich_color)
+        return Color.parse(value)
     except Exception:
-        return Style()
+        return Color.parse(PROVIDER_COLOURS[name])
+
+
+def luminance(colour: Color) -> float:
+    """WCAG 2 relative luminance of an opaque colour."""
+
+    def channel(c: int) -> float:
+        v = c / 255
+        return v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4
+
+    return 0.2126 * channel(colour.r) + 0.7152 * channel(colour.g) + 0.0722 * channel(colour.b)
+
+
+def contrast_ratio(a: Color, b: Color) -> float:
+    """WCAG 2 contrast ratio of two opaque colours (1 to 21)."""
+    la, lb = luminance(a), luminance(b)
+    hi, lo = max(la, lb), min(la, lb)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def readable(colour: Color, background: Color, minimum: float = MIN_CONTRAST) -> Color:
+    """``colour`` moved towards black or white just enough to reach ``minimum`` on ``background``.
+
+    The hue is kept as far as it can be, so a provider still reads as its colour on a light
+    theme (darker) and on a dark one (lighter).
+    """
+    colour = background + colour if colour.a < 1 else colour
+    if contrast_ratio(colour, background) >= minimum:
+        return colour
+    white, black = Color(255, 255, 255), Color(0, 0, 0)
+    target = white if contrast_ratio(white, background) >= contrast_ratio(black, background) else black
+    for step in range(1, 21):
+        moved = colour.blend(target, step / 20)
+        if contrast_ratio(moved, background) >= minimum:
+            return moved
+    return target
+
+
+def provider_style(
+    variables: dict[str, str], provider: str | None, background: Color | None = None
+) -> Style:
+    """The rich Style of a provider's colour, readable on ``background`` when one is given."""
+    colour = provider_colour(variables, provider)
+    if background is not None:
+        colour = readable(colour, background)
+    return Style(color=colour.rich_color)
 
 
 MUSETUI_THEME = Theme(

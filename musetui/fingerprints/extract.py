@@ -12,39 +12,27 @@ Two candidate finders feed the same decoders (``decoders.py`` is the single trut
 
 from __future__ import annotations
 
+import importlib
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
 from musetui.fingerprints import decoders as d
+from musetui.fingerprints import patterns
 from musetui.fingerprints.types import Decoded
 
-_B58 = rb"[1-9A-HJ-NP-Za-km-z]"
-#: The ``_``-anchored pass: id bodies after a prefix, key names whose presence is evidence,
-#: the Muse wrapper tag, and weak tool ids scoped to ``*_id`` keys.
-U_RE = re.compile(
-    rb"_(?:"
-    rb"(?P<hex>[0-9a-f]{32}(?:[0-9a-f]{16}(?:[0-9a-f]{2})?)?)(?![0-9A-Za-z])"
-    rb"|(?P<b58>01" + _B58 + rb"{20,24})(?![0-9A-Za-z])"
-    rb"|(?P<route>(?:bdrk|vrtx)_01" + _B58 + rb"{20,24}|bdrk_[a-z0-9]{32})(?![0-9A-Za-z])"
-    rb"|(?P<ds>\d\d_[A-Za-z0-9]{24})(?![A-Za-z0-9])"
-    rb"|(?P<alnum>[A-Za-z0-9]{24})(?![A-Za-z0-9])"
-    rb"|(?P<dig8>\d{8})(?![A-Za-z0-9])"
-    rb"|id\"\s*:\s*\"(?P<idv>functions\.[A-Za-z0-9_\-.]+:\d+|chatcmpl-tool-[0-9a-f]{16,32}|[A-Za-z0-9]{9})\""
-    rb")"
-)
-#: Key names whose presence is evidence, and the Muse wrapper tag (a separate, cheaper pass).
-K_RE = re.compile(
-    rb"_(?:(?P<key>filters|filter_results|geo|tier|creation|groq|usd_ticks|hit_tokens|miss_tokens|output|content|sources_used)"
-    rb"\"\s*:\s*(?P<kval>null|\"[^\"\\]{0,64}\"|[\[{0-9tf])"
-    rb"|(?P<tag>responses_v1))"
-)
-G_RE = re.compile(rb"gAAAAA[A-Za-z0-9_\-]*=*")
-S_RE = re.compile(rb"ignature\"\s*:\s*\"(?P<sig>[^\"\\]*)\"")
+#: The ``_``-anchored pass: id bodies after a prefix, the Muse wrapper tag, weak tool ids
+#: scoped to ``*_id`` keys; then key names whose presence is evidence; Fernet tokens;
+#: signature values. Each regex is the alternation of its rows in :mod:`.patterns`.
+U_RE = re.compile(patterns.pass_regex("u"))
+K_RE = re.compile(patterns.pass_regex("k"))
+G_RE = re.compile(patterns.pass_regex("g"))
+S_RE = re.compile(patterns.pass_regex("s"))
+_PASS_RES = {"u": U_RE, "k": K_RE, "g": G_RE, "s": S_RE}
 
 _ID_PREFIX_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyz")
 _KEY_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -114,7 +102,12 @@ def _decode_id(token: str) -> Decoded | None:
     return d.decode_openai_item_id(token)
 
 
-def scan_raw(data: bytes, line_starts: list[int], seen: set[bytes] | None = None) -> Iterator[Hit]:
+def scan_raw(
+    data: bytes,
+    line_starts: list[int],
+    seen: set[bytes] | None = None,
+    finder: Callable[[bytes], tuple[Iterable[re.Match[bytes]], ...]] | None = None,
+) -> Iterator[Hit]:
     """Yield every artifact the raw passes find in ``data`` (deduplicated by value).
 
     Args:
@@ -122,16 +115,19 @@ def scan_raw(data: bytes, line_starts: list[int], seen: set[bytes] | None = None
         line_starts: byte offset of each line within ``data``, ascending (to locate hits).
         seen: values already reported for this file (updated in place), so a resumed
             scan does not count an appended replay of an earlier value again.
+        finder: the matches of the four passes (default: one Hyperscan scan, each
+            candidate confirmed by its pass's regex; :func:`candidates_re` is plain ``re``).
     """
     if seen is None:
         seen = set()
+    u, k, g, s = _candidates(data) if finder is None else finder(data)
     # Time-less shapes decode the same way for every value of one shape: decode once, reuse.
     by_shape: dict[tuple[str | None, bytes, int], Decoded | None] = {}
 
     def line_of(pos: int) -> int:
         return bisect_right(line_starts, pos) - 1
 
-    for m in _chain(U_RE.finditer(data), K_RE.finditer(data)):
+    for m in _chain(u, k):
         group = m.lastgroup
         start = m.start()
         decoded: Decoded | None
@@ -202,7 +198,7 @@ def scan_raw(data: bytes, line_starts: list[int], seen: set[bytes] | None = None
         if decoded is not None:
             yield Hit(decoded, line_of(pos), pos, key=key)
 
-    for m in G_RE.finditer(data):
+    for m in g:
         raw = m.group()
         if raw in seen:
             continue
@@ -211,7 +207,7 @@ def scan_raw(data: bytes, line_starts: list[int], seen: set[bytes] | None = None
         if decoded is not None:
             yield Hit(decoded, line_of(m.start()), m.start())
 
-    for m in S_RE.finditer(data):
+    for m in s:
         raw = m.group("sig")
         key_head = data[_key_start(data, m.start()) : m.start()]
         sig_tag = b"sig:" + raw[:200]
@@ -226,9 +222,86 @@ def scan_raw(data: bytes, line_starts: list[int], seen: set[bytes] | None = None
             yield Hit(decoded, line_of(m.start("sig")), m.start("sig"), key=key)
 
 
-def _chain(*its: Iterator[re.Match[bytes]]) -> Iterator[re.Match[bytes]]:
+def _chain(*its: Iterable[re.Match[bytes]]) -> Iterator[re.Match[bytes]]:
     for it in its:
         yield from it
+
+
+def candidates_re(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:
+    """The matches of the four passes, by ``re`` alone (four passes over ``data``)."""
+    return U_RE.finditer(data), K_RE.finditer(data), G_RE.finditer(data), S_RE.finditer(data)
+
+
+#: Before a prefixed row's ``_``: its 1-10 lowercase letters after a non-key byte (or the start).
+_PREFIX = rb"(?:^|[^A-Za-z0-9_])[a-z]{1,10}"
+_DB: Any = None
+_META: list[tuple[int, int]] = []
+
+
+def _database() -> tuple[Any, list[tuple[int, int]]]:
+    """One Hyperscan database of every row's head, compiled once per process.
+
+    Returns the database and, per expression, (pass index, width of the head from its
+    anchor; -1 when the width varies and Hyperscan reports the start itself).
+    """
+    global _DB, _META
+    if _DB is None:
+        import hyperscan
+
+        sre: Any = importlib.import_module("re._parser")
+        exprs: list[bytes] = []
+        flags: list[int] = []
+        meta: list[tuple[int, int]] = []
+        for row in patterns.ROWS:
+            if row.pass_ not in patterns.HS_PASSES:
+                continue
+            lo, hi = sre.parse(row.head).getwidth()
+            fixed = lo == hi
+            exprs.append((_PREFIX + row.head) if row.prefixed else row.head)
+            flags.append(0 if fixed else hyperscan.HS_FLAG_SOM_LEFTMOST)
+            meta.append((patterns.PASSES.index(row.pass_), lo if fixed else -1))
+        db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+        db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs), flags=flags)
+        _DB, _META = db, meta
+    return _DB, _META
+
+
+def _candidates(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:
+    """The matches of the four passes: one Hyperscan scan for the heads, ``re`` at each head.
+
+    Equal to :func:`candidates_re`: every match of a pass starts where one of its heads
+    does, and trying the pass's regex at each head start in order, after the end of the
+    previous match, is what ``finditer`` does at those positions. Passes outside
+    :data:`~musetui.fingerprints.patterns.HS_PASSES` run their regex over ``data``.
+    """
+    db, meta = _database()
+    starts: list[list[int]] = [[], [], [], []]
+
+    def on(eid: int, frm: int, to: int, _flags: int, _ctx: object) -> None:
+        p, w = meta[eid]
+        starts[p].append(to - w if w >= 0 else frm)
+
+    db.scan(data, match_event_handler=on)
+    out: list[Iterable[re.Match[bytes]]] = []
+    for p, name in enumerate(patterns.PASSES):
+        rx = _PASS_RES[name]
+        if name not in patterns.HS_PASSES:
+            out.append(rx.finditer(data))
+            continue
+        found: list[re.Match[bytes]] = []
+        end = 0
+        got = starts[p]
+        if len(got) > 1:
+            got = sorted(set(got))
+        for pos in got:
+            if pos < end:
+                continue
+            m = rx.match(data, pos)
+            if m is not None:
+                found.append(m)
+                end = m.end()
+        out.append(found)
+    return tuple(out)
 
 
 def walk(obj: Any, visit: Callable[[str, str | None, str], None], path: str = "", depth: int = 0) -> None:

@@ -14,14 +14,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Container, Horizontal, Vertical
 from textual.markup import escape
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, TabbedContent, TabPane, Tabs
+from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
 from textual.widgets.tree import TreeNode
 from textual.worker import Worker, get_current_worker
 
@@ -47,7 +47,7 @@ from musetui.session import OpenedSession
 from musetui.widgets.header import MuseHeader, StatusLine, progress_bar
 from musetui.widgets.item_list import ItemList, index_for_line
 from musetui.widgets.panes import PANES, DetailPane, PaneContext
-from musetui.widgets.session_tree import NodeData, SessionTree, provider_label
+from musetui.widgets.session_tree import LEGEND, SORTS, NodeData, SessionTree, provider_label
 from musetui.widgets.text import clean, short_id
 
 if TYPE_CHECKING:
@@ -97,6 +97,33 @@ PANE_DEBOUNCE_S = 0.04
 
 _PANES_GROUP = Binding.Group("panes", compact=True)
 
+#: From this width the three parts sit side by side; from MEDIUM_MIN the items sit above the
+#: panes, right of the tree; below it one part is shown at a time (the focused one).
+WIDE_MIN = 150
+MEDIUM_MIN = 100
+#: The parts of the main screen, in focus order.
+PARTS = ("tree", "items", "panes")
+#: Columns added or taken by one press of ] or [.
+TREE_STEP = 4
+
+
+def layout_mode(width: int) -> str:
+    """``wide`` (three columns), ``medium`` (tree | items over panes) or ``narrow`` (one part)."""
+    if width >= WIDE_MIN:
+        return "wide"
+    if width >= MEDIUM_MIN:
+        return "medium"
+    return "narrow"
+
+
+def tree_width(width: int, mode: str, delta: int = 0) -> int:
+    """The session tree's width in a screen ``width`` columns wide (``delta``: the user's [ and ])."""
+    if mode == "wide":
+        auto = max(52, min(66, round(width * 0.33)))
+    else:
+        auto = max(36, min(64, round(width * 0.45)))
+    return max(20, min(width - 30, auto + delta))
+
 
 def display_root(root: str) -> str:
     """A root as the user would write it (``~`` for the home directory)."""
@@ -143,6 +170,7 @@ class MainScreen(Screen[None]):
             "search",
             "search",
             key_display="/",
+            priority=True,
             id="main.search",
             tooltip="Search every session",
         ),
@@ -256,6 +284,56 @@ class MainScreen(Screen[None]):
             id="main.help",
             tooltip="Every key, and the search query language",
         ),
+        Binding(
+            "z",
+            "zoom",
+            "zoom",
+            show=False,
+            id="main.zoom",
+            tooltip="Zoom the focused part (tree, items or panes) to the whole screen; esc comes back",
+        ),
+        Binding(
+            "right_square_bracket",
+            "tree_width(1)",
+            "wider tree",
+            key_display="]",
+            show=False,
+            id="main.tree_wider",
+            tooltip="Make the session tree wider",
+        ),
+        Binding(
+            "left_square_bracket",
+            "tree_width(-1)",
+            "narrower tree",
+            key_display="[",
+            show=False,
+            id="main.tree_narrower",
+            tooltip="Make the session tree narrower",
+        ),
+        Binding(
+            "s",
+            "cycle_sort",
+            "sort",
+            show=False,
+            id="main.sort",
+            tooltip="Sort the tree: path → newest first → provider → size",
+        ),
+        Binding(
+            "f",
+            "toggle_flagged",
+            "flagged only",
+            show=False,
+            id="main.flagged_only",
+            tooltip="Show only flagged sessions (again: show all)",
+        ),
+        Binding(
+            "D",
+            "diagnostics",
+            "diagnostics",
+            show=False,
+            id="main.diagnostics",
+            tooltip="List the diagnostics: unreadable files and malformed lines",
+        ),
     ]
 
     def __init__(
@@ -295,6 +373,12 @@ class MainScreen(Screen[None]):
         self.first_batch_at: float | None = None
         self._pending_sessions: list[SessionSummary] = []
         self.last_open_seconds: float | None = None
+        self.mode = "wide"
+        self.shown_part = "tree"
+        self.zoomed: str | None = None
+        self.tree_delta = 0
+        self.selection_from = "tree"
+        self.diagnostics: list[Any] = []
 
     # ------------------------------------------------------------------ layout
 
@@ -303,12 +387,14 @@ class MainScreen(Screen[None]):
         with Horizontal(id="main"):
             with Vertical(id="left"):
                 yield SessionTree(self.root_labels, id="tree")
-            with Vertical(id="middle"):
-                yield ItemList(id="items")
-            with TabbedContent(id="panes", initial="ids"):
-                for pane_id, cls in zip(PANE_IDS, PANES, strict=True):
-                    with TabPane(f"{PANE_IDS.index(pane_id) + 1} {cls.title}", id=pane_id):
-                        yield cls(id=f"pane-{pane_id}")
+                yield Static(LEGEND, id="legend", markup=False)
+            with Container(id="right"):
+                with Vertical(id="middle"):
+                    yield ItemList(id="items")
+                with TabbedContent(id="panes", initial="ids"):
+                    for pane_id, cls in zip(PANE_IDS, PANES, strict=True):
+                        with TabPane(f"{PANE_IDS.index(pane_id) + 1} {cls.title}", id=pane_id):
+                            yield cls(id=f"pane-{pane_id}")
         yield StatusLine(id="status")
         yield Footer()
 
@@ -338,10 +424,68 @@ class MainScreen(Screen[None]):
         for tabs in self.query(Tabs):
             tabs.can_focus = False
         self.session_tree.focus()
+        self.apply_layout()
         self.status.index_text = "Indexing… · Esc to stop"
         self._refresh_panes()
         _freeze_long_lived()
         self._index_worker = self.run_index()
+
+    # ------------------------------------------------------------------ fitting the terminal
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.apply_layout()
+
+    def part_of(self, widget: Any) -> str | None:
+        """``tree``, ``items`` or ``panes``: the part of the screen holding ``widget``."""
+        for node in getattr(widget, "ancestors_with_self", ()):
+            if isinstance(node, SessionTree) or getattr(node, "id", None) == "left":
+                return "tree"
+            if isinstance(node, ItemList) or getattr(node, "id", None) == "middle":
+                return "items"
+            if isinstance(node, TabbedContent):
+                return "panes"
+        return None
+
+    def apply_layout(self) -> None:
+        """Fit the parts to the screen's width: three columns, tree | items over panes, or one part."""
+        width = self.size.width or self.app.size.width
+        mode = layout_mode(width)
+        self.mode = mode
+        for m in ("wide", "medium", "narrow"):
+            self.set_class(m == mode, f"-{m}")
+        single = self.zoomed or (self.shown_part if mode == "narrow" else None)
+        self.set_class(single is not None, "-single")
+        for part in PARTS:
+            self.set_class(single == part, f"-only-{part}")
+        left = self.query_one("#left")
+        if single is not None:
+            left.styles.width = "1fr"
+        else:
+            left.styles.width = tree_width(width, mode, self.tree_delta)
+
+    def show_part(self, part: str) -> None:
+        """On a narrow screen, show ``part`` (the others are a tab away)."""
+        if part != self.shown_part:
+            self.shown_part = part
+            if self.mode == "narrow" and self.zoomed is None:
+                self.apply_layout()
+
+    def action_zoom(self) -> None:
+        """z: the focused part fills the screen; z or esc again comes back."""
+        if self.zoomed is not None:
+            self.zoomed = None
+        else:
+            self.zoomed = self.part_of(self.focused) or "tree"
+        self.apply_layout()
+
+    def action_tree_width(self, step: int) -> None:
+        """[ and ]: narrower or wider session tree."""
+        width = self.size.width or self.app.size.width
+        before = tree_width(width, self.mode, self.tree_delta)
+        self.tree_delta += step * TREE_STEP
+        after = tree_width(width, self.mode, self.tree_delta)
+        self.tree_delta -= (before + step * TREE_STEP) - after  # stop at the limits
+        self.apply_layout()
 
     # ------------------------------------------------------------------ indexing
 
@@ -458,6 +602,7 @@ class MainScreen(Screen[None]):
         self.index_elapsed = message.elapsed
         tree = self.session_tree
         tree.finalize(message.top, message.children)
+        self._rank_roots()
         self._keep_cursor_on_top()
         n = len(tree.sessions)
         flagged = sum(1 for s in tree.sessions if s.attribution.flags)
@@ -522,6 +667,7 @@ class MainScreen(Screen[None]):
         if message.added:
             tree.add_sessions(message.added)
         tree.finalize(message.top, message.children)
+        self._rank_roots()
         self._update_header(recount=True)
         n = len(tree.sessions)
         flagged = sum(1 for s in tree.sessions if s.attribution.flags)
@@ -543,6 +689,40 @@ class MainScreen(Screen[None]):
         search = self._search_screen()
         if search is not None:
             search.sessions_changed()
+
+    def _rank_roots(self) -> None:
+        """With several roots open, rank them as ``musetui fleet`` does and show one summary row each."""
+        if len(self.roots) < 2:
+            return
+        from musetui import fleet
+
+        ranked = fleet.rank(fleet.machines_from_sessions(self.roots, self.session_tree.sessions))
+        self.session_tree.set_fleet([(m.root, fleet.summary_line(i, m)) for i, m in enumerate(ranked, 1)])
+
+    def write_report(self) -> None:
+        """Palette: write the evidence report (HTML) of the open roots, outside every scanned tree."""
+        index = self._live_index
+        if index is None:
+            self.notify("The report is written once indexing has finished.", severity="warning")
+            return
+        self._write_report(list(index.sessions), list(index.files), list(index.diagnostics))
+
+    @work(thread=True, exclusive=True, group="report", exit_on_error=False, description="write report")
+    def _write_report(self, sessions: list[SessionSummary], files: list[Any], diagnostics: list[Any]) -> None:
+        from musetui import evidence_report as er
+
+        try:
+            path = er.default_output(self.roots)
+            data = er.from_index(self.roots, sessions, files, diagnostics)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(er.render_html(data))
+        except OSError as exc:
+            self.app.call_from_thread(self.notify, escape(clean(f"Report not written: {exc}", 300)), severity="error")
+            return
+        flagged = len(er.flagged_sessions(data.sessions))
+        self.app.call_from_thread(
+            self.notify, escape(clean(f"Report written: {path} ({len(data.sessions)} sessions, {flagged} flagged)", 300))
+        )
 
     @on(IndexFailed)
     def _index_failed(self, message: IndexFailed) -> None:
@@ -737,7 +917,8 @@ class MainScreen(Screen[None]):
             return False
         if isinstance(focused, ItemList):
             return True
-        return any(isinstance(n, TabbedContent) for n in focused.ancestors_with_self)
+        in_panes = any(isinstance(n, TabbedContent) for n in focused.ancestors_with_self)
+        return in_panes and self.selection_from == "items"
 
     def selected_item(self) -> Item | None:
         """The item the panes and ``y`` refer to, or None when the session is selected."""
@@ -774,6 +955,14 @@ class MainScreen(Screen[None]):
             self.session_tree.focus()
 
     def on_descendant_focus(self, event: Any) -> None:
+        focused = self.focused
+        if isinstance(focused, SessionTree):
+            self.selection_from = "tree"
+        elif isinstance(focused, ItemList):
+            self.selection_from = "items"
+        part = self.part_of(focused)
+        if part is not None:
+            self.show_part(part)
         self._refresh_panes()
 
     @on(TabbedContent.TabActivated)
@@ -828,6 +1017,12 @@ class MainScreen(Screen[None]):
         if pane_id in PANE_IDS:
             self.tabs.active = pane_id
             self.pane(pane_id).render_now()
+            if (self.mode == "narrow" or self.zoomed not in (None, "panes")) and self.part_of(self.focused) != "panes":
+                if self.zoomed is not None:
+                    self.zoomed = "panes"
+                self.pane(pane_id).focus()
+                self.show_part("panes")
+                self.apply_layout()
 
     def flagged_order(self) -> list[SessionSummary]:
         """Flagged sessions in the order o visits them: outliers first, then other flags."""
@@ -893,8 +1088,13 @@ class MainScreen(Screen[None]):
         self.last_copied = text
         copy_text(self.app, text, f"raw line {item.line} of {short_id(s.session_id)}")
 
-    def action_search(self) -> None:
-        self.app.push_screen(
+    async def action_search(self) -> None:
+        """/: open the search view, and wait until its query box has the focus.
+
+        A priority binding runs before the app hands on the next key; waiting for the
+        view to mount here means every key typed after / reaches the box, in order.
+        """
+        await self.app.push_screen(
             SearchScreen(self.search_state, lambda: list(self.session_tree.sessions)),
             self._search_done,
         )
@@ -931,9 +1131,8 @@ class MainScreen(Screen[None]):
         if s is None:
             self.notify("That session is not in the index.", severity="warning", timeout=3)
             return
-        if self.session_tree.provider_filter is not None and not self.session_tree._visible(s):
-            self.session_tree.set_filter(None)
-            self.status.filter_text = ""
+        if self.session_tree.filtered and not self.session_tree.is_shown(s):
+            self.clear_filters()
         self.pending_line = int(getattr(hit, "line", 0) or 0) or None
         self.pending_focus_items = True
         self.session_tree.reveal(s)
@@ -971,20 +1170,60 @@ class MainScreen(Screen[None]):
         )
 
     def apply_filter(self, provider: str | None) -> None:
-        """Filter the tree by attributed provider (None: show all)."""
+        """Filter the tree by attributed provider (None: show all).
+
+        The focus stays where it was while the current session is still shown, so ``y``
+        copies what the user sees selected; else the tree takes it.
+        """
         self.session_tree.set_filter(provider)
-        self.status.filter_text = (
-            f"provider: {provider} (p to change, esc to clear)" if provider else ""
+        self._filters_changed()
+
+    def _filters_changed(self) -> None:
+        tree = self.session_tree
+        parts = []
+        if tree.provider_filter:
+            parts.append(f"provider: {tree.provider_filter} (p)")
+        if tree.flagged_only:
+            parts.append("flagged only (f)")
+        self.status.filter_text = " · ".join(parts) + (" · esc clears" if parts else "")
+        cur = self.current
+        if cur is None or not tree.is_shown(cur) or self.part_of(self.focused) is None:
+            tree.focus()
+
+    def clear_filters(self) -> None:
+        """Show every session again (no provider, no flagged-only filter)."""
+        self.session_tree.clear_filters()
+        self._filters_changed()
+
+    def action_toggle_flagged(self) -> None:
+        """f: only flagged sessions (and the parents they sit under), or all again."""
+        self.session_tree.set_flagged_only(not self.session_tree.flagged_only)
+        self._filters_changed()
+
+    def action_cycle_sort(self) -> None:
+        """s: the next tree order (path, newest first, provider, size)."""
+        tree = self.session_tree
+        self.set_sort(SORTS[(SORTS.index(tree.session_order) + 1) % len(SORTS)])
+
+    def set_sort(self, order: str) -> None:
+        """Order the tree's siblings by ``order`` (one of :data:`SORTS`)."""
+        self.session_tree.set_sort(order)
+        names = {"path": "path", "time": "newest first", "provider": "provider", "size": "biggest first"}
+        self.query_one("#left").border_title = Text(
+            "Sessions" if order == "path" else f"Sessions · by {names.get(order, order)}"
         )
-        self.session_tree.focus()
+        self.notify(f"Sessions sorted by {names.get(order, order)}", timeout=2)
 
     def action_escape(self) -> None:
+        if self.zoomed is not None:
+            self.action_zoom()
+            return
         if self.indexing and self._index_worker is not None and not self._index_worker.is_finished:
             self._index_worker.cancel()
             self.status.index_text = f"Stopping at {self.index_done:,}/{self.index_total:,} files…"
             return
-        if self.session_tree.provider_filter is not None:
-            self.apply_filter(None)
+        if self.session_tree.filtered:
+            self.clear_filters()
             return
         if self.focused is not self.session_tree:
             self.session_tree.focus()
@@ -999,8 +1238,8 @@ class MainScreen(Screen[None]):
         s = self.session_tree.summary(key)
         if s is None:
             return False
-        if self.session_tree.provider_filter is not None and not self.session_tree._visible(s):
-            self.apply_filter(None)
+        if self.session_tree.filtered and not self.session_tree.is_shown(s):
+            self.clear_filters()
         self.session_tree.reveal(s)
         self.session_tree.focus()
         self.select_session(s, immediate=True)

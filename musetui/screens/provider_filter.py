@@ -44,7 +44,7 @@ class ProviderFilterScreen(ModalScreen[str | None]):
         for p in sorted(PROVIDERS, key=lambda p: (-self.counts.get(p, 0), PROVIDERS.index(p))):
             n = self.counts.get(p, 0)
             text = Text("● " if self.current == p else "  ")
-            text.append("■ ", style=provider_style(self.app.theme_variables, p))
+            text.append("■ ", style=provider_style(self.app.theme_variables, p, self.background_colors[1]))
             text.append(p, style="bold" if n else "dim")
             text.append(f"  {n}", style="" if n else "dim")
             options.append(Option(text, id=p, disabled=n == 0))

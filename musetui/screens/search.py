@@ -14,12 +14,12 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.timer import Timer
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, Static
 from textual.worker import get_current_worker
 
 from musetui.messages import SearchFailed, SearchResults
 from musetui.model import SessionSummary
-from musetui.widgets.search import RESULTS_CAP, SearchResultsList
+from musetui.widgets.search import RESULTS_CAP, HitChosen, QueryInput, SearchResultsList
 from musetui.widgets.text import clean
 
 #: Typing pauses this long before the search runs.
@@ -28,8 +28,8 @@ DEBOUNCE_S = 0.15
 WARM_POOL_SESSIONS = 2000
 #: While indexing, the open query is re-run at most this often (seconds).
 RERUN_S = 1.0
-#: Stop counting hits beyond this many (the list shows at most RESULTS_CAP).
-COUNT_LIMIT = 100_000
+#: Stop counting (and keeping) hits beyond this many; the list holds every hit kept.
+COUNT_LIMIT = RESULTS_CAP
 HINT = (
     'words · "phrase" · /regex/ · provider: host: model: format: kind: role: id: flag: has: after: before:'
     " · -term · a|b\n"
@@ -84,7 +84,7 @@ class SearchScreen(ModalScreen[int | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="search-dialog") as v:
             v.border_title = "Search all sessions"
-            yield Input(
+            yield QueryInput(
                 value=self.state.query,
                 placeholder="query, e.g. provider:openai has:encrypted",
                 id="search-input",
@@ -94,7 +94,8 @@ class SearchScreen(ModalScreen[int | None]):
             yield Static(Text(HINT, style="dim"), id="search-hint")
 
     def on_mount(self) -> None:
-        self.query_one(Input).focus()
+        # Focus now, not after a refresh: keys typed right after / go straight to the box.
+        self.set_focus(self.query_one(Input), scroll_visible=False)
         self._show()
         if len(self._sessions()) >= WARM_POOL_SESSIONS:
             self.warm_pool()
@@ -233,18 +234,14 @@ class SearchScreen(ModalScreen[int | None]):
             return Text(f"✗ {clean(st.error, 300)}", style="bold red")
         if not st.query.strip():
             return Text("Type a query. Results update as you type.", style="dim")
-        shown = min(len(st.hits), RESULTS_CAP)
-        more = "+" if st.total >= COUNT_LIMIT else ""
+        shown = len(st.hits)
         if not st.done:
             return Text(f"searching… {st.total:,} hits so far", style="italic")
         if st.total == 0:
             return Text("no hits", style="bold")
-        if shown < st.total:
-            return Text(
-                f"{shown:,} of {st.total:,}{more} hits (the first {shown:,} are listed)",
-                style="bold",
-            )
-        return Text(f"{st.total:,} of {st.total:,} hits", style="bold")
+        if st.total >= COUNT_LIMIT:
+            return Text(f"{shown:,} hits listed (the search stopped at {COUNT_LIMIT:,})", style="bold")
+        return Text(f"{shown:,} of {st.total:,} hits", style="bold")
 
     def _show(self) -> None:
         self.query_one("#search-status", Static).update(self.status_text())
@@ -252,16 +249,16 @@ class SearchScreen(ModalScreen[int | None]):
 
     # ------------------------------------------------------------------ actions
 
-    @on(OptionList.OptionSelected, "#search-results")
-    def _chosen(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option_index)
+    @on(HitChosen)
+    def _chosen(self, event: HitChosen) -> None:
+        self.dismiss(event.index)
 
     def action_to_results(self) -> None:
         results = self.query_one(SearchResultsList)
         if results.option_count:
             results.focus()
             if results.highlighted is None:
-                results.highlighted = 0
+                results.move_to(0)
 
     def action_close(self) -> None:
         if not self.state.done:

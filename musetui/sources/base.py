@@ -62,6 +62,13 @@ class Observer:
     def raw_finish(self, data: bytes) -> None:
         """Called once with the file's bytes, for counts cheaper to take from raw bytes."""
 
+    def offer_title(self, text: Any, *, named: bool = False) -> None:
+        """Set the session title: a name the harness gave (``named``) wins over the first user message."""
+        if not isinstance(text, str) or not text.strip():
+            return
+        if named or self.summary.title is None:
+            self.summary.title = preview(text, 120)
+
     def declare_model(self, model: str | None) -> None:
         """Count a declared model; the first one seen becomes ``declared_model``."""
         if not model or model == "<synthetic>":

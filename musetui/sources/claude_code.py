@@ -57,6 +57,11 @@ class ClaudeProbe(Probe):
     def wants(self, line: bytes) -> bool:
         return b'"type":"assistant"' in line or b'"agentId"' in line
 
+    def glean(self, line: bytes, observer: Observer) -> bool:
+        if self.wants(line) or b'"type":"summary"' in line:
+            return True
+        return observer.summary.title is None and b'"type":"user"' in line
+
     def zone(self, line: bytes) -> int:
         return ZONE_MODEL if b'"type":"assistant"' in line else ZONE_QUOTED
 
@@ -124,6 +129,12 @@ class ClaudeObserver(Observer):
                     self.seen.add(key)
         elif t in ("user", "summary", "system", "progress", "queue-operation", "last-prompt"):
             zone = ZONE_QUOTED
+            if t == "summary":
+                self.offer_title(dig(doc, "summary"), named=True)
+            elif t == "user" and self.summary.title is None:
+                content = dig(doc, "message", "content")
+                if isinstance(content, str) and not content.startswith("<"):
+                    self.offer_title(content)
         return dig(doc, "timestamp"), zone
 
     def raw_finish(self, data: bytes) -> None:

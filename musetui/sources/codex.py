@@ -53,6 +53,14 @@ class CodexProbe(Probe):
     def wants(self, line: bytes) -> bool:
         return find_string_value(line, b'"type":"', 96) not in (b"response_item", b"event_msg")
 
+    def glean(self, line: bytes, observer: Observer) -> bool:
+        if self.wants(line):
+            return True
+        if find_string_value(line, b'"type":"', 96) != b"event_msg":
+            return False
+        ptype = find_string_value(line, b'"payload":{"type":"', 160)
+        return ptype == b"thread_name_updated" or (ptype == b"user_message" and observer.summary.title is None)
+
     def zone(self, line: bytes) -> int:
         rtype = find_string_value(line, b'"type":"', 96)
         if rtype in (b"session_meta", b"compacted"):
@@ -112,8 +120,12 @@ class CodexObserver(Observer):
             ):
                 zone = ZONE_QUOTED
         elif rtype == "event_msg":
-            if dig(payload, "type") == "user_message":
+            etype = dig(payload, "type")
+            if etype == "user_message":
                 zone = ZONE_QUOTED
+                self.offer_title(dig(payload, "message"))
+            elif etype == "thread_name_updated":
+                self.offer_title(dig(payload, "thread_name"), named=True)
         elif rtype == "turn_context":
             self.declare_model(text_of(dig(payload, "model")))
         elif rtype == "session_meta":

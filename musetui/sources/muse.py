@@ -68,6 +68,8 @@ class MuseProbe(Probe):
 
     def glean(self, line: bytes, observer: Observer) -> bool:
         kind = _event_kind(line)
+        if kind == b"started" and observer.summary.title is None:
+            return True
         if kind in _PLAIN_EVENTS:
             return False
         if kind == b"model_completed":
@@ -121,6 +123,8 @@ class MuseObserver(Observer):
                 ekind = event.get("kind") if event is not None else None
                 if ekind == "tool_result_batch_committed" or ekind == "started":
                     zone = ZONE_QUOTED
+                    if ekind == "started":
+                        self.offer_title(event.get("prompt"))
                 elif ekind == "model_completed":
                     self.declare_model(text_of(event.get("model")))
                 elif ekind not in KNOWN_EVENTS and isinstance(ekind, str):

@@ -73,7 +73,7 @@ class MuseHeader(Widget):
             key=lambda kv: (-kv[1], PROVIDERS.index(kv[0]) if kv[0] in PROVIDERS else 99),
         )
         for provider, n in order:
-            style = provider_style(self.app.theme_variables, provider)
+            style = provider_style(self.app.theme_variables, provider, self.background_colors[1])
             text.append("■ ", style=style)
             text.append(provider, style=style + Style(bold=True))
             text.append(f" {n:,}  ")

@@ -14,6 +14,7 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
+from textual.color import Color
 from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
@@ -21,6 +22,7 @@ from textual.strip import Strip
 
 from musetui.messages import FocusBack, ItemDrill, ItemHighlighted
 from musetui.model import Item, ItemKind
+from musetui.theme import readable
 from musetui.widgets.styling import component_style
 from musetui.widgets.text import clean, hms, human_size, short_id
 
@@ -348,11 +350,14 @@ class ItemList(ScrollView, can_focus=True):
         return style
 
     def _cursor_style(self) -> Style:
+        """The cursor row's style: its background, and a foreground readable on it (>= 4.5:1)."""
         style = self._styles.get("cursor")
         if style is None:
-            style = self._styles["cursor"] = self._base() + self.get_component_rich_style(
-                "item-list--cursor"
-            )
+            raw = self._base() + self.get_component_rich_style("item-list--cursor")
+            bg = Color.from_rich_color(raw.bgcolor) if raw.bgcolor is not None else self.background_colors[1]
+            fg = Color.from_rich_color(raw.color) if raw.color is not None else bg.get_contrast_text(1.0)
+            style = Style(color=readable(fg, bg).rich_color, bgcolor=bg.rich_color, bold=raw.bold)
+            self._styles["cursor"] = style
         return style
 
     def render_line(self, y: int) -> Strip:
@@ -371,7 +376,13 @@ class ItemList(ScrollView, can_focus=True):
         if cached is not None:
             return cached
         text = self._row(self.items[index], width)
-        style = self._cursor_style() if index == self.cursor else base
+        if index == self.cursor:
+            # One readable colour for the whole cursor row: part colours on the cursor
+            # background fell to about 1:1.
+            style = self._cursor_style()
+            text = Text(text.plain, no_wrap=True, end="")
+        else:
+            style = base
         strip = self._strip(text, width, style)
         self._cache[key] = strip
         return strip

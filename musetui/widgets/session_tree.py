@@ -7,6 +7,7 @@ Children are added lazily, when their parent is first expanded.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -15,19 +16,28 @@ from typing import ClassVar
 from rich.style import Style
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.color import Color
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from musetui.messages import FocusBack, SessionDrill
 from musetui.model import FORMATS, SessionSummary
-from musetui.theme import provider_style
+from musetui.theme import provider_style, readable
 from musetui.widgets.styling import component_style
-from musetui.widgets.text import clean, short_id
+from musetui.widgets.text import clean, when
 
 #: The glyph of a session flagged as a fleet outlier, and of other flags.
 OUTLIER_GLYPH = "⚑"
 FLAG_GLYPH = "!"
+#: The model column's width when the row is short of room (it is shown whole when it fits).
 MODEL_WIDTH = 16
+#: Id prefixes are at least this long (longer when siblings share more).
+MIN_PREFIX = 6
+MAX_PREFIX = 20
+#: Tree orders: the walk (path) order, newest first, by provider, biggest first.
+SORTS = ("path", "time", "provider", "size")
+#: One line explaining the row glyphs and numbers (under the tree, and in the help).
+LEGEND = "⚑ outlier · ! other flag · ✗n malformed lines · n = items · ▸ +n⚑ flagged inside"
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,12 +49,52 @@ class Group:
     title: str
 
 
-NodeData = Group | SessionSummary
+@dataclass(frozen=True, slots=True)
+class RootSummary:
+    """The fleet row of one root when several are open: its rank and summary (see musetui.fleet)."""
+
+    root: str
+    text: str
+
+
+NodeData = Group | SessionSummary | RootSummary
 
 
 def session_sort_key(s: SessionSummary) -> tuple[str, str]:
     """The order of sessions within a group (the walk order)."""
     return (s.root, s.path)
+
+
+def sort_sessions(sessions: Iterable[SessionSummary], order: str) -> list[SessionSummary]:
+    """Siblings in the tree's order: ``path`` (as found), ``time`` (newest first), ``provider``, ``size``."""
+    items = list(sessions)
+    if order == "time":
+        items.sort(key=lambda s: -(s.started_at or 0.0))
+    elif order == "provider":
+        items.sort(key=lambda s: (s.attribution.provider, s.attribution.host or "", -(s.started_at or 0.0)))
+    elif order == "size":
+        items.sort(key=lambda s: -s.size)
+    return items
+
+
+def unique_prefix_length(ids: Iterable[str], minimum: int = MIN_PREFIX, maximum: int = MAX_PREFIX) -> int:
+    """The shortest prefix length (at least ``minimum``) that tells every id apart from the others."""
+    ordered = sorted(set(ids))
+    need = minimum
+    for a, b in itertools.pairwise(ordered):
+        common = 0
+        for x, y in zip(a, b, strict=False):
+            if x != y:
+                break
+            common += 1
+        need = max(need, common + 1)
+    return min(need, maximum)
+
+
+def id_prefix(value: str, length: int) -> str:
+    """The first ``length`` characters of an id (``…`` marks a cut one)."""
+    value = clean(value)
+    return value if len(value) <= length else value[:length] + "…"
 
 
 def format_rank(fmt: str) -> int:
@@ -100,6 +150,8 @@ class SessionTree(Tree[NodeData]):
             id="tree.back",
             tooltip="Collapse the node, or go up to its parent",
         ),
+        Binding("home,g", "first", "First", show=False, id="tree.first", tooltip="First line of the tree"),
+        Binding("end,G", "last", "Last", show=False, id="tree.last", tooltip="Last line of the tree"),
         Binding(
             "space",
             "toggle_node",
@@ -115,8 +167,10 @@ class SessionTree(Tree[NodeData]):
         scrollbar-size-vertical: 1;
         overflow-x: hidden;
     }
-    SessionTree > .tree--guides {
-        color: $surface-lighten-3;
+    SessionTree > .tree--guides, SessionTree > .tree--guides-selected,
+    SessionTree > .tree--guides-hover, SessionTree:focus > .tree--guides-selected,
+    SessionTree:focus > .tree--guides-hover {
+        color: $text-muted;
     }
     SessionTree > .session-tree--group {
         color: $primary;
@@ -149,6 +203,11 @@ class SessionTree(Tree[NodeData]):
         self.guide_depth = 2
         self.root_labels: dict[str, str] = dict(root_labels or {})
         self.provider_filter: str | None = None
+        self.flagged_only = False
+        self.session_order = "path"
+        self._prefix_cache: dict[object, int] = {}
+        self._flagged_cache: dict[str, int] = {}
+        self._width_cache: tuple[int, int, int] | None = None
         self._sessions: list[SessionSummary] = []
         self._by_key: dict[str, SessionSummary] = {}
         self._ids: dict[tuple[str, str], SessionSummary] = {}
@@ -162,8 +221,18 @@ class SessionTree(Tree[NodeData]):
         self._order_cache: list[SessionSummary] | None = None
         self._count_cache: dict[tuple[str, str], int] | None = None
         self._part_styles: dict[str, Style] = {}
+        self.fleet_rows: dict[str, str] = {}  # root -> its summary row, in fleet rank order
 
     # ------------------------------------------------------------------ data
+
+    def set_fleet(self, rows: list[tuple[str, str]]) -> None:
+        """Show one summary row per root, and order the roots as ranked (most unusual first)."""
+        if rows == list(self.fleet_rows.items()):
+            return
+        self.fleet_rows = dict(rows)
+        ranked = [r for r, _ in rows if r in self.root_labels]
+        self.root_labels = {r: self.root_labels[r] for r in ranked + [r for r in self.root_labels if r not in ranked]}
+        self.rebuild()
 
     @property
     def sessions(self) -> list[SessionSummary]:
@@ -184,7 +253,18 @@ class SessionTree(Tree[NodeData]):
         return self._kids.get(s.key, [])
 
     def _matches(self, s: SessionSummary) -> bool:
+        if self.flagged_only and not s.attribution.flags:
+            return False
         return self.provider_filter is None or s.attribution.provider == self.provider_filter
+
+    @property
+    def filtered(self) -> bool:
+        """True when a provider or flagged-only filter hides sessions."""
+        return self.provider_filter is not None or self.flagged_only
+
+    def is_shown(self, s: SessionSummary) -> bool:
+        """Shown under the filters: it matches, or one of its descendants does."""
+        return self._visible(s)
 
     def _visible(self, s: SessionSummary) -> bool:
         """Shown under the filter: it matches, or one of its descendants does."""
@@ -198,7 +278,7 @@ class SessionTree(Tree[NodeData]):
             out: list[SessionSummary] = []
 
             def walk(items: Iterable[SessionSummary]) -> None:
-                for s in items:
+                for s in sort_sessions(items, self.session_order):
                     if not self._visible(s):
                         continue
                     out.append(s)
@@ -246,6 +326,11 @@ class SessionTree(Tree[NodeData]):
                 self._add_top_node(s)
         self._order_cache = None
         self._count_cache = None
+        self._prefix_cache.clear()
+        self._flagged_cache.clear()
+        self._width_cache = None
+        if self.session_order != "path":
+            self.rebuild()
 
     def remove_sessions(self, batch: Iterable[SessionSummary]) -> None:
         """Forget sessions whose files are gone (live follow), and rebuild the nodes."""
@@ -294,7 +379,12 @@ class SessionTree(Tree[NodeData]):
         else:
             self._order_cache = None
             self._count_cache = None
-            self.refresh_labels()
+            self._prefix_cache.clear()
+            self._flagged_cache.clear()
+            if self.flagged_only or self.session_order != "path":
+                self.rebuild()  # flags (fleet outliers) are final only now
+            else:
+                self.refresh_labels()
 
     def refresh_labels(self) -> None:
         """Repaint every label (verdicts and flags may have changed)."""
@@ -348,7 +438,7 @@ class SessionTree(Tree[NodeData]):
         if not isinstance(data, SessionSummary) or data.key in self._loaded:
             return
         self._loaded.add(data.key)
-        for c in self._kids.get(data.key, []):
+        for c in sort_sessions(self._kids.get(data.key, []), self.session_order):
             if self._visible(c):
                 self._add_session_node(node, c)
 
@@ -366,10 +456,17 @@ class SessionTree(Tree[NodeData]):
         self._loaded = set()
         self._order_cache = None
         self._count_cache = None
+        self._prefix_cache.clear()
+        self._flagged_cache.clear()
+        summarised: set[str] = set()
         for gkey in self._group_order():
-            tops = [s for s in self._top.get(gkey, []) if self._visible(s)]
+            tops = [s for s in sort_sessions(self._top.get(gkey, []), self.session_order) if self._visible(s)]
             if not tops:
                 continue
+            if gkey[0] in self.fleet_rows and gkey[0] not in summarised:
+                summarised.add(gkey[0])
+                row = RootSummary(gkey[0], self.fleet_rows[gkey[0]])
+                self.root.add_leaf(Text(row.text), row)
             gnode = self._ensure_group(*gkey)
             for s in tops:
                 self._add_session_node(gnode, s)
@@ -391,6 +488,39 @@ class SessionTree(Tree[NodeData]):
             return
         self.provider_filter = provider
         self.rebuild()
+
+    def clear_filters(self) -> None:
+        """Drop the provider and flagged-only filters."""
+        if self.filtered:
+            self.provider_filter = None
+            self.flagged_only = False
+            self.rebuild()
+
+    def set_flagged_only(self, on: bool) -> None:
+        """Show only flagged sessions (and their ancestors)."""
+        if on == self.flagged_only:
+            return
+        self.flagged_only = on
+        self.rebuild()
+
+    def set_sort(self, order: str) -> None:
+        """Order siblings by ``path``, ``time``, ``provider`` or ``size`` (see :data:`SORTS`)."""
+        if order not in SORTS or order == self.session_order:
+            return
+        self.session_order = order
+        self.rebuild()
+
+    def action_first(self) -> None:
+        """g: the first line of the tree."""
+        if self.last_line >= 0:
+            self.cursor_line = 0
+            self.scroll_home(animate=False)
+
+    def action_last(self) -> None:
+        """G: the last line of the tree."""
+        if self.last_line >= 0:
+            self.cursor_line = self.last_line
+            self.scroll_end(animate=False)
 
     def current_session(self) -> SessionSummary | None:
         """The session under the cursor, if the cursor is on a session."""
@@ -478,24 +608,56 @@ class SessionTree(Tree[NodeData]):
 
     def render_label(self, node: TreeNode[NodeData], base_style: Style, style: Style) -> Text:
         data = node.data
+        on_cursor = node is self.cursor_node
+        room = max(8, self._label_room(node))
         if isinstance(data, Group):
             text = self._group_label(node, data)
         elif isinstance(data, SessionSummary):
-            text = self._session_label(data)
+            text = self._session_label(data, node, room)
+        elif isinstance(data, RootSummary):
+            text = Text(clean(data.text), style=self._part("session-tree--dim"), no_wrap=True)
         else:
             text = Text(clean(str(node.label)))
-        text.stylize_before(style)
+        if on_cursor:
+            # Every cell of the cursor row takes the cursor's colours (made readable):
+            # part colours (provider, dim) on the cursor background fell to about 1:1.
+            text = Text(text.plain, style=self._cursor_style(style), no_wrap=True, end="")
+        else:
+            text.stylize_before(style)
+        if text.cell_len > room:
+            text.truncate(room, overflow="ellipsis")
         if node.allow_expand:
             icon = "▾ " if node.is_expanded else "▸ "
             return Text.assemble((icon, base_style), text)
         return Text.assemble(("  ", base_style), text) if isinstance(data, SessionSummary) else text
 
+    def _label_room(self, node: TreeNode[NodeData]) -> int:
+        """Cells left for a label after the guides and the expand icon."""
+        width = self.scrollable_content_region.width or self.size.width or 80
+        return width - _depth(node) * self.guide_depth - 2
+
+    def _cursor_style(self, style: Style) -> Style:
+        key = f"cursor-{self.has_focus}-{style.bgcolor}-{style.color}"
+        cached = self._part_styles.get(key)
+        if cached is not None:
+            return cached
+        base = self.rich_style
+        bg_rich = style.bgcolor or base.bgcolor
+        fg_rich = style.color or base.color
+        bg = Color.from_rich_color(bg_rich) if bg_rich is not None else self.background_colors[1]
+        fg = Color.from_rich_color(fg_rich) if fg_rich is not None else bg.get_contrast_text(1.0)
+        fixed = readable(fg, bg)
+        out = Style(color=fixed.rich_color, bgcolor=bg.rich_color, bold=True)
+        self._part_styles[key] = out
+        return out
+
     def _group_label(self, node: TreeNode[NodeData], group: Group) -> Text:
         text = Text(clean(group.title), style=self._part("session-tree--group"))
-        text.append(
-            f"  ({self._group_count((group.root, group.format))})",
-            style=self._part("session-tree--dim"),
-        )
+        gkey = (group.root, group.format)
+        text.append(f"  ({self._group_count(gkey)})", style=self._part("session-tree--dim"))
+        flagged = self._group_flagged(gkey)
+        if flagged:
+            text.append(f" {flagged}⚑", style=self._part("session-tree--flag"))
         return text
 
     def _group_count(self, gkey: tuple[str, str]) -> int:
@@ -509,25 +671,26 @@ class SessionTree(Tree[NodeData]):
             self._count_cache[gkey] = count
         return count
 
+    def _group_flagged(self, gkey: tuple[str, str]) -> int:
+        key = f"group:{gkey[0]}\0{gkey[1]}"
+        n = self._flagged_cache.get(key)
+        if n is None:
+            tops = [s for s in self._top.get(gkey, []) if self._visible(s)]
+            n = sum(1 for s in tops if s.attribution.flags) + sum(self.flagged_inside(s) for s in tops)
+            self._flagged_cache[key] = n
+        return n
+
+    def flagged_inside(self, s: SessionSummary) -> int:
+        """How many descendants of ``s`` are flagged (shown on a collapsed parent)."""
+        n = self._flagged_cache.get(s.key)
+        if n is None:
+            n = sum(1 for d in self._descendants(s) if d.attribution.flags)
+            self._flagged_cache[s.key] = n
+        return n
+
     def get_label_width(self, node: TreeNode[NodeData]) -> int:
-        """An estimate from string lengths: rendering every label on each rebuild is O(n)."""
-        data = node.data
-        if isinstance(data, SessionSummary):
-            return (
-                2
-                + 2
-                + 9
-                + 1
-                + MODEL_WIDTH
-                + 1
-                + len(provider_label(data))
-                + 1
-                + len(str(data.items))
-                + 4
-            )
-        if isinstance(data, Group):
-            return len(data.title) + 10
-        return len(str(node.label)) + 2
+        """Labels fit the widget's width (they are cut to it), so no row scrolls sideways."""
+        return max(8, (self.scrollable_content_region.width or self.size.width or 40) - 8)
 
     def _descendants(self, s: SessionSummary) -> Iterator[SessionSummary]:
         for c in self._kids.get(s.key, []):
@@ -545,7 +708,24 @@ class SessionTree(Tree[NodeData]):
         super().notify_style_update()
         self._part_styles.clear()
 
-    def _session_label(self, s: SessionSummary) -> Text:
+    def _prefix_length(self, node: TreeNode[NodeData]) -> int:
+        parent = node.parent
+        data = parent.data if parent is not None else None
+        if isinstance(data, SessionSummary):
+            cache_key: object = data.key
+            siblings = self._kids.get(data.key, [])
+        elif isinstance(data, Group):
+            cache_key = (data.root, data.format)
+            siblings = self._top.get((data.root, data.format), [])
+        else:
+            return MIN_PREFIX
+        n = self._prefix_cache.get(cache_key)
+        if n is None:
+            n = self._prefix_cache[cache_key] = unique_prefix_length(_ident(s) for s in siblings)
+        return n
+
+    def _session_label(self, s: SessionSummary, node: TreeNode[NodeData] | None = None, room: int = 200) -> Text:
+        """``⚑ 01a05efe-0 09-01 22:01 openai/azure   14 muse-special  Audit site/ for…``."""
         dim = self._part("session-tree--dim")
         glyph = flag_glyph(s)
         if glyph == OUTLIER_GLYPH:
@@ -554,16 +734,61 @@ class SessionTree(Tree[NodeData]):
             glyph_style = self._part("session-tree--flag")
         else:
             glyph_style = Style()
-        model = clean(s.declared_model or s.label or "-", MODEL_WIDTH)
+        ident = id_prefix(_ident(s), self._prefix_length(node) if node is not None else MIN_PREFIX)
+        provider = provider_label(s)
+        model_full = clean(s.declared_model or s.label or "-", 60)
+        inside = self.flagged_inside(s) if node is not None and node.allow_expand and not node.is_expanded else 0
+        wp, wi, wm = self._widths()
+        # Columns: glyph, id, [time], provider, items, model, [title]. The model is cut only
+        # when the row has no room for it; the time and then the title come when it has.
+        base = 2 + len(ident) + 1 + wp + 1 + wi + 1
+        show_time = room - base >= wm + 12
+        if show_time:
+            base += 12
+        model = clean(model_full, max(4, room - base)) if len(model_full) > room - base else model_full
         text = Text(end="", no_wrap=True)
         text.append(glyph + " ", style=glyph_style)
-        text.append(short_id(s.session_id or os.path.basename(s.path), 4, 4))
+        text.append(ident)
         text.append(" ")
-        text.append(model.ljust(MODEL_WIDTH), style=dim)
+        if show_time:
+            text.append(when(s.started_at), style=dim)
+            text.append(" ")
+        pbg = self.background_colors[1]
+        pstyle = provider_style(self.app.theme_variables, s.attribution.provider, pbg) + Style(bold=True)
+        text.append(provider.ljust(wp), style=pstyle)
         text.append(" ")
-        pstyle = provider_style(self.app.theme_variables, s.attribution.provider) + Style(bold=True)
-        text.append(provider_label(s), style=pstyle)
-        text.append(f" {s.items}", style=dim)
+        text.append(str(s.items).rjust(wi), style=dim)
+        text.append(" ")
+        text.append(model)
         if s.malformed_lines:
             text.append(f" ✗{s.malformed_lines}", style=self._part("session-tree--flag"))
+        if inside:
+            text.append(f" +{inside}⚑", style=self._part("session-tree--flag"))
+        spare = room - text.cell_len
+        if s.title and spare >= 12:
+            text.append(" " * max(2, base + wm - text.cell_len + 2))
+            text.append(clean(s.title, max(0, room - text.cell_len)), style=dim)
         return text
+
+    def _widths(self) -> tuple[int, int, int]:
+        """Column widths (provider, items, model) that fit every session in the tree."""
+        if self._width_cache is None:
+            sessions = self._sessions
+            wp = max((len(provider_label(s)) for s in sessions), default=6)
+            wi = max((len(str(s.items)) for s in sessions), default=1)
+            wm = max((len(s.declared_model or s.label or "-") for s in sessions), default=1)
+            self._width_cache = (min(wp, 16), wi, min(wm, 32))
+        return self._width_cache
+
+
+def _ident(s: SessionSummary) -> str:
+    return s.session_id or os.path.basename(s.path)
+
+
+def _depth(node: TreeNode[NodeData]) -> int:
+    depth = 0
+    parent = node.parent
+    while parent is not None and parent.parent is not None:
+        depth += 1
+        parent = parent.parent
+    return depth

@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.style import Style
 from textual.widget import Widget
 
+from musetui.theme import readable
+
 
 def component_style(widget: Widget, name: str) -> Style:
     """The partial Rich style of a component class, with ``auto`` colours resolved.
@@ -20,9 +22,10 @@ def component_style(widget: Widget, name: str) -> Style:
     if not styles.has_rule("color"):
         return style
     color = styles.color
-    if styles.auto_color or color.a < 1:
-        background = widget.background_colors[1]
-        if styles.auto_color:
-            color = background.get_contrast_text(color.a)
-        style += Style(color=(background + color).rich_color)
-    return style
+    background = widget.background_colors[1]
+    if styles.auto_color:
+        color = background.get_contrast_text(color.a)
+    if styles.has_rule("background") and styles.background.a > 0:
+        background = background + styles.background
+    # Every part stays readable (>= 4.5:1) on the background it is drawn on, whatever the theme.
+    return style + Style(color=readable(background + color, background).rich_color)

@@ -54,6 +54,16 @@ def hms(ts: float | None) -> str:
         return "??:??:??"
 
 
+def when(ts: float | None) -> str:
+    """``09-01 22:01`` (UTC, month-day hour:minute), or blanks when there is no time."""
+    if ts is None:
+        return "--/-- --:--"
+    try:
+        return datetime.fromtimestamp(ts, tz=UTC).strftime("%m-%d %H:%M")
+    except (OverflowError, OSError, ValueError):
+        return "??-?? ??:??"
+
+
 def stamp(ts: float | None) -> str:
     """``2026-09-01 22:01:03Z`` (UTC), or ``?``."""
     if ts is None:

@@ -52,3 +52,22 @@ def test_outlier_item_signature(snap_compare: Any) -> None:
     assert snap_compare(
         MuseApp([ROOT]), terminal_size=SIZE, run_before=_keys("o", "enter", "j", "j", "j", "3")
     )
+
+
+# The layout at common terminal sizes: after o then 5, the outlier's evidence is on screen.
+
+
+def test_size_80x24_evidence(snap_compare: Any) -> None:
+    assert snap_compare(MuseApp([ROOT]), terminal_size=(80, 24), run_before=_keys("o", "5"))
+
+
+def test_size_120x30_evidence(snap_compare: Any) -> None:
+    assert snap_compare(MuseApp([ROOT]), terminal_size=(120, 30), run_before=_keys("o", "5"))
+
+
+def test_size_200x50_evidence(snap_compare: Any) -> None:
+    assert snap_compare(MuseApp([ROOT]), terminal_size=(200, 50), run_before=_keys("o", "5"))
+
+
+def test_size_80x24_tree(snap_compare: Any) -> None:
+    assert snap_compare(MuseApp([ROOT]), terminal_size=(80, 24), run_before=_keys("o"))

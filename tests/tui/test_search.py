@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from musetui.app import MuseApp
@@ -135,8 +138,8 @@ async def test_workers_do_not_repr_their_arguments_on_the_ui_thread(
 async def test_searches_reuse_worker_processes_and_the_app_stops_them(
     sample_root: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from musetui import search as search_mod
     from musetui.screens import search as search_screen
+    from musetui.search import executor as search_mod
 
     monkeypatch.setattr(search_mod, "PARALLEL_MIN_FILES", 1)
     monkeypatch.setattr(search_mod, "PARALLEL_MIN_BYTES", 0)
@@ -159,8 +162,8 @@ async def test_searches_reuse_worker_processes_and_the_app_stops_them(
     assert pool._executor is None  # the app stopped them on exit
 
 
-async def test_results_list_adds_only_new_hits_while_a_search_runs(sample_root: str) -> None:
-    """Progress reports extend the list; a different list (a new query) replaces it."""
+async def test_results_list_keeps_the_cursor_while_a_search_reports_more_hits(sample_root: str) -> None:
+    """Progress reports extend the list and keep the cursor; a new query's list starts at the top."""
     from musetui.search import run_search
 
     hits = list(run_search([sample_root], "call_"))
@@ -171,39 +174,75 @@ async def test_results_list_adds_only_new_hits_while_a_search_runs(sample_root: 
         await press(pilot, "slash")
         results = app.screen.query_one(SearchResultsList)
         results.show_hits(hits[:3])
-        first = results.get_option_at_index(0)
-        results.show_hits(hits[:6])  # the same hits first: appended
-        assert results.option_count == 6 and results.get_option_at_index(0) is first
-        assert [str(results.get_option_at_index(i).prompt).split()[0] for i in range(6)] == [
-            str(i) for i in range(1, 7)
-        ]
-        results.show_hits(hits[1:4])  # not an extension: rebuilt
-        assert results.option_count == 3 and results.get_option_at_index(0) is not first
-        assert results.highlighted == 0
+        results.move_to(2)
+        results.show_hits(hits[:6])  # the same hits first: the cursor stays
+        assert results.option_count == 6 and results.highlighted == 2
+        assert [results.prompt(i).plain.split()[0] for i in range(6)] == [str(i) for i in range(1, 7)]
+        results.show_hits(hits[1:4])  # another list: back to the top
+        assert results.option_count == 3 and results.highlighted == 0
         results.show_hits([])
-        assert results.option_count == 0
+        assert results.option_count == 0 and results.highlighted is None
 
 
-async def test_a_long_result_list_is_added_a_chunk_per_refresh(sample_root: str) -> None:
-    from musetui.search import run_search
-    from musetui.widgets.search import ADD_CHUNK, RESULTS_CAP
+def _needle_tree(root: Path, per_file: tuple[int, ...]) -> int:
+    """Generic JSONL sessions with ``needle`` on every line; returns the number of lines."""
+    for n, count in enumerate(per_file):
+        lines = [
+            json.dumps({"type": "message", "role": "user", "content": f"needle {n}-{i} of the haystack"})
+            for i in range(count)
+        ]
+        (root / f"s{n}.jsonl").write_text("\n".join(lines) + "\n")
+    return sum(per_file)
 
-    found = list(run_search([sample_root], "/./"))
-    hits = (found * (RESULTS_CAP // len(found) + 2))[: RESULTS_CAP + 20]
-    app = MuseApp([sample_root])
+
+async def test_every_hit_is_reachable_646_of_646(tmp_path: Path) -> None:
+    """The CLI finds 646 hits; the view lists 646, its cursor reaches the last, n/N walk them all."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "tree"
+    root.mkdir()
+    assert _needle_tree(root, (300, 200, 146)) == 646
+    cli = subprocess.run(
+        [sys.executable, "-m", "musetui", "search", str(root), "needle", "--json", "--no-cache"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    cli_hits = [json.loads(x) for x in cli.stdout.splitlines() if x.strip()]
+    assert len(cli_hits) == 646
+    app = MuseApp([str(root)])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await press(pilot, "slash")
-        results = app.screen.query_one(SearchResultsList)
-        results.show_hits(hits)
-        assert results.option_count == ADD_CHUNK and results.highlighted == 0
-        for _ in range(100):  # a chunk per pause: at most 5 s on a slow machine
-            if results.option_count == RESULTS_CAP:
-                break
-            await pilot.pause(0.05)
-        assert results.option_count == RESULTS_CAP
-        last = results.get_option_at_index(RESULTS_CAP - 1)
-        assert str(last.prompt).split()[0] == str(RESULTS_CAP)
+        await _search(pilot, "needle")
+        screen = app.screen
+        assert isinstance(screen, SearchScreen)
+        st = main(app).search_state
+        assert st.done and st.total == 646 and len(st.hits) == 646
+        assert "646 of 646 hits" in screen.status_text().plain
+        results = screen.query_one(SearchResultsList)
+        assert results.option_count == 646
+        got = {(h.path, h.line) for h in st.hits}
+        assert got == {(h["path"], h["line"]) for h in cli_hits}
+        await press(pilot, "down", "end")
+        assert results.highlighted == 645
+        rows = [results.render_line(y).text for y in range(results.size.height)]
+        assert any(r.lstrip().startswith("646 ") for r in rows), rows
+        await press(pilot, "enter")
+        assert isinstance(app.screen, MainScreen)
+        assert "hit 646 of 646" in main(app).status.search_text
+        last = st.hits[645]
+        assert current(app).abspath == last.abspath
+        assert main(app).items.current is not None and main(app).items.current.line == last.line
+        await press(pilot, "n")
+        assert "hit 1 of 646" in main(app).status.search_text
+        await press(pilot, "N")
+        assert "hit 646 of 646" in main(app).status.search_text
+        for _ in range(3):
+            await press(pilot, "N")
+        assert "hit 643 of 646" in main(app).status.search_text
+        assert main(app).items.current.line == st.hits[642].line  # type: ignore[union-attr]
 
 
 async def test_the_index_is_frozen_for_the_cycle_collector_until_exit(sample_root: str) -> None:

@@ -12,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -179,7 +180,7 @@ def test_provider_openai_has_encrypted_lists_exactly_the_encrypted_items(sample:
 def test_exit_codes(sample: Path) -> None:
     assert cli(str(sample), CALL).returncode == 0
     assert cli(str(sample), "zzzq-no-such-text-anywhere").returncode == 1
-    for bad in ("foo:bar", "/[a-/", "/(a+)+/", "kind:thought", "a |", ""):
+    for bad in ("foo:bar", "/[a-/", "kind:thought", "a |", ""):
         proc = cli(str(sample), bad)
         assert proc.returncode == 2, bad
         assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("musetui")
@@ -367,10 +368,13 @@ def test_spans_highlight_every_positive_term(tmp_path: Path) -> None:
     assert [hit.snippet[s:e] for s, e in hit.match_spans] == ["dark", "rye", "rye"]
 
 
-def test_long_lines_are_cut_for_regexes_only(tmp_path: Path) -> None:
+def test_long_lines_are_cut_only_where_re_confirms(tmp_path: Path) -> None:
+    """Hyperscan runs /needle\\d/ exactly over whole lines; a look-ahead needs re, capped."""
     big = "a" * (REGEX_LINE_CAP + 1000) + " needle7 "
     write_lines(tmp_path / "a.jsonl", [generic(big), generic("short needle7")])
     run = run_search([str(tmp_path)], "/needle\\d/")
+    assert [h.line for h in run] == [1, 2] and run.long_lines == 0
+    run = run_search([str(tmp_path)], "/needle(?=\\d)/")
     assert [h.line for h in run] == [2]
     assert run.long_lines == 1 and any("1 MiB" in n for n in run.notes)
     assert [h.line for h in search([tmp_path], "needle7")] == [1, 2]
@@ -546,7 +550,7 @@ def test_quick_file_check_agrees_with_the_full_read(
     The tree is the sample plus each transcript with its lines reversed (hits then sit at
     both ends of files).
     """
-    import musetui.search as search_mod
+    import musetui.search.executor as search_mod
 
     tree = tmp_path_factory.mktemp("quick")
     shutil.copytree(sample, tree / "sample")
@@ -563,7 +567,7 @@ def test_quick_file_check_agrees_with_the_full_read(
 
 def test_quick_check_reads_what_the_full_read_reads(tmp_path: Path) -> None:
     """Counted files and bytes agree; a file over the buffer and an empty one are read whole."""
-    import musetui.search as search_mod
+    import musetui.search.executor as search_mod
 
     (tmp_path / "big.jsonl").write_bytes(b'{"text": "pad"}\n' * 200 + b'{"text": "Needle"}\n')
     (tmp_path / "empty.jsonl").write_bytes(b"")
@@ -584,7 +588,7 @@ def test_quick_check_reads_what_the_full_read_reads(tmp_path: Path) -> None:
 
 def test_walk_matches_the_index(tmp_path: Path, sample: Path) -> None:
     from musetui.index import walk_roots
-    from musetui.search import _walk
+    from musetui.search.files import walk as _walk
 
     tree = tmp_path / "t"
     shutil.copytree(sample, tree)
@@ -668,7 +672,7 @@ def test_search_sessions_reads_only_what_was_indexed(
 
     Both ways of reading agree: the quick buffer check and the full read.
     """
-    import musetui.search as search_mod
+    import musetui.search.executor as search_mod
     from musetui.index import Index
 
     path = tmp_path / "s.jsonl"
@@ -701,7 +705,28 @@ def test_query_errors_are_raised_at_call_time(sample: Path) -> None:
     with pytest.raises(QueryError):
         run_search([str(sample)], "foo:bar")
     with pytest.raises(QueryError):
-        search_sessions([], "/(a*)*/")
+        search_sessions([], "/(unclosed/")
+
+
+def test_exponential_pattern_runs_in_linear_time_on_a_1mb_line(tmp_path: Path) -> None:
+    """(a+)+$ backtracks exponentially in re on "aaa…ab"; Hyperscan answers in linear time."""
+    a_run = "a" * (1 << 20)
+    write_lines(
+        tmp_path / "a.jsonl",
+        [generic(a_run + "b"), generic("short"), generic("xx" + a_run)],
+        raw=[b"aaaa" + b"a" * (1 << 20)],
+    )
+    start = time.perf_counter()
+    run = run_search([str(tmp_path)], "/(a+)+$/", workers=1)
+    hits = list(run)
+    elapsed = time.perf_counter() - start
+    # Only the raw line ends in a run of "a": every JSON line ends with "}".
+    assert [h.line for h in hits] == [4]
+    assert elapsed < 5.0, elapsed
+    start = time.perf_counter()
+    hits = list(run_search([str(tmp_path)], '/(a+)+"}$/', workers=1))
+    assert [h.line for h in hits] == [3] and time.perf_counter() - start < 5.0
+    assert hits[0].field == "raw" and "aaa" in hits[0].snippet
 
 
 def test_core_import_stays_free_of_textual() -> None:
@@ -820,8 +845,8 @@ def test_attribution_filters_index_through_the_cache(tmp_path: Path) -> None:
 def test_search_pool_replaces_a_pool_whose_worker_died(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
-    from musetui import search as search_mod
     from musetui.search import SearchPool, search_sessions
+    from musetui.search import executor as search_mod
 
     monkeypatch.setattr(search_mod, "PARALLEL_MIN_FILES", 1)  # the sample is small: use the pool anyway
     monkeypatch.setattr(search_mod, "PARALLEL_MIN_BYTES", 0)

@@ -1,0 +1,661 @@
+"""The evidence report of whole trees (``musetui report``): Markdown, or one self-contained HTML file.
+
+Every session's evidence is the Markdown of :func:`musetui.report.session_markdown` (what
+``musetui show`` prints); the HTML shows that text escaped inside ``<pre>``, so transcript
+text is never interpreted as markup. The HTML loads nothing: inline CSS, inline SVG, one
+inline script allowed by hash in a Content-Security-Policy that forbids every other source.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import html
+import os
+import stat
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from musetui import __version__
+from musetui.model import Diagnostic, SessionSummary, iso
+from musetui.report import session_markdown
+from musetui.safetext import strip_controls
+from musetui.walk import FileEntry
+
+#: Flags in the order a reader should look at them (outliers first).
+FLAG_ORDER = ("outlier", "declared-mismatch", "mixed-providers", "imitation-id", "time-mismatch", "truncated-blob")
+
+#: Provider colours for a white page (each has at least 3:1 contrast against white; every
+#: chart also labels its bars in text, so nothing depends on colour alone).
+REPORT_COLOURS: dict[str, str] = {
+    "openai": "#0e7a57",
+    "anthropic": "#b5531e",
+    "meta": "#2f5fc4",
+    "google": "#8a6d00",
+    "moonshot": "#8e3fa8",
+    "deepseek": "#137a87",
+    "xai": "#444444",
+    "groq": "#c0312a",
+    "mistral": "#b35900",
+    "alibaba": "#a3456b",
+    "zhipu": "#4b5fa0",
+    "amazon": "#7a5c00",
+    "unknown": "#767676",
+}
+
+
+@dataclass(slots=True)
+class FileRecord:
+    """One examined file: where it is, its size and mtime as walked, and the sha256 of those bytes."""
+
+    root: str
+    path: str
+    abspath: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    note: str = ""
+
+
+@dataclass(slots=True)
+class ReportData:
+    """Everything a report shows, gathered once and rendered as Markdown or HTML."""
+
+    roots: list[str]
+    sessions: list[SessionSummary]
+    files: list[FileRecord]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    version: str = __version__
+    catalogue: str = ""
+    generated_at: float = 0.0
+
+
+def catalogue_digest() -> str:
+    """sha256 of the model catalogue in use: the built-in file, then the user's override if present."""
+    from musetui.fingerprints.catalogue import BUILTIN_PATH, CATALOGUE_FILE, default_config_dir
+
+    h = hashlib.sha256()
+    names = []
+    for label, path in (("builtin", BUILTIN_PATH), ("user", default_config_dir() / CATALOGUE_FILE)):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        h.update(label.encode() + b"\0" + data + b"\0")
+        names.append(label)
+    return f"sha256:{h.hexdigest()} ({' + '.join(names) or 'none'})"
+
+
+def hash_file(path: str, size: int) -> tuple[str, str]:
+    """The sha256 of a file's first ``size`` bytes (the size the scan saw), read-only; and a note."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        return "", f"unreadable: {exc.strerror or exc}"
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return "", "not a regular file"
+        h = hashlib.sha256()
+        pos = 0
+        while pos < size:
+            chunk = os.pread(fd, min(size - pos, 4 * 1024 * 1024), pos)
+            if not chunk:
+                break
+            h.update(chunk)
+            pos += len(chunk)
+        note = ""
+        if pos < size:
+            note = f"shrank to {pos} bytes since the scan"
+        elif st.st_size != size:
+            note = f"now {st.st_size} bytes: the hash covers the first {size}, as scanned"
+        return h.hexdigest(), note
+    except OSError as exc:
+        return "", f"unreadable: {exc.strerror or exc}"
+    finally:
+        os.close(fd)
+
+
+def collect(paths: Sequence[str], *, use_cache: bool = True, workers: int | None = None) -> ReportData:
+    """Scan ``paths`` (full summaries, with evidence) and hash every examined file."""
+    from musetui.index import Index
+
+    index = Index(list(paths), workers=workers, use_cache=use_cache).scan()
+    return from_index(list(paths), index.sorted_sessions(), index.files, index.diagnostics)
+
+
+def from_index(
+    roots: Sequence[str], sessions: Sequence[SessionSummary], files: Iterable[FileEntry], diagnostics: Sequence[Diagnostic]
+) -> ReportData:
+    """A report of already-scanned sessions; hashes each file up to the size it was scanned at."""
+    records = []
+    for f in files:
+        digest, note = hash_file(f.abspath, f.size)
+        records.append(FileRecord(f.root, f.relpath, f.abspath, f.size, f.mtime_ns, digest, note))
+    records.sort(key=lambda r: (r.root, r.path))
+    return ReportData(
+        roots=list(roots),
+        sessions=sorted(sessions, key=lambda s: (s.root, s.path)),
+        files=records,
+        diagnostics=list(diagnostics),
+        catalogue=catalogue_digest(),
+        generated_at=time.time(),
+    )
+
+
+# ---------------------------------------------------------------- shared tallies
+
+
+def flag_rank(s: SessionSummary) -> tuple[int, int, str, str]:
+    """Sort key for flagged sessions: outliers first, then by the most serious flag, then by path."""
+    flags = s.attribution.flags
+    first = min((FLAG_ORDER.index(f) for f in flags if f in FLAG_ORDER), default=len(FLAG_ORDER))
+    return (first, -len(flags), s.root, s.path)
+
+
+def flagged_sessions(sessions: Iterable[SessionSummary]) -> list[SessionSummary]:
+    """Every session with a flag, outliers first."""
+    return sorted((s for s in sessions if s.attribution.flags), key=flag_rank)
+
+
+def _host(s: SessionSummary) -> str:
+    return s.attribution.host or "-"
+
+
+def counts(sessions: Sequence[SessionSummary], key: Callable[[SessionSummary], str]) -> list[tuple[str, int]]:
+    """``(value, sessions)`` pairs, most frequent first, ties by value."""
+    c = Counter(key(s) for s in sessions)
+    return sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def declared_vs_attributed(sessions: Sequence[SessionSummary]) -> list[tuple[str, str, str, str, int, int]]:
+    """Rows ``(declared provider, declared model, provider, host, sessions, of which declared-mismatch)``."""
+    rows: dict[tuple[str, str, str, str], list[int]] = {}
+    for s in sessions:
+        k = (s.declared_provider or "-", s.declared_model or "-", s.attribution.provider, _host(s))
+        r = rows.setdefault(k, [0, 0])
+        r[0] += 1
+        r[1] += "declared-mismatch" in s.attribution.flags
+    return sorted(((*k, n, m) for k, (n, m) in rows.items()), key=lambda r: (-r[4], r[:4]))
+
+
+def time_span(sessions: Sequence[SessionSummary]) -> tuple[float | None, float | None]:
+    """The earliest start and latest end recorded in the sessions."""
+    starts = [s.started_at for s in sessions if s.started_at is not None]
+    ends = [s.ended_at or s.started_at for s in sessions if (s.ended_at or s.started_at) is not None]
+    return (min(starts) if starts else None, max(e for e in ends if e is not None) if ends else None)
+
+
+def _where(s: SessionSummary, roots: Sequence[str]) -> str:
+    """``root/path`` with the root as given on the command line when it matches."""
+    given = _given_roots(tuple(roots)).get(s.root)
+    if given is None:
+        return f"{s.root}/{s.path}"
+    name, is_dir = given
+    return f"{name.rstrip('/')}/{s.path}" if is_dir else name
+
+
+@functools.lru_cache(maxsize=16)
+def _given_roots(roots: tuple[str, ...]) -> dict[str, tuple[str, bool]]:
+    return {os.path.abspath(r): (r, os.path.isdir(r)) for r in reversed(roots)}
+
+
+def _mtime(ns: int) -> str:
+    return iso(ns / 1e9) or "?"
+
+
+# ---------------------------------------------------------------- Markdown
+
+
+def _cell(text: object) -> str:
+    """A Markdown table cell: one line, no controls, pipes escaped."""
+    t = strip_controls(str(text)).replace("\r", " ").replace("\n", " ").replace("\t", " ")
+    return t.replace("|", "\\|")
+
+
+def _code(text: object) -> str:
+    """A Markdown code span that no backtick in the text can close early."""
+    t = _cell(text)
+    longest = cur = 0
+    for ch in t:
+        cur = cur + 1 if ch == "`" else 0
+        longest = max(longest, cur)
+    fence = "`" * (longest + 1)
+    pad = " " if t.startswith("`") or t.endswith("`") else ""
+    return f"{fence}{pad}{t}{pad}{fence}"
+
+
+def _md_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out.extend("| " + " | ".join(r) + " |" for r in rows)
+    return out
+
+
+def render_markdown(data: ReportData) -> str:
+    """The whole report as Markdown."""
+    sessions = data.sessions
+    flagged = flagged_sessions(sessions)
+    start, end = time_span(sessions)
+    total_bytes = sum(f.size for f in data.files)
+    out = [
+        "# musetui evidence report",
+        "",
+        "## What was examined",
+        "",
+        "- **Roots:** " + ", ".join(_code(r) for r in data.roots),
+        f"- **Files:** {len(data.files):,} ({total_bytes:,} bytes); **sessions:** {len(sessions):,}; "
+        f"**flagged:** {len(flagged):,}; **malformed lines:** {sum(s.malformed_lines for s in sessions):,}",
+        f"- **Time span:** {iso(start) or '?'} → {iso(end) or '?'}",
+        f"- **musetui:** {data.version}; **model catalogue:** {data.catalogue}",
+        f"- **Generated:** {iso(data.generated_at) or '?'}",
+        f"- **Diagnostics:** {len(data.diagnostics):,} (listed in appendix C)",
+        "",
+        "## Attribution",
+        "",
+        "### By attributed provider",
+        "",
+        *_md_table(["provider", "sessions"], ((_cell(p), str(n)) for p, n in counts(sessions, lambda s: s.attribution.provider))),
+        "",
+        "### By host",
+        "",
+        *_md_table(["host", "sessions"], ((_cell(h), str(n)) for h, n in counts(sessions, _host))),
+        "",
+        "### By declared model",
+        "",
+        *_md_table(
+            ["declared model", "sessions"],
+            ((_code(m), str(n)) for m, n in counts(sessions, lambda s: s.declared_model or "-")),
+        ),
+        "",
+        "### Declared versus attributed",
+        "",
+        *_md_table(
+            ["declared provider", "declared model", "attributed provider", "host", "sessions", "declared-mismatch"],
+            (
+                (_code(dp), _code(dm), _cell(p), _cell(h), str(n), str(m))
+                for dp, dm, p, h, n, m in declared_vs_attributed(sessions)
+            ),
+        ),
+        "",
+        f"## Flagged sessions ({len(flagged)}, outliers first)",
+        "",
+    ]
+    if not flagged:
+        out.append("No session is flagged.")
+        out.append("")
+    hashes = {f.abspath: f.sha256 for f in data.files}
+    for i, s in enumerate(flagged, 1):
+        sha = hashes.get(s.abspath)
+        out.append(
+            f"**{i}. {_code(_where(s, data.roots))}** — flags: {', '.join(s.attribution.flags)}"
+            + (f"; file sha256 `{sha}`" if sha else "")
+        )
+        out.append("")
+        out.append(session_markdown(s).rstrip("\n"))
+        out.append("")
+    out += ["## Appendix A: every session", ""]
+    out += _md_table(
+        ["path", "session id", "format", "declared model", "provider", "host", "confidence", "flags", "items", "malformed", "started", "ended"],
+        (
+            (
+                _code(_where(s, data.roots)),
+                _code(s.session_id or "-"),
+                _cell(s.format),
+                _code(s.declared_model or "-"),
+                _cell(s.attribution.provider),
+                _cell(_host(s)),
+                f"{s.attribution.confidence:.2f}",
+                _cell(", ".join(s.attribution.flags) or "-"),
+                str(s.items),
+                str(s.malformed_lines),
+                iso(s.started_at) or "-",
+                iso(s.ended_at) or "-",
+            )
+            for s in sessions
+        ),
+    )
+    out += ["", "## Appendix B: every file", ""]
+    out += _md_table(
+        ["path", "size", "mtime", "sha256"],
+        (
+            (_code(f.abspath), f"{f.size:,}", _mtime(f.mtime_ns), (f"`{f.sha256}`" if f.sha256 else "-") + (f" ({_cell(f.note)})" if f.note else ""))
+            for f in data.files
+        ),
+    )
+    out += ["", "## Appendix C: diagnostics", ""]
+    if not data.diagnostics:
+        out.append("None.")
+    out += [f"- {_code(d.text())}" for d in data.diagnostics]
+    return "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------- HTML
+
+
+def esc(text: object) -> str:
+    """HTML-escape text (quotes included) after stripping control characters."""
+    return html.escape(strip_controls(str(text)), quote=True)
+
+
+def colour(provider: str) -> str:
+    """The report colour of a provider (grey for an unknown name)."""
+    return REPORT_COLOURS.get(provider, REPORT_COLOURS["unknown"])
+
+
+CSS = """
+:root { --fg: #1b1b1b; --muted: #555; --rule: #d0d0d0; --band: #f4f4f4; }
+* { box-sizing: border-box; }
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg);
+  background: #fff; margin: 0 auto; max-width: 1200px; padding: 24px; }
+h1 { font-size: 24px; margin: 0 0 8px; } h2 { font-size: 19px; border-bottom: 2px solid var(--rule);
+  padding-bottom: 4px; margin-top: 32px; } h3 { font-size: 16px; margin: 20px 0 8px; }
+code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.9em; }
+svg { max-width: 100%; height: auto; }
+dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 0; }
+dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; overflow-wrap: anywhere; }
+table { border-collapse: collapse; width: 100%; margin: 8px 0 16px; }
+th, td { border: 1px solid var(--rule); padding: 3px 6px; text-align: left; vertical-align: top; }
+td code { overflow-wrap: anywhere; }
+th { background: var(--band); } td.num, th.num { text-align: right; white-space: nowrap; }
+table.sortable th { cursor: pointer; } table.sortable th[aria-sort="ascending"]::after { content: " ▲"; }
+table.sortable th[aria-sort="descending"]::after { content: " ▼"; }
+.swatch { display: inline-block; width: 10px; height: 10px; margin-right: 6px; border: 1px solid #0006; }
+.flag { display: inline-block; border: 1px solid #9b1c1c; color: #9b1c1c; border-radius: 3px;
+  padding: 0 4px; margin-right: 4px; font-size: 12px; }
+.charts { display: flex; flex-wrap: wrap; gap: 24px; } figure { margin: 0; } figcaption { color: var(--muted); }
+section.session { border: 1px solid var(--rule); border-left: 4px solid #9b1c1c; padding: 8px 12px; margin: 12px 0;
+  break-inside: avoid-page; }
+pre.evidence { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--band); padding: 8px; margin: 6px 0 0; }
+.muted { color: var(--muted); }
+svg text { font: 11px system-ui, sans-serif; fill: #1b1b1b; }
+@media print {
+  body { max-width: none; padding: 0; font-size: 11px; }
+  h2 { break-after: avoid; } table { font-size: 10px; } tr { break-inside: avoid; }
+  th, td { overflow-wrap: anywhere; }
+  table.sortable th::after { content: "" !important; } pre.evidence { background: none; border: 1px solid var(--rule); }
+}
+"""
+
+#: Click a header to sort its table; numbers sort as numbers (cells may carry data-v).
+SCRIPT = """
+(function () {
+  function key(td) { var v = td.getAttribute('data-v'); return v === null ? td.textContent : v; }
+  document.querySelectorAll('table.sortable').forEach(function (table) {
+    table.querySelectorAll('th').forEach(function (th, col) {
+      th.addEventListener('click', function () {
+        var asc = th.getAttribute('aria-sort') !== 'ascending';
+        table.querySelectorAll('th').forEach(function (o) { o.removeAttribute('aria-sort'); });
+        th.setAttribute('aria-sort', asc ? 'ascending' : 'descending');
+        var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = key(a.cells[col]), y = key(b.cells[col]), nx = parseFloat(x), ny = parseFloat(y);
+          var c = (!isNaN(nx) && !isNaN(ny) && String(nx) === x.trim() && String(ny) === y.trim())
+            ? nx - ny : x.localeCompare(y);
+          return asc ? c : -c;
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  });
+  document.documentElement.setAttribute('data-sortable', 'ready');
+})();
+"""
+
+
+def _csp_hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def _html_table(header: Sequence[tuple[str, bool]], rows: Iterable[Sequence[tuple[str, str | None]]], cls: str = "sortable") -> str:
+    """A table; header cells are ``(label, numeric)``; body cells are ``(escaped html, sort value)``."""
+    head = "".join(f'<th{" class=num" if num else ""} scope="col">{esc(h)}</th>' for h, num in header)
+    body = []
+    for r in rows:
+        cells = []
+        for (cell, sortv), (_h, num) in zip(r, header, strict=True):
+            attrs = ' class="num"' if num else ""
+            if sortv is not None:
+                attrs += f' data-v="{esc(sortv)}"'
+            cells.append(f"<td{attrs}>{cell}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+
+
+def _provider_cell(provider: str) -> tuple[str, str | None]:
+    swatch = f'<svg width="10" height="10" aria-hidden="true"><rect width="10" height="10" fill="{colour(provider)}"/></svg>'
+    return f"{swatch} {esc(provider)}", provider
+
+
+def _mix_chart(sessions: Sequence[SessionSummary]) -> str:
+    """Horizontal bars: sessions per attributed provider, each labelled with its name and count."""
+    rows = counts(sessions, lambda s: s.attribution.provider)
+    if not rows:
+        return ""
+    top = max(n for _, n in rows)
+    bar_h, gap, label_w, width = 18, 6, 110, 420
+    height = len(rows) * (bar_h + gap) + gap
+    parts = [f'<svg role="img" aria-label="provider mix" width="{width}" height="{height}" viewBox="0 0 {width} {height}">']
+    for i, (p, n) in enumerate(rows):
+        y = gap + i * (bar_h + gap)
+        w = max(2.0, (width - label_w - 70) * n / top)
+        parts.append(f'<text x="{label_w - 6}" y="{y + 13}" text-anchor="end">{esc(p)}</text>')
+        parts.append(f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="{colour(p)}"><title>{esc(p)}: {n}</title></rect>')
+        pct = 100.0 * n / len(sessions)
+        parts.append(f'<text x="{label_w + w + 6:.1f}" y="{y + 13}">{n} ({pct:.0f}%)</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+#: Bucket widths the timeline may use, in seconds (the smallest that gives at most 48 bars).
+BUCKETS = (60, 600, 3600, 6 * 3600, 86400, 7 * 86400, 30 * 86400, 365 * 86400)
+
+
+def _timeline_chart(sessions: Sequence[SessionSummary]) -> str:
+    """Stacked bars: sessions started per time bucket, coloured by attributed provider."""
+    timed = [s for s in sessions if s.started_at is not None]
+    if not timed:
+        return '<p class="muted">No session records a start time.</p>'
+    t0 = min(s.started_at for s in timed if s.started_at is not None)
+    t1 = max(s.started_at for s in timed if s.started_at is not None)
+    width_s = next((b for b in BUCKETS if (t1 - t0) / b < 48), BUCKETS[-1])
+    base = t0 - t0 % width_s
+    n_buckets = int((t1 - base) // width_s) + 1
+    stacks: list[Counter[str]] = [Counter() for _ in range(n_buckets)]
+    for s in timed:
+        assert s.started_at is not None
+        stacks[min(n_buckets - 1, int((s.started_at - base) // width_s))][s.attribution.provider] += 1
+    order = [p for p, _ in counts(timed, lambda s: s.attribution.provider)]
+    top = max(sum(c.values()) for c in stacks)
+    left, bottom, plot_h, width = 36, 34, 160, 640
+    bar_w = max(4.0, min(40.0, (width - left - 10) / n_buckets - 2))
+    height = plot_h + bottom + 10
+    parts = [f'<svg role="img" aria-label="sessions over time" width="{width}" height="{height}" viewBox="0 0 {width} {height}">']
+    parts.append(f'<line x1="{left}" y1="{10 + plot_h}" x2="{width - 4}" y2="{10 + plot_h}" stroke="#888"/>')
+    parts.append(f'<text x="{left - 4}" y="{14}" text-anchor="end">{top}</text>')
+    parts.append(f'<text x="{left - 4}" y="{10 + plot_h}" text-anchor="end">0</text>')
+    for i, c in enumerate(stacks):
+        x = left + 4 + i * (bar_w + 2)
+        y = 10.0 + plot_h
+        when = iso(base + i * width_s) or "?"
+        for p in order:
+            n = c.get(p, 0)
+            if not n:
+                continue
+            h = plot_h * n / top
+            y -= h
+            parts.append(
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar_w:.1f}" height="{h:.1f}" fill="{colour(p)}" stroke="#fff" stroke-width="0.5">'
+                f"<title>{esc(when)}: {n} {esc(p)}</title></rect>"
+            )
+    unit = {60: "minute", 600: "10 minutes", 3600: "hour", 21600: "6 hours", 86400: "day", 604800: "week", 2592000: "30 days"}.get(width_s, "year")
+    parts.append(f'<text x="{left}" y="{height - 16}">{esc(iso(base) or "?")}</text>')
+    parts.append(f'<text x="{width - 4}" y="{height - 16}" text-anchor="end">{esc(iso(base + n_buckets * width_s) or "?")}</text>')
+    parts.append(f'<text x="{(left + width) / 2:.0f}" y="{height - 2}" text-anchor="middle">one bar per {unit}</text>')
+    parts.append("</svg>")
+    legend = " ".join(
+        f'<span class="mono"><svg width="10" height="10" aria-hidden="true"><rect width="10" height="10" fill="{colour(p)}"/></svg> {esc(p)}</span>'
+        for p in order
+    )
+    return "".join(parts) + f"<div>{legend}</div>"
+
+
+def _flags_html(flags: Sequence[str]) -> str:
+    return "".join(f'<span class="flag">{esc(f)}</span>' for f in flags) or '<span class="muted">-</span>'
+
+
+def render_html(data: ReportData) -> str:
+    """The whole report as one self-contained HTML document."""
+    sessions = data.sessions
+    flagged = flagged_sessions(sessions)
+    start, end = time_span(sessions)
+    total_bytes = sum(f.size for f in data.files)
+    csp = f"default-src 'none'; style-src {_csp_hash(CSS)}; script-src {_csp_hash(SCRIPT)}; img-src 'none'; base-uri 'none'; form-action 'none'"
+    facts = [
+        ("Roots", ", ".join(f"<code>{esc(r)}</code>" for r in data.roots)),
+        ("Files", f"{len(data.files):,} ({total_bytes:,} bytes)"),
+        ("Sessions", f"{len(sessions):,}, of which {len(flagged):,} flagged; {sum(s.malformed_lines for s in sessions):,} malformed lines"),
+        ("Time span", f"{esc(iso(start) or '?')} → {esc(iso(end) or '?')}"),
+        ("musetui", esc(data.version)),
+        ("Model catalogue", f"<code>{esc(data.catalogue)}</code>"),
+        ("Generated", esc(iso(data.generated_at) or "?")),
+        ("Diagnostics", f'{len(data.diagnostics):,} (<a href="#diagnostics">appendix C</a>)'),
+    ]
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{esc(csp)}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<meta name="referrer" content="no-referrer">',
+        "<title>musetui evidence report</title>",
+        f"<style>{CSS}</style></head><body>",
+        "<h1>musetui evidence report</h1>",
+        '<h2 id="examined">What was examined</h2>',
+        '<dl class="facts">' + "".join(f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in facts) + "</dl>",
+        '<h2 id="attribution">Attribution</h2>',
+        '<div class="charts">',
+        f"<figure>{_timeline_chart(sessions)}<figcaption>Sessions over time, by attributed provider</figcaption></figure>",
+        f"<figure>{_mix_chart(sessions)}<figcaption>Provider mix ({len(sessions):,} sessions)</figcaption></figure>",
+        "</div>",
+        "<h3>By attributed provider</h3>",
+        _html_table(
+            [("provider", False), ("sessions", True)],
+            ([_provider_cell(p), (str(n), str(n))] for p, n in counts(sessions, lambda s: s.attribution.provider)),
+        ),
+        "<h3>By host</h3>",
+        _html_table([("host", False), ("sessions", True)], ([(esc(h), h), (str(n), str(n))] for h, n in counts(sessions, _host))),
+        "<h3>By declared model</h3>",
+        _html_table(
+            [("declared model", False), ("sessions", True)],
+            ([(f"<code>{esc(m)}</code>", m), (str(n), str(n))] for m, n in counts(sessions, lambda s: s.declared_model or "-")),
+        ),
+        "<h3>Declared versus attributed</h3>",
+        _html_table(
+            [("declared provider", False), ("declared model", False), ("attributed provider", False), ("host", False), ("sessions", True), ("declared-mismatch", True)],
+            (
+                [(f"<code>{esc(dp)}</code>", dp), (f"<code>{esc(dm)}</code>", dm), _provider_cell(p), (esc(h), h), (str(n), str(n)), (str(m), str(m))]
+                for dp, dm, p, h, n, m in declared_vs_attributed(sessions)
+            ),
+        ),
+        f'<h2 id="flagged">Flagged sessions ({len(flagged)}, outliers first)</h2>',
+    ]
+    if not flagged:
+        out.append("<p>No session is flagged.</p>")
+    hashes = {f.abspath: f.sha256 for f in data.files}
+    for i, s in enumerate(flagged, 1):
+        a = s.attribution
+        sha = hashes.get(s.abspath)
+        verdict = f"{a.provider}" + (f"/{a.host}" if a.host else "") + f" · confidence {a.confidence:.2f}"
+        out.append(
+            f'<section class="session" id="flagged-{i}"><h3>{i}. <code>{esc(_where(s, data.roots))}</code></h3>'
+            f"<p>Verdict: <strong>{esc(verdict)}</strong> · flags: {_flags_html(a.flags)}"
+            + (f" · file sha256 <code>{esc(sha)}</code>" if sha else "")
+            + "</p>"
+            f'<pre class="evidence">{esc(session_markdown(s))}</pre></section>'
+        )
+    out.append('<h2 id="sessions">Appendix A: every session</h2>')
+    out.append(
+        _html_table(
+            [("path", False), ("session id", False), ("format", False), ("declared model", False), ("provider", False), ("host", False),
+             ("confidence", True), ("flags", False), ("items", True), ("malformed", True), ("started", False), ("ended", False)],
+            (
+                [
+                    (f"<code>{esc(_where(s, data.roots))}</code>", _where(s, data.roots)),
+                    (f"<code>{esc(s.session_id or '-')}</code>", s.session_id or "-"),
+                    (esc(s.format), s.format),
+                    (f"<code>{esc(s.declared_model or '-')}</code>", s.declared_model or "-"),
+                    _provider_cell(s.attribution.provider),
+                    (esc(_host(s)), _host(s)),
+                    (f"{s.attribution.confidence:.2f}", f"{s.attribution.confidence:.2f}"),
+                    (_flags_html(s.attribution.flags), ",".join(s.attribution.flags)),
+                    (str(s.items), str(s.items)),
+                    (str(s.malformed_lines), str(s.malformed_lines)),
+                    (esc(iso(s.started_at) or "-"), iso(s.started_at) or ""),
+                    (esc(iso(s.ended_at) or "-"), iso(s.ended_at) or ""),
+                ]
+                for s in sessions
+            ),
+        )
+    )
+    out.append('<h2 id="files">Appendix B: every file</h2>')
+    out.append(
+        _html_table(
+            [("path", False), ("size", True), ("mtime", False), ("sha256", False)],
+            (
+                [
+                    (f"<code>{esc(f.abspath)}</code>", f.abspath),
+                    (f"{f.size:,}", str(f.size)),
+                    (esc(_mtime(f.mtime_ns)), str(f.mtime_ns)),
+                    ((f"<code>{esc(f.sha256)}</code>" if f.sha256 else "-") + (f' <span class="muted">{esc(f.note)}</span>' if f.note else ""), f.sha256),
+                ]
+                for f in data.files
+            ),
+        )
+    )
+    out.append('<h2 id="diagnostics">Appendix C: diagnostics</h2>')
+    if not data.diagnostics:
+        out.append("<p>None.</p>")
+    else:
+        out.append("<ul>" + "".join(f"<li><code>{esc(d.text())}</code></li>" for d in data.diagnostics) + "</ul>")
+    out.append(f"<script>{SCRIPT}</script>")
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def default_output(roots: Sequence[str], now: float | None = None) -> str:
+    """Where the app writes a report: the working directory, else documents, home or the temp dir.
+
+    The first of those that does not lie inside a scanned root: nothing is ever written
+    under a scanned tree.
+    """
+    import tempfile
+
+    from platformdirs import user_documents_dir
+
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(time.time() if now is None else now))
+    real_roots = [os.path.realpath(r) for r in roots]
+
+    def inside(d: str) -> bool:
+        d = os.path.realpath(d)
+        return any(d == r or d.startswith(r.rstrip(os.sep) + os.sep) for r in real_roots)
+
+    for d in (os.getcwd(), user_documents_dir(), os.path.expanduser("~"), tempfile.gettempdir()):
+        if d and os.path.isdir(d) and not inside(d):
+            return os.path.join(d, f"musetui-report-{stamp}.html")
+    raise OSError("every candidate directory lies inside a scanned root: use musetui report -o FILE")
+
+
+def format_for(path: str, explicit: str | None) -> str:
+    """``html`` or ``md``: the explicit choice, else from the output file's extension (``-`` is Markdown)."""
+    if explicit:
+        return explicit
+    if path == "-":
+        return "md"
+    ext = os.path.splitext(path)[1].lower()
+    if ext in (".html", ".htm"):
+        return "html"
+    if ext in (".md", ".markdown"):
+        return "md"
+    raise ValueError(f"cannot tell the format from {path!r}: use .html or .md, or --format html|md")

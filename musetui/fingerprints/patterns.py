@@ -1,0 +1,102 @@
+"""The candidate patterns of the raw fingerprint passes, as one table (a new detector is one row).
+
+Each row names a pass (``u``: ``_``-anchored ids, ``k``: evidence keys and the Muse tag,
+``g``: Fernet tokens, ``s``: signature values), the ``re`` alternative that confirms a
+candidate and decides its group (the pass's regex is the alternation of its rows, in table
+order), and the Hyperscan *head*: a pattern every match of the row begins with, as tight as
+the id layout allows. ``prefixed`` rows need the lowercase prefix before their ``_`` (``rs``,
+``call``, ``toolu`` … after a non-key byte), which the head checks too. The decoders decide
+what a candidate is; this table only says where candidates can be.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["ANCHORS", "HS_PASSES", "PASSES", "ROWS", "Row", "pass_regex"]
+
+_B58 = rb"[1-9A-HJ-NP-Za-km-z]"
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One candidate pattern.
+
+    Attributes:
+        pass_: ``u``, ``k``, ``g`` or ``s``.
+        confirm: the ``re`` alternative (bytes), with its named group.
+        head: the Hyperscan pattern every match of ``confirm`` starts with (its anchor first).
+        prefixed: the anchor ``_`` must follow 1-10 lowercase letters after a non-key byte.
+    """
+
+    pass_: str
+    confirm: bytes
+    head: bytes
+    prefixed: bool = False
+
+
+ROWS: tuple[Row, ...] = (
+    # OpenAI item ids (rs_, msg_, fc_ … + 32/48/50 hex), and other hex bodies.
+    Row(
+        "u",
+        rb"(?P<hex>[0-9a-f]{32}(?:[0-9a-f]{16}(?:[0-9a-f]{2})?)?)(?![0-9A-Za-z])",
+        rb"_[0-9a-f]{32}",
+        True,
+    ),
+    # Anthropic ids: msg_01 / toolu_01 / req_01 + base58.
+    Row("u", rb"(?P<b58>01" + _B58 + rb"{20,24})(?![0-9A-Za-z])", rb"_01" + _B58 + rb"{20}", True),
+    # Bedrock and Vertex routed Anthropic ids: msg_bdrk_01… / msg_vrtx_01…, and the newer
+    # Bedrock msg_bdrk_ + 32 lowercase alphanumerics.
+    Row(
+        "u",
+        rb"(?P<route>(?:bdrk|vrtx)_01" + _B58 + rb"{20,24}|bdrk_[a-z0-9]{32})(?![0-9A-Za-z])",
+        rb"_(?:(?:bdrk|vrtx)_01" + _B58 + rb"{20}|bdrk_[a-z0-9]{32})",
+        True,
+    ),
+    # DeepSeek-style tool ids: call_00_ + 24 alphanumerics.
+    Row("u", rb"(?P<ds>\d\d_[A-Za-z0-9]{24})(?![A-Za-z0-9])", rb"_\d\d_[A-Za-z0-9]{24}", True),
+    # OpenAI tool ids: call_ + 24 alphanumerics.
+    Row("u", rb"(?P<alnum>[A-Za-z0-9]{24})(?![A-Za-z0-9])", rb"_[A-Za-z0-9]{24}", True),
+    # Numeric tool ids: call_ + 8 digits.
+    Row("u", rb"(?P<dig8>\d{8})(?![A-Za-z0-9])", rb"_\d{8}", True),
+    # Weak tool ids scoped to *_id keys: Kimi functions.name:N, vLLM chatcmpl-tool-, 9 alnum.
+    Row(
+        "u",
+        rb"id\"\s*:\s*\"(?P<idv>functions\.[A-Za-z0-9_\-.]+:\d+|chatcmpl-tool-[0-9a-f]{16,32}|[A-Za-z0-9]{9})\"",
+        rb"_id\"\s*:\s*\"(?:functions\.|chatcmpl-tool-[0-9a-f]{16}|[A-Za-z0-9]{9}\")",
+    ),
+    # Key names whose presence is evidence (Azure filters, Anthropic geo/tier/creation, …).
+    Row(
+        "k",
+        rb"(?P<key>filters|filter_results|geo|tier|creation|groq|usd_ticks|hit_tokens|miss_tokens"
+        rb"|output|content|sources_used)\"\s*:\s*(?P<kval>null|\"[^\"\\]{0,64}\"|[\[{0-9tf])",
+        rb"_(?:filters|filter_results|geo|tier|creation|groq|usd_ticks|hit_tokens|miss_tokens"
+        rb"|output|content|sources_used)\"",
+    ),
+    # The Muse wrapper tag gpt_responses_v1.
+    Row("k", rb"(?P<tag>responses_v1)", rb"_responses_v1"),
+    # Fernet tokens (version byte 0x80, then a time whose top bytes are zero).
+    Row("g", rb"gAAAAA[A-Za-z0-9_\-]*=*", rb"gAAAAA"),
+    # Signature values (Anthropic thinking signatures, Gemini thoughtSignature, wrappers).
+    Row("s", rb"ignature\"\s*:\s*\"(?P<sig>[^\"\\]*)\"", rb"ignature\""),
+)
+
+#: The passes, in the order their hits are reported.
+PASSES: tuple[str, ...] = ("u", "k", "g", "s")
+
+#: The passes whose heads Hyperscan finds. The ``u`` heads start with a lone ``_`` and a
+#: wide class, about 17 candidates per KiB of transcript JSON: there Hyperscan ran no faster
+#: than ``re`` (measured on the 150 MB corpus: about 0.15 GB/s either way), while the
+#: literal-led heads of ``k``, ``g`` and ``s`` run at 1-3 GB/s against 0.25-0.35 for ``re``.
+HS_PASSES: tuple[str, ...] = ("k", "g", "s")
+
+#: Every regex of a pass starts at this anchor (the ``_`` of ``u`` and ``k``).
+ANCHORS: dict[str, bytes] = {"u": b"_", "k": b"_", "g": b"", "s": b""}
+
+
+def pass_regex(pass_: str) -> bytes:
+    """The confirming regex of a pass: its anchor, then the alternation of its rows in order."""
+    alts = [r.confirm for r in ROWS if r.pass_ == pass_]
+    if len(alts) == 1 and not ANCHORS[pass_]:
+        return alts[0]
+    return ANCHORS[pass_] + b"(?:" + b"|".join(alts) + b")"

@@ -1,0 +1,256 @@
+"""The files a search reads: the walk (the index's candidate rules), and one read per file."""
+
+from __future__ import annotations
+
+import dataclasses
+import heapq
+import os
+import stat
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from musetui.walk import candidate
+
+if TYPE_CHECKING:
+    from musetui.model import SessionSummary
+
+
+@dataclass(slots=True)
+class Info:
+    """What session-level filters and hits need to know of a session."""
+
+    format: str
+    session_id: str | None
+    started_at: float | None = None
+    ended_at: float | None = None
+    models: tuple[str, ...] = ()
+    provider: str | None = None
+    host: str | None = None
+    flags: tuple[str, ...] = ()
+    full: bool = False  # models and times come from every record
+
+    @classmethod
+    def of(cls, s: SessionSummary) -> Info:
+        models = tuple(dict.fromkeys([m for m in (s.declared_model, *s.models) if m]))
+        a = s.attribution
+        return cls(
+            s.format,
+            s.session_id,
+            s.started_at,
+            s.ended_at,
+            models,
+            a.provider,
+            a.host,
+            tuple(a.flags),
+            True,
+        )
+
+
+#: The fields of :class:`Info`, in ``__init__`` order (see :func:`_pack`).
+INFO_FIELDS = tuple(f.name for f in dataclasses.fields(Info))
+
+
+@dataclass(slots=True)
+class Task:
+    abspath: str
+    path: str
+    root: str
+    maybe: bool = False
+    read_limit: int | None = None
+    size: int = 0
+    info: Info | None = None
+
+
+#: Directories deeper than this are not walked (a bind mount of an ancestor cannot loop forever).
+MAX_DEPTH = 64
+
+
+@dataclass(slots=True)
+class Subtree:
+    """A directory to walk (by a worker, for big trees), in path order.
+
+    ``links`` holds the identities of the symlinked directories on the way down (and of the
+    directories below them), to cut symlink loops.
+    """
+
+    abspath: str
+    path: str
+    root: str
+    root_real: str
+    depth: int = 0
+    links: frozenset[tuple[int, int]] = frozenset()
+
+
+def walk(roots: Sequence[str], notes: list[str]) -> Iterator[Task]:
+    """Candidate files under ``roots``, lazily, sorted by (path, root)."""
+    walks = [walk_units(root_units(r, notes), notes) for r in roots]
+    if len(walks) == 1:
+        return walks[0]
+    return heapq.merge(*walks, key=lambda t: (t.path, t.root))
+
+
+def root_units(root: str, notes: list[str]) -> list[Task | Subtree]:
+    """A root as work: a file, or the directory to walk."""
+    root_abs = os.path.abspath(root)
+    try:
+        st = os.stat(root_abs)
+    except OSError as exc:
+        notes.append(f"{root}: cannot read root: {exc.strerror or exc}")
+        return []
+    if stat.S_ISREG(st.st_mode):
+        return [Task(root_abs, os.path.basename(root_abs), root_abs, False, None, st.st_size)]
+    if not stat.S_ISDIR(st.st_mode):
+        notes.append(f"{root}: skipped: not a regular file or directory")
+        return []
+    return [Subtree(root_abs, "", root_abs, os.path.realpath(root_abs))]
+
+
+def split(units: list[Task | Subtree], notes: list[str], want: int) -> list[Task | Subtree]:
+    """Open directories level by level (order kept) until there are ``want`` of them to share."""
+    for _ in range(6):
+        dirs = sum(1 for u in units if isinstance(u, Subtree))
+        if dirs == 0 or dirs >= want:
+            break
+        opened: list[Task | Subtree] = []
+        for u in units:
+            if isinstance(u, Subtree):
+                opened.extend(children(u, notes))
+            else:
+                opened.append(u)
+        units = opened
+    return units
+
+
+def walk_units(units: Iterable[Task | Subtree], notes: list[str]) -> Iterator[Task]:
+    """The files of a list of work units, depth first, in path order."""
+    for u in units:
+        if isinstance(u, Task):
+            yield u
+            continue
+        stack = children(u, notes)
+        stack.reverse()  # popped from the end: the first child first
+        while stack:
+            x = stack.pop()
+            if type(x) is Task:
+                yield x
+            else:
+                assert isinstance(x, Subtree)
+                kids = children(x, notes)
+                kids.reverse()
+                stack += kids
+
+
+def children(sub: Subtree, notes: list[str]) -> list[Task | Subtree]:
+    """One directory's candidate files and subdirectories, in path order.
+
+    The rules are those of :func:`musetui.index.walk_roots` (not imported: it pulls in the
+    scanner): files by extension, FIFOs/sockets/devices never opened, no symlink loop. Files
+    are not ``stat``-ed (directory entry types suffice). A symlink to a directory inside the
+    root is not followed: that directory is searched under its real path.
+    """
+    try:
+        with os.scandir(sub.abspath) as it:
+            entries = list(it)
+    except OSError as exc:
+        notes.append(f"{sub.path or '.'}: unreadable directory: {exc.strerror or exc}")
+        return []
+    keyed: list[tuple[str, Task | Subtree]] = []
+    prefix = sub.path + "/" if sub.path else ""
+    depth = sub.depth + 1
+    for e in entries:
+        name = e.name
+        try:
+            is_dir = e.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            rel = prefix + name
+            if depth > MAX_DEPTH:
+                notes.append(f"{rel}: skipped: deeper than {MAX_DEPTH} directories")
+                continue
+            links = sub.links
+            if links or e.is_symlink():
+                try:
+                    if e.is_symlink():
+                        real = os.path.realpath(e.path)
+                        if real == sub.root_real or real.startswith(
+                            sub.root_real.rstrip(os.sep) + os.sep
+                        ):
+                            notes.append(
+                                f"{rel}: skipped: symlink into the tree (searched under its real path)"
+                            )
+                            continue
+                    est = os.stat(e.path)
+                except OSError:
+                    continue
+                ident = (est.st_dev, est.st_ino)
+                if ident in links:
+                    notes.append(f"{rel}: skipped: symlink loop (directory already visited)")
+                    continue
+                links = links | {ident}
+            keyed.append(
+                (name + "/", Subtree(e.path, rel, sub.root, sub.root_real, depth, links))
+            )
+            continue
+        cand = candidate(name)
+        if cand is False:
+            continue
+        try:
+            regular = e.is_file()
+        except OSError:
+            regular = False
+        if regular:
+            keyed.append((name, Task(e.path, prefix + name, sub.root, cand is None)))
+        elif not e.is_symlink():
+            notes.append(f"{prefix + name}: skipped: not a regular file (not opened)")
+    if len(keyed) > 1:
+        # Keys are unique (names in one directory; a directory's ends with "/"), so the
+        # tuples never compare their second items.
+        keyed.sort()
+    return [x for _k, x in keyed]
+
+
+def tasks_of(sessions: Iterable[SessionSummary]) -> list[Task]:
+    tasks = [
+        Task(s.abspath, s.path, s.root, False, s.read_bytes or None, s.size, Info.of(s))
+        for s in sessions
+    ]
+    tasks.sort(key=lambda t: (t.path, t.root))
+    return tasks
+
+
+# ---------------------------------------------------------------------------------------------
+# Session-level filters
+# ---------------------------------------------------------------------------------------------
+
+
+
+OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+def read(path: str, limit: int | None) -> bytes:
+    """A regular file's bytes (at most ``limit``), as :func:`musetui.reader.read_file` reads them.
+
+    Opened read-only and non-blocking (a FIFO swapped in cannot block), checked to be a
+    regular file; a file that grew while it was read ends at its last complete line.
+    """
+    fd = os.open(path, OPEN_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"not a regular file: {path}")
+        want = st.st_size if limit is None else min(st.st_size, limit)
+        data = os.read(fd, want) if want else b""
+        while len(data) < want:
+            more = os.read(fd, want - len(data))
+            if not more:
+                break
+            data += more
+        if limit is None and data and data[-1] != 10 and os.fstat(fd).st_size > st.st_size:
+            cut = data.rfind(b"\n") + 1
+            data = data[:cut]
+        return data
+    finally:
+        os.close(fd)
+

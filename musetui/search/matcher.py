@@ -1,0 +1,477 @@
+"""The matcher: a query's patterns compiled into Hyperscan databases, and what they find.
+
+Hyperscan matches every pattern of a database in one linear-time pass over a buffer. Each
+pattern is written here from Python's own parse of it (:func:`expression`), so that it
+means what ``re`` means over one raw line: character classes become explicit byte sets (case
+folded as a bytes ``re`` folds them, never holding a newline), ``^``/``$``/``\\A``/``\\Z`` mark
+line ends. A pattern Hyperscan can run exactly decides alone; one that needs a construct
+Hyperscan lacks (back-references, look-arounds, atomic groups, possessive repeats) runs in
+prefilter mode (a superset of its matches) and ``re`` confirms each candidate line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import re
+import threading
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import hyperscan
+
+__all__ = ["Expr", "LineFinder", "TermRegex", "expression", "finder", "regex_of"]
+
+_FLAGS_EXACT = hyperscan.HS_FLAG_MULTILINE
+_FLAGS_PREFILTER = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_PREFILTER
+
+
+@dataclass(frozen=True, slots=True)
+class Expr:
+    """One Hyperscan expression.
+
+    Attributes:
+        source: the expression (Hyperscan syntax).
+        exact: a match ends on a line exactly when the original pattern matches that line;
+            otherwise the expression is a superset (prefilter mode) or only a hint.
+    """
+
+    source: bytes
+    exact: bool
+
+
+class _Sre:
+    """The private ``re`` parser and its opcodes (stable from 3.11 on), looked up once."""
+
+    def __init__(self) -> None:
+        self.parser: Any = importlib.import_module("re._parser")
+        self.c: Any = importlib.import_module("re._constants")
+
+
+_SRE: _Sre | None = None
+
+
+def _sre() -> _Sre:
+    global _SRE
+    if _SRE is None:
+        _SRE = _Sre()
+    return _SRE
+
+
+_DIGIT = frozenset(range(48, 58))
+_WORD = _DIGIT | frozenset(range(65, 91)) | frozenset(range(97, 123)) | {95}
+_SPACE = frozenset({9, 10, 11, 12, 13, 32})
+_ALL = frozenset(range(256))
+
+
+def _fold(chars: frozenset[int]) -> frozenset[int]:
+    """ASCII case folding, as a bytes ``re`` with IGNORECASE does it."""
+    extra = {c ^ 0x20 for c in chars if 65 <= c <= 90 or 97 <= c <= 122}
+    return chars | extra
+
+
+def _class(chars: frozenset[int]) -> bytes:
+    """A byte set as a Hyperscan class (``[\\x41-\\x5a]``), the newline always left out."""
+    chars = chars - {10}
+    if not chars:
+        raise _Never
+    if len(chars) == 1:
+        return b"\\x%02x" % next(iter(chars))
+    out = [b"["]
+    run: list[int] = []
+    for c in sorted(chars):
+        if run and c == run[-1] + 1:
+            run.append(c)
+            continue
+        if run:
+            out.append(_range(run[0], run[-1]))
+        run = [c]
+    out.append(_range(run[0], run[-1]))
+    out.append(b"]")
+    return b"".join(out)
+
+
+def _range(a: int, b: int) -> bytes:
+    if a == b:
+        return b"\\x%02x" % a
+    return b"\\x%02x-\\x%02x" % (a, b)
+
+
+class _Never(Exception):
+    """A class with no byte left: the pattern part can never match on one line."""
+
+
+class _Writer:
+    """Writes a parsed ``re`` pattern in Hyperscan syntax; ``exact`` drops to False for a superset."""
+
+    def __init__(self) -> None:
+        self.exact = True
+        self.s = _sre()
+
+    def seq(self, items: Any, ic: bool) -> bytes:
+        return b"".join(self.item(op, av, ic) for op, av in items)
+
+    def chars_of(self, items: Any, ic: bool) -> frozenset[int]:
+        c = self.s.c
+        chars: set[int] = set()
+        negate = False
+        for op, av in items:
+            if op is c.NEGATE:
+                negate = True
+            elif op is c.LITERAL:
+                chars.add(av)
+            elif op is c.RANGE:
+                chars.update(range(av[0], av[1] + 1))
+            elif op is c.CATEGORY:
+                chars |= self.category(av)
+            else:
+                raise ValueError(f"unsupported class item {op}")
+        got = frozenset(c for c in chars if c < 256)
+        if ic:
+            got = _fold(got)
+        return _ALL - got if negate else got
+
+    def category(self, cat: Any) -> frozenset[int]:
+        c = self.s.c
+        table = {
+            c.CATEGORY_DIGIT: _DIGIT,
+            c.CATEGORY_NOT_DIGIT: _ALL - _DIGIT,
+            c.CATEGORY_WORD: _WORD,
+            c.CATEGORY_NOT_WORD: _ALL - _WORD,
+            c.CATEGORY_SPACE: _SPACE,
+            c.CATEGORY_NOT_SPACE: _ALL - _SPACE,
+        }
+        if cat not in table:
+            raise ValueError(f"unsupported category {cat}")
+        return table[cat]
+
+    def item(self, op: Any, av: Any, ic: bool) -> bytes:
+        c = self.s.c
+        if op is c.LITERAL:
+            if av == 10:
+                self.exact = False
+                return b"\\n"
+            return _class(_fold(frozenset({av})) if ic else frozenset({av}))
+        if op is c.NOT_LITERAL:
+            return _class(_ALL - (_fold(frozenset({av})) if ic else frozenset({av})))
+        if op is c.ANY:
+            return _class(_ALL)
+        if op is c.IN:
+            return _class(self.chars_of(av, ic))
+        if op is c.CATEGORY:
+            return _class(self.category(av))
+        if op is c.BRANCH:
+            return b"(?:" + b"|".join(self.seq(alt, ic) for alt in av[1]) + b")"
+        if op is c.SUBPATTERN:
+            group, add, delete, sub = av
+            if add & re.IGNORECASE:
+                ic = True
+            if delete & re.IGNORECASE:
+                ic = False
+            return (b"(" if group is not None else b"(?:") + self.seq(sub, ic) + b")"
+        if op in (c.MAX_REPEAT, c.MIN_REPEAT) or op is getattr(c, "POSSESSIVE_REPEAT", None):
+            if op is not c.MAX_REPEAT and op is not c.MIN_REPEAT:
+                self.exact = False  # possessive: the greedy repeat is a superset
+            lo, hi, sub = av
+            body = b"(?:" + self.seq(sub, ic) + b")"
+            if hi == c.MAXREPEAT:
+                quant = b"*" if lo == 0 else b"+" if lo == 1 else b"{%d,}" % lo
+            elif lo == 0 and hi == 1:
+                quant = b"?"
+            elif lo == hi:
+                quant = b"{%d}" % lo
+            else:
+                quant = b"{%d,%d}" % (lo, hi)
+            return body + quant
+        if op is c.AT:
+            if av in (c.AT_BEGINNING, c.AT_BEGINNING_LINE, c.AT_BEGINNING_STRING):
+                return b"^"
+            if av in (c.AT_END, c.AT_END_LINE, c.AT_END_STRING):
+                return b"$"
+            if av is c.AT_BOUNDARY:
+                return b"\\b"
+            if av is c.AT_NON_BOUNDARY:
+                return b"\\B"
+            raise ValueError(f"unsupported anchor {av}")
+        if op is c.GROUPREF:
+            self.exact = False
+            return b"\\%d" % av
+        if op in (c.ASSERT, c.ASSERT_NOT):
+            self.exact = False
+            direction, sub = av
+            head = {(c.ASSERT, 1): b"(?=", (c.ASSERT, -1): b"(?<=", (c.ASSERT_NOT, 1): b"(?!"}
+            return head.get((op, direction), b"(?<!") + self.seq(sub, ic) + b")"
+        if op is getattr(c, "ATOMIC_GROUP", None):
+            self.exact = False
+            return b"(?:" + self.seq(av, ic) + b")"
+        if op is c.GROUPREF_EXISTS:
+            self.exact = False
+            _group, yes, no = av
+            return b"(?:" + self.seq(yes, ic) + b"|" + (self.seq(no, ic) if no else b"") + b")"
+        raise ValueError(f"unsupported construct {op}")
+
+
+def expression(pattern: bytes, ignorecase: bool) -> Expr | None:
+    """A bytes regex (``re`` syntax) as a Hyperscan expression over raw lines.
+
+    Returns None when the pattern can never match within one line (it needs a newline
+    that a line cannot hold). Raises ValueError for a construct not written here.
+    """
+    s = _sre()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        parsed = s.parser.parse(pattern, re.IGNORECASE if ignorecase else 0)
+    ic = bool(int(parsed.state.flags) & re.IGNORECASE)
+    w = _Writer()
+    try:
+        src = w.seq(list(parsed), ic)
+    except _Never:
+        return None
+    return Expr(src, w.exact)
+
+
+# ---------------------------------------------------------------------------------------------
+# Compiled databases (one per pattern set, per thread: a scratch space is not shared)
+# ---------------------------------------------------------------------------------------------
+
+_LOCAL = threading.local()
+
+
+class CompileError(ValueError):
+    """Hyperscan refused every way of compiling a pattern set."""
+
+
+def _compile(exprs: Sequence[bytes], flags: Sequence[int]) -> Any:
+    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    db.compile(
+        expressions=list(exprs), ids=list(range(len(exprs))), elements=len(exprs), flags=list(flags)
+    )
+    return db
+
+
+def _flags_for(e: Expr, som: bool = False) -> list[int]:
+    """Ways to compile one expression, strictest first."""
+    base = _FLAGS_EXACT if e.exact else _FLAGS_PREFILTER
+    if som:
+        base |= hyperscan.HS_FLAG_SOM_LEFTMOST
+    return [base, base | hyperscan.HS_FLAG_ALLOWEMPTY]
+
+
+def _compile_one(e: Expr, som: bool = False) -> tuple[Any, int] | None:
+    """A database for one expression and the flags it took; None if Hyperscan refuses it."""
+    for f in _flags_for(e, som):
+        try:
+            return _compile([e.source], [f]), f
+        except hyperscan.error:
+            continue
+    return None
+
+
+#: Compiled databases kept per thread (the TUI compiles one query per pause in typing).
+CACHE_SIZE = 256
+
+
+def _cache() -> dict[Any, Any]:
+    c: dict[Any, Any] | None = getattr(_LOCAL, "cache", None)
+    if c is None or len(c) > CACHE_SIZE:
+        c = _LOCAL.cache = {}
+    return c
+
+
+def compilable(e: Expr, som: bool = False) -> bool:
+    """Whether Hyperscan takes the expression (cached)."""
+    key = ("one", e, som)
+    cache = _cache()
+    if key not in cache:
+        cache[key] = _compile_one(e, som)
+    return cache[key] is not None
+
+
+# ---------------------------------------------------------------------------------------------
+# Finding candidate lines in a file
+# ---------------------------------------------------------------------------------------------
+
+
+class LineFinder:
+    """The lines of a buffer where any of a set of expressions matches, one scan call per line.
+
+    The scan stops at the first match (a callback returning True); the next scan starts
+    after that line's newline, so a line full of matches costs one callback.
+    """
+
+    __slots__ = ("_at", "_db", "_owner", "_stop")
+
+    def __init__(self, db: Any, owner: Sequence[int]) -> None:
+        self._db = db
+        self._owner = owner
+        self._at = [-1, -1]
+        at = self._at
+
+        def stop(eid: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
+            at[0] = to
+            at[1] = eid
+            return True
+
+        self._stop = stop
+
+    def any(self, buf: Any) -> bool:
+        """Whether any expression matches somewhere in ``buf`` (bytes, bytearray or memoryview)."""
+        at = self._at
+        at[0] = -1
+        try:
+            self._db.scan(buf, match_event_handler=self._stop)
+        except hyperscan.ScanTerminated:
+            return True
+        return at[0] >= 0
+
+    def lines(self, data: bytes) -> list[tuple[int, int, int]]:
+        """(line start, line end, owner of the first match) of every line with a match."""
+        out: list[tuple[int, int, int]] = []
+        n = len(data)
+        view = memoryview(data)
+        at = self._at
+        db, stop, owner = self._db, self._stop, self._owner
+        pos = 0
+        while pos <= n:
+            at[0] = -1
+            with contextlib.suppress(hyperscan.ScanTerminated):
+                db.scan(view[pos:] if pos else data, match_event_handler=stop)
+            if at[0] < 0:
+                break
+            end = pos + at[0]
+            p = end - 1 if end > pos and data[end - 1] != 10 else end
+            ls = data.rfind(b"\n", 0, p) + 1 if p > 0 else 0
+            le = data.find(b"\n", p)
+            if le < 0:
+                le = n
+            out.append((ls, le, owner[at[1]]))
+            pos = le + 1
+        return out
+
+
+def finder(exprs: Sequence[tuple[Expr, int]]) -> LineFinder | None:
+    """One database for ``(expression, owner)`` pairs (cached per thread); None when empty.
+
+    An expression Hyperscan refuses is left out only if it is a hint; the caller checks
+    :func:`compilable` for the others first.
+    """
+    key = ("set", tuple(exprs))
+    cache = _cache()
+    if key in cache:
+        got: LineFinder | None = cache[key]
+        return got
+    srcs: list[bytes] = []
+    flags: list[int] = []
+    owners: list[int] = []
+    for e, owner in exprs:
+        one = _compile_one(e)
+        if one is None:
+            continue
+        srcs.append(e.source)
+        flags.append(one[1])
+        owners.append(owner)
+    lf = LineFinder(_compile(srcs, flags), owners) if srcs else None
+    cache[key] = lf
+    return lf
+
+
+# ---------------------------------------------------------------------------------------------
+# A regex term: line checks and match spans, linear-time where Hyperscan runs it exactly
+# ---------------------------------------------------------------------------------------------
+
+
+class TermRegex:
+    """How a ``/regex/`` term is checked on one line and located in a value.
+
+    ``exact``: Hyperscan decides (no ``re`` call); otherwise Hyperscan prefilters (when it
+    can) and ``re`` confirms, over at most ``cap`` bytes of a line.
+    """
+
+    def __init__(self, expr: Expr | None, raw: re.Pattern[bytes], matcher: re.Pattern[str]) -> None:
+        self.expr = expr
+        self.raw = raw
+        self.matcher = matcher
+        self.exact = expr is not None and expr.exact and compilable(expr)
+        self.prefilter = expr is not None and compilable(expr)
+        self._som: Any = _UNSET
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as its patterns (workers compile their own databases)."""
+        return (TermRegex, (self.expr, self.raw, self.matcher))
+
+    def line(self, raw: bytes, cap: int) -> bool:
+        """Whether the regex matches the line ``raw``."""
+        if self.expr is None:
+            return False  # needs a newline: never on one line
+        if self.prefilter:
+            lf = finder(((self.expr, 0),))
+            if lf is None or not lf.any(raw):
+                return False
+            if self.exact:
+                return True
+        return self.raw.search(raw[:cap] if len(raw) > cap else raw) is not None
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        """``(start, end)`` of the matches in ``text`` (character offsets)."""
+        db = self._som_db()
+        if db is None:
+            return [m.span() for m in self.matcher.finditer(text)]
+        data = text.encode("utf-8", "surrogatepass")
+        got: list[tuple[int, int]] = []
+        db.scan(data, match_event_handler=lambda _i, a, b, _f, _c: got.append((a, b)))
+        return _char_spans(data, _leftmost(got))
+
+    def search(self, text: str) -> tuple[int, int] | None:
+        """The first match in ``text``, or None."""
+        db = self._som_db()
+        if db is None:
+            m = self.matcher.search(text)
+            return m.span() if m is not None else None
+        found = self.spans(text)
+        return found[0] if found else None
+
+    def _som_db(self) -> Any:
+        if self._som is _UNSET:
+            self._som = None
+            if self.exact and self.expr is not None:
+                one = _compile_one(self.expr, som=True)
+                self._som = one[0] if one is not None else None
+        return self._som
+
+
+_UNSET: Any = object()
+
+
+def _leftmost(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Non-overlapping matches, leftmost first and longest at each start (as ``re`` reports them)."""
+    best: dict[int, int] = {}
+    for a, b in spans:
+        if b > best.get(a, -1):
+            best[a] = b
+    out: list[tuple[int, int]] = []
+    end = -1
+    for a in sorted(best):
+        if a >= end:
+            out.append((a, best[a]))
+            end = max(best[a], a + 1)
+    return out
+
+
+def _char_spans(data: bytes, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Byte spans of UTF-8 ``data`` as character spans."""
+    if data.isascii():
+        return spans
+    return [
+        (
+            len(data[:a].decode("utf-8", "ignore")),
+            len(data[:b].decode("utf-8", "ignore")),
+        )
+        for a, b in spans
+    ]
+
+
+def regex_of(pattern: str, ignorecase: bool) -> Expr | None:
+    """The Hyperscan expression of a user regex (``re`` syntax, over raw UTF-8 bytes)."""
+    return expression(pattern.encode("utf-8"), ignorecase)

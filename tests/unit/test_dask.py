@@ -1,0 +1,253 @@
+"""``scan --dask`` on a real LocalCluster (2 worker processes, loopback) and ``--parquet`` (the fleet extra)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from musetui.cli import main
+
+HAVE_DISTRIBUTED = True
+try:
+    import distributed
+except ImportError:
+    HAVE_DISTRIBUTED = False
+try:
+    import pyarrow  # noqa: F401
+
+    HAVE_PYARROW = True
+except ImportError:
+    HAVE_PYARROW = False
+
+needs_dask = pytest.mark.skipif(not HAVE_DISTRIBUTED, reason="the fleet extra is not installed: pip install -e '.[fleet]'")
+needs_arrow = pytest.mark.skipif(not HAVE_PYARROW, reason="the fleet extra is not installed: pip install -e '.[fleet]'")
+
+
+def _cluster() -> Any:
+    return distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0", silence_logs=40
+    )
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    if not HAVE_DISTRIBUTED:
+        pytest.skip("the fleet extra is not installed: pip install -e '.[fleet]'")
+    c = _cluster()
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated tree of about 6 MiB (a few hundred sessions of every format), plus the sample."""
+    from musetui_synth.corpus import generate
+
+    root = tmp_path_factory.mktemp("dask") / "tree"
+    generate(root / "gen", 6.0, 11)
+    shutil.copytree(Path(__file__).resolve().parents[2] / "sample_transcripts", root / "sample")
+    return root
+
+
+def _scan(capfdbinary: pytest.CaptureFixture[bytes], *args: str) -> tuple[int, bytes, bytes]:
+    rc = main(["scan", *args])
+    out, err = capfdbinary.readouterr()
+    return rc, out, err
+
+
+@needs_dask
+@pytest.mark.dask
+def test_dask_scan_prints_exactly_the_local_scan(cluster: Any, corpus: Path, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
+    rc, local, _ = _scan(capfdbinary, str(corpus), "--json", "--no-cache")
+    assert rc == 0 and local.count(b"\n") > 100
+    rc, remote, _ = _scan(capfdbinary, str(corpus), "--json", "--no-cache", "--dask", cluster.scheduler_address)
+    assert rc == 0
+    assert remote == local
+    assert b'"outlier"' in remote  # the fleet pass ran after the merge
+    rc, table_local, _ = _scan(capfdbinary, str(corpus / "sample"), "--no-cache")
+    rc2, table_remote, _ = _scan(capfdbinary, str(corpus / "sample"), "--no-cache", "--dask", cluster.scheduler_address)
+    assert rc == rc2 == 0 and table_remote == table_local
+
+
+@needs_dask
+@pytest.mark.dask
+def test_dask_scan_splits_the_work_into_several_tasks(cluster: Any, corpus: Path) -> None:
+    from musetui.distributed import DaskIndex
+
+    done: list[tuple[int, int]] = []
+    index = DaskIndex([str(corpus)], light=True, address=cluster.scheduler_address, on_task_done=lambda d, t: done.append((d, t)))
+    index.scan()
+    assert index.tasks >= 4 and done[-1] == (index.tasks, index.tasks)
+
+
+def _worker_pids(address: str) -> dict[str, int]:
+    with distributed.Client(address, timeout="20s") as client:
+        pids: dict[str, int] = client.run(os.getpid)
+    return pids
+
+
+def _killing(address: str, index: Any) -> list[int]:
+    """Make ``index`` SIGKILL one worker process as soon as its first task is back (mid-scan)."""
+    victims: list[int] = []
+    pids = _worker_pids(address)
+
+    def hook(done: int, total: int) -> None:
+        if not victims and done < total:
+            pid = next(iter(pids.values()))
+            os.kill(pid, signal.SIGKILL)
+            victims.append(pid)
+
+    index.on_task_done = hook
+    return victims
+
+
+@needs_dask
+@pytest.mark.dask
+def test_a_worker_killed_mid_scan_has_its_work_redone(cluster: Any, corpus: Path, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
+    from musetui.distributed import DaskIndex
+
+    rc, local, _ = _scan(capfdbinary, str(corpus), "--json", "--no-cache")
+    assert rc == 0
+    index = DaskIndex([str(corpus)], light=True, address=cluster.scheduler_address)
+    victims = _killing(cluster.scheduler_address, index)
+    index.scan()
+    assert victims, "no worker was killed: the scan finished in one task"
+    from musetui.cli import _records
+
+    assert b"".join(_records(index.sorted_sessions())) == local
+    cluster.wait_for_workers(2, timeout=60)  # the nanny restarted the killed worker
+
+
+@needs_dask
+@pytest.mark.dask
+def test_when_retries_run_out_the_scan_fails_and_prints_nothing(corpus: Path, capfdbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch) -> None:
+    import dask
+
+    from musetui import distributed as mdist
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        c = _cluster()
+        try:
+            original = mdist.DaskIndex._outcomes
+
+            def outcomes(self: Any, *a: Any, **k: Any) -> Any:
+                _killing(c.scheduler_address, self)
+                return original(self, *a, **k)
+
+            monkeypatch.setattr(mdist.DaskIndex, "_outcomes", outcomes)
+            rc, out, err = _scan(capfdbinary, str(corpus), "--json", "--no-cache", "--dask", c.scheduler_address)
+        finally:
+            c.close()
+    assert rc == 1
+    assert out == b""
+    lines = [ln for ln in err.decode().splitlines() if ln.startswith("musetui")]
+    assert len(lines) == 1 and "nothing was printed" in lines[0] and "KilledWorker" in lines[0]
+
+
+@needs_dask
+@pytest.mark.dask
+def test_workers_that_cannot_see_the_paths_fail_the_scan(cluster: Any, tmp_path: Path) -> None:
+    from musetui.distributed import DaskIndex, DaskScanError
+    from musetui.walk import walk_roots
+
+    tree = tmp_path / "t"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "sample_transcripts", tree)
+    files = walk_roots([str(tree)], [])
+    files[0].abspath = str(tmp_path / "elsewhere" / "gone.jsonl")  # what a worker without the share sees
+    index = DaskIndex([str(tree)], light=True, address=cluster.scheduler_address, files=files, walked=True)
+    with pytest.raises(DaskScanError, match="workers must see the same paths"):
+        index.scan()
+
+
+def test_unreachable_scheduler_fails_on_one_line(capfdbinary: pytest.CaptureFixture[bytes], sample_dir: Path) -> None:
+    if not HAVE_DISTRIBUTED:
+        pytest.skip("the fleet extra is not installed: pip install -e '.[fleet]'")
+    import dask
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
+        rc, out, err = _scan(capfdbinary, str(sample_dir), "--json", "--no-cache", "--dask", "tcp://127.0.0.1:9")
+    assert rc == 1 and out == b""
+    assert err.decode().count("\n") == 1 and "cannot reach the Dask scheduler" in err.decode()
+
+
+@needs_arrow
+def test_parquet_holds_the_same_records(tmp_path: Path, sample_dir: Path, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
+    from musetui.parquet import read_records
+
+    pq = tmp_path / "scan.parquet"
+    rc, out, _ = _scan(capfdbinary, str(sample_dir), "--json", "--no-cache", "--parquet", str(pq))
+    assert rc == 0
+    records = [json.loads(line) for line in out.splitlines()]
+    assert read_records(str(pq)) == records
+    rc, plain, _ = _scan(capfdbinary, str(sample_dir), "--json", "--no-cache")
+    assert plain == out
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    rc, _, _ = _scan(capfdbinary, str(empty), "--no-cache", "--parquet", str(tmp_path / "none.parquet"))
+    assert rc == 0 and read_records(str(tmp_path / "none.parquet")) == []
+
+
+@needs_arrow
+def test_fleet_reads_parquet(tmp_path: Path, sample_dir: Path, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
+    vms = []
+    for name in ("vm1", "vm2", "vm3"):
+        vm = tmp_path / name
+        shutil.copytree(sample_dir, vm)
+        if name != "vm3":
+            shutil.rmtree(next(vm.rglob("01a05efe-03bb-72c8-854a-4c1c088cc3b9")))
+        out = tmp_path / f"{name}.parquet"
+        assert _scan(capfdbinary, str(vm), "--no-cache", "--parquet", str(out))[0] == 0
+        vms.append(out)
+    assert main(["fleet", *map(str, vms), "--json"]) == 0
+    rows = [json.loads(line) for line in capfdbinary.readouterr()[0].splitlines()]
+    assert rows[0]["root"] == str(vms[2]) and rows[0]["flagged"] == 1
+
+
+def test_without_the_extra_the_options_say_what_to_install(sample_dir: Path) -> None:
+    code = (
+        "import sys; sys.modules['distributed'] = None; sys.modules['pyarrow'] = None\n"
+        "from musetui.cli import main; sys.exit(main(sys.argv[1:]))"
+    )
+    for opt in (["--dask", "tcp://127.0.0.1:8786"], ["--parquet", "x.parquet"]):
+        run = subprocess.run([sys.executable, "-c", code, "scan", str(sample_dir), "--json", *opt], capture_output=True, text=True, timeout=120)
+        assert run.returncode == 2 and run.stdout == ""
+        assert run.stderr.count("\n") == 1 and "pip install 'musetui[fleet]'" in run.stderr, run.stderr
+
+
+def test_a_parser_pinned_by_a_live_document_reads_every_line(sample_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What a Dask worker's profiler does (it holds frames, and so documents) never turns lines malformed."""
+    from musetui import sources
+    from musetui.scanner import scan_file
+
+    path = next(sample_dir.rglob("rollout-*.jsonl"))
+    clean = scan_file(str(path), path.name, str(sample_dir))
+    kept: list[object] = []
+    real = sources.observer_for
+
+    class Pinning:
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def observe(self, doc: Any, line: int) -> Any:
+            kept.append(doc)  # a reference that outlives the line, as a sampled frame does
+            return self.inner.observe(doc, line)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.inner, name)
+
+    monkeypatch.setattr(sources, "observer_for", lambda fmt, summary: Pinning(real(fmt, summary)))
+    pinned = scan_file(str(path), path.name, str(sample_dir))
+    assert kept and clean.summary is not None and pinned.summary is not None
+    assert pinned.summary.malformed_lines == 0
+    assert pinned.summary.record() == clean.summary.record()

@@ -1,0 +1,224 @@
+"""``musetui report``: contents, one source of truth with ``show``, escaping, and a real browser."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from musetui import evidence_report as er
+from musetui.cli import main
+from musetui.report import session_markdown
+
+SNAPSHOT = Path(__file__).with_name("snapshots") / "evidence_report.md"
+MUSE_SPECIAL = "01a05efe-03bb-72c8-854a-4c1c088cc3b9"
+
+HOSTILE_ID = "javascript:alert(1)//<script>alert('id')</script>"
+HOSTILE_MODEL = "claude-3-opus<script>alert('model')</script><img src=x onerror=alert(1)>"
+HOSTILE_TEXT = "</textarea><script>alert('text')</script><img src=x onerror=alert(2)> \x1b[31mred\u202e [x](javascript:alert(3))"
+HOSTILE_NAME = "<img src=x onerror=alert(4)>.json"
+
+
+def _hostile_tree(root: Path) -> Path:
+    """Three ordinary OpenAI chat captures and one whose id, model, text and file name are markup."""
+    root.mkdir()
+    for i in (1, 2, 3):
+        rec = {"id": f"chatcmpl-{i}", "object": "chat.completion", "created": 1788300000, "model": "gpt-4o",
+               "choices": [{"index": 0, "message": {"role": "assistant", "content": "hello"}}]}
+        (root / f"ok{i}.json").write_text(json.dumps(rec) + "\n")
+    bad = {"id": HOSTILE_ID, "object": "chat.completion", "created": 1788300000, "model": HOSTILE_MODEL,
+           "choices": [{"index": 0, "message": {"role": "assistant", "content": HOSTILE_TEXT}}]}
+    (root / HOSTILE_NAME).write_text(json.dumps(bad) + "\n")
+    (root / "broken.jsonl").write_bytes(b'{"x": "</textarea><script>alert(5)</script>\n')
+    return root
+
+
+class _Tags(HTMLParser):
+    """Every start tag with its attributes, and the text inside script elements."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+        self.scripts: list[str] = []
+        self._in_script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, attrs))
+        self._in_script = tag == "script"
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_script = False
+
+    def handle_data(self, data: str) -> None:
+        if self._in_script:
+            self.scripts.append(data)
+
+
+def _assert_inert(html: str) -> _Tags:
+    """Nothing in the document loads, links out or runs, except the report's own script."""
+    parser = _Tags()
+    parser.feed(html)
+    names = [t for t, _ in parser.tags]
+    assert names.count("script") == 1
+    assert parser.scripts == [er.SCRIPT]
+    for forbidden in ("img", "iframe", "object", "embed", "link", "textarea", "form", "base", "video", "audio", "source"):
+        assert forbidden not in names, forbidden
+    for tag, attrs in parser.tags:
+        for k, v in attrs:
+            assert not k.startswith("on"), (tag, k, v)
+            if k in ("src", "srcset", "action", "formaction", "xlink:href", "background", "poster"):
+                raise AssertionError(f"{tag} has {k}={v!r}")
+            if k == "href":
+                assert v is not None and v.startswith("#"), (tag, v)
+    assert "url(" not in html and "@import" not in html
+    return parser
+
+
+def _report(paths: list[str], fmt: str, tmp_path: Path) -> str:
+    out = tmp_path / f"r.{fmt}"
+    assert main(["report", *paths, "-o", str(out), "--no-cache"]) == 0
+    return out.read_text(encoding="utf-8")
+
+
+def test_sample_html_names_the_outlier_with_evidence_hashes_and_a_chart(sample_dir: Path, tmp_path: Path) -> None:
+    html = _report([str(sample_dir)], "html", tmp_path)
+    _assert_inert(html)
+    assert "<svg" in html and 'aria-label="sessions over time"' in html and 'aria-label="provider mix"' in html
+    flagged = html.split('id="flagged"', 1)[1].split('id="sessions"', 1)[0]
+    first = flagged.split('<section class="session"', 2)[1]
+    assert MUSE_SPECIAL in first and "outlier" in first and "muse-special" in first
+    assert "differs from 3 of 3 sibling sessions" in first  # the evidence of the outlier flag
+    worker = next(sample_dir.rglob(f"{MUSE_SPECIAL}/session.jsonl"))
+    assert hashlib.sha256(worker.read_bytes()).hexdigest() in html
+    for f in sample_dir.rglob("*.json*"):  # every examined file is in the appendix with its hash
+        if not f.name.endswith(".meta.json"):
+            assert hashlib.sha256(f.read_bytes()).hexdigest() in html, f
+    assert "default-src &#x27;none&#x27;" in html  # a CSP that forbids every load
+
+
+def test_evidence_is_the_show_markdown(sample_dir: Path) -> None:
+    data = er.collect([str(sample_dir)], use_cache=False)
+    md = er.render_markdown(data)
+    html = er.render_html(data)
+    flagged = er.flagged_sessions(data.sessions)
+    assert [s.session_id for s in flagged][:1] == [MUSE_SPECIAL]
+    for s in flagged:
+        assert session_markdown(s).rstrip("\n") in md
+        assert er.esc(session_markdown(s)) in html
+
+
+def _normalised(data: er.ReportData, repo: Path) -> str:
+    """The Markdown with what varies between checkouts fixed, and each session's evidence elided."""
+    data.generated_at = 1_800_000_000.0
+    data.catalogue = "sha256:<catalogue>"
+    for f in data.files:
+        f.mtime_ns = 0
+    md = er.render_markdown(data)
+    for s in er.flagged_sessions(data.sessions):
+        md = md.replace(session_markdown(s).rstrip("\n"), f"<session_markdown of {s.path}>")
+    return md.replace(str(repo), "<repo>")
+
+
+def test_markdown_snapshot(sample_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(sample_dir.parent)
+    data = er.collect([sample_dir.name], use_cache=False)
+    md = _normalised(data, sample_dir.parent)
+    if os.environ.get("MUSETUI_UPDATE_SNAPSHOTS") or not SNAPSHOT.exists():
+        SNAPSHOT.parent.mkdir(exist_ok=True)
+        SNAPSHOT.write_text(md, encoding="utf-8")
+    assert md == SNAPSHOT.read_text(encoding="utf-8"), "run with MUSETUI_UPDATE_SNAPSHOTS=1 after a deliberate change"
+
+
+def test_injection_reaches_nothing_unescaped(tmp_path: Path) -> None:
+    tree = _hostile_tree(tmp_path / "tree")
+    html = _report([str(tree)], "html", tmp_path)
+    _assert_inert(html)
+    for raw in ("<script>alert", "<img", "</textarea>", "\x1b", "\u202e"):
+        assert raw not in html, raw
+    # What the transcript said did reach the report, as text.
+    assert er.esc(HOSTILE_ID) in html and er.esc(HOSTILE_MODEL) in html and er.esc(HOSTILE_NAME) in html
+    md = _report([str(tree)], "md", tmp_path)
+    assert "\x1b" not in md and "\u202e" not in md
+    assert "outlier" in md and HOSTILE_ID in md  # the hostile session is the flagged one
+
+
+def test_stdout_is_markdown_and_bad_extensions_are_usage_errors(sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(sample_dir), "-o", "-", "--no-cache"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# musetui evidence report") and "## Appendix B: every file" in out
+    assert main(["report", str(sample_dir), "-o", str(tmp_path / "r.pdf")]) == 2
+    assert "use .html or .md" in capsys.readouterr().err
+    assert main(["report", str(sample_dir), "-o", str(tmp_path / "r.txt"), "--format", "md", "--no-cache"]) == 0
+    assert (tmp_path / "r.txt").read_text().startswith("# musetui evidence report")
+    assert main(["report", str(tmp_path / "absent"), "-o", "-"]) == 2
+
+
+def test_nothing_under_the_tree_is_written(sample_dir: Path, tmp_path: Path) -> None:
+    tree = tmp_path / "vm"
+    shutil.copytree(sample_dir, tree)
+    before = {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in tree.rglob("*")}
+    _report([str(tree)], "html", tmp_path)
+    assert {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in tree.rglob("*")} == before
+
+
+# ---------------------------------------------------------------- headless Chromium
+
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+]
+
+
+def _chromium() -> str:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    pytest.skip("no Chromium here (Debian: apt-get install chromium; .ci/run installs it)")
+
+
+def _run_chromium(binary: str, profile: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    try:
+        return subprocess.run([binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args], capture_output=True, timeout=120, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        pytest.skip(f"Chromium did not start: {exc}")
+
+
+@pytest.mark.browser
+def test_html_renders_in_headless_chromium(sample_dir: Path, tmp_path: Path) -> None:
+    binary = _chromium()
+    tree = tmp_path / "vm"
+    shutil.copytree(sample_dir, tree)
+    _hostile_tree(tree / "hostile")
+    html_path = tmp_path / "r.html"
+    assert main(["report", str(tree), "-o", str(html_path), "--no-cache"]) == 0
+    shot = Path(os.environ.get("MUSETUI_REPORT_SCREENSHOT", str(tmp_path / "report.png")))
+    run = _run_chromium(binary, tmp_path / "profile", "--window-size=1280,2400", f"--screenshot={shot}", html_path.as_uri())
+    if run.returncode != 0 or not shot.exists():
+        pytest.skip(f"Chromium could not render: exit {run.returncode}: {run.stderr.decode(errors='replace')[-300:]}")
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+    dom = _run_chromium(binary, tmp_path / "profile2", "--dump-dom", html_path.as_uri())
+    text = dom.stdout.decode("utf-8", "replace")
+    assert 'data-sortable="ready"' in text  # the inline script ran: the CSP hash admits it
+    assert MUSE_SPECIAL in text and "<svg" in text
+    tags = re.findall(r"<(script|img|textarea|iframe)\b", text)
+    assert tags == ["script"], tags  # after parsing, the hostile markup created no element
+
+
+def test_the_apps_report_is_never_written_inside_a_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "vm"
+    (root / "sub").mkdir(parents=True)
+    monkeypatch.chdir(root / "sub")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    (tmp_path / "home").mkdir()
+    out = er.default_output([str(root)], now=0)
+    assert not out.startswith(str(root) + os.sep) and out.endswith("musetui-report-19700101-000000.html")
+    monkeypatch.chdir(tmp_path)
+    assert er.default_output([str(root)], now=0) == str(tmp_path / "musetui-report-19700101-000000.html")
