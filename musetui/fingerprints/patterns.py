@@ -50,7 +50,7 @@ ROWS: tuple[Row, ...] = (
     Row(
         "u",
         rb"(?P<route>(?:bdrk|vrtx)_01" + _B58 + rb"{20,24}|bdrk_[a-z0-9]{32})(?![0-9A-Za-z])",
-        rb"_(?:(?:bdrk|vrtx)_01" + _B58 + rb"{20}|bdrk_[a-z0-9]{32})",
+        rb"_(?:bdrk|vrtx)_[0-9A-Za-z]{22}",  # fixed width: both bodies start with 22 alphanumerics
         True,
     ),
     # DeepSeek-style tool ids: call_00_ + 24 alphanumerics.
