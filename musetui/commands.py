@@ -54,6 +54,18 @@ class MuseCommands(Provider):
         )
         yield ("search: all sessions", main.action_search, "Open the search view (/)")
         yield ("report: write evidence report", main.write_report, "Write the HTML evidence report of the open roots")
+        yield ("view: diagnostics", main.action_diagnostics, "Unreadable files and malformed lines, grouped (D)")
+        yield ("view: zoom the focused part", main.action_zoom, "Tree, items or panes fill the screen; esc comes back (z)")
+        yield ("view: wider tree", partial(main.action_tree_width, 1), "Make the session tree wider (])")
+        yield ("view: narrower tree", partial(main.action_tree_width, -1), "Make the session tree narrower ([)")
+        yield ("filter: flagged only", main.action_toggle_flagged, "Only flagged sessions and their parents; again: all (f)")
+        for order, what in (
+            ("path", "as found on disk"),
+            ("time", "newest first"),
+            ("provider", "by attributed provider"),
+            ("size", "biggest file first"),
+        ):
+            yield (f"sort: by {order}", partial(main.set_sort, order), f"Order the tree's sessions {what} (s cycles)")
         yield (
             "filter: all providers",
             partial(main.apply_filter, None),
@@ -83,7 +95,8 @@ class MuseCommands(Provider):
             return
         for s in main.session_tree.sessions[:JUMP_LIMIT]:
             ident = clean(s.session_id or s.path, 80)
-            title = f"jump: session {ident}"
+            # Ids, models, titles and paths all match.
+            title = f"jump: session {ident} {clean(s.declared_model or '', 40)} {clean(s.title or '', 60)} {clean(s.path, 120)}"
             score = matcher.match(title)
             if score > 0:
                 label = f"{clean(s.declared_model or '-', 30)} · {s.attribution.provider}"

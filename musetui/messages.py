@@ -43,6 +43,7 @@ class IndexFinished(Message):
     children: dict[str, list[SessionSummary]]
     elapsed: float
     diagnostics: int = 0
+    diagnostic_list: list[Any] = field(default_factory=list)
 
 
 @dataclass
@@ -143,6 +144,15 @@ class SessionDrill(Message):
     """Enter/l on a session: open its items and move into them."""
 
     summary: SessionSummary
+
+
+@dataclass
+class ReportReady(Message):
+    """The evidence report to copy (``y``), built in a worker exactly as ``musetui show`` builds it."""
+
+    text: str
+    what: str
+    error: str = ""
 
 
 @dataclass

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 from collections.abc import Sequence
 
@@ -13,6 +14,50 @@ from musetui.safetext import strip_controls
 
 #: Raw lines are truncated to this many characters in reports.
 RAW_LIMIT = 2000
+
+def human_bytes(n: int) -> str:
+    """``1.5 MB``, ``812 kB``, ``34 bytes``: a size in decimal units, for people."""
+    if n < 1000:
+        return f"{n} byte{'s' if n != 1 else ''}"
+    value = float(n)
+    for unit in ("kB", "MB", "GB", "TB"):
+        value /= 1000
+        if value < 1000 or unit == "TB":
+            return f"{value:.1f} {unit}" if value < 100 else f"{value:.0f} {unit}"
+    return f"{n} bytes"
+
+
+def file_identity(path: str) -> tuple[str, int, float] | None:
+    """The sha256 of the whole file, its size and mtime (read-only; None when unreadable)."""
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            while chunk := fh.read(1 << 20):
+                digest.update(chunk)
+    except OSError:
+        return None
+    return digest.hexdigest(), st.st_size, st.st_mtime
+
+
+def show_summary(path: str, root: str | None = None, *, use_cache: bool = True) -> tuple[SessionSummary | None, list[object]]:
+    """The session at ``path`` as ``musetui show`` reports it: indexed with its family (or ``root``).
+
+    The single source of truth for the session report: the CLI's ``show`` and the TUI's ``y``
+    both take the summary from here, so what is copied is exactly what ``show`` prints.
+
+    Returns:
+        The summary (None when the file holds no transcript records), and the index's diagnostics.
+    """
+    from musetui.cli import family_root
+    from musetui.index import Index
+
+    target = os.path.abspath(path)
+    context = os.path.abspath(root) if root else family_root(target)
+    index = Index([context], workers=1, use_cache=use_cache).scan()
+    found = [s for s in index.sessions if os.path.abspath(s.abspath) == target]
+    return (found[0] if found else None), list(index.diagnostics)
+
 
 def _one_line(text: str) -> str:
     return strip_controls(text).replace("\n", " ").replace("\t", " ")
@@ -37,7 +82,9 @@ def session_markdown(s: SessionSummary, extra: Sequence[str] = ()) -> str:
         f"- **Why:** {_one_line(a.summary)}" if a.summary else "- **Why:** no evidence",
         f"- **Declared:** provider `{_one_line(s.declared_provider or '-')}`, model `{_one_line(s.declared_model or '-')}`",
         f"- **Format:** {s.format} ({_one_line(s.format_rule)})",
-        f"- **File:** `{_one_line(s.abspath)}` ({s.size:,} bytes, {s.items} items, {s.malformed_lines} malformed lines)",
+        f"- **File:** `{_one_line(s.abspath)}` ({s.size:,} bytes, {_count(s.items, 'item')}, "
+        f"{_count(s.malformed_lines, 'malformed line')})",
+        _identity_line(s),
         f"- **Recorded:** {iso(s.started_at) or '?'} → {iso(s.ended_at) or '?'}",
     ]
     if s.parent_session_id:
@@ -57,6 +104,23 @@ def session_markdown(s: SessionSummary, extra: Sequence[str] = ()) -> str:
         out.append(f"  {_one_line(e.detail)}")
     out.extend(extra)
     return "\n".join(out) + "\n"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
+
+
+def _identity_line(s: SessionSummary) -> str:
+    """``- **sha256 of the file:** `…` (1,234 bytes = 1.2 kB, modified …)``: the chain of custody."""
+    ident = file_identity(s.abspath)
+    if ident is None:
+        return "- **sha256 of the file:** unreadable now"
+    sha, size, mtime = ident
+    changed = f"; the scan read {s.size:,} bytes" if size != s.size else ""
+    return (
+        f"- **sha256 of the file:** `{sha}` ({size:,} bytes = {human_bytes(size)}, "
+        f"modified {iso(mtime)}{changed})"
+    )
 
 
 def decoded_bullets(decoded: Sequence[Decoded], line_time: float | None, line: int) -> list[str]:

@@ -35,12 +35,13 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         from musetui.app import app_bindings
+        from musetui.screens.diagnostics import DiagnosticsScreen
         from musetui.screens.main import MainScreen
         from musetui.screens.search import SearchScreen
         from musetui.widgets.item_list import ItemList
         from musetui.widgets.panes import DetailPane
         from musetui.widgets.search import SearchResultsList
-        from musetui.widgets.session_tree import SessionTree
+        from musetui.widgets.session_tree import LEGEND, SessionTree
 
         sections = [
             ("Everywhere", [*MainScreen.BINDINGS, *app_bindings()]),
@@ -48,8 +49,9 @@ class HelpScreen(ModalScreen[None]):
             ("Item list", ItemList.BINDINGS),
             ("Side panes", DetailPane.BINDINGS),
             ("Search view (/)", [*SearchScreen.BINDINGS, *SearchResultsList.BINDINGS]),
+            ("Diagnostics view (D)", DiagnosticsScreen.BINDINGS),
         ]
-        self.content = help_renderable(sections)
+        self.content = help_renderable(sections, legend=LEGEND)
         with Vertical(id="help-dialog") as v:
             v.border_title = "Help · esc to close"
             with VerticalScroll(id="help-scroll"):

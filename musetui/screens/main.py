@@ -35,6 +35,7 @@ from musetui.messages import (
     IndexRefreshed,
     ItemDrill,
     ItemHighlighted,
+    ReportReady,
     SessionDecoded,
     SessionDrill,
     SessionOpened,
@@ -374,11 +375,13 @@ class MainScreen(Screen[None]):
         self._pending_sessions: list[SessionSummary] = []
         self.last_open_seconds: float | None = None
         self.mode = "wide"
+        self.progress_fraction = 0.0
         self.shown_part = "tree"
         self.zoomed: str | None = None
         self.tree_delta = 0
         self.selection_from = "tree"
         self.diagnostics: list[Any] = []
+        self.last_pager_command: list[str] = []
 
     # ------------------------------------------------------------------ layout
 
@@ -462,6 +465,12 @@ class MainScreen(Screen[None]):
             left.styles.width = "1fr"
         else:
             left.styles.width = tree_width(width, mode, self.tree_delta)
+        hint = ""
+        if self.zoomed is not None:
+            hint = " · zoomed: esc or z back"
+        elif mode == "narrow":
+            hint = " · tab: next part · esc: tree"
+        self.query_one("#panes").border_title = Text("Panes" + hint) if hint else None
 
     def show_part(self, part: str) -> None:
         """On a narrow screen, show ``part`` (the others are a tab away)."""
@@ -536,6 +545,7 @@ class MainScreen(Screen[None]):
                     {k: list(v) for k, v in index.children.items()},
                     time.monotonic() - started,
                     len(index.diagnostics),
+                    list(index.diagnostics),
                 )
             )
         except Exception as exc:  # reported in the status line, never a crash
@@ -586,11 +596,15 @@ class MainScreen(Screen[None]):
     def _progress(self, message: IndexProgress) -> None:
         self.index_done, self.index_total = message.done, message.total
         self.indexing = True
-        bar = progress_bar(message.bytes_done, message.bytes_total)
-        pct = 100 * message.bytes_done // message.bytes_total if message.bytes_total else 0
+        # While the walk still finds files the total grows: the share done never goes back.
+        frac = message.bytes_done / message.bytes_total if message.bytes_total else 0.0
+        self.progress_fraction = max(self.progress_fraction, min(1.0, frac))
+        bar = progress_bar(round(1000 * self.progress_fraction), 1000)
+        pct = int(100 * self.progress_fraction)
+        sessions = len(self.session_tree.sessions)  # the header's count, so the two agree
         self.status.index_text = (
             f"Indexed {message.done:,}/{message.total:,} files {bar} {pct}% · "
-            f"{message.sessions:,} sessions · Esc to stop"
+            f"{sessions:,} session{'s' if sessions != 1 else ''} · Esc to stop"
         )
         self.query_one(MuseHeader).progress = f"indexing {bar} {pct}%"
 
@@ -600,6 +614,7 @@ class MainScreen(Screen[None]):
         self.indexing = False
         self.finished = True
         self.index_elapsed = message.elapsed
+        self.diagnostics = list(message.diagnostic_list)
         tree = self.session_tree
         tree.finalize(message.top, message.children)
         self._rank_roots()
@@ -613,7 +628,12 @@ class MainScreen(Screen[None]):
         if outliers:
             text += f" ({outliers} outlier{'s' if outliers != 1 else ''}: press o)"
         if message.diagnostics:
-            text += f" · {message.diagnostics} diagnostics"
+            text += f" · {message.diagnostics} diagnostic{'s' if message.diagnostics != 1 else ''} (D)"
+        if n == 0 and not message.cancelled:
+            text = "No transcripts found under " + ", ".join(display_root(r) for r in self.roots)
+            if message.diagnostics:
+                text += f" · {message.diagnostics} diagnostic{'s' if message.diagnostics != 1 else ''} (D)"
+            self.items.clear(text + ".")
         if not message.cancelled and self._live_index is not None and self.live_interval > 0:
             text += " · live"
             self.follow_index(self._live_index)
@@ -808,7 +828,7 @@ class MainScreen(Screen[None]):
     def _set_items_title(self, s: SessionSummary) -> None:
         title = Text("Items: ")
         title.append(short_id(s.session_id or os.path.basename(s.path)))
-        title.append(f" · {provider_label(s)} · {s.items:,} items")
+        title.append(f" · {provider_label(s)} · {s.items:,} item{'s' if s.items != 1 else ''}")
         if s.attribution.flags:
             title.append(" · ⚑ " + ", ".join(s.attribution.flags))
         self.query_one("#middle").border_title = title
@@ -876,6 +896,7 @@ class MainScreen(Screen[None]):
             idx = index_for_line(message.opened.items, self.pending_line)
             cursor = idx if idx is not None else 0
         self.items.set_items(message.opened.items, cursor)
+        self.items.set_hit_terms(self.hit_terms_for(message.opened.summary))
         self._apply_pending()
         self._refresh_panes()
 
@@ -988,6 +1009,7 @@ class MainScreen(Screen[None]):
             session_decoded=self.session_decoded,
             session_decoded_capped=self.session_decoded_capped,
             session_reasoning=self.session_reasoning,
+            hit_terms=self.items.hit_terms.get(item.line, ()) if item is not None else (),
         )
 
     def _refresh_panes(self) -> None:
@@ -1015,7 +1037,10 @@ class MainScreen(Screen[None]):
     def action_pane(self, pane_id: str) -> None:
         """Show pane ``pane_id`` (1–5)."""
         if pane_id in PANE_IDS:
+            in_panes = self.part_of(self.focused) == "panes"
             self.tabs.active = pane_id
+            if in_panes:  # the pane that had the focus is hidden now: the shown one takes it
+                self.pane(pane_id).focus()
             self.pane(pane_id).render_now()
             if (self.mode == "narrow" or self.zoomed not in (None, "panes")) and self.part_of(self.focused) != "panes":
                 if self.zoomed is not None:
@@ -1055,23 +1080,40 @@ class MainScreen(Screen[None]):
         self._go_flagged(-1)
 
     def action_copy_evidence(self) -> None:
-        """y: the item's report when an item is selected, else the session's."""
-        from musetui.report import item_markdown, session_markdown
-
+        """y: the item's report when an item is selected, else the session's (``musetui show``)."""
         s = self.current
         if s is None:
             self.notify("Nothing selected: move to a session first.", severity="warning", timeout=3)
             return
         item = self.selected_item()
-        if item is not None and self.opened is not None:
-            raw = self.opened.raw(item)
-            text = item_markdown(s, item, raw, self.opened.decoded(item))
-            what = f"evidence for {short_id(s.session_id)} line {item.line}"
-        else:
-            text = session_markdown(s)
-            what = f"evidence for {short_id(s.session_id)}"
-        self.last_copied = text
-        copy_text(self.app, text, what)
+        self.build_report(s, item if self.opened is not None else None, self.opened)
+
+    @work(thread=True, exclusive=True, group="report", exit_on_error=False, description="evidence report")
+    def build_report(self, s: SessionSummary, item: Item | None, opened: OpenedSession | None) -> None:
+        """The report exactly as ``musetui show PATH [--line N]`` prints it (same summary, same text)."""
+        from musetui.report import item_markdown, session_markdown, show_summary
+
+        try:
+            summary, _ = show_summary(s.abspath, use_cache=self.use_cache)
+            summary = summary or s
+            if item is not None and opened is not None:
+                text = item_markdown(summary, item, opened.raw(item), opened.decoded(item))
+                what = f"evidence for {short_id(s.session_id)} line {item.line}"
+            else:
+                text = session_markdown(summary)
+                what = f"evidence for {short_id(s.session_id)}"
+        except Exception as exc:  # reported, never a crash
+            self.post_message(ReportReady("", "", f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(ReportReady(text, what))
+
+    @on(ReportReady)
+    def _report_ready(self, message: ReportReady) -> None:
+        if message.error:
+            self.notify(escape(f"Could not build the report: {clean(message.error, 200)}"), severity="error")
+            return
+        self.last_copied = message.text
+        copy_text(self.app, message.text, message.what)
 
     def action_copy_raw(self) -> None:
         """Y: the raw line of the selected item (or of the item under the list cursor)."""
@@ -1105,9 +1147,31 @@ class MainScreen(Screen[None]):
                 return screen
         return None
 
+    def hit_terms_for(self, s: SessionSummary) -> dict[int, list[str]]:
+        """The current search's matched text in session ``s``, per line."""
+        st = self.search_state
+        out: dict[int, list[str]] = {}
+        if not st.query.strip():
+            return out
+        for hit in st.hits:
+            if getattr(hit, "abspath", None) != s.abspath:
+                continue
+            snippet = getattr(hit, "snippet", "") or ""
+            terms = out.setdefault(int(getattr(hit, "line", 0) or 0), [])
+            for span in getattr(hit, "match_spans", ()) or ():
+                try:
+                    term = snippet[int(span[0]) : int(span[1])]
+                except (TypeError, ValueError, IndexError):
+                    continue
+                if term and term not in terms:
+                    terms.append(term)
+        return out
+
     def _search_done(self, index: int | None) -> None:
         st = self.search_state
         self._update_search_status()
+        if self.opened is not None:
+            self.items.set_hit_terms(self.hit_terms_for(self.opened.summary))
         if index is None or not (0 <= index < len(st.hits)):
             return
         st.position = index
@@ -1228,6 +1292,20 @@ class MainScreen(Screen[None]):
         if self.focused is not self.session_tree:
             self.session_tree.focus()
 
+    def action_diagnostics(self) -> None:
+        """D: the diagnostics (unreadable files, malformed lines), grouped by file and reason."""
+        from musetui.screens.diagnostics import DiagnosticsScreen
+
+        def done(key: str | None) -> None:
+            if key is not None:
+                self.jump_to_session(key)
+
+        def key_of(path: str) -> str | None:
+            s = self.session_tree.summary(path)
+            return s.key if s is not None else None
+
+        self.app.push_screen(DiagnosticsScreen(self.diagnostics, self.roots, key_of), done)
+
     def action_help(self) -> None:
         from musetui.screens.help import HelpScreen
 
@@ -1265,18 +1343,35 @@ class MainScreen(Screen[None]):
             self.notify("No session selected.", severity="warning", timeout=3)
             return
         pager = shlex.split(os.environ.get("PAGER") or "less") or ["less"]
+        item = self.selected_item() or (self.items.current if self.opened is not None else None)
+        command = pager_command(pager, s.abspath, item.line if item is not None else None)
+        self.last_pager_command = command
         env = dict(os.environ)
         # less shows escape sequences as ^[ unless -R/-r asks it to pass them to the terminal
         env["LESS"] = safe_less_options(env.get("LESS", ""))
         env["LESSSECURE"] = "1"
         try:
             with self.app.suspend():
-                subprocess.call([*pager, s.abspath], env=env)
+                subprocess.call(command, env=env)
         except SuspendNotSupported:
             self.notify("Cannot suspend in this environment.", severity="warning", timeout=3)
         except OSError as exc:
             self.notify(escape(f"Could not run the pager: {exc}"), severity="error", timeout=5)
         self.refresh()
+
+
+#: Pagers that take ``+N`` for "start at line N" (less takes ``+Ng``).
+PLUS_LINE_PAGERS = frozenset({"more", "most", "vi", "vim", "nvim", "view", "nano", "emacs", "micro"})
+
+
+def pager_command(pager: Sequence[str], path: str, line: int | None) -> list[str]:
+    """The command that opens ``path`` in ``pager``, at ``line`` when the pager can start there."""
+    name = os.path.basename(pager[0]) if pager else ""
+    if line and name == "less":
+        return [*pager, f"+{line}g", path]
+    if line and name in PLUS_LINE_PAGERS:
+        return [*pager, f"+{line}", path]
+    return [*pager, path]
 
 
 def safe_less_options(options: str) -> str:

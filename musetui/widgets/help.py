@@ -61,8 +61,10 @@ def query_help() -> str:
     return str(QUERY_HELP)
 
 
-def help_renderable(sections: Sequence[tuple[str, Iterable[BindingType]]]) -> RenderableType:
-    """Key tables per section, then the query language."""
+def help_renderable(
+    sections: Sequence[tuple[str, Iterable[BindingType]]], legend: str = ""
+) -> RenderableType:
+    """Key tables per section, then the query language (the tree's legend first, when given)."""
     parts: list[RenderableType] = [
         Text(
             "musetui: which provider actually served each agent session, and the proof",
@@ -70,6 +72,11 @@ def help_renderable(sections: Sequence[tuple[str, Iterable[BindingType]]]) -> Re
         ),
         Text(""),
     ]
+    if legend:
+        parts.append(Text("Session rows", style="bold underline"))
+        parts.append(Text("glyph · id prefix (unique among siblings) · start time (UTC) · provider · items · model · title"))
+        parts.append(Text(legend))
+        parts.append(Text(""))
     for title, bindings in sections:
         table = Table(
             title=title,

@@ -102,6 +102,22 @@ def preview(item: Item, limit: int = 300) -> str:
     return out if len(out) <= limit else out[: max(0, limit - 1)] + "…"
 
 
+def mark_terms(text: Text, terms: Sequence[str], style: Style) -> int:
+    """Style every case-insensitive occurrence of ``terms`` in ``text``; returns how many."""
+    plain = text.plain.lower()
+    n = 0
+    for term in terms:
+        t = term.lower()
+        if not t:
+            continue
+        start = plain.find(t)
+        while start >= 0:
+            text.stylize(style, start, start + len(t))
+            n += 1
+            start = plain.find(t, start + len(t))
+    return n
+
+
 def index_for_line(items: Sequence[Item], line: int) -> int | None:
     """The index of the last item starting at or before ``line`` (binary search)."""
     fast = getattr(items, "index_for_line", None)
@@ -210,6 +226,15 @@ class ItemList(ScrollView, can_focus=True):
         self._cache: LRUCache[tuple[int, bool, bool, int], Strip] = LRUCache(2048)
         self._markers: dict[int, str] = {}
         self._styles: dict[str, Style] = {}
+        #: The current search's matched text per line of this session (highlighted in the rows).
+        self.hit_terms: dict[int, list[str]] = {}
+
+    def set_hit_terms(self, terms: dict[int, list[str]]) -> None:
+        """Highlight these matched strings on the rows of these lines."""
+        if terms != self.hit_terms:
+            self.hit_terms = terms
+            self._cache.clear()
+            self.refresh()
 
     # ------------------------------------------------------------------ data
 
@@ -375,14 +400,20 @@ class ItemList(ScrollView, can_focus=True):
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        text = self._row(self.items[index], width)
+        item = self.items[index]
+        text = self._row(item, width)
+        terms = self.hit_terms.get(item.line)
         if index == self.cursor:
             # One readable colour for the whole cursor row: part colours on the cursor
-            # background fell to about 1:1.
+            # background fell to about 1:1. A search hit is underlined there.
             style = self._cursor_style()
             text = Text(text.plain, no_wrap=True, end="")
+            if terms:
+                mark_terms(text, terms, Style(underline=True))
         else:
             style = base
+            if terms:
+                mark_terms(text, terms, Style(reverse=True, bold=True))
         strip = self._strip(text, width, style)
         self._cache[key] = strip
         return strip

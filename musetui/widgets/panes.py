@@ -7,6 +7,7 @@ control-stripped strings: never as markup.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -25,6 +26,7 @@ from musetui.fingerprints.attribution import fmt_delta
 from musetui.fingerprints.types import Decoded
 from musetui.messages import FocusBack
 from musetui.model import Item, SessionSummary
+from musetui.report import human_bytes
 from musetui.session import OpenedSession
 from musetui.widgets.item_list import blob_length
 from musetui.widgets.text import clean, clean_block, stamp
@@ -69,6 +71,7 @@ class PaneContext:
     session_decoded: Sequence[tuple[int, Decoded]] | None = None
     session_decoded_capped: bool = False
     session_reasoning: Sequence[tuple[int, int, str, str]] | None = None
+    hit_terms: Sequence[str] = ()
 
 
 class Doc:
@@ -77,6 +80,7 @@ class Doc:
     def __init__(self) -> None:
         self.parts: list[RenderableType] = []
         self.lines: list[str] = []
+        self.highlighted = 0
 
     def add(self, text: Text) -> Doc:
         """A paragraph of rich Text (built from data, never markup)."""
@@ -110,8 +114,26 @@ class Doc:
         self.parts.append(grid)
         return self
 
-    def syntax(self, code: str) -> Doc:
-        self.parts.append(_syntax(code))
+    def syntax(self, code: str, highlights: Sequence[str] = ()) -> Doc:
+        """Pretty JSON, with every occurrence of ``highlights`` (a search's matches) marked."""
+        syntax = _syntax(code)
+        if highlights:
+            lowered = code.lower()
+            starts = [0]
+            for i, ch in enumerate(code):
+                if ch == "\n":
+                    starts.append(i + 1)
+            for term in highlights:
+                t = term.lower()
+                pos = lowered.find(t) if t else -1
+                while pos >= 0:
+                    line = bisect.bisect_right(starts, pos) - 1
+                    syntax.stylize_range(
+                        "reverse bold", (line + 1, pos - starts[line]), (line + 1, pos - starts[line] + len(t))
+                    )
+                    self.highlighted += 1
+                    pos = lowered.find(t, pos + len(t))
+        self.parts.append(syntax)
         self.lines.append(code)
         return self
 
@@ -278,7 +300,8 @@ class RawPane(DetailPane):
                 ("format", f"{s.format} ({s.format_rule})"),
                 (
                     "size",
-                    f"{s.size:,} bytes · {s.items:,} items · {s.malformed_lines} malformed lines",
+                    f"{human_bytes(s.size)} ({s.size:,} bytes) · {s.items:,} item{'s' if s.items != 1 else ''} · "
+                    f"{s.malformed_lines} malformed line{'s' if s.malformed_lines != 1 else ''}",
                 ),
             ]
             for m in s.malformed[:20]:
@@ -318,7 +341,9 @@ class RawPane(DetailPane):
         if len(pretty) > RAW_PRETTY_LIMIT:
             note = f"(pretty JSON cut at {RAW_PRETTY_LIMIT:,} of {len(pretty):,} characters; y copies the report)"
             pretty = pretty[:RAW_PRETTY_LIMIT]
-        doc.syntax(clean_block(pretty, RAW_PRETTY_LIMIT))
+        doc.syntax(clean_block(pretty, RAW_PRETTY_LIMIT), ctx.hit_terms)
+        if doc.highlighted:
+            doc.note(f"{doc.highlighted} match{'es' if doc.highlighted != 1 else ''} of the search highlighted")
         if note:
             doc.note(note)
         return doc

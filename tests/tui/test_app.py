@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -10,11 +11,9 @@ from textual.command import CommandPalette
 from textual.widgets import TabbedContent
 
 from musetui.app import MuseApp
-from musetui.report import item_markdown, session_markdown
 from musetui.screens.help import HelpScreen
 from musetui.screens.main import MainScreen
 from musetui.screens.provider_filter import ProviderFilterScreen
-from musetui.session import open_session
 from musetui.widgets.item_list import ItemList
 from musetui.widgets.panes import DetailPane
 from musetui.widgets.session_tree import SessionTree
@@ -209,15 +208,30 @@ async def test_session_level_panes(sample_root: str) -> None:
             assert needle in scr.pane(scr.tabs.active or "").plain
 
 
-async def test_y_copies_the_session_report(sample_root: str) -> None:
+def _show(*args: str) -> str:
+    """What ``musetui show`` prints (the real CLI, in a subprocess)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run(
+        [sys.executable, "-m", "musetui", "show", *args], capture_output=True, text=True, check=True
+    )
+    return out.stdout
+
+
+async def test_y_copies_the_session_report_exactly_as_show(sample_root: str) -> None:
     app = MuseApp([sample_root])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await press(pilot, "o", "y")
         s = current(app)
-        assert app.clipboard == session_markdown(s)
+        assert app.clipboard == _show(s.abspath)
         assert f"session `{OUTLIER_ID}`" in app.clipboard
         assert "flags: outlier" in app.clipboard
+        sha = hashlib.sha256(Path(s.abspath).read_bytes()).hexdigest()
+        size = Path(s.abspath).stat().st_size
+        assert f"sha256 of the file:** `{sha}` ({size:,} bytes" in app.clipboard
+        assert "modified 20" in app.clipboard
 
 
 async def test_y_copies_the_item_report_exactly_as_show(sample_root: str) -> None:
@@ -226,10 +240,7 @@ async def test_y_copies_the_item_report_exactly_as_show(sample_root: str) -> Non
         await settle(pilot)
         await press(pilot, "o", "enter", "j", "j", "j", "y")
         s = current(app)
-        opened = open_session(s)
-        item = next(i for i in opened.items if i.line == 4)
-        expected = item_markdown(s, item, opened.raw(item), opened.decoded(item))
-        assert app.clipboard == expected
+        assert app.clipboard == _show(s.abspath, "--line", "4")
         assert "line 4" in app.clipboard and "sha256" in app.clipboard
 
 
@@ -441,7 +452,7 @@ async def test_empty_root_and_a_vanished_session(tmp_path: Path) -> None:
     app = MuseApp([str(empty)], use_cache=False)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        assert main(app).status.index_text.startswith("Indexed: 0 sessions")
+        assert main(app).status.index_text.startswith(f"No transcripts found under {empty}")
         await press(pilot, "o", "y", "Y", "n", "enter", "j", "5")
         assert app.is_running and app.clipboard == ""
     src = OUTLIER_FILE

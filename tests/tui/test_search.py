@@ -285,3 +285,28 @@ async def test_changes_during_indexing_rerun_the_query_and_the_last_one_is_never
         assert runs == [CALL_ID, CALL_ID]  # one trailing run for the changes in the window
         await settle(pilot)
         assert main(app).search_state.total == 2
+
+
+async def test_the_hit_is_highlighted_in_the_item_row_and_the_raw_pane(sample_root: str) -> None:
+    app = MuseApp([sample_root])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "slash")
+        await _search(pilot, "Verifying")
+        await press(pilot, "enter", "z")  # the items zoomed: the row's text has room
+        scr = main(app)
+        assert scr.zoomed == "items"
+        item = scr.items.current
+        assert item is not None and item.line in scr.items.hit_terms
+        # the row under the cursor underlines the match; another hit row shows it reversed
+        strip = scr.items.render_line(scr.items.cursor - round(scr.items.scroll_y))
+        marked = "".join(seg.text for seg in strip if seg.style is not None and seg.style.underline)
+        assert marked == "Verifying"
+        await press(pilot, "k")  # off the hit row: the match shows in reverse video
+        strip = scr.items.render_line(scr.items.cursor + 1 - round(scr.items.scroll_y))
+        marked = "".join(seg.text for seg in strip if seg.style is not None and seg.style.reverse)
+        assert marked == "Verifying"
+        await press(pilot, "j", "escape")
+        assert scr.zoomed is None
+        await press(pilot, "l", "1")
+        assert "1 match of the search highlighted" in scr.pane("raw").plain
