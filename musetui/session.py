@@ -242,6 +242,11 @@ def open_session(summary: SessionSummary) -> OpenedSession:
         fd = read_file(summary.abspath, 0, summary.read_bytes or None, whole_max=WINDOW_BYTES)
     except TooLarge:
         return _open_windows(summary)
+    if summary.format == sources.http_capture.FORMAT:
+        records = sources.http_capture.records(fd.data, summary.path)
+        starts = [0, *(i + 1 for i, c in enumerate(fd.data) if c == 10)]
+        items, diags = build_items_safely(summary.format, records, summary.path)
+        return OpenedSession(summary, items, fd.data, starts, diags)
     records, starts = read_records(fd.data)
     items, diags = build_items_safely(summary.format, records, summary.path)
     return OpenedSession(summary, items, fd.data, starts, diags)
