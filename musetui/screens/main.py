@@ -356,6 +356,8 @@ class MainScreen(Screen[None]):
         self.index_total = 0
         self.index_elapsed = 0.0
         self.finished = False
+        #: o/O pressed before indexing ended with nothing flagged yet: the step to take when it ends.
+        self.pending_flagged: int | None = None
         self.current: SessionSummary | None = None
         self.opened: OpenedSession | None = None
         self.session_decoded: list[tuple[int, Decoded]] | None = None
@@ -638,6 +640,9 @@ class MainScreen(Screen[None]):
             text += " · live"
             self.follow_index(self._live_index)
         self.status.index_text = text
+        if self.pending_flagged is not None:
+            step, self.pending_flagged = self.pending_flagged, None
+            self._go_flagged(step, keep_part=True)
         self.query_one(MuseHeader).progress = ""
         self._update_header(recount=True)
         self._refresh_panes()
@@ -1056,11 +1061,19 @@ class MainScreen(Screen[None]):
         others = [s for s in order if s.attribution.flags and "outlier" not in s.attribution.flags]
         return outliers + others
 
-    def _go_flagged(self, step: int) -> None:
+    def _go_flagged(self, step: int, keep_part: bool = False) -> None:
+        """Select the next (or previous) flagged session; before indexing ends, go there when it does.
+
+        ``keep_part`` keeps the focus where the user moved it meanwhile (a deferred jump after
+        ``o`` then ``5`` shows the evidence, not the tree).
+        """
         order = self.flagged_order()
         if not order:
-            msg = "No flagged sessions" + (" yet (indexing…)" if self.indexing else "")
-            self.notify(msg, timeout=3)
+            if not self.finished:
+                self.pending_flagged = step
+                self.notify("Indexing: o jumps to the first flagged session when it ends", timeout=3)
+            else:
+                self.notify("No flagged sessions", timeout=3)
             return
         cur = self.current
         keys = [s.key for s in order]
@@ -1070,7 +1083,8 @@ class MainScreen(Screen[None]):
             pos = 0 if step > 0 else len(order) - 1
         target = order[pos]
         self.session_tree.reveal(target)
-        self.session_tree.focus()
+        if not (keep_part and self.part_of(self.focused) == "panes"):
+            self.session_tree.focus()
         self.select_session(target, immediate=True)
 
     def action_next_flagged(self) -> None:

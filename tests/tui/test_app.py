@@ -49,6 +49,22 @@ async def test_first_paint_fills_the_tree(sample_root: str) -> None:
         assert "avocado-1.3" in rows and "meta" in rows
 
 
+async def test_o_pressed_before_indexing_ends_jumps_when_it_ends(sample_root: str) -> None:
+    """o then 5 typed at once on start: the outlier is selected when indexing ends, its evidence shown."""
+    app = MuseApp([sample_root])
+    async with app.run_test(size=(80, 24)) as pilot:
+        scr = main(app)
+        assert not scr.finished, "indexing already over: the test would not cover a deferred o"
+        await pilot.press("o", "5")
+        await settle(pilot)
+        assert scr.finished and scr.pending_flagged is None
+        assert current(app).session_id == OUTLIER_ID
+        evidence = scr.pane("evidence")
+        evidence.render_now()
+        assert "outlier" in evidence.plain and "openai-item-id" in evidence.plain
+        assert scr.part_of(app.focused) == "panes", "the panes the user asked for with 5 stay in front"
+
+
 async def test_o_lands_on_the_outlier_and_panes_show_the_proof(sample_root: str) -> None:
     app = MuseApp([sample_root])
     async with app.run_test(size=SIZE) as pilot:
