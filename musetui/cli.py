@@ -34,6 +34,17 @@ def _check_paths(paths: Sequence[str]) -> None:
             raise UsageError(f"musetui: no such file or directory: {p}")
 
 
+def _check_output_outside(output: str | None, roots: Sequence[str], option: str) -> None:
+    """Refuse an output file that lies inside a scanned tree: musetui never writes under a tree it reads."""
+    if not output or output == "-":
+        return
+    target = os.path.realpath(os.path.abspath(output))
+    for root in roots:
+        real = os.path.realpath(root)
+        if target == real or (os.path.isdir(real) and target.startswith(real.rstrip(os.sep) + os.sep)):
+            raise UsageError(f"musetui: {option} {output} lies inside the scanned tree {root}: write it elsewhere")
+
+
 def _err(text: str) -> None:
     from musetui.safetext import strip_controls
 
@@ -68,6 +79,8 @@ def cmd_scan(argv: Sequence[str]) -> int:
         raise UsageError("musetui scan: at least one PATH is required")
     args.paths = [_resolve(p) for p in args.paths]
     _check_paths(args.paths)
+    _check_output_outside(args.parquet, args.paths, "--parquet")
+    _check_output_outside(args.diagnostics, args.paths, "--diagnostics")
     if args.dask or args.parquet:
         return _scan_fleet_options(args)
     if args.json and not args.no_cache and not args.follow_symlinks:
@@ -596,6 +609,7 @@ def cmd_report(argv: Sequence[str]) -> int:
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
     args = p.parse_args(list(argv))
     _check_paths(args.paths)
+    _check_output_outside(args.output, args.paths, "-o")
     from musetui import evidence_report as er
 
     try:

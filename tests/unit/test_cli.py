@@ -55,3 +55,26 @@ def test_show_line_names_why_a_malformed_line_has_no_item(tmp_path: Path) -> Non
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip() == f"musetui show: line 2 of {path} is malformed: invalid UTF-8"
     assert "line 3" in _run("show", str(path), "--line", "3").stdout
+
+
+def test_outputs_inside_a_scanned_tree_are_refused(tmp_path: Path) -> None:
+    """report -o, --diagnostics and --parquet never write under a tree being read (exit 2, nothing written)."""
+    import shutil
+
+    root = tmp_path / "vm"
+    shutil.copytree(SAMPLE, root)
+    before = sorted(p.relative_to(root) for p in root.rglob("*"))
+    for argv in (
+        ["report", str(root), "-o", str(root / "r.html")],
+        ["scan", str(root), "--json", "--diagnostics", str(root / "muse-vm" / "d.jsonl")],
+        ["scan", str(root), "--json", "--parquet", str(root / "x.parquet")],
+    ):
+        proc = subprocess.run([sys.executable, "-m", "musetui", *argv], capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 2, (argv, proc.stderr)
+        assert "lies inside the scanned tree" in proc.stderr
+    assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
+    ok = subprocess.run(
+        [sys.executable, "-m", "musetui", "report", str(root), "-o", str(tmp_path / "r.md")],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert ok.returncode == 0 and (tmp_path / "r.md").stat().st_size > 0
