@@ -59,7 +59,8 @@ import resource, subprocess, sys, time
 t = time.perf_counter()
 r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 dt = time.perf_counter() - t
-print(dt, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, r.returncode)
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(dt, u.ru_maxrss, r.returncode, u.ru_utime + u.ru_stime)
 """
 
 
@@ -78,11 +79,15 @@ def bench_env() -> dict[str, str]:
     return env
 
 
-def measure(cmd: list[str]) -> tuple[float, int, int]:
-    """Run ``cmd`` in a fresh wrapper; returns (seconds, peak RSS KiB of its process tree, status)."""
+def measure(cmd: list[str]) -> tuple[float, int, int, float]:
+    """Run ``cmd`` in a fresh wrapper; (seconds, peak RSS KiB of its process tree, status, CPU seconds).
+
+    CPU seconds (user + system, over the process tree) move far less than wall time when
+    other work shares the machine.
+    """
     out = subprocess.run([sys.executable, "-c", MEASURE, *cmd], capture_output=True, text=True, check=True, env=bench_env())
-    secs, rss, rc = out.stdout.split()
-    return float(secs), int(rss), int(rc)
+    secs, rss, rc, cpu = out.stdout.split()
+    return float(secs), int(rss), int(rc), float(cpu)
 
 
 def main() -> int:
@@ -129,11 +134,13 @@ def main() -> int:
     for cmd in cmds.values():
         measure(cmd)
     times: dict[str, list[float]] = {k: [] for k in cmds}
+    cpus: dict[str, list[float]] = {k: [] for k in cmds}
     rss: dict[str, list[int]] = {k: [] for k in cmds}
     for i in range(args.runs):
         for name, cmd in cmds.items():
-            secs, peak, rc = measure(cmd)
+            secs, peak, rc, cpu = measure(cmd)
             times[name].append(secs)
+            cpus[name].append(cpu)
             rss[name].append(peak)
             if rc not in (0, 1):
                 print(f"  warning: {name} exited {rc}", file=sys.stderr)
@@ -141,9 +148,12 @@ def main() -> int:
 
     med = {k: statistics.median(v) for k, v in times.items()}
     print()
-    print(f"{'command':<14} {'median s':>9} {'min s':>7} {'max s':>7} {'peak RSS MB':>12}")
+    cmed = {k: statistics.median(v) for k, v in cpus.items()}
+    print(f"{'command':<14} {'median s':>9} {'min s':>7} {'max s':>7} {'CPU s':>7} {'peak RSS MB':>12}")
     for k in cmds:
-        print(f"{k:<14} {med[k]:>9.2f} {min(times[k]):>7.2f} {max(times[k]):>7.2f} {max(rss[k]) / 1024:>12.0f}")
+        print(f"{k:<14} {med[k]:>9.2f} {min(times[k]):>7.2f} {max(times[k]):>7.2f} {cmed[k]:>7.2f} {max(rss[k]) / 1024:>12.0f}")
+    print(f"CPU seconds: scan / orjson loop = {cmed['musetui scan'] / cmed['orjson loop']:.2f}x"
+          + (f", baseline / orjson loop = {cmed['baseline scan'] / cmed['orjson loop']:.2f}x" if "baseline scan" in cmed else ""))
     if "baseline scan" in med:
         print(f"baseline / orjson loop = {med['baseline scan'] / med['orjson loop']:.2f}x   (before)")
     print()
@@ -154,7 +164,7 @@ def main() -> int:
     print(f"scan peak RSS      = {max(rss['musetui scan']) / 1024:.0f} MB   (target <= 300 MB)")
     if args.json_out:
         args.json_out.write_text(
-            json.dumps({"corpus_bytes": total, "files": files, "median_s": med, "runs": times, "peak_rss_kib": rss}, indent=2)
+            json.dumps({"corpus_bytes": total, "files": files, "median_s": med, "runs": times, "cpu_s": cpus, "peak_rss_kib": rss}, indent=2)
         )
     if args.no_warm:
         return 0

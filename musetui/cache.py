@@ -32,7 +32,11 @@ SNAPSHOT_CHUNKS = 64
 LOCK_TIMEOUT_S = 10.0
 
 #: Bump when the stored layout or the meaning of stored outcomes changes.
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
+
+#: Every stored blob starts with the CRC-32 of the rest (little-endian): a blob whose bytes
+#: changed on disk is discarded and its file read again, never replayed.
+SEAL_BYTES = 4
 
 
 def engine_stamp() -> str:
@@ -70,10 +74,15 @@ class CachedFile:
     mtime_ns: int
     has_state: bool = False  # a resume state is stored (fetched with IndexCache.state_of)
     light: Any = None  # marshal'd light summary + scan record (see index.light_blob), or it loaded
+    ctime_ns: int = 0
 
-    def matches(self, dev: int, ino: int, size: int, mtime_ns: int) -> bool:
-        """True when the file on disk is the one that was scanned."""
-        return (self.dev, self.ino, self.size, self.mtime_ns) == (dev, ino, size, mtime_ns)
+    def matches(self, dev: int, ino: int, size: int, mtime_ns: int, ctime_ns: int = 0) -> bool:
+        """True when the file on disk is the one that was scanned.
+
+        The change time is part of the identity: a file whose permissions changed (made
+        unreadable, say) is read again rather than served from the cache.
+        """
+        return (self.dev, self.ino, self.size, self.mtime_ns, self.ctime_ns) == (dev, ino, size, mtime_ns, ctime_ns)
 
 
 class IndexCache:
@@ -85,28 +94,52 @@ class IndexCache:
         self.notices: list[str] = []
         self.conn: sqlite3.Connection | None = None
         self._snapshot: dict[int, list[Any]] | None = None  # chunk -> light rows, as loaded
+        self._snapshot_bad = False  # a snapshot chunk failed its check: rewrite them all
+        self._corrupt_noted = False
         self._open()
+
+    def _note_corrupt(self) -> None:
+        """Say once that this root's cache was corrupt (what was damaged is rebuilt)."""
+        if not self._corrupt_noted:
+            self._corrupt_noted = True
+            self.notices.append(f"cache for {self.root} was corrupt: rebuilt")
+
+    def _disable(self, exc: BaseException | str) -> None:
+        """Stop using the cache for this run (the scan goes on without it), with one notice."""
+        self._close()
+        why = exc if isinstance(exc, str) else (getattr(exc, "strerror", None) or str(exc))
+        note = f"cache for {self.root} unusable ({why}): scanning without it"
+        if note not in self.notices:
+            self.notices.append(note)
 
     def _open(self) -> None:
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            self.notices.append(f"cache disabled: cannot create {self.path.parent}: {exc.strerror or exc}")
+            self._disable(f"cannot create {self.path.parent}: {exc.strerror or exc}")
             return
         if _inside(self.path, self.root):
             self.notices.append("cache disabled: the cache directory lies inside the scanned root")
             return
         for attempt in range(2):
             try:
+                if self.path.exists() and not self.path.is_file():
+                    raise IsADirectoryError(f"{self.path} is not a file")
                 self.conn = self._connect()
                 return
-            except (sqlite3.DatabaseError, _Stale) as exc:
+            except _Stale as exc:
                 self._close()
-                if attempt == 0:
-                    self.notices.append(f"cache rebuilt: {exc}")
-                    self._remove()
-                else:
-                    self.notices.append(f"cache disabled: {exc}")
+                self.notices.append(f"cache for {self.root} rebuilt: {exc}")
+            except (sqlite3.OperationalError, OSError) as exc:
+                self._disable(exc)
+                return
+            except sqlite3.DatabaseError:
+                self._close()
+                self._note_corrupt()
+            if attempt == 0 and not self._remove():
+                self._disable("cannot remove the damaged database")
+                return
+        self._disable("cannot rebuild the database")
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_S, isolation_level=None)
@@ -116,7 +149,7 @@ class IndexCache:
             conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, "
-                "size INTEGER, mtime_ns INTEGER, outcome BLOB NOT NULL, state BLOB, light BLOB)"
+                "size INTEGER, mtime_ns INTEGER, outcome BLOB NOT NULL, state BLOB, light BLOB, ctime_ns INTEGER)"
             )
             conn.execute("CREATE TABLE IF NOT EXISTS snapshot (chunk INTEGER PRIMARY KEY, blob BLOB NOT NULL)")
             conn.execute(
@@ -148,10 +181,33 @@ class IndexCache:
                 self.conn.close()
         self.conn = None
 
-    def _remove(self) -> None:
+    def _remove(self) -> bool:
+        """Delete the database files; False when that is not possible (a read-only directory)."""
+        ok = True
         for suffix in ("", "-wal", "-shm"):
-            with contextlib.suppress(FileNotFoundError):
+            try:
                 Path(str(self.path) + suffix).unlink()
+            except FileNotFoundError:
+                pass
+            except OSError:
+                ok = False
+        return ok
+
+    def _damaged(self, exc: sqlite3.Error) -> None:
+        """An error while using the open database: rebuild it when it is corrupt, else stop using it."""
+        if type(exc) is not sqlite3.DatabaseError:  # locked, read-only, disk full, I/O error
+            self._disable(exc)
+            return
+        self._close()
+        self._note_corrupt()
+        self._snapshot = None
+        if not self._remove():
+            self._disable("cannot remove the damaged database")
+            return
+        try:
+            self.conn = self._connect()
+        except (sqlite3.Error, OSError, _Stale) as exc2:
+            self._disable(exc2)
 
     @property
     def enabled(self) -> bool:
@@ -165,7 +221,7 @@ class IndexCache:
 
         The light form comes from the snapshot, :data:`SNAPSHOT_CHUNKS` blobs (one read and
         ``marshal.loads`` each) rather than one row per file, which is what makes a warm
-        reopen fast.
+        reopen fast. Every blob's checksum is verified first: a damaged one is not used.
         """
         if self.conn is None:
             return {}
@@ -173,106 +229,169 @@ class IndexCache:
             if light:
                 chunks = self.conn.execute("SELECT chunk, blob FROM snapshot").fetchall()
                 if len(chunks) == SNAPSHOT_CHUNKS:
-                    with contextlib.suppress(ValueError, EOFError, TypeError):
-                        self._snapshot = {c: marshal.loads(b) for c, b in chunks}
-                        return {
-                            r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], r[5], r[6])
-                            for part in self._snapshot.values()
-                            for r in part
-                        }  # r[6] is the light tuple itself (loaded with its chunk)
+                    snapshot: dict[int, list[Any]] = {}
+                    for c, b in chunks:
+                        raw = self._unseal(b)
+                        if raw is None:
+                            break
+                        try:
+                            snapshot[c] = marshal.loads(raw)
+                        except (ValueError, EOFError, TypeError):
+                            self._note_corrupt()
+                            break
+                    if len(snapshot) == SNAPSHOT_CHUNKS:
+                        try:
+                            out = {
+                                r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7])
+                                for part in snapshot.values()
+                                for r in part
+                            }  # r[6] is the light tuple itself (loaded with its chunk)
+                        except (IndexError, TypeError):
+                            self._note_corrupt()
+                        else:
+                            self._snapshot = snapshot
+                            return out
+                    self._snapshot_bad = True
             blob = "light" if light else "NULL"  # full outcomes are fetched one by one (outcome_of)
             rows = self.conn.execute(
-                f"SELECT path, dev, ino, size, mtime_ns, {blob}, state IS NOT NULL FROM files"
+                f"SELECT path, dev, ino, size, mtime_ns, {blob}, state IS NOT NULL, ctime_ns FROM files"
             ).fetchall()
-        except sqlite3.DatabaseError as exc:
-            self.notices.append(f"cache unreadable, scanning without it: {exc}")
-            self._close()
+        except sqlite3.Error as exc:
+            self._damaged(exc)
             return {}
         if light:
-            return {r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], bool(r[6]), r[5]) for r in rows}
-        return {r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], bool(r[6])) for r in rows}
+            return {
+                _path_of(r[0]): CachedFile(_path_of(r[0]), r[1], r[2], r[3], r[4], bool(r[6]), self._unseal(r[5]), r[7] or 0)
+                for r in rows
+            }
+        return {_path_of(r[0]): CachedFile(_path_of(r[0]), r[1], r[2], r[3], r[4], bool(r[6]), None, r[7] or 0) for r in rows}
+
+    def _unseal(self, blob: bytes | None) -> bytes | None:
+        """The payload of a sealed blob, or None (noting the corruption) when its checksum fails."""
+        if blob is None:
+            return None
+        payload = unseal(blob)
+        if payload is None:
+            self._note_corrupt()
+        return payload
 
     def store(
-        self, rows: Iterable[tuple[str, int, int, int, int, bytes, bytes | None, bytes]], keep: set[str] | None
+        self,
+        rows: Iterable[tuple[str, int, int, int, int, bytes, bytes | None, bytes] | tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]],
+        keep: set[str] | None,
     ) -> None:
-        """Write pickled outcomes (and resume states); with ``keep``, drop rows of files no longer present."""
+        """Write pickled outcomes (and resume states); with ``keep``, drop rows of files no longer present.
+
+        A row is ``(path, dev, ino, size, mtime_ns, outcome, state, light[, ctime_ns])``;
+        blobs are sealed (checksummed) here.
+        """
         if self.conn is None:
             return
-        data = list(rows)
+        data = [r if len(r) == 9 else (*r, 0) for r in rows]
         try:
-            self.conn.execute("BEGIN IMMEDIATE")
-            changed = bool(data)
-            if data:
-                self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?)", data)
-            gone: list[tuple[str]] = []
-            if keep is not None:
-                gone = [(p,) for (p,) in self.conn.execute("SELECT path FROM files").fetchall() if p not in keep]
-                if gone:
-                    self.conn.executemany("DELETE FROM files WHERE path = ?", gone)
-                    changed = True
-            if self._snapshot is not None and keep is not None:
-                # Patch the chunks this change touches, from the snapshot read at load time.
-                touched: dict[int, dict[str, Any]] = {}
-                for p, *_ in gone:
-                    touched.setdefault(snapshot_chunk(p), {})
-                for p, dev, ino, size, mtime, _o, sblob, lblob in data:
-                    touched.setdefault(snapshot_chunk(p), {})[p] = (p, dev, ino, size, mtime, sblob is not None, _light(lblob))
-                for c, updates in touched.items():
-                    part = {r[0]: r for r in self._snapshot.get(c, []) if r[0] in keep}
-                    part.update(updates)
-                    self._snapshot[c] = list(part.values())
-                    self.conn.execute("INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, marshal.dumps(self._snapshot[c])))
-            elif changed or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] != SNAPSHOT_CHUNKS:
-                parts: dict[int, list[Any]] = {c: [] for c in range(SNAPSHOT_CHUNKS)}
-                for r in self.conn.execute("SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, light FROM files"):
-                    parts[snapshot_chunk(r[0])].append((r[0], r[1], r[2], r[3], r[4], bool(r[5]), _light(r[6])))
-                self.conn.executemany(
-                    "INSERT OR REPLACE INTO snapshot VALUES (?, ?)", [(c, marshal.dumps(v)) for c, v in parts.items()]
-                )
-            self.conn.execute("COMMIT")
+            self._store(data, keep)
         except sqlite3.OperationalError as exc:
             with contextlib.suppress(sqlite3.Error):
-                self.conn.execute("ROLLBACK")
-            self.notices.append(f"cache not updated (another musetui is writing it): {exc}")
-        except sqlite3.DatabaseError as exc:
-            self.notices.append(f"cache not updated: {exc}")
+                if self.conn is not None:
+                    self.conn.execute("ROLLBACK")
+            self.notices.append(f"cache not updated (another musetui is writing it, or it is read-only): {exc}")
+        except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error):
+                if self.conn is not None:
+                    self.conn.execute("ROLLBACK")
+            self._damaged(exc)
+            if self.conn is not None:  # rebuilt empty: store what this run read
+                with contextlib.suppress(sqlite3.Error):
+                    self._snapshot = None
+                    self._store(data, keep)
+
+    def _store(self, data: list[tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]], keep: set[str] | None) -> None:
+        assert self.conn is not None
+        self.conn.execute("BEGIN IMMEDIATE")
+        changed = bool(data)
+        if data:
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (_key(p), dev, ino, size, mtime, seal(o), seal(sb) if sb is not None else None, seal(lb), ct)
+                    for p, dev, ino, size, mtime, o, sb, lb, ct in data
+                ],
+            )
+        gone: list[tuple[str]] = []
+        if keep is not None:
+            keys = {_key(p) for p in keep}
+            gone = [(p,) for (p,) in self.conn.execute("SELECT path FROM files").fetchall() if p not in keys]
+            if gone:
+                self.conn.executemany("DELETE FROM files WHERE path = ?", gone)
+                changed = True
+        if self._snapshot is not None and keep is not None and not self._snapshot_bad:
+            # Patch the chunks this change touches, from the snapshot read at load time.
+            touched: dict[int, dict[str, Any]] = {}
+            for (k,) in gone:
+                touched.setdefault(snapshot_chunk(_path_of(k)), {})
+            for p, dev, ino, size, mtime, _o, sblob, lblob, ct in data:
+                touched.setdefault(snapshot_chunk(p), {})[p] = (p, dev, ino, size, mtime, sblob is not None, _light(lblob), ct)
+            for c, updates in touched.items():
+                part = {r[0]: r for r in self._snapshot.get(c, []) if r[0] in keep}
+                part.update(updates)
+                self._snapshot[c] = list(part.values())
+                self.conn.execute("INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(marshal.dumps(self._snapshot[c]))))
+        elif changed or self._snapshot_bad or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] != SNAPSHOT_CHUNKS:
+            parts: dict[int, list[Any]] = {c: [] for c in range(SNAPSHOT_CHUNKS)}
+            for r in self.conn.execute("SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, light, ctime_ns FROM files"):
+                p = _path_of(r[0])
+                lb = unseal(r[6]) if r[6] is not None else None
+                parts[snapshot_chunk(p)].append((p, r[1], r[2], r[3], r[4], bool(r[5]), _light(lb), r[7] or 0))
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO snapshot VALUES (?, ?)", [(c, seal(marshal.dumps(v))) for c, v in parts.items()]
+            )
+            self._snapshot_bad = False
+        self.conn.execute("COMMIT")
 
     def outcome_of(self, path: str) -> bytes | None:
-        """The stored (pickled) outcome of one file, fetched when the walk reaches it."""
+        """The stored (pickled) outcome of one file, fetched when the walk reaches it (None if damaged)."""
         return self._blob("outcome", path)
 
     def state_of(self, path: str) -> bytes | None:
-        """The stored resume state of one file (fetched only when a file has grown)."""
+        """The stored resume state of one file (fetched only when a file has grown; None if damaged)."""
         return self._blob("state", path)
 
     def _blob(self, column: Literal["outcome", "state"], path: str) -> bytes | None:
         if self.conn is None:
             return None
         try:
-            row = self.conn.execute(f"SELECT {column} FROM files WHERE path = ?", (path,)).fetchone()
-        except sqlite3.DatabaseError:
+            row = self.conn.execute(f"SELECT {column} FROM files WHERE path = ?", (_key(path),)).fetchone()
+        except sqlite3.Error as exc:
+            self._damaged(exc)
             return None
-        return row[0] if row else None
+        return self._unseal(row[0]) if row else None
 
     def result(self, key: str, digest: bytes) -> tuple[bytes, list[tuple[str, int, str]]] | None:
         """A finished command output stored for ``key``, if it was made from the tree ``digest`` names.
 
         ``digest`` covers every file's identity and the walk's diagnostics (see
-        :func:`musetui.walk.tree_digest`): any change anywhere under the roots misses.
+        :func:`musetui.walk.tree_digest`): any change anywhere under the roots misses, and
+        so does an output whose checksum fails.
         """
         if self.conn is None:
             return None
         try:
-            row = self.conn.execute("SELECT digest, output, diagnostics FROM results WHERE key = ?", (key,)).fetchone()
-        except sqlite3.DatabaseError:
+            row = self.conn.execute("SELECT digest, output, diagnostics FROM results WHERE key = ?", (_key(key),)).fetchone()
+        except sqlite3.Error as exc:
+            self._damaged(exc)
             return None
         if row is None or bytes(row[0]) != digest:
             return None
-        try:
-            diags = [(str(p), int(ln), str(m)) for p, ln, m in marshal.loads(row[2])]
-        except (ValueError, EOFError, TypeError):
+        output = self._unseal(row[1])
+        diag_blob = self._unseal(row[2])
+        if output is None or diag_blob is None:
             return None
-        return bytes(row[1]), diags
+        try:
+            diags = [(str(p), int(ln), str(m)) for p, ln, m in marshal.loads(diag_blob)]
+        except (ValueError, EOFError, TypeError):
+            self._note_corrupt()
+            return None
+        return output, diags
 
     def put_result(self, key: str, digest: bytes, output: bytes, diagnostics: list[tuple[str, int, str]]) -> None:
         """Store a finished command output for ``key`` (one per key; replaces the previous one)."""
@@ -280,14 +399,48 @@ class IndexCache:
             return
         try:
             self.conn.execute(
-                "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?)", (key, digest, output, marshal.dumps(diagnostics))
+                "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?)",
+                (_key(key), digest, seal(output), seal(marshal.dumps(diagnostics))),
             )
-        except sqlite3.DatabaseError as exc:
+        except sqlite3.Error as exc:
             self.notices.append(f"cache not updated: {exc}")
 
     def close(self) -> None:
         """Close the database."""
         self._close()
+
+
+def seal(blob: bytes) -> bytes:
+    """``blob`` with its CRC-32 in front, as stored."""
+    return zlib.crc32(blob).to_bytes(SEAL_BYTES, "little") + blob
+
+
+def unseal(blob: bytes) -> bytes | None:
+    """The payload of a sealed blob, or None when its checksum does not match (it was damaged)."""
+    blob = bytes(blob)
+    if len(blob) < SEAL_BYTES:
+        return None
+    payload = blob[SEAL_BYTES:]
+    return payload if zlib.crc32(payload).to_bytes(SEAL_BYTES, "little") == blob[:SEAL_BYTES] else None
+
+
+def _key(path: str) -> str:
+    """A path as a database key: itself, or (a name that is not UTF-8) NUL + the hex of its bytes.
+
+    No file name contains NUL, so the two forms never collide.
+    """
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return "\0" + path.encode("utf-8", "surrogateescape").hex()
+    return path
+
+
+def _path_of(key: str) -> str:
+    """Undo :func:`_key`."""
+    if key.startswith("\0"):
+        return bytes.fromhex(key[1:]).decode("utf-8", "surrogateescape")
+    return key
 
 
 def snapshot_chunk(path: str) -> int:

@@ -49,6 +49,8 @@ def _scan_parser() -> _Parser:
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
     p.add_argument("-q", "--quiet", action="store_true", help="do not print diagnostics on stderr")
     p.add_argument("--stats", action="store_true", help="print cache and scan counts on stderr")
+    p.add_argument("--follow-symlinks", action="store_true", help="follow symlinks that leave a PATH (never loops)")
+    p.add_argument("--diagnostics", metavar="FILE", default=None, help="write every diagnostic to FILE as JSON Lines")
     p.add_argument("--dask", metavar="ADDRESS", default=None, help="scan on this Dask scheduler (tcp://host:8786; needs musetui[fleet])")
     p.add_argument("--parquet", metavar="FILE", default=None, help="also write the records as Parquet (needs musetui[fleet])")
     return p
@@ -64,26 +66,32 @@ def cmd_scan(argv: Sequence[str]) -> int:
         return 0
     if not args.paths:
         raise UsageError("musetui scan: at least one PATH is required")
+    args.paths = [_resolve(p) for p in args.paths]
     _check_paths(args.paths)
     if args.dask or args.parquet:
         return _scan_fleet_options(args)
-    if args.json and not args.no_cache:
+    if args.json and not args.no_cache and not args.follow_symlinks:
         return _scan_json_cached(args)
     from musetui.index import Index
 
-    index = Index(list(args.paths), workers=args.workers, use_cache=not args.no_cache, light=args.json).scan()
+    index = Index(
+        list(args.paths), workers=args.workers, use_cache=not args.no_cache, light=args.json,
+        follow_symlinks=args.follow_symlinks,
+    ).scan()
     for notice in index.notices:
         _err(f"musetui: {notice}")
     sessions = index.sorted_sessions()
+    names = _root_names(args.paths)
     if args.json:
         out = sys.stdout.buffer
-        for record in _records(sessions):
+        for record in _records(sessions, names):
             out.write(record)
         out.flush()
     else:
-        _print_table(sessions)
+        _print_table(sessions, names)
     if not sessions:
         _no_transcripts(args.paths)
+    _write_diagnostics(args.diagnostics, index.diagnostics, names)
     if not args.quiet:
         _print_diagnostics(index.diagnostics)
     if args.stats:
@@ -127,7 +135,8 @@ def _scan_fleet_options(args: argparse.Namespace) -> int:
     for notice in index.notices:
         _err(f"musetui: {notice}")
     sessions = index.sorted_sessions()
-    output = b"".join(_records(sessions))
+    names = _root_names(paths)
+    output = b"".join(_records(sessions, names))
     if args.parquet:
         from musetui.parquet import write_jsonl
 
@@ -136,7 +145,8 @@ def _scan_fleet_options(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(output)
         sys.stdout.buffer.flush()
     else:
-        _print_table(sessions)
+        _print_table(sessions, names)
+    _write_diagnostics(args.diagnostics, index.diagnostics, names)
     if not args.quiet:
         _print_diagnostics(index.diagnostics)
     if args.stats:
@@ -144,16 +154,47 @@ def _scan_fleet_options(args: argparse.Namespace) -> int:
     return 0
 
 
-def _records(sessions: Sequence[object]) -> Iterator[bytes]:
-    """The JSON Lines of ``scan --json``, one line at a time."""
+def _records(sessions: Sequence[object], names: dict[str, str] | None = None) -> Iterator[bytes]:
+    """The JSON Lines of ``scan --json``, one line at a time, ``root`` as given (see :func:`_root_names`)."""
+    from musetui.diagnostics import json_name
     from musetui.model import SessionSummary
 
+    names = names or {}
     for s in sessions:
         assert isinstance(s, SessionSummary)
+        given = names.get(s.root_dir)
         if s.stored_record is not None and "outlier" not in s.attribution.flags:
-            yield s.stored_record + b"\n"  # a cached record, unchanged by the fleet
+            rec = s.stored_record  # a cached record, unchanged by the fleet
+            if given is not None:
+                old = b'{"root":' + orjson.dumps(json_name(s.root_dir))
+                if rec.startswith(old):
+                    rec = b'{"root":' + orjson.dumps(json_name(given)) + rec[len(old) :]
+            yield rec + b"\n"
         else:
-            yield orjson.dumps(s.record(), option=orjson.OPT_APPEND_NEWLINE)
+            record = s.record()
+            if given is not None:
+                record["root"] = json_name(given)
+            yield orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+
+
+def _root_names(paths: Sequence[str]) -> dict[str, str]:
+    """Absolute root directory -> the PATH argument as given (a file's directory, for a file)."""
+    out: dict[str, str] = {}
+    for p in paths:
+        a = os.path.abspath(p)
+        if os.path.isdir(a):
+            out.setdefault(a, p)
+        else:
+            out.setdefault(os.path.dirname(a), os.path.dirname(p) or ".")
+    return out
+
+
+def shown_path(root: str, path: str) -> str:
+    """``root/path`` for text outputs, escaped (see :func:`musetui.diagnostics.escape_name`); ``show`` accepts it."""
+    from musetui.diagnostics import escape_name
+
+    joined = root + path if not root or root.endswith("/") else f"{root}/{path}"
+    return escape_name(joined)
 
 
 def _print_stats(index: object, sessions: int, *, cache: bool) -> None:
@@ -180,21 +221,28 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
     from musetui.walk import tree_digest, walk_roots
 
     paths = [str(p) for p in args.paths]
+    names = _root_names(paths)
     walk_diags: list[Diagnostic] = []
     files = walk_roots(paths, walk_diags)
     digest = tree_digest(paths, files, walk_diags)
-    key = "scan --json " + orjson.dumps([os.path.abspath(p) for p in paths]).decode()
+    key = "scan --json " + repr([(os.path.abspath(p), p) for p in paths])
     out = sys.stdout.buffer
+    notices: list[str] = []
     if files:
         store = IndexCache(files[0].root)
         hit = store.result(key, digest)
         store.close()
+        notices.extend(store.notices)
         if hit is not None:
+            for notice in notices:
+                _err(f"musetui: {notice}")
             output, diags = hit
             out.write(output)
             out.flush()
+            stored = [Diagnostic(p, ln, m) for p, ln, m in diags]
+            _write_diagnostics(args.diagnostics, stored, names)
             if not args.quiet:
-                _print_diagnostics([Diagnostic(p, ln, m) for p, ln, m in diags])
+                _print_diagnostics(stored)
             if args.stats:
                 n_sessions = output.count(b"\n")
                 _err(
@@ -206,10 +254,10 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
 
     index = Index(paths, workers=args.workers, use_cache=True, light=True, files=files, diagnostics=walk_diags, walked=True)
     index.scan()
-    for notice in index.notices:
+    for notice in notices + [n for n in index.notices if n not in notices]:
         _err(f"musetui: {notice}")
     sessions = index.sorted_sessions()
-    output = b"".join(_records(sessions))
+    output = b"".join(_records(sessions, names))
     out.write(output)
     out.flush()
     if not sessions:
@@ -218,6 +266,7 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
         store = IndexCache(files[0].root)
         store.put_result(key, digest, output, [(d.path, d.line, d.message) for d in index.diagnostics])
         store.close()
+    _write_diagnostics(args.diagnostics, index.diagnostics, names)
     if not args.quiet:
         _print_diagnostics(index.diagnostics)
     if args.stats:
@@ -225,14 +274,43 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
     return 0
 
 
-def _print_diagnostics(diags: Sequence[object], limit: int = 50) -> None:
-    from musetui.scanner import Diagnostic
+def _print_diagnostics(diags: Sequence[object]) -> None:
+    """Diagnostics on stderr, grouped per file (see :func:`musetui.diagnostics.stderr_lines`)."""
+    from musetui.diagnostics import stderr_lines
+    from musetui.model import Diagnostic
 
-    items = [d for d in diags if isinstance(d, Diagnostic)]
-    for d in items[:limit]:
-        _err(f"musetui: {d.text()}")
-    if len(items) > limit:
-        _err(f"musetui: … {len(items) - limit} more diagnostics")
+    for line in stderr_lines([d for d in diags if isinstance(d, Diagnostic)]):
+        sys.stderr.write(f"musetui: {line}\n")
+
+
+def _write_diagnostics(target: str | None, diags: Sequence[object], names: dict[str, str]) -> None:
+    """``--diagnostics FILE``: every diagnostic as one JSON object per line, ``{root, path, line, message}``."""
+    if not target:
+        return
+    from musetui.diagnostics import json_name
+    from musetui.model import Diagnostic
+
+    roots = list(names.values())
+    lines = []
+    for d in diags:
+        if not isinstance(d, Diagnostic):
+            continue
+        rec = {"root": json_name(roots[0]) if len(roots) == 1 else None, "path": json_name(d.path), "line": d.line, "message": d.message}
+        lines.append(orjson.dumps(rec, option=orjson.OPT_APPEND_NEWLINE))
+    try:
+        if target == "-":
+            sys.stderr.buffer.write(b"".join(lines))
+        else:
+            Path(target).write_bytes(b"".join(lines))
+    except OSError as exc:
+        _err(f"musetui: cannot write diagnostics to {target}: {exc.strerror or exc}")
+
+
+def _resolve(path: str) -> str:
+    """A PATH as printed by musetui (escaped, see :func:`musetui.diagnostics.escape_name`) or as it is."""
+    from musetui.diagnostics import resolve_cli_path
+
+    return resolve_cli_path(path)
 
 
 #: Above this many sessions (or when stdout is not a terminal) the table is plain aligned text.
@@ -241,7 +319,7 @@ RICH_TABLE_MAX = 500
 PLAIN_MODEL_WIDTH = 40
 
 
-def _print_table(sessions: Sequence[object]) -> None:
+def _print_table(sessions: Sequence[object], names: dict[str, str] | None = None) -> None:
     """``scan`` without ``--json``: a Rich table in a terminal, aligned plain text otherwise.
 
     Rich lays out a table in the console's width (80 columns in a pipe) and takes about a
@@ -250,13 +328,14 @@ def _print_table(sessions: Sequence[object]) -> None:
     from musetui.model import SessionSummary
     from musetui.safetext import strip_controls
 
+    names = names or {}
     rows: list[tuple[str, ...]] = []
     for s in sessions:
         assert isinstance(s, SessionSummary)
         a = s.attribution
         rows.append(
             (
-                strip_controls(s.path),
+                shown_path(names.get(s.root_dir, s.root_dir), s.path),
                 s.format,
                 strip_controls(s.declared_model or "-"),
                 a.provider + (f"/{a.host}" if a.host else ""),
@@ -320,6 +399,7 @@ def cmd_show(argv: Sequence[str]) -> int:
         "its parent session and siblings)",
     )
     args = p.parse_args(list(argv))
+    args.path = _resolve(args.path)
     _check_paths([args.path] + ([args.root] if args.root else []))
     if os.path.isdir(args.path):
         raise UsageError(f"musetui show: {args.path} is a directory; give a session file")
@@ -335,7 +415,7 @@ def cmd_show(argv: Sequence[str]) -> int:
                 _err(f"musetui: {d.text()}")
         raise UsageError(f"musetui show: {args.path} holds no transcript records")
     if args.line is None:
-        sys.stdout.write(session_markdown(summary))
+        _write_text(session_markdown(summary))
         return 0
     opened = open_session(summary)
     match = [it for it in opened.items if it.line <= args.line < it.line + max(1, it.lines)]
@@ -347,8 +427,22 @@ def cmd_show(argv: Sequence[str]) -> int:
             raise UsageError(f"musetui show: line {args.line} of {args.path} is malformed: {bad.reason}")
         raise UsageError(f"musetui show: no item at line {args.line} of {args.path}")
     item = match[0]
-    sys.stdout.write(item_markdown(summary, item, opened.raw(item), opened.decoded(item)))
+    try:
+        text = item_markdown(summary, item, opened.raw(item), opened.decoded(item))
+    except Exception as exc:  # the per-file boundary: one line, no traceback
+        from musetui.diagnostics import internal_error
+
+        _err(f"musetui: {internal_error(summary.path, exc, item.line).text()}")
+        return 1
+    _write_text(text)
     return 0
+
+
+def _write_text(text: str) -> None:
+    """Write report text to stdout; a name that is not UTF-8 shows its bytes as ``\\udcNN`` escapes."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(text.encode("utf-8", "backslashreplace"))
+    sys.stdout.buffer.flush()
 
 
 def family_root(path: str) -> str:
@@ -404,7 +498,7 @@ def cmd_search(argv: Sequence[str]) -> int:
         return 0
     if len(positional) < 2:
         raise UsageError("musetui search: need at least one PATH and a QUERY")
-    paths, query = positional[:-1], positional[-1]
+    paths, query = [_resolve(p) for p in positional[:-1]], positional[-1]
     _check_paths(paths)
     from musetui.safetext import strip_controls
     from musetui.search import QueryError, run_search
@@ -415,12 +509,20 @@ def cmd_search(argv: Sequence[str]) -> int:
         raise UsageError(f"musetui search: {exc}") from exc
     n = 0
     out = sys.stdout.buffer
+    names = _root_names(paths)
+    from musetui.diagnostics import json_name
+
     for hit in hits:
         n += 1
+        rec = hit.record()
+        given = names.get(os.path.dirname(hit.root) if hit.root == hit.abspath else hit.root)
+        if given is not None:
+            rec["root"] = json_name(given)
         if ns.json:
-            out.write(orjson.dumps(hit.record()) + b"\n")
+            out.write(orjson.dumps(rec) + b"\n")
         else:
-            out.write(strip_controls(f"{hit.path}:{hit.line}: [{hit.field}] {hit.snippet}").encode() + b"\n")
+            where = shown_path(given if given is not None else rec["root"], hit.path)
+            out.write(f"{where}:{hit.line}: [{strip_controls(hit.field)}] {strip_controls(hit.snippet)}".encode("utf-8", "backslashreplace") + b"\n")
     out.flush()
     for note in getattr(hits, "notes", []):
         _err(f"musetui: {note}")
@@ -571,8 +673,24 @@ def cmd_tui(argv: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``musetui`` console script."""
+    """Entry point of the ``musetui`` console script.
+
+    The last boundary: an unexpected error is one line on stderr (``MUSETUI_DEBUG=1`` shows
+    the traceback), never a traceback by default.
+    """
     args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(args)
+    except Exception as exc:
+        if os.environ.get("MUSETUI_DEBUG"):
+            raise
+        from musetui.diagnostics import internal_error
+
+        _err(f"musetui: {internal_error('', exc).message}")
+        return 1
+
+
+def _main(args: list[str]) -> int:
     try:
         if args and args[0] in SUBCOMMANDS:
             cmd = args[0]

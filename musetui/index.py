@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from musetui.cache import CachedFile, IndexCache, unpickle_outcome, unpickle_state
+from musetui.diagnostics import internal_error
 from musetui.fingerprints.attribution import mark_outliers
 from musetui.model import Attribution, Diagnostic, SessionSummary
 from musetui.scanner import Outcome, ScanState, resume_file, scan_file
@@ -44,11 +45,14 @@ class Progress:
 
 
 def _scan_entry(entry: FileEntry, keep_offsets: bool, want_state: bool = False) -> Outcome:
-    if entry.maybe and not _looks_like_json(entry.abspath):
-        return Outcome(None, [])
-    return scan_file(
-        entry.abspath, entry.relpath, entry.root, keep_offsets=keep_offsets, want_state=want_state and entry.keep_state
-    )
+    try:
+        if entry.maybe and not _looks_like_json(entry.abspath):
+            return Outcome(None, [])
+        return scan_file(
+            entry.abspath, entry.relpath, entry.root, keep_offsets=keep_offsets, want_state=want_state and entry.keep_state
+        )
+    except Exception as exc:  # the per-file boundary
+        return Outcome(None, [internal_error(entry.relpath, exc)])
 
 
 #: Resume states larger than this are not kept (such a file is rescanned whole after an append).
@@ -59,13 +63,27 @@ Blobs = tuple[bytes, bytes | None, bytes]
 
 
 def _blobs(outcome: Outcome) -> Blobs:
-    """The outcome (without its state), its resume state and its light form, for the cache."""
+    """The outcome (without its state), its resume state and its light form, for the cache.
+
+    When the outcome cannot be stored (a bug), it is replaced by its file's ``internal error``
+    diagnostic, so that what is cached and what is shown never differ.
+    """
     state = outcome.state
     outcome.state = None
-    sblob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL) if state is not None else None
+    try:
+        sblob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL) if state is not None else None
+    except Exception:
+        sblob = None  # not resumable: an append rescans the file whole
     if sblob is not None and len(sblob) > MAX_STATE_BYTES:
         sblob = None
-    return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL), sblob, light_blob(outcome)
+    try:
+        return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL), sblob, light_blob(outcome)
+    except Exception as exc:
+        path = outcome.summary.path if outcome.summary is not None else (outcome.diagnostics[0].path if outcome.diagnostics else "")
+        outcome.summary = None
+        outcome.offsets = b""
+        outcome.diagnostics = [*outcome.diagnostics, internal_error(path, exc)]
+        return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL), None, light_blob(outcome)
 
 
 def light_blob(outcome: Outcome) -> bytes:
@@ -117,6 +135,14 @@ def _scan_chunk(args: tuple[list[FileEntry], bool, bool, bool]) -> list[Any]:
     if light:
         return [light_blob(o) for o in outcomes]
     return outcomes
+
+
+def _guarded(results: Iterator[list[Any]]) -> Iterator[list[Any]]:
+    """The results of a pool, ending early (not raising) when a worker process failed."""
+    try:
+        yield from results
+    except Exception:
+        return
 
 
 def _looks_like_json(path: str) -> bool:
@@ -177,6 +203,7 @@ class Index:
     files: list[FileEntry] = field(default_factory=list)
     walked: bool = False  # ``files`` (and the walk's diagnostics) were supplied by the caller
     head_start: int = 0  # scan the first this many files at once, before the walk ends (first paint)
+    follow_symlinks: bool = False  # follow symlinks that leave the root (never loops)
 
     def iter_scan(self, cancelled: Callable[[], bool] | None = None) -> Iterator[tuple[Outcome, Progress]]:
         """Scan every file, yielding each outcome as it completes.
@@ -188,7 +215,9 @@ class Index:
         UI has rows to show early. The rest are scanned in walk order (in worker
         processes) and stored when the scan ends (or is cancelled).
         """
-        walker: Iterable[FileEntry] = list(self.files) if self.walked else iter_walk(self.roots, self.diagnostics)
+        walker: Iterable[FileEntry] = (
+            list(self.files) if self.walked else iter_walk(self.roots, self.diagnostics, self.follow_symlinks)
+        )
         if not self.walked:
             self.files = []
         tally = _Tally(bytes_total=sum(f.size for f in self.files))
@@ -247,7 +276,9 @@ class Index:
             self.scanned_files = tally.scanned
             for root, cache in caches.items():
                 rows_out = [
-                    (e.abspath, e.dev, e.ino, e.size, e.mtime_ns, b[0], b[1], b[2]) for e, b in fresh if e.root == root
+                    (e.abspath, e.dev, e.ino, e.size, e.mtime_ns, b[0], b[1], b[2], e.ctime_ns)
+                    for e, b in fresh
+                    if e.root == root
                 ]
                 keep = {e.abspath for e in self.files if e.root == root} if complete else None
                 if rows_out or (keep is not None and len(keep) != sum(1 for p in rows if _under(p, root))):
@@ -271,7 +302,7 @@ class Index:
         row = rows.get(e.abspath)
         if row is None:
             return None
-        if row.matches(e.dev, e.ino, e.size, e.mtime_ns):
+        if row.matches(e.dev, e.ino, e.size, e.mtime_ns, e.ctime_ns):
             outcome = outcome_from_light(row.light) if self.light and row.light else None
             if outcome is None and not self.light:
                 blob = cache.outcome_of(e.abspath)
@@ -315,10 +346,12 @@ class Index:
         method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
         ctx = multiprocessing.get_context(method)
         chunks = _chunk(files, max(1, min(64, len(files) // (workers * 8) or 1)))
+        done = 0
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
             try:
                 jobs = [(c, self.keep_offsets, want_state, self.light) for c in chunks]
-                for chunk, results in zip(chunks, pool.map(_scan_chunk, jobs), strict=True):
+                for chunk, results in zip(chunks, _guarded(pool.map(_scan_chunk, jobs)), strict=False):
+                    done += 1
                     for e, r in zip(chunk, results, strict=True):
                         if want_state:
                             lo = outcome_from_light(r[2]) if self.light else None
@@ -332,6 +365,12 @@ class Index:
                         break
             finally:
                 pool.shutdown(wait=True, cancel_futures=True)
+        if done < len(chunks) and (cancelled is None or not cancelled()):
+            # A worker died (out of memory, a crash in a C extension): scan the rest here.
+            for chunk in chunks[done:]:
+                for e in chunk:
+                    o = _scan_entry(e, self.keep_offsets, want_state)
+                    yield o, e, (_blobs(o) if want_state else None)
 
     def refresh(self, active_window_s: float | None = None) -> Refresh:
         """Bring the index up to date with the disk (live follow); returns what changed.
@@ -343,7 +382,7 @@ class Index:
         """
         window = self.active_window_s if active_window_s is None else active_window_s
         diags: list[Diagnostic] = []
-        files = walk_roots(self.roots, diags)
+        files = walk_roots(self.roots, diags, self.follow_symlinks)
         previous = {e.abspath: e for e in self.files}
         by_path = {s.abspath: s for s in self.sessions}
         result = Refresh()
@@ -418,12 +457,18 @@ class Index:
                 ids.setdefault((s.root, alias), s)
         self.children = {}
         self.top = []
-        for s in sorted(self.sessions, key=lambda x: (x.root, x.path)):
-            parent = ids.get((s.root, s.parent_session_id)) if s.parent_session_id else None
-            if parent is not None and parent is not s:
+        order = sorted(self.sessions, key=lambda x: (x.root, x.path))
+        parent_of: dict[str, SessionSummary | None] = {}
+        for s in order:
+            parent_of[s.key] = ids.get((s.root, s.parent_session_id)) if s.parent_session_id else None
+        _break_cycles(order, parent_of)
+        for s in order:
+            parent = parent_of[s.key]
+            if parent is not None:
                 self.children.setdefault(parent.key, []).append(s)
             else:
-                if s.parent_session_id and not any(n.startswith("orphan") for n in s.notes):
+                cycle = any(n.startswith("parent cycle") for n in s.notes)
+                if s.parent_session_id and not cycle and not any(n.startswith("orphan") for n in s.notes):
                     s.notes.append(f"orphan: parent session {s.parent_session_id} is not under the scanned roots")
                 self.top.append(s)
         mark_outliers(self.sessions)
@@ -431,6 +476,36 @@ class Index:
     def sorted_sessions(self) -> list[SessionSummary]:
         """Sessions sorted by path (the scan output order)."""
         return sorted(self.sessions, key=lambda s: (s.path, s.root))
+
+
+def _break_cycles(order: list[SessionSummary], parent_of: dict[str, SessionSummary | None]) -> None:
+    """Cut every parent cycle at its first member in path order, so each session is reachable.
+
+    Every member of a cycle gets a ``parent cycle`` note; the one cut is shown at the top.
+    """
+    for s in order:
+        seen: set[str] = set()
+        cur = parent_of[s.key]
+        while cur is not None and cur is not s and cur.key not in seen:
+            seen.add(cur.key)
+            cur = parent_of[cur.key]
+        if cur is not s:
+            continue
+        members = [s]
+        nxt = parent_of[s.key]
+        while nxt is not None and nxt is not s:
+            members.append(nxt)
+            nxt = parent_of[nxt.key]
+        cut = min(members, key=lambda x: (x.root, x.path))
+        parent_of[cut.key] = None
+        chain = " -> ".join(str(m.session_id) for m in [*members, s])
+        for m in members:
+            note = (
+                f"parent cycle: the session names itself as its parent ({m.session_id}); shown at the top"
+                if len(members) == 1
+                else f"parent cycle: {chain}; {cut.session_id} is shown at the top"
+            )
+            m.notes = [n for n in m.notes if not n.startswith(("parent cycle", "orphan"))] + [note]
 
 
 def _muse_dir_id(s: SessionSummary) -> str | None:

@@ -214,6 +214,15 @@ class SessionSummary:
     stored_record: bytes | None = None
 
     @property
+    def root_dir(self) -> str:
+        """The directory ``path`` is relative to (``root``, or its directory when the root is this file)."""
+        if self.root == self.abspath:
+            import os
+
+            return os.path.dirname(self.root)
+        return self.root
+
+    @property
     def key(self) -> str:
         """A stable identity for the session within one scan."""
         return self.abspath
@@ -229,8 +238,11 @@ class SessionSummary:
             extra = [e.record() for e in a.evidence if e.detector == "outlier"]
             rec["evidence"] = extra + [e for e in rec["evidence"] if e["detector"] != "outlier"]
             return rec
+        from musetui.diagnostics import json_name
+
         return {
-            "path": self.path,
+            "root": json_name(self.root_dir),
+            "path": json_name(self.path),
             "session_id": self.session_id,
             "parent_session_id": self.parent_session_id,
             "format": self.format,

@@ -8,6 +8,7 @@ that grows during a scan end at a consistent line boundary.
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from dataclasses import dataclass
@@ -18,6 +19,29 @@ MAX_LINE_BYTES = 32 * 1024 * 1024
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+#: Linux: reading does not update the file's access time (allowed for the file's owner and root).
+O_NOATIME: int = getattr(os, "O_NOATIME", 0)
+_noatime_ok = bool(O_NOATIME)
+
+
+def open_ro(path: str) -> int:
+    """Open ``path`` read-only and non-blocking, with ``O_NOATIME`` where the OS permits it.
+
+    ``O_NOATIME`` keeps a forensic read from rewriting the access time. It is refused
+    (EPERM) for files of other users unless running as root: the open is then retried
+    without it, silently (the README's Safety section says so).
+    """
+    global _noatime_ok
+    if _noatime_ok:
+        try:
+            return os.open(path, _OPEN_FLAGS | O_NOATIME)
+        except PermissionError:
+            pass
+        except OSError as exc:
+            if exc.errno != errno.EINVAL:  # EINVAL: the file system does not take the flag
+                raise
+            _noatime_ok = False
+    return os.open(path, _OPEN_FLAGS)
 
 
 class NotRegularFile(OSError):
@@ -36,19 +60,24 @@ class FileData:
     grew: bool = False  # the file was larger after the read than before it
 
 
-def read_file(path: str, start: int = 0, limit: int | None = None) -> FileData:
+class TooLarge(Exception):
+    """The file is larger than the caller wants to hold at once (see ``read_file(whole_max=…)``)."""
+
+
+def read_file(path: str, start: int = 0, limit: int | None = None, whole_max: int | None = None) -> FileData:
     """Read a regular file read-only from ``start`` up to its current size (or ``limit`` bytes).
 
     Raises:
         NotRegularFile: when the path is not a regular file.
+        TooLarge: when there are more than ``whole_max`` bytes to read (nothing is read).
         OSError: when it cannot be opened or read (permissions, I/O errors).
     """
-    fd = os.open(path, _OPEN_FLAGS)
+    fd = open_regular(path)
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise NotRegularFile(f"not a regular file ({_kind(st.st_mode)})")
         size = st.st_size
+        if whole_max is not None and size - start > whole_max:
+            raise TooLarge(size)
         want = max(0, size - start)
         if limit is not None:
             want = min(want, limit)
@@ -69,9 +98,28 @@ def read_file(path: str, start: int = 0, limit: int | None = None) -> FileData:
         os.close(fd)
 
 
+def open_regular(path: str) -> int:
+    """A read-only descriptor of a regular file (the caller closes it).
+
+    Raises:
+        NotRegularFile: when the path is not a regular file (it is closed again unread).
+        OSError: when it cannot be opened.
+    """
+    fd = open_ro(path)
+    try:
+        st = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(st.st_mode):
+        os.close(fd)
+        raise NotRegularFile(f"not a regular file ({_kind(st.st_mode)})")
+    return fd
+
+
 def read_range(path: str, offset: int, length: int) -> bytes:
     """Read ``length`` bytes at ``offset`` (pread), read-only."""
-    fd = os.open(path, _OPEN_FLAGS)
+    fd = open_ro(path)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

@@ -18,6 +18,7 @@ import simdjson
 
 from musetui import sources
 from musetui._pickling import reduce_by_fields
+from musetui.diagnostics import LineError, internal_error
 from musetui.fingerprints import extract
 from musetui.fingerprints.attribution import EXAMPLES, TOL_AFTER_CREATED_S, Located, attribute
 from musetui.model import Diagnostic, Malformed, SessionSummary, parse_time
@@ -25,7 +26,9 @@ from musetui.reader import (
     MAX_DOCUMENT_BYTES,
     MAX_LINE_BYTES,
     NotRegularFile,
+    TooLarge,
     is_sse,
+    open_regular,
     read_file,
     read_range,
     sse_payload,
@@ -48,21 +51,6 @@ class Outcome:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     offsets: bytes = b""  # array('Q') of record start offsets, when requested
     state: Any = None  # a ScanState when the scan can be resumed after an append
-
-
-def _parse(parser: Any, line: bytes) -> tuple[Any, Any]:
-    """Parse one line; a parser still pinned by a live document is replaced, so no line reads as malformed for it.
-
-    A simdjson parser refuses to parse while an object from its last document lives on
-    (the document being observed, or a frame a Dask worker's profiler is sampling).
-    """
-    try:
-        return parser, parser.parse(line)
-    except RuntimeError as exc:
-        if "re-use a parser" not in str(exc):
-            raise
-    fresh = simdjson.Parser()
-    return fresh, fresh.parse(line)
 
 
 def _classify(exc: BaseException, line: bytes, partial_last: bool, grew: bool) -> str:
@@ -122,6 +110,7 @@ class ScanState:
     first_time: Any
     last_time: Any
     record_starts: bytes
+    binary: bool = False  # NUL bytes seen at the start (a binary file, when no record is found)
 
 
 def scan_file(
@@ -133,9 +122,20 @@ def scan_file(
     attribute_session: bool = True,
     want_state: bool = False,
 ) -> Outcome:
-    """Scan one file. Never raises for bad content; OS errors become diagnostics."""
+    """Scan one file. Never raises: OS errors, bad content and bugs become diagnostics of this file."""
     try:
-        fd = read_file(abspath)
+        return _scan_file(abspath, relpath, root, keep_offsets, attribute_session, want_state)
+    except Exception as exc:  # the per-file boundary: one file's failure is that file's diagnostic
+        return Outcome(None, [internal_error(relpath, exc)])
+
+
+def _scan_file(
+    abspath: str, relpath: str, root: str, keep_offsets: bool, attribute_session: bool, want_state: bool
+) -> Outcome:
+    try:
+        fd = read_file(abspath, whole_max=WINDOW_BYTES)
+    except TooLarge:
+        return _scan_windows(abspath, relpath, root, keep_offsets, attribute_session, want_state)
     except NotRegularFile as exc:
         return Outcome(None, [Diagnostic(relpath, 0, f"skipped: {exc}")])
     except OSError as exc:
@@ -160,16 +160,144 @@ def scan_file(
     )
 
 
+#: Files larger than this are scanned in windows of this size (cut at line ends), so that
+#: memory stays bounded whatever the file's size. A window holds any line up to MAX_LINE_BYTES.
+WINDOW_BYTES = 2 * MAX_LINE_BYTES
+#: Bytes of one file scanned at most (``MUSETUI_MAX_FILE_BYTES``); past it, a diagnostic and the prefix.
+MAX_FILE_BYTES = 16 * 1024**3
+#: Evidence whose field is named per window (the rest keep the raw pass's field, if any).
+WINDOW_RESOLVED = 256
+
+
+def max_file_bytes() -> int:
+    """The per-file scan limit in bytes (:data:`MAX_FILE_BYTES`, or ``MUSETUI_MAX_FILE_BYTES``)."""
+    try:
+        return max(1, int(os.environ.get("MUSETUI_MAX_FILE_BYTES", MAX_FILE_BYTES)))
+    except ValueError:
+        return MAX_FILE_BYTES
+
+
+def _scan_windows(
+    abspath: str, relpath: str, root: str, keep_offsets: bool, attribute_session: bool, want_state: bool
+) -> Outcome:
+    """Scan a large file window by window (pread), never holding more than a window of it.
+
+    A line longer than a window is skipped by looking for its end (and reported as
+    malformed, as any line over MAX_LINE_BYTES is); a file over :func:`max_file_bytes` is
+    scanned up to the last line end before the limit, with a diagnostic.
+    """
+    try:
+        fd = open_regular(abspath)
+    except NotRegularFile as exc:
+        return Outcome(None, [Diagnostic(relpath, 0, f"skipped: {exc}")])
+    except OSError as exc:
+        return Outcome(None, [Diagnostic(relpath, 0, f"unreadable: {exc.strerror or exc}")])
+    try:
+        st = os.fstat(fd)
+        size = st.st_size
+        limit = min(size, max_file_bytes())
+        summary = SessionSummary(
+            path=relpath, abspath=abspath, root=root, format="generic", format_rule="", size=size,
+            mtime_ns=st.st_mtime_ns, inode=st.st_ino, device=st.st_dev, read_bytes=0,
+        )
+        state = ScanState(b"", None, False, 0, 0, 0, [], 0, [], {}, set(), None, None, b"")
+        diags: list[Diagnostic] = []
+        carry: list[Any] = [None]
+        observer: Any = None
+        pos = 0
+        tail = b""
+        while pos < limit:
+            chunk = _pread(fd, min(WINDOW_BYTES, limit - pos), pos)
+            if not chunk:
+                break
+            if pos == 0:
+                state.sse = is_sse(chunk)
+            at_limit = pos + len(chunk) >= limit
+            if at_limit and limit >= size:
+                tail = chunk  # the last window: concluded below
+                break
+            cut = chunk.rfind(b"\n") + 1
+            if cut == 0 and at_limit:
+                break  # the line cut by the scan limit is left out
+            if cut == 0:  # one line longer than a window: find its end, never holding it
+                end = _find_newline(fd, pos + len(chunk), limit)
+                stop = end if end >= 0 else limit
+                state.n_lines += 1
+                state.malformed_count += 1
+                reason = f"line of {stop - pos:,} bytes exceeds the {MAX_LINE_BYTES // 2**20} MiB limit"
+                if len(state.malformed) < MAX_LISTED_MALFORMED:
+                    state.malformed.append(Malformed(state.n_lines, pos, reason))
+                    diags.append(Diagnostic(relpath, state.n_lines, f"malformed: {reason}"))
+                if pos == 0 and b"\x00" in chunk[:8192]:
+                    state.binary = True
+                del chunk
+                pos = stop + 1 if end >= 0 else limit
+                state.offset = pos
+                continue
+            window = chunk[:cut] if cut < len(chunk) else chunk
+            del chunk
+            out = _scan_lines(window, summary, observer, state, grew=False, keep_offsets=keep_offsets,
+                              attribute_session=attribute_session, want_state=want_state, carry=carry)
+            del window
+            observer = carry[0]
+            diags.extend(out.diagnostics)
+            pos = state.offset
+        grew = os.fstat(fd).st_size > size
+    finally:
+        os.close(fd)
+    if limit < size:
+        diags.append(Diagnostic(relpath, 0, f"file of {size:,} bytes exceeds the {limit:,}-byte scan limit: scanned up to byte {pos:,} (line {state.n_lines})"))
+        summary.notes.append(f"partial scan: the first {pos:,} of {size:,} bytes (the scan limit)")
+    summary.read_bytes = pos + len(tail)
+    out = _scan_lines(tail, summary, observer, state, grew=grew, keep_offsets=keep_offsets,
+                      attribute_session=attribute_session, want_state=want_state)
+    out.diagnostics = diags + out.diagnostics
+    return out
+
+
+def _pread(fd: int, length: int, pos: int) -> bytes:
+    """Up to ``length`` bytes at ``pos`` (fewer only at the end of the file)."""
+    chunks: list[bytes] = []
+    got = 0
+    while got < length:
+        chunk = os.pread(fd, min(length - got, 16 * 1024 * 1024), pos + got)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def _find_newline(fd: int, pos: int, limit: int) -> int:
+    """The offset of the first newline at or after ``pos`` (before ``limit``), or -1."""
+    while pos < limit:
+        chunk = os.pread(fd, min(8 * 1024 * 1024, limit - pos), pos)
+        if not chunk:
+            return -1
+        i = chunk.find(b"\n")
+        if i >= 0:
+            return pos + i
+        pos += len(chunk)
+    return -1
+
+
 def resume_file(state: ScanState, abspath: str, *, keep_offsets: bool = False) -> Outcome | None:
     """Continue a scan from ``state.offset``, reading only the appended bytes.
 
     Returns None when the file cannot be resumed (it shrank, or the byte before the
-    resume point is no longer a newline): the caller rescans it whole.
+    resume point is no longer a newline, or resuming failed): the caller rescans it whole.
     """
+    try:
+        return _resume_file(state, abspath, keep_offsets)
+    except Exception:  # the whole-file rescan has its own boundary, and reports
+        return None
+
+
+def _resume_file(state: ScanState, abspath: str, keep_offsets: bool) -> Outcome | None:
     try:
         if state.offset <= 0 or read_range(abspath, state.offset - 1, 1) != b"\n":
             return None
-        fd = read_file(abspath, state.offset)
+        fd = read_file(abspath, state.offset, whole_max=WINDOW_BYTES)
     except OSError:
         return None
     if fd.size < state.offset:
@@ -232,8 +360,13 @@ def _scan_lines(
     keep_offsets: bool,
     attribute_session: bool,
     want_state: bool,
+    carry: list[Any] | None = None,
 ) -> Outcome:
-    """Validate and observe the lines of ``data`` (which starts at ``state.offset``), then conclude."""
+    """Validate and observe the lines of ``data`` (which starts at ``state.offset``), then conclude.
+
+    With ``carry`` (a window of a large file, not its last), nothing is concluded: the state
+    moves past ``data`` and ``carry[0]`` receives the observer, for the next window.
+    """
     relpath = summary.path
     diags: list[Diagnostic] = []
     base_off = state.offset
@@ -261,77 +394,84 @@ def _scan_lines(
     probe = sources.probe_for(fmt or "generic")
     observe_all = probe.observe_all
     items = 0
-    for i in range(n):
-        line = lines[i]
-        if not line:
-            continue
-        c = line[0]
-        if c in (32, 9, 13):
-            line = line.strip()
+    i = -1
+    try:
+        for i in range(n):
+            line = lines[i]
             if not line:
                 continue
-        elif line[-1] == 13:
-            line = line[:-1]
-        if sse:
-            payload = sse_payload(line)
-            if payload is None:
+            c = line[0]
+            if c in (32, 9, 13):
+                line = line.strip()
+                if not line:
+                    continue
+            elif line[-1] == 13:
+                line = line[:-1]
+            if sse:
+                payload = sse_payload(line)
+                if payload is None:
+                    continue
+                line = payload
+            if len(line) > MAX_LINE_BYTES:
+                malformed.append(Malformed(base_line + i + 1, starts[i], f"line of {len(line):,} bytes exceeds the {MAX_LINE_BYTES // 2**20} MiB limit"))
                 continue
-            line = payload
-        if len(line) > MAX_LINE_BYTES:
-            malformed.append(Malformed(base_line + i + 1, starts[i], f"line of {len(line):,} bytes exceeds the {MAX_LINE_BYTES // 2**20} MiB limit"))
-            continue
-        try:
             try:
                 doc = parser.parse(line)
-            except RuntimeError as exc:  # the parser is pinned by a live document: take a fresh one
-                if "re-use a parser" not in str(exc):
-                    raise
-                parser = simdjson.Parser()
-                doc = parser.parse(line)
-        except (ValueError, RuntimeError, UnicodeDecodeError) as exc:
-            malformed.append(Malformed(base_line + i + 1, starts[i], _classify(exc, line, partial_last and i == n - 1, grew)))
-            continue
-        items += 1
-        records.append(i)
-        if observer is None:
-            found = sources.sniff(doc)
-            if found is None and items < 8 and i < n - 1:
-                pending.append(i)
-                del doc
-                continue
-            fmt, rule = found if found else ("generic", "generic: no format rule matched the first records")
-            summary.format, summary.format_rule = fmt, rule
-            observer = sources.observer_for(fmt, summary)
-            probe = sources.probe_for(fmt)
-            observe_all = probe.observe_all
-            for j in pending:
-                parser, pdoc = _parse(parser, _clean(lines[j], sse))
-                times[j], zones[j] = observer.observe(pdoc, base_line + j + 1)
-                del pdoc
-            pending.clear()
-            times[i], zones[i] = observer.observe(doc, base_line + i + 1)
-        elif observe_all or probe.glean(line, observer):
-            times[i], zones[i] = observer.observe(doc, base_line + i + 1)
-        del doc
+            except (ValueError, RuntimeError, UnicodeDecodeError) as exc:
+                doc, parser = _second_opinion(exc, line, parser)
+                if doc is None:
+                    malformed.append(Malformed(base_line + i + 1, starts[i], _classify(exc, line, partial_last and i == n - 1, grew)))
+                    continue
+            items += 1
+            records.append(i)
+            if observer is None:
+                doc = _record(line, doc)
+                found = sources.sniff(doc)
+                if found is None and items < 8 and i < n - 1:
+                    pending.append(i)
+                    del doc
+                    continue
+                fmt, rule = found if found else ("generic", "generic: no format rule matched the first records")
+                summary.format, summary.format_rule = fmt, rule
+                observer = sources.observer_for(fmt, summary)
+                probe = sources.probe_for(fmt)
+                observe_all = probe.observe_all
+                # The held-back lines are parsed by a second parser: ``doc`` is still alive.
+                _observe_pending(pending, lines, sse, observer, base_line, times, zones)
+                pending.clear()
+                times[i], zones[i] = observer.observe(doc, base_line + i + 1)
+            elif observe_all or probe.glean(line, observer):
+                times[i], zones[i] = observer.observe(_record(line, doc), base_line + i + 1)
+            del doc
+            t = times[i]
+            if t is not None and type(t) is not str and type(t) is not int and type(t) is not float:
+                times[i] = t = None  # an object or array where a time belongs: no time (and no parser proxy kept)
+    except Exception as exc:
+        raise LineError(base_line + i + 1, exc) from exc
     if observer is None and pending:
         fmt = "generic"
         summary.format, summary.format_rule = fmt, "generic: no format rule matched the first records"
         observer = sources.observer_for(fmt, summary)
         probe = sources.probe_for(fmt)
         observe_all = True
-        for j in pending:
-            parser, pdoc = _parse(parser, _clean(lines[j], sse))
-            times[j], zones[j] = observer.observe(pdoc, base_line + j + 1)
-            del pdoc
-    state.malformed.extend(malformed[: max(0, MAX_LISTED_MALFORMED - len(state.malformed))])
+        _observe_pending(pending, lines, sse, observer, base_line, times, zones)
+    room = max(0, MAX_LISTED_MALFORMED - len(state.malformed))
+    state.malformed.extend(malformed[:room])
     state.malformed_count += len(malformed)
-    for m in malformed[:MAX_LISTED_MALFORMED]:
+    for m in malformed[:room]:
         diags.append(Diagnostic(relpath, m.line, f"malformed: {m.reason}"))
-    if len(malformed) > MAX_LISTED_MALFORMED:
-        diags.append(Diagnostic(relpath, 0, f"… {len(malformed) - MAX_LISTED_MALFORMED} more malformed lines"))
+    if len(malformed) > room:
+        diags.append(Diagnostic(relpath, 0, f"… {len(malformed) - room} more malformed lines"))
+    if base_off == 0 and b"\x00" in data[:8192]:
+        state.binary = True
     if observer is None:
-        what = "binary file" if b"\x00" in data[:8192] else "no JSON records"
-        diags.append(Diagnostic(relpath, 0, f"{what}: {len(malformed)} malformed lines, nothing to index"))
+        if carry is not None:
+            state.n_lines = base_line + n
+            state.offset = base_off + sum(len(x) + 1 for x in lines)
+            carry[0] = None
+            return Outcome(None, diags)
+        what = "binary file" if state.binary else "no JSON records"
+        diags.append(Diagnostic(relpath, 0, f"{what}: {state.malformed_count} malformed lines, nothing to index"))
         return Outcome(None, diags)
     state.fmt = fmt
     state.items += items
@@ -353,6 +493,7 @@ def _scan_lines(
         if t is not None:
             state.last_time = t
             break
+    located_before = len(state.located)
     if attribute_session:
         if fmt in sources.API_FORMATS:
             state.located.extend(_walk_lines(lines, base_line, times, zones, sse, state.seen))
@@ -361,6 +502,16 @@ def _scan_lines(
                 _raw_evidence(data, rel_starts, base_line, lines, times, zones, None if observe_all else probe, state)
             )
     consumed = sum(len(x) + 1 for x in lines)
+    if carry is not None:
+        if attribute_session:  # name the fields now: this window's lines are gone at the end
+            resolver = _Resolver(lines, sse, base_line)
+            todo = [loc for loc in state.located[located_before:] if not loc.field]
+            for loc in todo[:WINDOW_RESOLVED]:
+                loc.field = resolver(loc)
+        state.n_lines = base_line + n
+        state.offset = base_off + consumed
+        carry[0] = observer
+        return Outcome(None, diags)
     complete = not partial_last or not lines
     if want_state and complete:
         state.frozen = pickle.dumps((summary, observer), protocol=pickle.HIGHEST_PROTOCOL)
@@ -400,6 +551,63 @@ def _lookup() -> Any:
 def _clean(line: bytes, sse: bool) -> bytes:
     line = line.strip()
     return (sse_payload(line) or b"") if sse else line
+
+
+def _second_opinion(exc: BaseException, line: bytes, parser: Any) -> tuple[Any, Any]:
+    """A line simdjson refused, judged by orjson (the reference parser); returns (record or None, parser).
+
+    orjson decides what a record is everywhere (the item view and search use it): a line
+    simdjson cannot hold (an integer beyond 64 bits) is still a record when orjson reads it.
+    A parser that refuses to be re-used (a proxy of its last document is still alive) is
+    replaced, and the line parsed again.
+    """
+    if isinstance(exc, RuntimeError) and "re-use" in str(exc):
+        parser = simdjson.Parser()
+        try:
+            return parser.parse(line), parser
+        except (ValueError, RuntimeError, UnicodeDecodeError):
+            pass
+    try:
+        return orjson.loads(line), parser
+    except orjson.JSONDecodeError:
+        return None, parser
+
+
+def _record(line: bytes, doc: Any) -> Any:
+    """The record an observer sees: the line as orjson reads it (else ``doc``, simdjson's view).
+
+    simdjson only validates the lines; the few that an observer reads are parsed again by
+    orjson, the parser of the item view and of search, so that all three agree on what a
+    line holds (the last of duplicate keys wins, as in orjson, JSON.parse and Python's json).
+    """
+    try:
+        return orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return doc
+
+
+def _parse_any(parser: Any, line: bytes) -> Any:
+    """One line as a record (simdjson, else orjson), or None when it is not JSON."""
+    try:
+        return parser.parse(line)
+    except (ValueError, RuntimeError, UnicodeDecodeError) as exc:
+        return _second_opinion(exc, line, parser)[0]
+
+
+def _observe_pending(
+    pending: list[int], lines: list[bytes], sse: bool, observer: Any, base_line: int, times: list[Any], zones: bytearray
+) -> None:
+    """Observe the lines held back while the format was unknown, with a parser of their own."""
+    parser = simdjson.Parser()
+    for j in pending:
+        line = _clean(lines[j], sse)
+        pdoc = _record(line, None) or _parse_any(parser, line)
+        if pdoc is None:
+            continue
+        t, zones[j] = observer.observe(pdoc, base_line + j + 1)
+        del pdoc
+        times[j] = t if t is None or type(t) in (str, int, float) else None
+        t = None
 
 
 def _parses(parser: Any, line: bytes) -> bool:

@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
 
 from musetui import sources
+from musetui.diagnostics import internal_error
 from musetui.fingerprints import extract
 from musetui.fingerprints.types import Decoded
-from musetui.model import Item, SessionSummary
-from musetui.reader import MAX_LINE_BYTES, is_sse, read_file, sse_payload
+from musetui.model import Diagnostic, Item, SessionSummary
+from musetui.reader import (
+    MAX_LINE_BYTES,
+    TooLarge,
+    is_sse,
+    open_regular,
+    read_file,
+    read_range,
+    sse_payload,
+)
 from musetui.sources.base import Record
 
 
@@ -20,12 +31,14 @@ class OpenedSession:
 
     summary: SessionSummary
     items: list[Item]
-    data: bytes
+    data: Any  # the file's bytes, or a FileView of a file too large to hold
     line_starts: list[int] = field(default_factory=list)
+    #: What went wrong while building the items (an ``internal error``: the generic view is shown).
+    diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def raw(self, item: Item) -> bytes:
         """The raw bytes of an item's line(s), exactly as in the file."""
-        return self.data[item.offset : item.offset + item.length]
+        return bytes(self.data[item.offset : item.offset + item.length])
 
     def decoded(self, item: Item) -> list[Decoded]:
         """Every fingerprint in the item, via the full schema-agnostic walk."""
@@ -54,7 +67,6 @@ def read_records(data: bytes) -> tuple[list[Record], list[int]]:
     for ln in lines:
         starts.append(pos)
         pos += len(ln) + 1
-    records: list[Record] = []
     if stripped[:1] in (b"{", b"[") and len(lines) > 1:
         first = lines[0].strip()
         whole = None
@@ -75,7 +87,12 @@ def read_records(data: bytes) -> tuple[list[Record], list[int]]:
             objs = whole if isinstance(whole, list) else [whole]
             length = len(data.rstrip())
             return [Record(1, 0, length, o) for o in objs], starts
-    sse = is_sse(data)
+    return _line_records(lines, starts, is_sse(data)), starts
+
+
+def _line_records(lines: list[bytes], starts: list[int], sse: bool, base_line: int = 0) -> list[Record]:
+    """The records of JSON Lines (or SSE lines); ``starts`` are their file offsets."""
+    records: list[Record] = []
     for i, ln in enumerate(lines):
         stripped_line = ln.strip()
         line = sse_payload(stripped_line) if sse else stripped_line
@@ -85,13 +102,100 @@ def read_records(data: bytes) -> tuple[list[Record], list[int]]:
             obj = orjson.loads(line)
         except orjson.JSONDecodeError:
             continue
-        records.append(Record(i + 1, starts[i], len(ln.rstrip(b"\r")), obj))
-    return records, starts
+        records.append(Record(base_line + i + 1, starts[i], len(ln.rstrip(b"\r")), obj))
+    return records
+
+
+class FileView:
+    """Slices of a file read on demand (pread), for a session too large to hold in memory."""
+
+    def __init__(self, path: str, size: int) -> None:
+        self.path = path
+        self.size = size
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __getitem__(self, span: slice) -> bytes:
+        start, stop, _step = span.indices(self.size)
+        return read_range(self.path, start, max(0, stop - start)) if stop > start else b""
+
+
+def _open_windows(summary: SessionSummary) -> OpenedSession:
+    """Open a large JSON Lines session window by window (see :func:`musetui.scanner._scan_windows`).
+
+    Only the parsed records are kept; a line longer than a window is skipped unread, as
+    the scan reported it malformed. Raw lines are read again when shown (:class:`FileView`).
+    """
+    from musetui.scanner import WINDOW_BYTES, _find_newline, _pread
+
+    fd = open_regular(summary.abspath)
+    records: list[Record] = []
+    starts: list[int] = []
+    try:
+        size = os.fstat(fd).st_size
+        limit = min(size, summary.read_bytes or size)
+        pos = 0
+        line_no = 0
+        sse = False
+        while pos < limit:
+            chunk = _pread(fd, min(WINDOW_BYTES, limit - pos), pos)
+            if not chunk:
+                break
+            if pos == 0:
+                sse = is_sse(chunk)
+            cut = len(chunk) if pos + len(chunk) >= limit else chunk.rfind(b"\n") + 1
+            if cut == 0:  # a line longer than a window: malformed, skipped unread
+                end = _find_newline(fd, pos + len(chunk), limit)
+                starts.append(pos)
+                line_no += 1
+                pos = end + 1 if end >= 0 else limit
+                continue
+            window = chunk[:cut] if cut < len(chunk) else chunk
+            del chunk
+            lines = window.split(b"\n")
+            if window.endswith(b"\n"):
+                lines.pop()
+            local: list[int] = []
+            at = pos
+            for ln in lines:
+                local.append(at)
+                at += len(ln) + 1
+            records.extend(_line_records(lines, local, sse, line_no))
+            starts.extend(local)
+            line_no += len(lines)
+            pos += len(window)
+            del window, lines
+    finally:
+        os.close(fd)
+    items, diags = build_items_safely(summary.format, records, summary.path)
+    return OpenedSession(summary, items, FileView(summary.abspath, limit), starts, diags)
 
 
 def open_session(summary: SessionSummary) -> OpenedSession:
     """Read and parse a session's file into items (read-only; up to the scanned size)."""
-    fd = read_file(summary.abspath, 0, summary.read_bytes or None)
+    from musetui.scanner import WINDOW_BYTES
+
+    try:
+        fd = read_file(summary.abspath, 0, summary.read_bytes or None, whole_max=WINDOW_BYTES)
+    except TooLarge:
+        return _open_windows(summary)
     records, starts = read_records(fd.data)
-    items = sources.build_items(summary.format, records)
-    return OpenedSession(summary, items, fd.data, starts)
+    items, diags = build_items_safely(summary.format, records, summary.path)
+    return OpenedSession(summary, items, fd.data, starts, diags)
+
+
+def build_items_safely(fmt: str, records: list[Record], path: str) -> tuple[list[Item], list[Diagnostic]]:
+    """Items of a session, behind the per-file boundary.
+
+    When the format's item builder fails on this file (a bug), the records are shown as
+    generic items instead, and the failure becomes the file's ``internal error`` diagnostic.
+    """
+    try:
+        return sources.build_items(fmt, records), []
+    except Exception as exc:
+        diag = internal_error(path, exc)
+    try:
+        return sources.build_items("generic", records), [diag]
+    except Exception as exc:
+        return [], [diag, internal_error(path, exc)]

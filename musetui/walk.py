@@ -33,6 +33,7 @@ class FileEntry:
     ino: int = 0
     mtime_ns: int = 0
     keep_state: bool = True  # keep a resume state (see Index.iter_scan)
+    ctime_ns: int = 0  # changes with permissions too: a file made unreadable is never served from the cache
 
 
 _NAME = operator.attrgetter("name")
@@ -53,15 +54,23 @@ def candidate(name: str) -> bool | None:
     return False
 
 
-def walk_roots(roots: Sequence[str], diagnostics: list[Diagnostic]) -> list[FileEntry]:
+def walk_roots(roots: Sequence[str], diagnostics: list[Diagnostic], follow_symlinks: bool = False) -> list[FileEntry]:
     """Every candidate file under ``roots``, in a deterministic (sorted) order."""
-    return list(iter_walk(roots, diagnostics))
+    return list(iter_walk(roots, diagnostics, follow_symlinks))
 
 
-def iter_walk(roots: Sequence[str], diagnostics: list[Diagnostic]) -> Iterator[FileEntry]:
+def _inside(path: str, real_root: str) -> bool:
+    return path == real_root or path.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def iter_walk(roots: Sequence[str], diagnostics: list[Diagnostic], follow_symlinks: bool = False) -> Iterator[FileEntry]:
     """The candidate files under ``roots`` as the walk finds them (the order of :func:`walk_roots`).
 
     Diagnostics (unreadable directories, symlink loops, FIFOs …) are appended as found.
+    A symlink whose target lies outside the root is not followed (``skipped: symlink
+    leaves the root -> TARGET``) unless ``follow_symlinks``; a symlink to a file or
+    directory inside the root is not followed either: its target is read once, under its
+    real path, and the alias is named in a diagnostic. No walk ever loops.
     """
     for root in roots:
         root_abs = os.path.abspath(root)
@@ -71,11 +80,15 @@ def iter_walk(roots: Sequence[str], diagnostics: list[Diagnostic]) -> Iterator[F
             diagnostics.append(Diagnostic(root, 0, f"cannot read root: {exc.strerror or exc}"))
             continue
         if stat.S_ISREG(st.st_mode):
-            yield FileEntry(root_abs, os.path.basename(root_abs), root_abs, st.st_size, False, st.st_dev, st.st_ino, st.st_mtime_ns)
+            yield FileEntry(
+                root_abs, os.path.basename(root_abs), root_abs, st.st_size, False, st.st_dev, st.st_ino,
+                st.st_mtime_ns, ctime_ns=st.st_ctime_ns,
+            )
             continue
         if not stat.S_ISDIR(st.st_mode):
             diagnostics.append(Diagnostic(root, 0, f"skipped: not a regular file ({kind_of(st.st_mode)})"))
             continue
+        real_root = os.path.realpath(root_abs)
         visited: set[tuple[int, int]] = {(st.st_dev, st.st_ino)}
         stack: list[tuple[str, str, int]] = [(root_abs, "", st.st_dev)]
         while stack:
@@ -103,6 +116,17 @@ def iter_walk(roots: Sequence[str], diagnostics: list[Diagnostic]) -> Iterator[F
                     cand = candidate(e.name)
                     if cand is False and not is_link:
                         continue
+                    if is_link:
+                        target = os.path.realpath(e.path)
+                        if _inside(target, real_root):
+                            est = os.stat(e.path)
+                            if stat.S_ISDIR(est.st_mode) or (cand is not False and stat.S_ISREG(est.st_mode)):
+                                alias = os.path.relpath(target, real_root).replace(os.sep, "/")
+                                diagnostics.append(Diagnostic(rel, 0, f"skipped: symlink alias of {alias} (read under its real path)"))
+                            continue
+                        if not follow_symlinks:
+                            diagnostics.append(Diagnostic(rel, 0, f"skipped: symlink leaves the root -> {target}"))
+                            continue
                     est = e.stat(follow_symlinks=True)
                 except OSError as exc:
                     if e.is_symlink():
@@ -122,7 +146,10 @@ def iter_walk(roots: Sequence[str], diagnostics: list[Diagnostic]) -> Iterator[F
                 elif cand is False:
                     continue
                 elif stat.S_ISREG(mode):
-                    yield FileEntry(e.path, rel, root_abs, est.st_size, cand is None, est.st_dev, est.st_ino, est.st_mtime_ns)
+                    yield FileEntry(
+                        e.path, rel, root_abs, est.st_size, cand is None, est.st_dev, est.st_ino, est.st_mtime_ns,
+                        ctime_ns=est.st_ctime_ns,
+                    )
                 else:
                     diagnostics.append(Diagnostic(rel, 0, f"skipped: {kind_of(mode)} (not opened)"))
             stack.extend(reversed(subdirs))
@@ -135,7 +162,15 @@ def tree_digest(roots: Sequence[str], files: list[FileEntry], diagnostics: list[
     (device, inode, size, mtime_ns) can tell: the per-file cache makes the same promise.
     """
     h = hashlib.blake2b(digest_size=20)
-    h.update(orjson.dumps([os.path.abspath(r) for r in roots]))
-    h.update(orjson.dumps([(e.abspath, e.root, e.dev, e.ino, e.size, e.mtime_ns, e.maybe) for e in files]))
-    h.update(orjson.dumps([(d.path, d.line, d.message) for d in diagnostics]))
+    h.update(_dumps([os.path.abspath(r) for r in roots]))
+    h.update(_dumps([(e.abspath, e.root, e.dev, e.ino, e.size, e.mtime_ns, e.ctime_ns, e.maybe) for e in files]))
+    h.update(_dumps([(d.path, d.line, d.message) for d in diagnostics]))
     return h.digest()
+
+
+def _dumps(value: object) -> bytes:
+    """A deterministic serialisation for digests; names that are not UTF-8 take the slow path."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return b"\0" + repr(value).encode("ascii", "backslashreplace")

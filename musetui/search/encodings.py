@@ -54,7 +54,7 @@ def encodings(value: str, case_sensitive: bool) -> tuple[bytes | None, bytes, st
 
     Returns:
         (plain, bytes pattern, str pattern): ``plain`` is the UTF-8 literal when every
-        character is printable ASCII with no JSON escape (the ``bytes.find`` fast path), else
+        character is printable ASCII with no JSON escape (compared with a line by ``in``), else
         None; the patterns match any JSON spelling of the literal (bytes: over raw lines; str:
         over decoded raw text, for highlighting).
     """

@@ -365,12 +365,21 @@ class FileSearch:
 
     # -- evaluation ----------------------------------------------------------------------------
     def run(self, data: bytes | None = None) -> list[Hit]:
-        """The file's hits; ``data``: its bytes, when the caller has read them."""
-        if not (self.read() if data is None else self.use(data)):
+        """The file's hits; ``data``: its bytes, when the caller has read them.
+
+        Behind the per-file boundary: a failure inside this file becomes its note.
+        """
+        try:
+            if not (self.read() if data is None else self.use(data)):
+                return []
+            if self.query.driver >= 0:
+                return self._anchored()
+            return self._all_items()
+        except Exception as exc:
+            from musetui.diagnostics import internal_error
+
+            self.stats.notes.append(internal_error(self.task.path, exc).text())
             return []
-        if self.query.driver >= 0:
-            return self._anchored()
-        return self._all_items()
 
     def _session_ok(self) -> Info | None:
         info = self.session()

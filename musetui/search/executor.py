@@ -9,10 +9,10 @@ from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from musetui.reader import open_ro
 from musetui.search.evaluate import FileSearch, group_finder, session_passes
 from musetui.search.files import (
     INFO_FIELDS,
-    OPEN_FLAGS,
     Info,
     Subtree,
     Task,
@@ -90,7 +90,7 @@ def _search_units(
             if quick is not None and not task.maybe:
                 limit = task.read_limit
                 try:
-                    fd = os.open(task.abspath, OPEN_FLAGS)
+                    fd = open_ro(task.abspath)
                 except OSError:
                     fd = -1  # the full read reports why
                 if fd >= 0:

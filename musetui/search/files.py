@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from musetui.reader import open_ro
 from musetui.walk import candidate
 
 if TYPE_CHECKING:
@@ -160,6 +161,13 @@ def children(sub: Subtree, notes: list[str]) -> list[Task | Subtree]:
     depth = sub.depth + 1
     for e in entries:
         name = e.name
+        if e.is_symlink():  # never leave the root; inside it, read the target under its real path
+            real = os.path.realpath(e.path)
+            if not (real == sub.root_real or real.startswith(sub.root_real.rstrip(os.sep) + os.sep)):
+                notes.append(f"{prefix + name}: skipped: symlink leaves the root -> {real}")
+                continue
+            if not os.path.isdir(real):
+                continue
         try:
             is_dir = e.is_dir()
         except OSError:
@@ -235,7 +243,7 @@ def read(path: str, limit: int | None) -> bytes:
     Opened read-only and non-blocking (a FIFO swapped in cannot block), checked to be a
     regular file; a file that grew while it was read ends at its last complete line.
     """
-    fd = os.open(path, OPEN_FLAGS)
+    fd = open_ro(path)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):

@@ -334,7 +334,7 @@ class LineFinder:
         at = self._at
         db, stop, owner = self._db, self._stop, self._owner
         pos = 0
-        while pos <= n:
+        while pos < n:
             at[0] = -1
             with contextlib.suppress(hyperscan.ScanTerminated):
                 db.scan(view[pos:] if pos else data, match_event_handler=stop)
@@ -342,6 +342,8 @@ class LineFinder:
                 break
             end = pos + at[0]
             p = end - 1 if end > pos and data[end - 1] != 10 else end
+            if p >= n and data[n - 1] == 10:
+                break  # an empty match after the last newline: no line is there
             ls = data.rfind(b"\n", 0, p) + 1 if p > 0 else 0
             le = data.find(b"\n", p)
             if le < 0:
@@ -414,31 +416,52 @@ class TermRegex:
         return self.raw.search(raw[:cap] if len(raw) > cap else raw) is not None
 
     def spans(self, text: str) -> list[tuple[int, int]]:
-        """``(start, end)`` of the matches in ``text`` (character offsets)."""
-        db = self._som_db()
-        if db is None:
+        """``(start, end)`` of the matches in ``text`` (character offsets).
+
+        Hyperscan cannot report where a match starts for a pattern that matches the empty
+        string: such matches are given as empty spans at their ends (nothing to highlight).
+        """
+        if not self.exact:
             return [m.span() for m in self.matcher.finditer(text)]
+        db, som = self._span_db()
         data = text.encode("utf-8", "surrogatepass")
         got: list[tuple[int, int]] = []
-        db.scan(data, match_event_handler=lambda _i, a, b, _f, _c: got.append((a, b)))
-        return _char_spans(data, _leftmost(got))
+        if som:
+            db.scan(data, match_event_handler=lambda _i, a, b, _f, _c: got.append((a, b)))
+            return _char_spans(data, _leftmost(got))
+        db.scan(data, match_event_handler=lambda _i, _a, b, _f, _c: got.append((b, b)))
+        return _char_spans(data, sorted(set(got)))
 
     def search(self, text: str) -> tuple[int, int] | None:
-        """The first match in ``text``, or None."""
-        db = self._som_db()
-        if db is None:
+        """The first match in ``text`` (the one that ends first, for Hyperscan), or None."""
+        if not self.exact:
             m = self.matcher.search(text)
             return m.span() if m is not None else None
-        found = self.spans(text)
-        return found[0] if found else None
+        db, som = self._span_db()
+        data = text.encode("utf-8", "surrogatepass")
+        got: list[tuple[int, int]] = []
 
-    def _som_db(self) -> Any:
+        def first(_i: int, a: int, b: int, _f: int, _c: object) -> bool:
+            got.append((a, b) if som else (b, b))
+            return True
+
+        with contextlib.suppress(hyperscan.ScanTerminated):
+            db.scan(data, match_event_handler=first)
+        return _char_spans(data, got)[0] if got else None
+
+    def _span_db(self) -> tuple[Any, bool]:
+        """A database reporting match starts when Hyperscan can, else one reporting ends."""
         if self._som is _UNSET:
-            self._som = None
-            if self.exact and self.expr is not None:
-                one = _compile_one(self.expr, som=True)
-                self._som = one[0] if one is not None else None
-        return self._som
+            assert self.expr is not None
+            one = _compile_one(self.expr, som=True)
+            if one is not None:
+                self._som = (one[0], True)
+            else:
+                plain = _compile_one(self.expr)
+                assert plain is not None  # exact: it compiled without SOM
+                self._som = (plain[0], False)
+        got: tuple[Any, bool] = self._som
+        return got
 
 
 _UNSET: Any = object()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -44,9 +45,16 @@ class Hit:
     root: str = ""
 
     def record(self) -> dict[str, Any]:
-        """The contract form of ``musetui search --json``: path, session_id, line, field, snippet."""
+        """The contract form of ``musetui search --json``: path, root, session_id, line, field, snippet.
+
+        ``root`` here is the absolute root (a file root's directory); the command line puts
+        the PATH argument as given. Names that are not UTF-8 are escaped (see ``json_name``).
+        """
+        from musetui.diagnostics import json_name
+
         return {
-            "path": self.path,
+            "root": json_name(os.path.dirname(self.root) if self.root == self.abspath else self.root),
+            "path": json_name(self.path),
             "session_id": self.session_id,
             "line": self.line,
             "field": self.field,

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from musetui.model import Item
 from musetui.sources.base import (
     ZONE_MODEL,
     Observer,
     Record,
     as_dict,
+    as_list,
+    as_text,
     content_text,
     dig,
+    json_text,
     new_item,
     record_time,
     text_of,
@@ -53,7 +54,7 @@ def sniff(obj: Any) -> tuple[str, str] | None:
         return CHAT, "openai-chat: has choices[]"
     if t == "message" and dig(obj, "role") == "assistant" and dig(obj, "content") is not None:
         return ANTHROPIC, "anthropic-messages: type == 'message', role == 'assistant'"
-    if t in _ANTHROPIC_EVENTS and (dig(obj, "message") is not None or dig(obj, "index") is not None or t in ("message_stop", "ping")):
+    if isinstance(t, str) and t in _ANTHROPIC_EVENTS and (dig(obj, "message") is not None or dig(obj, "index") is not None or t in ("message_stop", "ping")):
         return ANTHROPIC, f"anthropic-messages: stream event {t!r}"
     if dig(obj, "candidates") is not None and (dig(obj, "usageMetadata") is not None or dig(obj, "modelVersion") is not None or dig(obj, "responseId") is not None):
         return GEMINI, "gemini: candidates with usageMetadata/modelVersion/responseId"
@@ -89,62 +90,62 @@ def items(fmt: str, records: list[Record]) -> list[Item]:
         if fmt == RESPONSES and obj.get("object") == "response":
             t = record_time(obj.get("created_at"))
             out.append(new_item(rec, len(out), "meta", role="system", time=t, subkind="response",
-                                name=str(obj.get("model")), ids=[str(obj.get("id"))],
-                                text=f"response {obj.get('id')} model={obj.get('model')} store={obj.get('store')}"))
-            for it in obj.get("output") or []:
+                                name=as_text(obj.get("model")), ids=[as_text(obj.get("id"))],
+                                text=f"response {as_text(obj.get('id'))} model={as_text(obj.get('model'))} store={as_text(obj.get('store'))}"))
+            for it in as_list(obj.get("output")):
                 if isinstance(it, dict):
                     out.append(_responses_item(rec, len(out), t, it))
         elif fmt == CHAT and obj.get("object") == "chat.completion":
             t = record_time(obj.get("created"))
-            for ch in obj.get("choices") or []:
+            for ch in as_list(obj.get("choices")):
                 m = ch.get("message") if isinstance(ch, dict) else None
                 if not isinstance(m, dict):
                     continue
-                calls = m.get("tool_calls") or []
+                calls = as_list(m.get("tool_calls"))
                 if m.get("reasoning_content"):
                     out.append(new_item(rec, len(out), "reasoning", role="assistant", time=t, subkind="reasoning_content",
-                                        text=str(m["reasoning_content"]), reasoning="visible"))
+                                        text=as_text(m["reasoning_content"]), reasoning="visible"))
                 if m.get("content"):
                     out.append(new_item(rec, len(out), "message", role="assistant", time=t, subkind="message",
-                                        ids=[str(obj.get("id"))], text=str(m["content"])))
+                                        ids=[as_text(obj.get("id"))], text=as_text(m["content"])))
                 for c in calls:
                     if isinstance(c, dict):
                         fn = as_dict(c.get("function"))
                         out.append(new_item(rec, len(out), "tool_call", role="assistant", time=t, subkind="tool_call",
-                                            name=str(fn.get("name")), ids=[str(c.get("id"))], text=str(fn.get("arguments"))))
+                                            name=as_text(fn.get("name")), ids=[as_text(c.get("id"))], text=as_text(fn.get("arguments"))))
         elif fmt == ANTHROPIC and obj.get("type") == "message":
-            ids = [str(obj.get("id"))]
-            for b in obj.get("content") or []:
+            ids = [as_text(obj.get("id"))]
+            for b in as_list(obj.get("content")):
                 if not isinstance(b, dict):
                     continue
                 bt = b.get("type")
                 if bt == "thinking":
                     out.append(new_item(rec, len(out), "reasoning", role="assistant", subkind=bt, ids=list(ids),
-                                        text=str(b.get("thinking") or ""), reasoning="visible" if b.get("signature") else "empty-signature"))
+                                        text=as_text(b.get("thinking") or ""), reasoning="visible" if b.get("signature") else "empty-signature"))
                 elif bt == "redacted_thinking":
                     out.append(new_item(rec, len(out), "reasoning", role="assistant", subkind=bt, ids=list(ids),
                                         text="[redacted thinking]", reasoning="redacted"))
                 elif bt in ("tool_use", "server_tool_use"):
-                    out.append(new_item(rec, len(out), "tool_call", role="assistant", subkind=bt, name=str(b.get("name")),
-                                        ids=[str(b.get("id"))], text=orjson.dumps(b.get("input")).decode()))
+                    out.append(new_item(rec, len(out), "tool_call", role="assistant", subkind=bt, name=as_text(b.get("name")),
+                                        ids=[as_text(b.get("id"))], text=json_text(b.get("input"))))
                 else:
-                    out.append(new_item(rec, len(out), "message", role="assistant", subkind=str(bt), ids=list(ids),
+                    out.append(new_item(rec, len(out), "message", role="assistant", subkind=as_text(bt), ids=list(ids),
                                         text=content_text([b])))
         elif fmt == GEMINI and "candidates" in obj:
-            for cand in obj.get("candidates") or []:
-                parts = dig(cand, "content", "parts") or []
+            for cand in as_list(obj.get("candidates")):
+                parts = as_list(dig(cand, "content", "parts"))
                 for part in parts:
                     if not isinstance(part, dict):
                         continue
                     if "functionCall" in part:
                         fc = part["functionCall"] if isinstance(part["functionCall"], dict) else {}
                         out.append(new_item(rec, len(out), "tool_call", role="assistant", subkind="functionCall",
-                                            name=str(fc.get("name")), text=orjson.dumps(fc.get("args")).decode(),
+                                            name=as_text(fc.get("name")), text=json_text(fc.get("args")),
                                             reasoning="encrypted" if part.get("thoughtSignature") else None))
                     else:
                         kind = "reasoning" if part.get("thought") else "message"
                         out.append(new_item(rec, len(out), kind, role="assistant", subkind="part",
-                                            text=str(part.get("text") or ""),
+                                            text=as_text(part.get("text") or ""),
                                             reasoning=("visible" if kind == "reasoning" else None)))
         else:
             out.append(_event_item(fmt, rec, len(out), obj))
@@ -152,7 +153,7 @@ def items(fmt: str, records: list[Record]) -> list[Item]:
 
 
 def _responses_item(rec: Record, idx: int, t: float | None, it: dict[str, Any]) -> Item:
-    typ = str(it.get("type"))
+    typ = as_text(it.get("type"))
     ids = [i for i in (it.get("id"), it.get("call_id")) if isinstance(i, str)]
     if typ == "reasoning":
         enc = it.get("encrypted_content")
@@ -160,19 +161,19 @@ def _responses_item(rec: Record, idx: int, t: float | None, it: dict[str, Any]) 
                         text=content_text(it.get("content")) or content_text(it.get("summary")),
                         reasoning="encrypted" if isinstance(enc, str) and enc else "visible")
     if typ == "message":
-        return new_item(rec, idx, "message", role=str(it.get("role")), time=t, subkind=typ, ids=ids,
+        return new_item(rec, idx, "message", role=as_text(it.get("role")), time=t, subkind=typ, ids=ids,
                         text=content_text(it.get("content")))
     if typ.endswith("_call") or typ in ("program",):
         args = it.get("arguments", it.get("action", it.get("input")))
-        return new_item(rec, idx, "tool_call", role="assistant", time=t, subkind=typ, name=str(it.get("name") or typ),
-                        ids=ids, text=args if isinstance(args, str) else orjson.dumps(args).decode())
+        return new_item(rec, idx, "tool_call", role="assistant", time=t, subkind=typ, name=as_text(it.get("name") or typ),
+                        ids=ids, text=args if isinstance(args, str) else json_text(args))
     if typ.endswith("_output"):
         return new_item(rec, idx, "tool_result", role="tool", time=t, subkind=typ, ids=ids,
-                        text=orjson.dumps(it.get("output")).decode())
+                        text=json_text(it.get("output")))
     if typ == "compaction":
         return new_item(rec, idx, "summary", role="system", time=t, subkind=typ, ids=ids, text="compaction (encrypted)",
                         reasoning="encrypted")
-    return new_item(rec, idx, "unknown", time=t, subkind=typ, ids=ids, text=orjson.dumps(it).decode()[:2000])
+    return new_item(rec, idx, "unknown", time=t, subkind=typ, ids=ids, text=json_text(it)[:2000])
 
 
 def _event_item(fmt: str, rec: Record, idx: int, obj: dict[str, Any]) -> Item:
@@ -184,12 +185,12 @@ def _event_item(fmt: str, rec: Record, idx: int, obj: dict[str, Any]) -> Item:
     if isinstance(delta, str):
         text = delta
     elif isinstance(delta, dict):
-        text = str(delta.get("text") or delta.get("thinking") or delta.get("partial_json") or delta.get("content") or delta.get("reasoning_content") or "")
+        text = as_text(delta.get("text") or delta.get("thinking") or delta.get("partial_json") or delta.get("content") or delta.get("reasoning_content") or "")
     elif fmt == CHAT:
-        for ch in obj.get("choices") or []:
+        for ch in as_list(obj.get("choices")):
             d = ch.get("delta") if isinstance(ch, dict) else None
             if isinstance(d, dict):
-                text += str(d.get("content") or d.get("reasoning_content") or "")
-    kind = "reasoning" if ("reasoning" in str(t) or "thinking" in str(t)) else "event"
+                text += as_text(d.get("content") or d.get("reasoning_content") or "")
+    kind = "reasoning" if ("reasoning" in as_text(t) or "thinking" in as_text(t)) else "event"
     return new_item(rec, idx, kind, time=record_time(obj.get("created_at") or obj.get("created") or None),
-                    subkind=str(t), name=str(t), ids=ids, text=text)
+                    subkind=as_text(t), name=as_text(t), ids=ids, text=text)

@@ -90,12 +90,44 @@ def preview(text: str, limit: int = 240) -> str:
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def content_text(content: Any) -> str:
+#: Nesting below which item builders stop descending (orjson accepts up to 1024 levels).
+MAX_DEPTH = 200
+
+
+def json_text(value: Any) -> str:
+    """``value`` as compact JSON text, whatever its depth (levels past :data:`MAX_DEPTH` become ``"…"``)."""
+    import orjson
+
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:  # orjson stops at 255 levels (and refuses non-JSON values)
+        return orjson.dumps(_capped(value, MAX_DEPTH), default=str).decode()
+
+
+def as_text(value: Any) -> str:
+    """A JSON value as display text: strings as they are, other values as JSON (any depth)."""
+    if isinstance(value, str):
+        return value
+    if value is None or isinstance(value, bool | int | float):
+        return str(value)
+    return json_text(value)
+
+
+def _capped(value: Any, depth: int) -> Any:
+    """A copy of ``value`` with everything nested deeper than ``depth`` replaced by ``"…"``."""
+    if isinstance(value, dict):
+        return {str(k): _capped(v, depth - 1) for k, v in value.items()} if depth > 0 else "…"
+    if isinstance(value, list):
+        return [_capped(v, depth - 1) for v in value] if depth > 0 else "…"
+    return value
+
+
+def content_text(content: Any, depth: int = 0) -> str:
     """Flatten message content (a string, or a list of typed blocks) to text."""
     if isinstance(content, str):
         return content
     parts: list[str] = []
-    if isinstance(content, list):
+    if isinstance(content, list) and depth < MAX_DEPTH:
         for block in content:
             if isinstance(block, dict):
                 for key in ("text", "thinking", "output_text", "input_text", "content"):
@@ -104,7 +136,7 @@ def content_text(content: Any) -> str:
                         parts.append(v)
                         break
                     if isinstance(v, list):
-                        parts.append(content_text(v))
+                        parts.append(content_text(v, depth + 1))
                         break
             elif isinstance(block, str):
                 parts.append(block)

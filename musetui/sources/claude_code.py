@@ -11,8 +11,6 @@ from __future__ import annotations
 import os
 from typing import Any
 
-import orjson
-
 from musetui.model import Item
 from musetui.sources.base import (
     ZONE_MODEL,
@@ -22,9 +20,11 @@ from musetui.sources.base import (
     Record,
     as_dict,
     as_list,
+    as_text,
     content_text,
     dig,
     find_string_value,
+    json_text,
     new_item,
     record_time,
     text_of,
@@ -73,7 +73,7 @@ class ClaudeProbe(Probe):
 def sniff(obj: Any) -> str | None:
     """Recognise a Claude Code line."""
     t = dig(obj, "type")
-    if t in LINE_TYPES and dig(obj, "sessionId") is not None and (
+    if isinstance(t, str) and t in LINE_TYPES and dig(obj, "sessionId") is not None and (
         dig(obj, "uuid") is not None or dig(obj, "parentUuid") is not None or t == "progress"
     ):
         return f"claude-code: type == {t!r} with sessionId and uuid"
@@ -172,11 +172,11 @@ def items(records: list[Record]) -> list[Item]:
     for rec in records:
         obj = as_dict(rec.obj)
         t = record_time(obj.get("timestamp"))
-        ltype = str(obj.get("type"))
+        ltype = as_text(obj.get("type"))
         msg = as_dict(obj.get("message"))
         side = " (sidechain)" if obj.get("isSidechain") else ""
         if ltype == "assistant" and isinstance(msg.get("id"), str):
-            key = (msg["id"], str(obj.get("requestId") or ""))
+            key = (msg["id"], as_text(obj.get("requestId") or ""))
             prev = by_key.get(key)
             if prev is not None:
                 _merge(prev, rec, msg)
@@ -188,7 +188,7 @@ def items(records: list[Record]) -> list[Item]:
             if side:
                 item.name = (item.name or "") + side
             if isinstance(msg.get("id"), str):
-                by_key[(msg["id"], str(obj.get("requestId") or ""))] = item
+                by_key[(msg["id"], as_text(obj.get("requestId") or ""))] = item
             out.append(item)
         elif ltype == "user":
             content = msg.get("content")
@@ -203,17 +203,17 @@ def items(records: list[Record]) -> list[Item]:
                                     text=content_text(content)))
         elif ltype == "summary":
             out.append(new_item(rec, idx, "summary", role="system", time=t, subkind=ltype, name="summary",
-                                text=str(obj.get("summary") or "")))
+                                text=as_text(obj.get("summary") or "")))
         else:
             etext = obj.get("content") if isinstance(obj.get("content"), str) else _j({k: v for k, v in obj.items() if k not in ("parentUuid", "uuid", "sessionId", "cwd", "version", "gitBranch", "userType")})
-            out.append(new_item(rec, idx, "event", role="system", time=t, subkind=ltype, name=ltype, text=str(etext)))
+            out.append(new_item(rec, idx, "event", role="system", time=t, subkind=ltype, name=ltype, text=as_text(etext)))
     return out
 
 
 def _assistant(rec: Record, idx: int, t: float | None, msg: dict[str, Any], ids: list[str]) -> Item:
     content = as_list(msg.get("content"))
     item = new_item(rec, idx, "message", role="assistant", time=t, subkind="assistant",
-                    name=str(msg.get("model") or ""), ids=ids, text="")
+                    name=as_text(msg.get("model") or ""), ids=ids, text="")
     item.raw = [rec.obj]
     _apply_blocks(item, content)
     return item
@@ -229,7 +229,7 @@ def _apply_blocks(item: Item, content: list[Any]) -> None:
             item.kind = "reasoning"
             sig = b.get("signature")
             item.reasoning = "visible" if sig else "empty-signature"
-            texts.append(str(b.get("thinking") or ""))
+            texts.append(as_text(b.get("thinking") or ""))
         elif bt == "redacted_thinking":
             item.kind = "reasoning"
             item.reasoning = "redacted"
@@ -239,10 +239,10 @@ def _apply_blocks(item: Item, content: list[Any]) -> None:
                 item.kind = "tool_call"
             if isinstance(b.get("id"), str):
                 item.ids.append(b["id"])
-            item.name = str(b.get("name"))
+            item.name = as_text(b.get("name"))
             texts.append(_j(b.get("input")))
         elif bt == "text":
-            texts.append(str(b.get("text") or ""))
+            texts.append(as_text(b.get("text") or ""))
     item.text = "\n".join(x for x in texts if x)
 
 
@@ -257,7 +257,4 @@ def _merge(item: Item, rec: Record, msg: dict[str, Any]) -> None:
 
 
 def _j(value: Any) -> str:
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return repr(value)
+    return json_text(value)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from musetui.model import Item
 from musetui.sources.base import (
     ZONE_MODEL,
@@ -14,9 +12,11 @@ from musetui.sources.base import (
     Probe,
     Record,
     as_dict,
+    as_text,
     content_text,
     dig,
     find_string_value,
+    json_text,
     new_item,
     record_time,
     text_of,
@@ -65,7 +65,7 @@ class CodexProbe(Probe):
 def sniff(obj: Any) -> str | None:
     """Recognise a rollout line: a known ``type`` with a ``payload`` and a ``timestamp``."""
     t = dig(obj, "type")
-    if t in RECORD_TYPES and dig(obj, "payload") is not None and dig(obj, "timestamp") is not None:
+    if isinstance(t, str) and t in RECORD_TYPES and dig(obj, "payload") is not None and dig(obj, "timestamp") is not None:
         return f"codex: type == {t!r} with payload and timestamp"
     return None
 
@@ -110,7 +110,7 @@ class CodexObserver(Observer):
                 s.parent_session_id = parent
             fork = text_of(dig(payload, "forked_from_id"))
             if fork:
-                s.notes.append(f"forked from {fork}")
+                s.notes.append(f"forked from {as_text(fork)}")
             nick = text_of(dig(payload, "agent_nickname")) or text_of(dig(payload, "agent_role"))
             if nick:
                 s.label = nick
@@ -132,7 +132,7 @@ def items(records: list[Record]) -> list[Item]:
     for rec in records:
         obj = as_dict(rec.obj)
         t = record_time(obj.get("timestamp"))
-        rtype = str(obj.get("type"))
+        rtype = as_text(obj.get("type"))
         p = as_dict(obj.get("payload"))
         ptype = p.get("type")
         idx = len(out)
@@ -141,35 +141,35 @@ def items(records: list[Record]) -> list[Item]:
         if rtype == "session_meta":
             src = p.get("source")
             out.append(new_item(rec, idx, "meta", role="system", time=t, subkind=rtype, name="session_meta",
-                                ids=ids, text=f"session {p.get('id')} provider={p.get('model_provider')} "
-                                f"originator={p.get('originator')} cli={p.get('cli_version')} source={_j(src)}"))
+                                ids=ids, text=f"session {as_text(p.get('id'))} provider={as_text(p.get('model_provider'))} "
+                                f"originator={as_text(p.get('originator'))} cli={as_text(p.get('cli_version'))} source={_j(src)}"))
         elif rtype == "turn_context":
             out.append(new_item(rec, idx, "meta", role="system", time=t, subkind=rtype, name="turn_context",
-                                text=f"model={p.get('model')} effort={p.get('effort')} cwd={p.get('cwd')}"))
+                                text=f"model={as_text(p.get('model'))} effort={as_text(p.get('effort'))} cwd={as_text(p.get('cwd'))}"))
         elif rtype == "response_item":
             out.append(_response_item(rec, idx, t, p, ids))
         elif rtype == "event_msg":
             kind = "usage" if ptype == "token_count" else "event"
             role = "user" if ptype == "user_message" else ("assistant" if ptype in ("agent_message", "agent_reasoning") else None)
             text = p.get("message") or p.get("text") or _j({k: v for k, v in p.items() if k != "type"})
-            out.append(new_item(rec, idx, kind, role=role, time=t, subkind=str(ptype), name=str(ptype),
-                                text=str(text)))
+            out.append(new_item(rec, idx, kind, role=role, time=t, subkind=as_text(ptype), name=as_text(ptype),
+                                text=as_text(text)))
         elif rtype == "compacted":
             out.append(new_item(rec, idx, "summary", role="system", time=t, subkind=rtype, name="compacted",
-                                text=str(p.get("message") or "")))
+                                text=as_text(p.get("message") or "")))
         else:
             out.append(new_item(rec, idx, "unknown", time=t, subkind=rtype, name=rtype, text=_j(p)))
     return out
 
 
 def _response_item(rec: Record, idx: int, t: float | None, p: dict[str, Any], ids: list[str]) -> Item:
-    ptype = str(p.get("type"))
+    ptype = as_text(p.get("type"))
     cid = p.get("call_id")
     if isinstance(cid, str):
         ids.append(cid)
     if ptype == "message":
-        return new_item(rec, idx, "message", role=str(p.get("role")), time=t, subkind=ptype,
-                        name=str(p.get("phase") or ""), ids=ids, text=content_text(p.get("content")))
+        return new_item(rec, idx, "message", role=as_text(p.get("role")), time=t, subkind=ptype,
+                        name=as_text(p.get("phase") or ""), ids=ids, text=content_text(p.get("content")))
     if ptype == "reasoning":
         summary = content_text(p.get("summary"))
         visible = content_text(p.get("content"))
@@ -181,7 +181,7 @@ def _response_item(rec: Record, idx: int, t: float | None, p: dict[str, Any], id
                  "tool_search_call", "image_generation_call"):
         args = p.get("arguments", p.get("input", p.get("action")))
         return new_item(rec, idx, "tool_call", role="assistant", time=t, subkind=ptype,
-                        name=str(p.get("name") or ptype), ids=ids, text=args if isinstance(args, str) else _j(args))
+                        name=as_text(p.get("name") or ptype), ids=ids, text=args if isinstance(args, str) else _j(args))
     if ptype in ("function_call_output", "custom_tool_call_output"):
         o = p.get("output")
         return new_item(rec, idx, "tool_result", role="tool", time=t, subkind=ptype, name=ptype, ids=ids,
@@ -193,7 +193,4 @@ def _response_item(rec: Record, idx: int, t: float | None, p: dict[str, Any], id
 
 
 def _j(value: Any) -> str:
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return repr(value)
+    return json_text(value)

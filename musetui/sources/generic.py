@@ -4,10 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from musetui.model import Item
-from musetui.sources.base import ZONE_MODEL, Observer, Record, dig, new_item, record_time, text_of
+from musetui.sources.base import (
+    ZONE_MODEL,
+    Observer,
+    Record,
+    as_text,
+    dig,
+    json_text,
+    new_item,
+    record_time,
+    text_of,
+)
 
 FORMAT = "generic"
 
@@ -48,10 +56,7 @@ def items(records: list[Record]) -> list[Item]:
                 t = record_time(obj.get(key))
                 if t is not None:
                     break
-            name = str(obj.get("type") or obj.get("kind") or "") or None
-        try:
-            text = orjson.dumps(obj).decode()
-        except TypeError:
-            text = repr(obj)
+            name = as_text(obj.get("type") or obj.get("kind") or "") or None
+        text = json_text(obj)
         out.append(new_item(rec, len(out), kind, time=t, name=name, subkind=name, text=text[:4000]))
     return out

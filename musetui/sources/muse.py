@@ -18,9 +18,11 @@ from musetui.sources.base import (
     Record,
     as_dict,
     as_list,
+    as_text,
     dig,
     find_number_value,
     find_string_value,
+    json_text,
     new_item,
     record_time,
     text_of,
@@ -127,7 +129,7 @@ class MuseObserver(Observer):
                         self.offer_title(event.get("prompt"))
                 elif ekind == "model_completed":
                     self.declare_model(text_of(event.get("model")))
-                elif ekind not in KNOWN_EVENTS and isinstance(ekind, str):
+                elif isinstance(ekind, str) and ekind not in KNOWN_EVENTS:
                     self.unknown[ekind] = self.unknown.get(ekind, 0) + 1
                 record = payload.get("record")
             else:
@@ -177,22 +179,22 @@ def items(records: list[Record]) -> list[Item]:
         if record is not None and event is None:
             prov, model = record.get("provider_id"), record.get("model_id")
             out.append(
-                new_item(rec, idx, "meta", role="system", time=t, subkind=str(pkind), name=str(pkind),
-                         text=f"{pkind}: provider_id={prov} model_id={model} cwd={record.get('cwd')}")
+                new_item(rec, idx, "meta", role="system", time=t, subkind=as_text(pkind), name=as_text(pkind),
+                         text=f"{as_text(pkind)}: provider_id={as_text(prov)} model_id={as_text(model)} cwd={as_text(record.get('cwd'))}")
             )
             continue
         if event is None:
-            out.append(new_item(rec, idx, "unknown", time=t, subkind=str(pkind), text=f"payload kind {pkind}"))
+            out.append(new_item(rec, idx, "unknown", time=t, subkind=as_text(pkind), text=f"payload kind {as_text(pkind)}"))
             continue
-        ek = str(event.get("kind"))
+        ek = as_text(event.get("kind"))
         mid = event.get("message_id")
         ids = [mid] if isinstance(mid, str) else []
         if ek == "started":
             out.append(new_item(rec, idx, "message", role="user", time=t, subkind=ek, name=ek,
-                                text=str(event.get("prompt") or "")))
+                                text=as_text(event.get("prompt") or "")))
         elif ek == "reasoning_committed":
             sig = event.get("signature")
-            text = str(event.get("text") or "")
+            text = as_text(event.get("text") or "")
             state = _reasoning_state(text, sig)
             out.append(new_item(rec, idx, "reasoning", role="assistant", time=t, subkind=ek, name=ek,
                                 ids=ids, text=text, reasoning=state))
@@ -204,7 +206,7 @@ def items(records: list[Record]) -> list[Item]:
                     cid = c.get("call_id") or c.get("id")
                     if isinstance(cid, str):
                         ids.append(cid)
-                    names.append(str(c.get("name")))
+                    names.append(as_text(c.get("name")))
             args = [c.get("args") or c.get("arguments") for c in calls if isinstance(c, dict)]
             out.append(new_item(rec, idx, "tool_call", role="assistant", time=t, subkind=ek,
                                 name=", ".join(names), ids=ids, text=_short_json(args)))
@@ -223,10 +225,10 @@ def items(records: list[Record]) -> list[Item]:
         elif ek == "model_completed":
             usage = event.get("usage")
             out.append(new_item(rec, idx, "usage", role="system", time=t, subkind=ek,
-                                name=str(event.get("model")), text=f"model {event.get('model')} usage {_short_json(usage)}"))
+                                name=as_text(event.get("model")), text=f"model {as_text(event.get('model'))} usage {_short_json(usage)}"))
         elif ek == "assistant_message_committed":
             out.append(new_item(rec, idx, "message", role="assistant", time=t, subkind=ek, name=ek,
-                                ids=ids, text=str(event.get("text") or "")))
+                                ids=ids, text=as_text(event.get("text") or "")))
         else:
             out.append(new_item(rec, idx, "event", time=t, subkind=ek, name=ek, ids=ids,
                                 text=_short_json({k: v for k, v in event.items() if k != "kind"})))
@@ -244,9 +246,4 @@ def _reasoning_state(text: str, sig: Any) -> str:
 
 
 def _short_json(value: Any) -> str:
-    import orjson
-
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return repr(value)
+    return json_text(value)

@@ -29,7 +29,7 @@ def test_scan_table_in_a_pipe_is_aligned_plain_text_with_whole_paths() -> None:
     assert table.stderr.strip() == f"{len(records)} sessions"
     start = lines[0].index("path")  # the path column starts at the same place on every line
     for line, rec in zip(lines[1:], records, strict=True):
-        assert line[start:] == rec["path"]
+        assert line[start:] == f"{rec['root']}/{rec['path']}"  # root/path, as `show` accepts it
         cells = line[:start].split()
         prov = rec["provider"] + (f"/{rec['host']}" if rec["host"] else "")
         assert cells[:5] == [rec["format"], prov, f"{rec['confidence']:.2f}", str(rec["items"]), str(rec["malformed_lines"])]

@@ -128,7 +128,7 @@ def test_call_id_finds_the_call_and_its_result(sample: Path) -> None:
     assert len(expected) == 2
     assert located(hits) == expected
     for h in hits:
-        assert set(h) == {"path", "session_id", "line", "field", "snippet"}
+        assert set(h) == {"root", "path", "session_id", "line", "field", "snippet"}
         assert h["session_id"] == OUTLIER
         assert CALL in h["snippet"]
     assert [h["field"] for h in hits] == [
@@ -195,7 +195,7 @@ def test_text_output_and_limit(sample: Path) -> None:
     assert proc.returncode == 0
     first = proc.stdout.splitlines()[0]
     assert (
-        first.startswith("muse-vm/")
+        first.startswith(f"{sample}/muse-vm/")  # root/path, which `musetui show` accepts
         and f":5: [payload.event.tool_calls[0].call_id] {CALL}" in first
     )
     code, hits = cli_json("--limit", "1", str(sample), CALL)
@@ -616,14 +616,16 @@ def test_walk_matches_the_index(tmp_path: Path, sample: Path) -> None:
     assert [h.path for h in hits] == ["a.b/x.jsonl", "a/noext", "a/notes.txt", "a/x.jsonl", "z.log"]
 
 
-def test_outside_symlinks_are_followed_once(tmp_path: Path) -> None:
+def test_outside_symlinks_are_not_followed(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     write_lines(outside / "s.jsonl", [generic("needle")])
     (outside / "back").symlink_to(outside)
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "link").symlink_to(outside)
-    assert [h.path for h in search([tree], "needle")] == ["link/s.jsonl"]
+    run = run_search([str(tree)], "needle")
+    assert list(run) == []
+    assert run.notes == [f"link: skipped: symlink leaves the root -> {outside}"]
 
 
 def test_parallel_equals_serial(tmp_path: Path, sample: Path) -> None:
@@ -726,6 +728,10 @@ def test_exponential_pattern_runs_in_linear_time_on_a_1mb_line(tmp_path: Path) -
     hits = list(run_search([str(tmp_path)], '/(a+)+"}$/', workers=1))
     assert [h.line for h in hits] == [3] and time.perf_counter() - start < 5.0
     assert hits[0].field == "raw" and "aaa" in hits[0].snippet
+    # Matches the empty string (no start of match from Hyperscan): still linear, every line.
+    start = time.perf_counter()
+    hits = list(run_search([str(tmp_path)], "/(\\w+\\s?)*$/", workers=1))
+    assert [h.line for h in hits] == [1, 2, 3, 4] and time.perf_counter() - start < 5.0
 
 
 def test_core_import_stays_free_of_textual() -> None:
@@ -868,3 +874,26 @@ def test_search_pool_replaces_a_pool_whose_worker_died(sample: Path, monkeypatch
         assert got == [h.record() for h in search_sessions(sessions, "muse-special", workers=1)] and got
     finally:
         pool.close()
+
+
+RG = shutil.which("rg")
+RG_GLOBS = ["*.jsonl", "*.json", "*.ndjson", "*.jsonlines", "*.txt", "*.log", "!agent-*.meta.json", "!MANIFEST.json"]
+
+
+@pytest.mark.skipif(RG is None, reason="ripgrep (rg) is not installed")
+@pytest.mark.parametrize(
+    "pattern",
+    [r"rs_[0-9a-f]{18}", r"(\w+\s?)*$", r"^\{", r'"type":\s*"[a-z_]+"', r"\bmuse\b", r"call_[A-Za-z0-9]{24}", r"a\S+?z", r"[^\x00-\x7f]"],
+)
+def test_regex_hits_are_rgs_lines(sample: Path, pattern: str) -> None:
+    """Every regex hit is a line rg reports for the same pattern (smart case), and no other."""
+    assert RG is not None
+    argv = [RG, "-uu", "-n", "--no-heading", "-S", "--no-messages"]
+    for g in RG_GLOBS:
+        argv += ["-g", g]
+    out = subprocess.run([*argv, "-e", pattern, str(sample)], capture_output=True, text=True, check=False).stdout
+    expected = sorted(
+        (Path(p).relative_to(sample).as_posix(), int(n))
+        for p, n, _rest in (line.split(":", 2) for line in out.splitlines())
+    )
+    assert sorted((h.path, h.line) for h in search([sample], f"/{pattern}/")) == expected, pattern
