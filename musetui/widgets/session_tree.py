@@ -307,10 +307,16 @@ class SessionTree(Tree[NodeData]):
         return parts[-2] if len(parts) >= 2 and parts[-1] == "session.jsonl" else None
 
     def add_sessions(self, batch: Iterable[SessionSummary]) -> None:
-        """Add newly indexed sessions, linking them to parents already seen."""
+        """Add newly indexed sessions, linking them to parents already seen.
+
+        The label caches are updated for what the batch touches only (its groups and parents),
+        so adding a slice costs the slice, not the whole tree.
+        """
+        added: list[SessionSummary] = []
         for s in batch:
             if s.key in self._by_key:
                 continue
+            added.append(s)
             self._sessions.append(s)
             self._by_key[s.key] = s
             if s.session_id:
@@ -326,9 +332,18 @@ class SessionTree(Tree[NodeData]):
                 self._add_top_node(s)
         self._order_cache = None
         self._count_cache = None
-        self._prefix_cache.clear()
-        self._flagged_cache.clear()
-        self._width_cache = None
+        for s in added:
+            pk = self._parent_of.get(s.key)
+            self._prefix_cache.pop(pk if pk else (s.root, s.format), None)
+        if any(s.attribution.flags for s in added):
+            self._flagged_cache.clear()
+        if self._width_cache is not None and added:
+            wp, wi, wm = self._width_cache
+            self._width_cache = (
+                min(16, max(wp, *(len(provider_label(s)) for s in added))),
+                max(wi, *(len(str(s.items)) for s in added)),
+                min(32, max(wm, *(len(s.declared_model or s.label or "-") for s in added))),
+            )
         if self.session_order != "path":
             self.rebuild()
 
