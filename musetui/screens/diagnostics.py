@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -16,48 +14,9 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from musetui.diagnostics import Group, group
+from musetui.model import Diagnostic
 from musetui.widgets.text import clean
-
-#: How many line numbers a grouped entry lists before "…".
-LINES_SHOWN = 8
-
-
-@dataclass
-class DiagnosticGroup:
-    """Diagnostics of one file with one reason: ``path: binary data: 494 lines (1, 2, 3 …)``."""
-
-    path: str
-    reason: str
-    lines: list[int] = field(default_factory=list)
-    count: int = 0
-
-    def text(self) -> str:
-        """One line: the file, the reason, and how many lines (which ones) it concerns."""
-        if self.count <= 1:
-            where = f":{self.lines[0]}" if self.lines and self.lines[0] else ""
-            return f"{self.path}{where}: {self.reason}"
-        shown = ", ".join(str(n) for n in self.lines[:LINES_SHOWN])
-        more = " …" if len(self.lines) > LINES_SHOWN else ""
-        return f"{self.path}: {self.reason}: {self.count:,} lines ({shown}{more})"
-
-
-_MALFORMED = re.compile(r"^malformed: ")
-
-
-def group_diagnostics(diags: Sequence[Any]) -> list[DiagnosticGroup]:
-    """Group diagnostics by file and reason, in the order first met (malformed lines of one kind join)."""
-    groups: dict[tuple[str, str], DiagnosticGroup] = {}
-    for d in diags:
-        path = str(getattr(d, "path", "") or "")
-        line = int(getattr(d, "line", 0) or 0)
-        reason = _MALFORMED.sub("", str(getattr(d, "message", "") or ""))
-        g = groups.get((path, reason))
-        if g is None:
-            g = groups[(path, reason)] = DiagnosticGroup(path, reason)
-        g.count += 1
-        if line:
-            g.lines.append(line)
-    return list(groups.values())
 
 
 class DiagnosticsScreen(ModalScreen[str | None]):
@@ -73,12 +32,12 @@ class DiagnosticsScreen(ModalScreen[str | None]):
         self, diagnostics: Sequence[Any], roots: Sequence[str], session_key: Callable[[str], str | None]
     ) -> None:
         super().__init__()
-        self.groups = group_diagnostics(diagnostics)
+        self.groups = group([d for d in diagnostics if isinstance(d, Diagnostic)])
         self.total = len(diagnostics)
         self.roots = [os.path.abspath(r) for r in roots]
         self._session_key = session_key
 
-    def key_for(self, group: DiagnosticGroup) -> str | None:
+    def key_for(self, group: Group) -> str | None:
         """The key of the session held by the group's file, if it has one."""
         for root in self.roots:
             for candidate in (os.path.join(root, group.path), root):

@@ -110,11 +110,11 @@ class CodexObserver(Observer):
 
     def observe(self, doc: Any, line: int) -> tuple[Any, int]:
         s = self.summary
-        rtype = dig(doc, "type")
+        rtype = text_of(dig(doc, "type"))
         payload = dig(doc, "payload")
         zone = ZONE_MODEL
         if rtype == "response_item":
-            ptype = dig(payload, "type")
+            ptype = text_of(dig(payload, "type"))
             if ptype in ("function_call_output", "custom_tool_call_output") or (
                 ptype == "message" and dig(payload, "role") in ("user", "developer", "system")
             ):
@@ -152,7 +152,7 @@ class CodexObserver(Observer):
                 tid = text_of(dig(doc, "thread_id"))
                 if tid and s.session_id is None:
                     s.session_id = tid
-            elif dig(doc, "item", "type") in _EXEC_QUOTED:
+            elif text_of(dig(doc, "item", "type")) in _EXEC_QUOTED:
                 zone = ZONE_QUOTED
         elif isinstance(rtype, str):
             self.unknown[rtype] = self.unknown.get(rtype, 0) + 1

@@ -12,8 +12,10 @@ from pathlib import Path
 from textual.widgets import OptionList
 
 from musetui.app import MuseApp
+from musetui.diagnostics import group
 from musetui.messages import IndexProgress
-from musetui.screens.diagnostics import DiagnosticsScreen, group_diagnostics
+from musetui.model import Diagnostic
+from musetui.screens.diagnostics import DiagnosticsScreen
 from musetui.screens.main import pager_command
 from musetui.screens.provider_filter import ProviderFilterScreen
 from musetui.widgets.header import MuseHeader
@@ -161,16 +163,14 @@ def _diag_tree(root: Path) -> None:
 
 
 def test_repeated_diagnostics_of_one_file_are_one_group() -> None:
-    class D:
-        def __init__(self, path: str, line: int, message: str) -> None:
-            self.path, self.line, self.message = path, line, message
-
-    groups = group_diagnostics(
-        [D("b.jsonl", i, "malformed: binary data") for i in range(1, 495)] + [D("a.jsonl", 3, "malformed: truncated JSON")]
+    """The view groups with the same function as stderr: one line per file and kind."""
+    groups = group(
+        [Diagnostic("b.jsonl", i, "malformed: binary data") for i in range(1, 495)]
+        + [Diagnostic("a.jsonl", 3, "malformed: truncated JSON")]
     )
     assert [g.count for g in groups] == [494, 1]
-    assert groups[0].text().startswith("b.jsonl: binary data: 494 lines (1, 2, 3")
-    assert groups[1].text() == "a.jsonl:3: truncated JSON"
+    assert groups[0].text() == "b.jsonl: 494 malformed lines (first at 1: binary data)"
+    assert groups[1].text() == "a.jsonl:3: malformed: truncated JSON"
 
 
 async def test_diagnostics_view_lists_groups_and_jumps_to_the_session(tmp_path: Path) -> None:
@@ -189,7 +189,7 @@ async def test_diagnostics_view_lists_groups_and_jumps_to_the_session(tmp_path: 
         texts = [g.text() for g in view.groups]
         assert any(t.startswith("blob.jsonl") for t in texts), texts
         blob = [t for t in texts if t.startswith("blob.jsonl")]
-        assert len(blob) <= 3 and any(" lines (1, 2, 3" in t for t in blob), blob  # grouped, not a line each
+        assert blob == ["blob.jsonl: binary file: 494 lines"], blob  # grouped, not a line each
         good = next(i for i, g in enumerate(view.groups) if g.path == "good.jsonl")
         ol = view.query_one(OptionList)
         ol.highlighted = good

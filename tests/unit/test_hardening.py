@@ -133,6 +133,21 @@ def test_type_that_is_a_list_is_no_crash(tmp_path: Path, capsys: pytest.CaptureF
     assert code == 0 and len(_records(out)) == 3 and "internal error" not in err
 
 
+def test_codex_record_whose_type_is_a_list_keeps_its_session(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A rollout line with ``"type": []`` (found by the pipeline property test) is an item, not a lost session."""
+    meta = {"timestamp": "2025-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "019c8a53-a0dd-7130-bcd7-95445d84846a"}}
+    odd = [
+        {"timestamp": "2025-01-01T00:00:01Z", "type": [], "payload": {"type": []}},
+        {"timestamp": "2025-01-01T00:00:02Z", "type": "response_item", "payload": {"type": [], "x": 1}},
+        {"timestamp": "2025-01-01T00:00:03Z", "type": "item.completed", "item": {"type": [], "id": "i"}},
+    ]
+    (tmp_path / "rollout.jsonl").write_bytes(b"".join(orjson.dumps(r) + b"\n" for r in [meta, *odd]))
+    code, out, err = _run(capsys, "scan", str(tmp_path), "--json", "--no-cache")
+    (rec,) = _records(out)
+    assert code == 0 and "internal error" not in err, err
+    assert (rec["format"], rec["session_id"], rec["items"]) == ("codex", "019c8a53-a0dd-7130-bcd7-95445d84846a", 4)
+
+
 @pytest.mark.parametrize("cache", [True, False])
 @pytest.mark.parametrize("value", [{"a": 1}, [1, 2]])
 def test_muse_recorded_at_object_or_array(tmp_path: Path, cache: bool, value: object, capsys: pytest.CaptureFixture[str]) -> None:
