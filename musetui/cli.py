@@ -187,7 +187,23 @@ def _records(sessions: Sequence[object], names: dict[str, str] | None = None) ->
             record = s.record()
             if given is not None:
                 record["root"] = json_name(given)
-            yield orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+            try:
+                yield orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+            except TypeError:  # a string taken from a file name that is not UTF-8: escape it as paths are
+                yield orjson.dumps(_json_safe(record), option=orjson.OPT_APPEND_NEWLINE)
+
+
+def _json_safe(value: object) -> object:
+    """``value`` with every string JSON can carry (see :func:`musetui.diagnostics.json_name`)."""
+    from musetui.diagnostics import json_name
+
+    if isinstance(value, str):
+        return json_name(value)
+    if isinstance(value, dict):
+        return {json_name(str(k)): _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    return value
 
 
 def _root_names(paths: Sequence[str]) -> dict[str, str]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from musetui._pickling import reduce_by_fields
+from musetui.diagnostics import json_name
 from musetui.fingerprints.types import Decoded
 from musetui.model import Attribution, Evidence, SessionSummary, iso
 
@@ -527,7 +528,7 @@ def mark_outliers(sessions: Sequence[SessionSummary]) -> None:
                     weight=0.0,
                     line=0,
                     field="",
-                    value=s.session_id or s.path,
+                    value=json_name(s.session_id or s.path),  # a path may hold bytes that are not UTF-8
                     detail=reason,
                     tag="fleet",  # a comparison with other sessions, not a FINGERPRINTS.md fingerprint
                 ),

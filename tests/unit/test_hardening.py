@@ -634,3 +634,21 @@ def test_lazy_opening_in_windows_equals_whole(tmp_path: Path, monkeypatch: pytes
     whole = rows()
     monkeypatch.setattr(scanner, "WINDOW_BYTES", 4096)
     assert rows() == whole and len(whole) > 300
+
+
+def test_an_outlier_whose_file_name_is_not_utf8_is_written_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The outlier record names a session without an id by its path: a non-UTF-8 path is escaped, not fatal."""
+    import shutil
+
+    shutil.copytree(SAMPLE, tmp_path / "sample")
+    codex = [ln for f in sorted((SAMPLE / "codex").rglob("*.jsonl")) for ln in f.read_bytes().splitlines()]
+    claude = [ln for f in sorted((SAMPLE / "claude").rglob("*.jsonl")) for ln in f.read_bytes().splitlines()]
+    compacted = next(ln for ln in codex if b'"type":"compacted"' in ln)
+    user = next(ln for ln in claude if b'"tool_result"' in ln)
+    gen = tmp_path / "gen"
+    gen.mkdir()
+    (gen / os.fsdecode(b"bad\xff.jsonl")).write_bytes(b"null\n" + compacted + b"\nnull\n" + user + b"\n")
+    for argv in (["--no-cache"], [], []):
+        code, out, err = _run(capsys, "scan", str(tmp_path), "--json", *argv)
+        assert code == 0 and "internal error" not in err, err
+        assert "gen/bad\\xff.jsonl" in {r["path"] for r in _records(out)}
