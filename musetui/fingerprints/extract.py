@@ -427,35 +427,43 @@ def field_path(obj: Any, needle: str, key: str | None = None) -> str | None:
 
 
 def _find_path(obj: Any, needle: str, key: str | None, path: str, depth: int) -> str | None:
+    # A path is spelled only for the branch that holds the needle (or the key).
     if depth > 200:
         return None
     if isinstance(obj, dict):
-        items: Any = obj.items()
-    elif isinstance(obj, list):
-        items = ((f"[{i}]", v) for i, v in enumerate(obj))
-    else:
-        return None
-    for k, v in items:
-        if isinstance(obj, dict):
-            sub = f"{path}.{k}" if path else str(k)
+        for k, v in obj.items():
             if key is not None and k == key:
-                return sub
-        else:
-            sub = f"{path}{k}"
-        if isinstance(v, str):
-            if needle and needle in v:
-                if len(v) > len(needle) and v[:1] in "{[" and v[-1:] in "}]":
-                    try:
-                        inner = orjson.loads(v)
-                    except orjson.JSONDecodeError:
-                        return sub
-                    return _find_path(inner, needle, key, sub + "<json>", depth + 1) or sub
-                return sub
-        elif isinstance(v, dict | list):
-            found = _find_path(v, needle, key, sub, depth + 1)
-            if found is not None:
-                return found
+                return f"{path}.{k}" if path else str(k)
+            if type(v) is str:
+                if needle and needle in v:
+                    return _in_string(v, needle, key, f"{path}.{k}" if path else str(k), depth)
+            elif isinstance(v, dict | list) and v:
+                found = _find_path(v, needle, key, f"{path}.{k}" if path else str(k), depth + 1)
+                if found is not None:
+                    return found
+            elif isinstance(v, str) and needle and needle in v:
+                return _in_string(v, needle, key, f"{path}.{k}" if path else str(k), depth)
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            if isinstance(v, str):
+                if needle and needle in v:
+                    return _in_string(v, needle, key, f"{path}[{i}]", depth)
+            elif isinstance(v, dict | list) and v:
+                found = _find_path(v, needle, key, f"{path}[{i}]", depth + 1)
+                if found is not None:
+                    return found
     return None
+
+
+def _in_string(v: str, needle: str, key: str | None, sub: str, depth: int) -> str:
+    """The path of a string holding the needle: inside it when it holds JSON that has it."""
+    if len(v) > len(needle) and v[:1] in "{[" and v[-1:] in "}]":
+        try:
+            inner = orjson.loads(v)
+        except orjson.JSONDecodeError:
+            return sub
+        return _find_path(inner, needle, key, sub + "<json>", depth + 1) or sub
+    return sub
 
 
 @dataclass(slots=True)
