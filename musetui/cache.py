@@ -32,7 +32,7 @@ SNAPSHOT_CHUNKS = 64
 LOCK_TIMEOUT_S = 10.0
 
 #: Bump when the stored layout or the meaning of stored outcomes changes.
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 #: Every stored blob starts with the CRC-32 of the rest (little-endian): a blob whose bytes
 #: changed on disk is discarded and its file read again, never replayed.
@@ -52,14 +52,14 @@ def engine_stamp() -> str:
             parts.append(f"{p}:{st.st_size}:{st.st_mtime_ns}")
         except OSError:
             parts.append(f"{p}:absent")
-    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+    return hashlib.sha256(os.fsencode("|".join(parts))).hexdigest()[:16]
 
 
 def db_path(root: str) -> Path:
     """The database file for one root (absolute path), inside the cache directory."""
     root_abs = os.path.abspath(root)
     slug = "".join(c if c.isalnum() else "-" for c in os.path.basename(root_abs) or "root")[:40]
-    digest = hashlib.sha256(root_abs.encode()).hexdigest()[:16]
+    digest = hashlib.sha256(os.fsencode(root_abs)).hexdigest()[:16]
     return cache_dir() / f"index-{slug}-{digest}.sqlite3"
 
 
@@ -161,13 +161,13 @@ class IndexCache:
             if not rows:
                 conn.executemany(
                     "INSERT OR REPLACE INTO meta VALUES (?, ?)",
-                    [("schema", str(SCHEMA_VERSION)), ("engine", stamp), ("root", self.root)],
+                    [("schema", str(SCHEMA_VERSION)), ("engine", stamp), ("root", _key(self.root))],
                 )
             elif rows.get("schema") != str(SCHEMA_VERSION):
                 raise _Stale(f"schema {rows.get('schema')} is not {SCHEMA_VERSION}")
             elif rows.get("engine") != stamp:
                 raise _Stale("made by another musetui version or model catalogue")
-            elif rows.get("root") != self.root:
+            elif rows.get("root") != _key(self.root):
                 raise _Stale("made for another root")
             conn.execute("SELECT count(*) FROM files WHERE rowid = 1").fetchone()
         except BaseException:

@@ -338,7 +338,7 @@ def _print_table(sessions: Sequence[object], names: dict[str, str] | None = None
                 shown_path(names.get(s.root_dir, s.root_dir), s.path),
                 s.format,
                 strip_controls(s.declared_model or "-"),
-                a.provider + (f"/{a.host}" if a.host else ""),
+                a.provider + (f"/{a.host}" if a.host else "") + (f" via {a.via}" if a.via else ""),
                 f"{a.confidence:.2f}",
                 ", ".join(a.flags) or "-",
                 str(s.items),

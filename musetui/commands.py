@@ -53,7 +53,6 @@ class MuseCommands(Provider):
             "Jump to the next flagged session (o)",
         )
         yield ("search: all sessions", main.action_search, "Open the search view (/)")
-        yield ("report: write evidence report", main.write_report, "Write the HTML evidence report of the open roots")
         yield ("view: diagnostics", main.action_diagnostics, "Unreadable files and malformed lines, grouped (D)")
         yield ("view: zoom the focused part", main.action_zoom, "Tree, items or panes fill the screen; esc comes back (z)")
         yield ("view: wider tree", partial(main.action_tree_width, 1), "Make the session tree wider (])")
@@ -66,6 +65,7 @@ class MuseCommands(Provider):
             ("size", "biggest file first"),
         ):
             yield (f"sort: by {order}", partial(main.set_sort, order), f"Order the tree's sessions {what} (s cycles)")
+        yield ("report: write evidence report", main.write_report, "Write the HTML evidence report of the open roots")
         yield (
             "filter: all providers",
             partial(main.apply_filter, None),

@@ -98,7 +98,7 @@ def light_blob(outcome: Outcome) -> bytes:
         s.declared_provider, s.declared_model, s.items, s.malformed_lines, s.started_at, s.ended_at,
         s.size, s.mtime_ns, s.inode, s.device, s.read_bytes, s.label, dict(s.models),
         a.provider, a.host, a.confidence, [f for f in a.flags if f != "outlier"], a.summary,
-        orjson.dumps(s.record()), s.title,
+        orjson.dumps(s.record()), s.title, a.via,
     )
     return marshal.dumps((light, diags))
 
@@ -113,6 +113,7 @@ def outcome_from_light(blob: bytes | tuple[Any, Any]) -> Outcome | None:
         (path, abspath, root, fmt, rule, sid, parent, dprov, dmodel, items, malformed, started, ended,
          size, mtime_ns, inode, device, read_bytes, label, models, provider, host, conf, flags, why, record) = light[:26]
         title = light[26] if len(light) > 26 else None
+        via = light[27] if len(light) > 27 else None
     except (ValueError, EOFError, TypeError):
         return None
     summary = SessionSummary(
@@ -120,7 +121,7 @@ def outcome_from_light(blob: bytes | tuple[Any, Any]) -> Outcome | None:
         parent_session_id=parent, declared_provider=dprov, declared_model=dmodel, items=items,
         malformed_lines=malformed, started_at=started, ended_at=ended, size=size, mtime_ns=mtime_ns,
         inode=inode, device=device, read_bytes=read_bytes, label=label, models=models, title=title,
-        attribution=Attribution(provider=provider, host=host, confidence=conf, flags=list(flags), summary=why),
+        attribution=Attribution(provider=provider, host=host, confidence=conf, flags=list(flags), summary=why, via=via),
         stored_record=record,
     )
     return Outcome(summary, diagnostics)

@@ -19,6 +19,8 @@ Format = Literal[
     "openai-chat",
     "anthropic-messages",
     "gemini",
+    "bedrock-converse",
+    "http-capture",
     "generic",
 ]
 FORMATS: tuple[str, ...] = get_args(Format)
@@ -33,11 +35,17 @@ Provider = Literal[
     "xai",
     "groq",
     "mistral",
+    "alibaba",
+    "zhipu",
+    "amazon",
     "unknown",
 ]
 Host = Literal["azure", "bedrock", "vertex", "fireworks"]
+#: Routers a response can pass through (the scan record's ``via``).
+Via = Literal["openrouter", "litellm", "portkey", "helicone"]
 PROVIDERS: tuple[str, ...] = get_args(Provider)
 HOSTS: tuple[str, ...] = get_args(Host)
+VIAS: tuple[str, ...] = get_args(Via)
 FLAGS: tuple[str, ...] = (
     "declared-mismatch",
     "time-mismatch",
@@ -173,6 +181,7 @@ class Attribution:
     provider: str = "unknown"
     host: str | None = None
     confidence: float = 0.0
+    via: str | None = None
     flags: list[str] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
     summary: str = ""
@@ -250,6 +259,7 @@ class SessionSummary:
             "declared_model": self.declared_model,
             "provider": a.provider,
             "host": a.host,
+            "via": a.via,
             "confidence": round(a.confidence, 3),
             "flags": list(a.flags),
             "evidence": [e.record() for e in a.evidence],

@@ -67,8 +67,9 @@ def verdict_line(s: SessionSummary) -> str:
     """``openai (host azure) · confidence 0.97 · flags: outlier``."""
     a = s.attribution
     host = f" (host {a.host})" if a.host else ""
+    via = f" via {a.via}" if a.via else ""
     flags = ", ".join(a.flags) if a.flags else "none"
-    return f"{a.provider}{host} · confidence {a.confidence:.2f} · flags: {flags}"
+    return f"{a.provider}{host}{via} · confidence {a.confidence:.2f} · flags: {flags}"
 
 
 def session_markdown(s: SessionSummary, extra: Sequence[str] = ()) -> str:

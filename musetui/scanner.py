@@ -318,6 +318,9 @@ def scan_bytes(
     want_state: bool = False,
 ) -> Outcome:
     """Scan the bytes of one whole file into ``summary``."""
+    capture = sources.http_capture.claims(summary.path, data)
+    if capture is not None:
+        return _scan_capture(data, summary, capture, None, keep_offsets, attribute_session)
     lines0 = data.split(b"\n", 1)
     first_line = lines0[0].strip()
     if data.lstrip()[:1] in (b"{", b"[") and len(lines0) > 1 and len(data) <= MAX_DOCUMENT_BYTES:
@@ -708,7 +711,7 @@ def _walk_lines(
         except orjson.JSONDecodeError:
             continue
         t = parse_time(times[i])
-        for dec, _key, path in extract.walk_record(obj):
+        for dec, _key, path in sources.walk_record(obj):
             tag = dec.value.encode("utf-8", "replace")
             if dec.value and tag in seen_b:
                 continue
@@ -721,6 +724,8 @@ def _scan_document(
     data: bytes, document: Any, summary: SessionSummary, starts: list[int], keep_offsets: bool, attribute_session: bool
 ) -> Outcome:
     """A whole-file JSON document (a pretty-printed API response, or a JSON array)."""
+    if sources.http_capture.is_har(document):
+        return _scan_capture(data, summary, "har", document, keep_offsets, attribute_session)
     records = document if isinstance(document, list) else [document]
     found = None
     for rec in records[:8]:
@@ -744,7 +749,7 @@ def _scan_document(
         from bisect import bisect_right
 
         for rec in records:
-            for dec, _key, path in extract.walk_record(rec):
+            for dec, _key, path in sources.walk_record(rec):
                 if dec.value in seen and dec.value:
                     continue
                 seen.add(dec.value)
@@ -755,6 +760,22 @@ def _scan_document(
         summary.attribution = attribute(summary, located, _lookup())
     offs = array("Q", [0]).tobytes() if keep_offsets else b""
     return Outcome(summary, [], offs)
+
+
+def _scan_capture(
+    data: bytes, summary: SessionSummary, kind: str, document: Any, keep_offsets: bool, attribute_session: bool
+) -> Outcome:
+    """A VCR cassette or HAR log: one session, one item per interaction (see sources.http_capture)."""
+    cap = sources.http_capture
+    try:
+        located, offsets = cap.scan(data, summary, kind, document)
+    except cap.NotACapture:
+        return Outcome(None, [])
+    except cap.CaptureError as exc:
+        return Outcome(None, [Diagnostic(summary.path, 0, f"unreadable HTTP capture: {exc}")])
+    if attribute_session:
+        summary.attribution = attribute(summary, located, _lookup())
+    return Outcome(summary, [], array("Q", offsets).tobytes() if keep_offsets else b"")
 
 
 def relpath_of(path: str, root: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from array import array
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,8 +38,12 @@ class OpenedSession:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
     def raw(self, item: Item) -> bytes:
-        """The raw bytes of an item's line(s), exactly as in the file."""
-        return bytes(self.data[item.offset : item.offset + item.length])
+        """The raw bytes of an item's line(s), exactly as in the file.
+
+        A line over the line limit (a malformed filler row) gives only its first
+        MAX_LINE_BYTES: a 2 GB line is never read into memory to be shown.
+        """
+        return bytes(self.data[item.offset : item.offset + min(item.length, MAX_LINE_BYTES)])
 
     def decoded(self, item: Item) -> list[Decoded]:
         """Every fingerprint in the item, via the full schema-agnostic walk."""
@@ -120,6 +125,63 @@ class FileView:
         start, stop, _step = span.indices(self.size)
         return read_range(self.path, start, max(0, stop - start)) if stop > start else b""
 
+    def find(self, sub: bytes, start: int = 0, end: int | None = None) -> int:
+        """Like ``bytes.find``, reading 1 MiB at a time."""
+        stop = self.size if end is None else min(end, self.size)
+        pos = max(0, start)
+        while pos < stop:
+            chunk = self[pos : min(stop, pos + 2**20)]
+            if not chunk:
+                break
+            i = chunk.find(sub)
+            if i >= 0:
+                return pos + i
+            pos += max(1, len(chunk) - len(sub) + 1)
+        return -1
+
+
+def windowed_line_starts(path: str, limit: int) -> tuple[array[int], array[int]]:
+    """Offsets and 1-based numbers of every non-blank line of the first ``limit`` bytes of a file.
+
+    What ``widgets.lazy_session.line_starts`` gives for bytes in memory, read a window at a
+    time (a line longer than a window is found by its end, never held).
+    """
+    from musetui.scanner import WINDOW_BYTES, _find_newline, _pread
+
+    starts: array[int] = array("q")
+    numbers: array[int] = array("q")
+    fd = open_regular(path)
+    try:
+        pos = 0
+        line = 1
+        while pos < limit:
+            chunk = _pread(fd, min(WINDOW_BYTES, limit - pos), pos)
+            if not chunk:
+                break
+            cut = len(chunk) if pos + len(chunk) >= limit else chunk.rfind(b"\n") + 1
+            if cut == 0:  # one line longer than a window
+                starts.append(pos)
+                numbers.append(line)
+                end = _find_newline(fd, pos + len(chunk), limit)
+                pos = end + 1 if end >= 0 else limit
+                line += 1
+                continue
+            i = 0
+            while i < cut:
+                nl = chunk.find(b"\n", i, cut)
+                stop = cut if nl < 0 else nl
+                if stop > i and not chunk[i:stop].isspace():
+                    starts.append(pos + i)
+                    numbers.append(line)
+                if nl < 0:
+                    break
+                i = nl + 1
+                line += 1
+            pos += cut
+    finally:
+        os.close(fd)
+    return starts, numbers
+
 
 def _open_windows(summary: SessionSummary) -> OpenedSession:
     """Open a large JSON Lines session window by window (see :func:`musetui.scanner._scan_windows`).
@@ -180,6 +242,11 @@ def open_session(summary: SessionSummary) -> OpenedSession:
         fd = read_file(summary.abspath, 0, summary.read_bytes or None, whole_max=WINDOW_BYTES)
     except TooLarge:
         return _open_windows(summary)
+    if summary.format == sources.http_capture.FORMAT:
+        records = sources.http_capture.records(fd.data, summary.path)
+        starts = [0, *(i + 1 for i, c in enumerate(fd.data) if c == 10)]
+        items, diags = build_items_safely(summary.format, records, summary.path)
+        return OpenedSession(summary, items, fd.data, starts, diags)
     records, starts = read_records(fd.data)
     items, diags = build_items_safely(summary.format, records, summary.path)
     return OpenedSession(summary, items, fd.data, starts, diags)

@@ -19,6 +19,9 @@ PROVIDER_COLOURS: dict[str, str] = {
     "xai": "#f0f0f0",
     "groq": "#ff4f6f",
     "mistral": "#ff70d0",
+    "alibaba": "#a0a060",
+    "zhipu": "#50b030",
+    "amazon": "#10f030",
     "unknown": "#8f959e",
 }
 #: The least contrast (WCAG 2) any text gets against its background.

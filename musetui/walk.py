@@ -45,6 +45,8 @@ def candidate(name: str) -> bool | None:
         return not (name.endswith(".meta.json") and name.startswith("agent-"))  # Claude subagent sidecar
     if name.endswith(".chunks.txt"):
         return True
+    if name.endswith((".yaml", ".yml", ".har")):
+        return True  # HTTP captures: the scanner skips, quietly, what holds no interactions
     dot = name.rfind(".")
     ext = name[dot:].lower() if dot > 0 else ""
     if ext in JSON_EXTS:

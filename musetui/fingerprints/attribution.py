@@ -28,42 +28,74 @@ QUOTED_FACTOR = 0.25
 SERVING_PROVIDERS = frozenset({"groq"})
 #: Detectors whose shapes point to self-hosted serving (no provider signature).
 SELF_HOSTED_SHAPES = frozenset({"call_+32hex", "chatcmpl-tool-hex"})
+#: OpenAI-credited shapes that OpenAI-compatible servers mint too (Together, Fireworks, vLLM,
+#: LiteLLM and others copy ``call_`` + 24 and ``chatcmpl-`` ids; xAI and Groq copy ``fp_``):
+#: against a declared non-OpenAI model they earn OpenAI nothing (docs/fingerprints.md#tool-id).
+LOOKALIKE_DETECTORS = frozenset({"tool-id", "chatcmpl-id", "system-fingerprint", "key"})
 
 EXPLAIN = f"""\
 musetui attribution: how a verdict is scored
 ============================================
 
-1. Evidence. Every string of every record goes through the decoders of
-   FINGERPRINTS.md (OpenAI item ids, Fernet tokens, tool-call id shapes, Anthropic
-   ids and signatures, Gemini signatures, Azure/Anthropic/DeepSeek/Groq/xAI keys).
-   Each hit is located (file, line, field) and carries its detector, provider,
-   host, strength and FINGERPRINTS.md tag ([verified], [source] or [guess]).
+Every detector, its evidence class and the real captures it was checked on are
+described in docs/fingerprints.md (shipped with musetui's source).
+
+0. Formats. muse, codex (rollouts and `codex exec --json` streams), claude-code,
+   openai-responses, openai-chat, anthropic-messages, gemini, bedrock-converse
+   (Converse and ConverseStream bodies), http-capture (VCR cassettes and HAR
+   files: one session per file, one item per interaction) and generic.
+
+1. Evidence. Every string of every record goes through the decoders (OpenAI
+   item ids, Fernet tokens, tool-call id shapes, Anthropic ids and signatures,
+   Gemini signatures, Azure/Anthropic/DeepSeek/Groq/xAI/Vertex keys, OpenRouter
+   ids). In HTTP captures the request URL's host and the response headers are
+   evidence too (the catalogue's [[endpoint]] and [[header]] tables), and each
+   response body is read by the adapter of its own format. Each hit is located
+   (file, line, field) and carries its detector, provider, host, router,
+   strength and evidence class ([verified], [source] or [guess]).
    Identical values count once (replayed history does not add weight).
 
 2. Weights. strong = {STRENGTH_WEIGHT['strong']}, medium = {STRENGTH_WEIGHT['medium']}, weak = {STRENGTH_WEIGHT['weak']}.
    Hits inside quoted material (user prompts, tool results, base instructions,
-   compaction history) are multiplied by {QUOTED_FACTOR}: they may be pasted text,
-   not provenance. Artifacts that fail their own checks (implausible time, wrong
-   marker or store byte) give no provider weight: they raise `imitation-id`.
+   compaction history, request bodies of captures) are multiplied by {QUOTED_FACTOR}:
+   they may be pasted text, not provenance. Artifacts that fail their own checks
+   (implausible time, wrong marker or store byte) give no provider weight: they
+   raise `imitation-id`.
 
 3. Per provider, each detector group contributes w * (1 - 0.5^n) for n distinct
    values; groups combine as a noisy-or: score = 1 - prod(1 - contribution).
 
-4. Verdict. The provider with the highest score wins when its score is >= 0.5
+4. Verdict. `provider` is the model's maker and serving stack: openai, anthropic,
+   meta, moonshot, google, deepseek, xai, groq, mistral, alibaba, zhipu, amazon
+   or unknown. The provider with the highest score wins when its score is >= 0.5
    (strong artifacts). Declared fields (Muse provider_id/model_id, Codex
-   model_provider, turn_context.model, Claude message.model, API `model`) map
-   through the model catalogue to a provider; they add agreement
-   (confidence = 1 - (1 - score) * 0.7) but never outweigh strong artifacts.
-   With no artifacts, a declaration gives its provider at 0.5 (medium at most;
-   0.6 when self-hosted shapes such as call_+32hex and unsigned reasoning agree
-   with a self-hosted model). With neither, the verdict is `unknown` at 0.0.
+   model_provider, turn_context.model, Claude message.model, API `model`, the
+   model in a capture's request URL) map through the model catalogue to a
+   provider; they add agreement (confidence = 1 - (1 - score) * 0.7) but never
+   outweigh strong artifacts. With no artifacts, a declaration gives its
+   provider at 0.5 (medium at most; 0.6 when self-hosted shapes such as
+   call_+32hex and unsigned reasoning agree with a self-hosted model). With
+   neither, the verdict is `unknown` at 0.0.
+   Look-alikes: shapes that OpenAI-compatible servers mint too (call_ + 24,
+   chatcmpl- ids, system_fingerprint, service_tier) earn OpenAI nothing against a
+   declared non-OpenAI model, and a call_ id without one upper-case letter is
+   never OpenAI's.
 
-5. Host. Only host evidence decides a host: Azure-only keys (content_filters,
-   prompt_filter_results, content_filter_results), Bedrock/Vertex id prefixes,
-   Fireworks model paths or raw_output. A declared route (Muse azure/…, Codex
-   model_provider azure) gives the host marked "declared". Ids and Fernet blobs
-   never decide OpenAI vs Azure; the new50 store byte is host evidence only for
-   Codex, whose client policy is known (store:true only for Azure).
+5. Host (azure, bedrock, vertex, fireworks, or null). Only host evidence decides
+   a host: the endpoint of a capture, Azure-only keys and headers
+   (content_filters, prompt_filter_results, apim-request-id), Bedrock/Vertex id
+   prefixes and headers (x-amzn-bedrock-*), Vertex-only Gemini keys (trafficType,
+   createTime), the Bedrock variant of Anthropic signatures, a router's named
+   upstream, Fireworks model paths or raw_output. A request sent to a maker's
+   own API (api.openai.com, api.deepseek.com …) has no cloud host, whatever its
+   body's keys look like. A declared route (Muse azure/…, Codex model_provider
+   azure, a Bedrock model id) gives the host marked "declared". Ids and Fernet
+   blobs never decide OpenAI vs Azure; the new50 store byte is host evidence
+   only for Codex, whose client policy is known (store:true only for Azure).
+
+5a. Via (openrouter, litellm, portkey, helicone, or null): the router the
+   response passed through, from its endpoint, its headers or its ids
+   (OpenRouter's gen-<seconds>-<random>). A router is never the provider.
 
 6. Time cross-checks. Each decoded time (id, Fernet, UUIDv7) is compared with
    the time recorded on its line. Tolerance: minted more than {TOL_AFTER_S:.0f} s AFTER
@@ -72,7 +104,8 @@ musetui attribution: how a verdict is scored
    than {TOL_BEFORE_S:.0f} s BEFORE its line (first
    occurrence, outside quoted material) is suspicious. Either raises
    `time-mismatch`, with the delta in the evidence. Anthropic request ids are
-   normally 2-31 s before the line; long responses take minutes.
+   normally 2-31 s before the line; long responses take minutes. A time read by
+   a [guess] layout (Gemini responseIds) is shown but never raises it.
 
 7. Flags. declared-mismatch (declared provider/model family differs from a
    >= 0.5 evidence verdict, or a signature names another model); time-mismatch;
@@ -119,7 +152,7 @@ def _detail(dec: Decoded, loc: Located, delta: float | None) -> str:
         parts.append("problems: " + ", ".join(dec.problems))
     if loc.zone:
         parts.append("inside quoted input/tool output (down-weighted)")
-    parts.append(f"[{dec.tag}]")
+    parts.append(f"[{dec.tag}] (docs/fingerprints.md#{dec.detector})")
     return "; ".join(parts)
 
 
@@ -167,6 +200,9 @@ def build_evidence(
     evidence: list[Evidence] = []
     contributions: dict[str, list[float]] = defaultdict(list)
     hosts: dict[str, float] = defaultdict(float)
+    vias: dict[str, float] = defaultdict(float)
+    lookalike_only: dict[str, bool] = {}
+    first_party: list[str] = []
     self_hosted: list[str] = []
     anomalies: dict[str, list[Evidence]] = defaultdict(list)
     store_bytes: Counter[str] = Counter()
@@ -182,8 +218,14 @@ def build_evidence(
         w = max(w_model * (1 - 0.5**n_model) if n_model else 0.0, _weight(dec0, 1) * (1 - 0.5**n_quoted) if n_quoted else 0.0)
         if provider and w > 0:
             contributions[provider].append(w)
+            imitable = detector in LOOKALIKE_DETECTORS and dec0.time is None
+            lookalike_only[provider] = lookalike_only.get(provider, True) and imitable
+        if detector == "http-endpoint" and provider and not host and genuine:
+            first_party.append(dec0.value.split("/", 1)[0])
         if host and genuine:
             hosts[host] = max(hosts[host], STRENGTH_WEIGHT.get(dec0.strength, 0.2) * (1.0 if n_model else QUOTED_FACTOR))
+        if dec0.via and genuine:
+            vias[dec0.via] = max(vias[dec0.via], STRENGTH_WEIGHT.get(dec0.strength, 0.2) * (1.0 if n_model else QUOTED_FACTOR))
         if provider is None and genuine and (shape in SELF_HOSTED_SHAPES or detector == "empty-signature"):
             self_hosted.append(f"{shape or detector} ×{n_total}")
         item_ids = detector == "openai-item-id" and genuine
@@ -232,6 +274,9 @@ def build_evidence(
     facts: dict[str, Any] = {
         "scores": scores,
         "hosts": dict(hosts),
+        "vias": dict(vias),
+        "lookalike_only": lookalike_only,
+        "first_party": first_party,
         "self_hosted": self_hosted,
         "anomalies": anomalies,
         "store_bytes": store_bytes,
@@ -256,7 +301,13 @@ def _anomaly(dec: Decoded, loc: Located, delta: float | None) -> str | None:
         "fernet",
     ):
         return "imitation-id"
-    if delta is not None and dec.genuine and not loc.zone and (delta > loc.after_tol or delta < -TOL_BEFORE_S):
+    if (
+        delta is not None
+        and dec.genuine
+        and dec.tag != "guess"  # a time read by a guessed layout is shown, never held against the line
+        and not loc.zone
+        and (delta > loc.after_tol or delta < -TOL_BEFORE_S)
+    ):
         return "time-mismatch"
     return None
 
@@ -315,10 +366,20 @@ def attribute(
     scores: dict[str, float] = facts["scores"]
     d_provider, d_host, d_desc = declared_family(summary, lookup)
     flags: list[str] = []
+    notes: list[str] = []
+    if (
+        d_provider
+        and d_provider != "openai"
+        and "openai" in scores
+        and facts["lookalike_only"].get("openai")
+    ):
+        notes.append(
+            f"OpenAI-shaped ids only (shapes compatible servers mint too): no OpenAI credit against the declared {d_desc}"
+        )
+        scores = {p: v for p, v in scores.items() if p != "openai"}
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     best, best_score = ranked[0] if ranked else (None, 0.0)
     second_score = ranked[1][1] if len(ranked) > 1 else 0.0
-    notes: list[str] = []
     summary_counts = _evidence_counts(evidence)
     if summary_counts:
         notes.append("artifacts: " + summary_counts)
@@ -355,6 +416,12 @@ def attribute(
     host: str | None = None
     host_note = ""
     ev_hosts: dict[str, float] = facts["hosts"]
+    if ev_hosts and facts["first_party"]:
+        notes.append(
+            f"the request went to {', '.join(sorted(set(facts['first_party'])))}, a maker's own API: "
+            f"body keys shaped like a cloud's ({', '.join(sorted(ev_hosts))}) do not make it one"
+        )
+        ev_hosts = {}
     if ev_hosts:
         host = max(ev_hosts.items(), key=lambda kv: kv[1])[0]
         host_note = f"host {host} from host-only evidence"
@@ -391,10 +458,15 @@ def attribute(
             notes.append(f"{flag}: {len(anomalies[flag])} (first at line {ex.line})")
     if host_note:
         notes.append(host_note)
+    ev_vias: dict[str, float] = facts["vias"]
+    via = max(ev_vias.items(), key=lambda kv: kv[1])[0] if ev_vias else None
+    if via:
+        notes.append(f"routed via {via}")
     ordered: list[str] = [f for f in ("declared-mismatch", "time-mismatch", "imitation-id", "mixed-providers", "truncated-blob") if f in flags]
     return Attribution(
         provider=provider,
         host=host,
+        via=via,
         confidence=round(min(max(conf, 0.0), 0.99), 3),
         flags=ordered,
         evidence=evidence,

@@ -14,20 +14,24 @@ import os
 import re
 import tomllib
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
-from musetui.model import Host, Provider
+from musetui.model import Host, Provider, Via
 
 __all__ = [
     "BUILTIN_PATH",
     "Catalogue",
     "CatalogueEntry",
     "CatalogueError",
+    "EndpointEntry",
+    "HeaderEntry",
     "RouteEntry",
+    "UpstreamEntry",
     "builtin_catalogue",
     "default_config_dir",
     "load_catalogue",
@@ -90,15 +94,77 @@ class RouteEntry(BaseModel):
         return v
 
 
+class _Signal(BaseModel):
+    """What an HTTP-capture signal (endpoint, header, upstream name) points to."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    provider: ProviderName | None = None
+    host: HostName | None = None
+    via: Via | None = None
+    strength: Literal["strong", "medium", "weak"] = "strong"
+    tag: Literal["verified", "source", "guess"] = "source"
+    note: str = ""
+
+
+class EndpointEntry(_Signal):
+    """One ``[[endpoint]]`` entry: a glob on a request URL's host name."""
+
+    match: str
+
+    @field_validator("match")
+    @classmethod
+    def _lower_glob(cls, v: str) -> str:
+        """Require a non-empty glob; host names compare in lower case."""
+        if not v.strip():
+            raise ValueError("must not be empty")
+        return v.strip().lower()
+
+
+class HeaderEntry(_Signal):
+    """One ``[[header]]`` entry: a glob on a response header name (and optionally its value)."""
+
+    match: str
+    value: str | None = None
+
+    @field_validator("match")
+    @classmethod
+    def _lower_glob(cls, v: str) -> str:
+        """Require a non-empty glob; header names compare in lower case."""
+        if not v.strip():
+            raise ValueError("must not be empty")
+        return v.strip().lower()
+
+
+class UpstreamEntry(_Signal):
+    """One ``[[upstream]]`` entry: the name a router's body gives the upstream that served it."""
+
+    router: Via
+    name: str
+
+
+def _glob_match(pattern: str, text: str) -> bool:
+    """Case-sensitive full glob match (callers lower-case both sides)."""
+    return fnmatch.fnmatchcase(text, pattern)
+
+
 class Catalogue:
     """An ordered list of model entries plus route prefixes; the first matching entry wins."""
 
     def __init__(
-        self, entries: Sequence[CatalogueEntry], routes: Sequence[RouteEntry] = ()
+        self,
+        entries: Sequence[CatalogueEntry],
+        routes: Sequence[RouteEntry] = (),
+        endpoints: Sequence[EndpointEntry] = (),
+        headers: Sequence[HeaderEntry] = (),
+        upstreams: Sequence[UpstreamEntry] = (),
     ) -> None:
-        """Build the matcher; ``entries`` and ``routes`` are in precedence order."""
+        """Build the matcher; every sequence is in precedence order."""
         self._entries: tuple[CatalogueEntry, ...] = tuple(entries)
         self._routes: tuple[RouteEntry, ...] = tuple(routes)
+        self.endpoints: tuple[EndpointEntry, ...] = tuple(endpoints)
+        self.headers: tuple[HeaderEntry, ...] = tuple(headers)
+        self.upstreams: tuple[UpstreamEntry, ...] = tuple(upstreams)
         self._compiled: tuple[tuple[re.Pattern[str], CatalogueEntry], ...] = tuple(
             (re.compile(fnmatch.translate(e.pattern), re.IGNORECASE), e) for e in self._entries
         )
@@ -149,6 +215,26 @@ class Catalogue:
         if len(self._cache) < 4096:
             self._cache[ck] = found
         return found
+
+    def endpoint(self, hostname: str) -> EndpointEntry | None:
+        """The first ``[[endpoint]]`` whose glob matches a request's host name (port ignored)."""
+        name = hostname.strip().lower().rsplit("@", 1)[-1].split(":", 1)[0].rstrip(".")
+        if not name:
+            return None
+        return next((e for e in self.endpoints if _glob_match(e.match, name)), None)
+
+    def header(self, name: str, value: str = "") -> HeaderEntry | None:
+        """The first ``[[header]]`` whose glob matches a response header name (and value)."""
+        low = name.strip().lower()
+        for e in self.headers:
+            if _glob_match(e.match, low) and (e.value is None or fnmatch.fnmatch(value, e.value)):
+                return e
+        return None
+
+    def upstream(self, router: str, name: str) -> UpstreamEntry | None:
+        """The ``[[upstream]]`` a router's body names (case-insensitive), or None."""
+        low = name.strip().lower()
+        return next((u for u in self.upstreams if u.router == router and u.name.lower() == low), None)
 
     def _direct(self, name: str) -> CatalogueEntry | None:
         """First model entry whose glob matches ``name`` in full."""
@@ -222,24 +308,42 @@ def _validate_all(
     return out
 
 
-def _parse(text: str, source: str) -> tuple[list[CatalogueEntry], list[RouteEntry]]:
+@dataclass(slots=True)
+class _Tables:
+    """The validated tables of one catalogue file."""
+
+    models: list[CatalogueEntry]
+    routes: list[RouteEntry]
+    endpoints: list[EndpointEntry]
+    headers: list[HeaderEntry]
+    upstreams: list[UpstreamEntry]
+
+
+_TABLES = ("model", "route", "endpoint", "header", "upstream")
+
+
+def _parse(text: str, source: str) -> _Tables:
     """Validate the TOML text of a catalogue file; errors name ``source`` and the entry."""
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise CatalogueError(f"{source}: not valid TOML: {exc}") from exc
-    unknown = sorted(set(doc) - {"model", "route"})
+    unknown = sorted(set(doc) - set(_TABLES))
     if unknown:
         raise CatalogueError(
             f"{source}: unknown top-level key(s) {', '.join(unknown)}; "
-            "expected [[model]] and [[route]] tables"
+            "expected [[model]], [[route]], [[endpoint]], [[header]] and [[upstream]] tables"
         )
-    entries = _validate_all(doc, "model", CatalogueEntry, "pattern", source)
-    routes = _validate_all(doc, "route", RouteEntry, "prefix", source)
-    return entries, routes
+    return _Tables(
+        _validate_all(doc, "model", CatalogueEntry, "pattern", source),
+        _validate_all(doc, "route", RouteEntry, "prefix", source),
+        _validate_all(doc, "endpoint", EndpointEntry, "match", source),
+        _validate_all(doc, "header", HeaderEntry, "match", source),
+        _validate_all(doc, "upstream", UpstreamEntry, "name", source),
+    )
 
 
-def _read(path: Path) -> tuple[list[CatalogueEntry], list[RouteEntry]]:
+def _read(path: Path) -> _Tables:
     """Read and validate one catalogue file."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -251,8 +355,8 @@ def _read(path: Path) -> tuple[list[CatalogueEntry], list[RouteEntry]]:
 @functools.cache
 def builtin_catalogue() -> Catalogue:
     """The catalogue shipped with musetui (read once, then cached)."""
-    entries, routes = _read(BUILTIN_PATH)
-    return Catalogue(entries, routes)
+    t = _read(BUILTIN_PATH)
+    return Catalogue(t.models, t.routes, t.endpoints, t.headers, t.upstreams)
 
 
 def default_config_dir() -> Path:
@@ -275,5 +379,11 @@ def load_catalogue(config_dir: Path | None = None) -> Catalogue:
     path = directory / CATALOGUE_FILE
     if not path.is_file():
         return base
-    entries, routes = _read(path)
-    return Catalogue([*entries, *base.entries], [*routes, *base.routes])
+    t = _read(path)
+    return Catalogue(
+        [*t.models, *base.entries],
+        [*t.routes, *base.routes],
+        [*t.endpoints, *base.endpoints],
+        [*t.headers, *base.headers],
+        [*t.upstreams, *base.upstreams],
+    )

@@ -155,7 +155,8 @@ def scan_raw(
                 if decoded is not None and decoded.time is None and not decoded.problems:
                     by_shape[skey] = decoded
             elif prefix == b"call":
-                skey = (group, prefix, len(raw))
+                # an id without upper case is its own class (a compatible server's look-alike)
+                skey = (group if raw.lower() != raw else "lower", prefix, len(raw))
                 if skey in by_shape:
                     base = by_shape[skey]
                     if base is not None:
@@ -335,23 +336,7 @@ def _maybe_json(value: str, visit: Callable[[str, str | None, str], None], path:
         walk(inner, visit, path + "<json>", depth + 1)
 
 
-_KEY_SIGNALS = frozenset(
-    {
-        "content_filters",
-        "prompt_filter_results",
-        "content_filter_results",
-        "inference_geo",
-        "service_tier",
-        "cache_creation",
-        "x_groq",
-        "cost_in_usd_ticks",
-        "num_sources_used",
-        "prompt_cache_hit_tokens",
-        "prompt_cache_miss_tokens",
-        "raw_output",
-        "reasoning_content",
-    }
-)
+_KEY_SIGNALS = d.PRESENCE_KEYS
 
 
 def walk_record(obj: Any) -> list[tuple[Decoded, str | None, str]]:

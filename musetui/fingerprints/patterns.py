@@ -45,11 +45,12 @@ ROWS: tuple[Row, ...] = (
     ),
     # Anthropic ids: msg_01 / toolu_01 / req_01 + base58.
     Row("u", rb"(?P<b58>01" + _B58 + rb"{20,24})(?![0-9A-Za-z])", rb"_01" + _B58 + rb"{20}", True),
-    # Bedrock and Vertex routed Anthropic ids: msg_bdrk_01… / msg_vrtx_01….
+    # Bedrock and Vertex routed Anthropic ids: msg_bdrk_01… / msg_vrtx_01…, and the newer
+    # Bedrock msg_bdrk_ + 32 lowercase alphanumerics.
     Row(
         "u",
-        rb"(?P<route>(?:bdrk|vrtx)_01" + _B58 + rb"{20,24})(?![0-9A-Za-z])",
-        rb"_(?:bdrk|vrtx)_01" + _B58 + rb"{20}",
+        rb"(?P<route>(?:bdrk|vrtx)_01" + _B58 + rb"{20,24}|bdrk_[a-z0-9]{32})(?![0-9A-Za-z])",
+        rb"_(?:bdrk|vrtx)_[0-9A-Za-z]{22}",  # fixed width: both bodies start with 22 alphanumerics
         True,
     ),
     # DeepSeek-style tool ids: call_00_ + 24 alphanumerics.

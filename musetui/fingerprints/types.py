@@ -29,6 +29,7 @@ class Decoded:
         problems: reasons it is not genuine or not whole, e.g. ``implausible-time``,
             ``bad-marker``, ``bad-store-byte``, ``truncated``, ``bad-structure``.
         shape: a short class name for the id shape (``call_+24``, ``new50`` …).
+        via: the router (``openrouter`` …) the artifact shows the response passed through.
     """
 
     __reduce__ = reduce_by_fields
@@ -44,6 +45,7 @@ class Decoded:
     meaning: str = ""
     problems: tuple[str, ...] = field(default_factory=tuple)
     shape: str = ""
+    via: str | None = None
 
     @property
     def genuine(self) -> bool:

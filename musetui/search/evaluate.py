@@ -196,6 +196,7 @@ class FileSearch:
         self.stats = stats
         self.data = b""
         self._doc: Any = _UNSET
+        self._capture = False  # an HTTP capture: its records are its interactions
         self.info: Info | None = task.info
         self.sse = False
         self.session_groups = query.session_only
@@ -230,9 +231,15 @@ class FileSearch:
         """The records of a whole-file JSON document (as the scanner decides), or None for lines."""
         if self._doc is _UNSET:
             from musetui.reader import MAX_DOCUMENT_BYTES
+            from musetui.sources import http_capture
 
             self._doc = None
             data = self.data
+            if http_capture.claims(self.task.path, data):
+                self._capture = True
+                self._doc = [r.obj for r in http_capture.records(data, self.task.path)] or None
+                found: list[Any] | None = self._doc
+                return found
             nl = data.find(b"\n")
             if (
                 data.lstrip()[:1] in (b"{", b"[")
@@ -251,6 +258,9 @@ class FileSearch:
                         whole = orjson.loads(data)
                     except orjson.JSONDecodeError:
                         whole = None
+                    if whole is not None and http_capture.is_har(whole):
+                        self._capture = True
+                        whole = [r.obj for r in http_capture.records(data, self.task.path)] or None
                     if whole is not None:
                         self._doc = whole if isinstance(whole, list) else [whole]
         doc: list[Any] | None = self._doc
@@ -321,6 +331,17 @@ class FileSearch:
         times: list[Any] = []
         count = 0
         is_doc = self.document() is not None
+        if self._capture:
+            from musetui.sources import http_capture
+
+            if not http_capture.identify(self.data, summary):
+                return None
+            models = tuple(dict.fromkeys([m for m in (summary.declared_model, *summary.models) if m]))
+            self.info = Info(
+                summary.format, summary.session_id, summary.started_at, summary.ended_at, models,
+                full=self.need_full,
+            )
+            return self.info
         agent_file = os.path.basename(t.path).startswith("agent-")
         for line, _off, _len, obj in self.records():
             count += 1

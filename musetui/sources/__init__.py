@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from musetui.fingerprints.types import Decoded
 from musetui.model import Item, SessionSummary
-from musetui.sources import api, claude_code, codex, generic, muse
+from musetui.sources import api, bedrock, claude_code, codex, generic, http_capture, muse
 from musetui.sources.base import Observer, Probe, Record
 
 
@@ -20,7 +21,13 @@ def sniff(obj: Any) -> tuple[str, str] | None:
     rule = claude_code.sniff(obj)
     if rule:
         return claude_code.FORMAT, rule
-    return api.sniff(obj)
+    found = api.sniff(obj)
+    if found is not None:
+        return found
+    rule = bedrock.sniff(obj)
+    if rule:
+        return bedrock.FORMAT, rule
+    return None
 
 
 def observer_for(fmt: str, summary: SessionSummary) -> Observer:
@@ -33,6 +40,8 @@ def observer_for(fmt: str, summary: SessionSummary) -> Observer:
         return claude_code.ClaudeObserver(summary)
     if fmt in (api.RESPONSES, api.CHAT, api.ANTHROPIC, api.GEMINI):
         return api.ApiObserver(summary)
+    if fmt == bedrock.FORMAT:
+        return bedrock.ConverseObserver(summary)
     return generic.GenericObserver(summary)
 
 
@@ -57,7 +66,16 @@ def build_items(fmt: str, records: list[Record]) -> list[Item]:
         return claude_code.items(records)
     if fmt in (api.RESPONSES, api.CHAT, api.ANTHROPIC, api.GEMINI):
         return api.items(fmt, records)
+    if fmt == bedrock.FORMAT:
+        return bedrock.items(records)
+    if fmt == http_capture.FORMAT:
+        return http_capture.items(records)
     return generic.items(records)
 
 
-API_FORMATS = frozenset({api.RESPONSES, api.CHAT, api.ANTHROPIC, api.GEMINI})
+API_FORMATS = frozenset({api.RESPONSES, api.CHAT, api.ANTHROPIC, api.GEMINI, bedrock.FORMAT})
+
+
+def walk_record(obj: Any) -> list[tuple[Decoded, str | None, str]]:
+    """Every artifact of one API record: the decoders' walk, plus a router's named upstream."""
+    return http_capture.walk_body(obj)

@@ -102,6 +102,15 @@ def items(fmt: str, records: list[Record]) -> list[Item]:
                 if not isinstance(m, dict):
                     continue
                 calls = as_list(m.get("tool_calls"))
+                for rd in as_list(m.get("reasoning_details")):
+                    # OpenRouter passes the upstream's reasoning through: summaries, text, encrypted blobs
+                    if isinstance(rd, dict):
+                        enc = rd.get("type") == "reasoning.encrypted"
+                        rid = rd.get("id")
+                        out.append(new_item(rec, len(out), "reasoning", role="assistant", time=t,
+                                            subkind=as_text(rd.get("type")), ids=[rid] if isinstance(rid, str) else [],
+                                            text="" if enc else as_text(rd.get("summary") or rd.get("text") or ""),
+                                            reasoning="encrypted" if enc else "visible"))
                 if m.get("reasoning_content"):
                     out.append(new_item(rec, len(out), "reasoning", role="assistant", time=t, subkind="reasoning_content",
                                         text=as_text(m["reasoning_content"]), reasoning="visible"))

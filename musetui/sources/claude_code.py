@@ -144,7 +144,12 @@ class ClaudeObserver(Observer):
         s = self.summary
         s.items = max(0, s.items - self.duplicates)
         stem = os.path.splitext(os.path.basename(s.path))[0]
-        if is_agent_file(s.path):
+        if self.agent and self.session and self.agent != self.session:
+            # A subagent's lines carry its own agentId and the parent's sessionId, whatever the file's name.
+            s.session_id = self.agent
+            s.parent_session_id = self.session
+            s.label = f"agent {self.agent}"
+        elif is_agent_file(s.path):
             s.session_id = self.agent or stem.removeprefix("agent-")
             s.parent_session_id = self.session or _dir_session(s.path)
             s.label = f"agent {s.session_id}"

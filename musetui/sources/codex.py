@@ -25,6 +25,21 @@ from musetui.sources.base import (
 FORMAT = "codex"
 
 RECORD_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
+#: Event types of the ``codex exec --json`` stream (thread, turn and item lifecycle).
+EXEC_TYPES = frozenset(
+    {
+        "thread.started",
+        "turn.started",
+        "turn.completed",
+        "turn.failed",
+        "item.started",
+        "item.updated",
+        "item.completed",
+        "error",
+    }
+)
+#: Item types of that stream whose text is tool output or input, not model output.
+_EXEC_QUOTED = frozenset({"command_execution", "file_change", "mcp_tool_call", "web_search"})
 
 
 _QUOTED_PAYLOADS = frozenset({b"function_call_output", b"custom_tool_call_output", b"user_message"})
@@ -50,6 +65,9 @@ class CodexProbe(Probe):
         rtype = find_string_value(line, b'"type":"', 96)
         if rtype in (b"session_meta", b"compacted"):
             return ZONE_QUOTED
+        if rtype is not None and rtype.startswith(b"item."):
+            itype = _exec_item_type(line)
+            return ZONE_QUOTED if itype in _EXEC_QUOTED_B else ZONE_MODEL
         ptype = find_string_value(line, b'"payload":{"type":"', 160)
         if ptype in _QUOTED_PAYLOADS:
             return ZONE_QUOTED
@@ -62,11 +80,24 @@ class CodexProbe(Probe):
         return v.decode("ascii", "replace") if v else None
 
 
+_EXEC_QUOTED_B = frozenset(t.encode() for t in _EXEC_QUOTED)
+
+
+def _exec_item_type(line: bytes) -> bytes | None:
+    """The ``item.type`` of a raw ``codex exec --json`` item line."""
+    j = line.find(b'"item":{')
+    return find_string_value(line[j:], b'"type":"') if j >= 0 else None
+
+
 def sniff(obj: Any) -> str | None:
-    """Recognise a rollout line: a known ``type`` with a ``payload`` and a ``timestamp``."""
+    """Recognise a rollout line (a known ``type`` with ``payload`` and ``timestamp``) or an exec event."""
     t = dig(obj, "type")
     if isinstance(t, str) and t in RECORD_TYPES and dig(obj, "payload") is not None and dig(obj, "timestamp") is not None:
         return f"codex: type == {t!r} with payload and timestamp"
+    if t == "thread.started" and isinstance(dig(obj, "thread_id"), str):
+        return "codex: codex exec --json stream (thread.started with thread_id)"
+    if isinstance(t, str) and t.startswith("item.") and t in EXEC_TYPES and isinstance(dig(obj, "item", "id"), str):
+        return f"codex: codex exec --json stream ({t} with item.id)"
     return None
 
 
@@ -116,6 +147,13 @@ class CodexObserver(Observer):
                 s.label = nick
         elif rtype == "compacted":
             zone = ZONE_QUOTED  # replacement_history replays earlier items
+        elif rtype in EXEC_TYPES:
+            if rtype == "thread.started":
+                tid = text_of(dig(doc, "thread_id"))
+                if tid and s.session_id is None:
+                    s.session_id = tid
+            elif dig(doc, "item", "type") in _EXEC_QUOTED:
+                zone = ZONE_QUOTED
         elif isinstance(rtype, str):
             self.unknown[rtype] = self.unknown.get(rtype, 0) + 1
         return dig(doc, "timestamp"), zone
@@ -157,9 +195,36 @@ def items(records: list[Record]) -> list[Item]:
         elif rtype == "compacted":
             out.append(new_item(rec, idx, "summary", role="system", time=t, subkind=rtype, name="compacted",
                                 text=as_text(p.get("message") or "")))
+        elif rtype in EXEC_TYPES:
+            out.append(_exec_item(rec, idx, obj))
         else:
             out.append(new_item(rec, idx, "unknown", time=t, subkind=rtype, name=rtype, text=_j(p)))
     return out
+
+
+def _exec_item(rec: Record, idx: int, obj: dict[str, Any]) -> Item:
+    """One ``codex exec --json`` event as an item."""
+    rtype = str(obj.get("type"))
+    it = as_dict(obj.get("item"))
+    itype = str(it.get("type") or "")
+    ids = [i for i in (it.get("id"), obj.get("thread_id")) if isinstance(i, str)]
+    if itype == "reasoning":
+        return new_item(rec, idx, "reasoning", role="assistant", subkind=itype, name=rtype, ids=ids,
+                        text=str(it.get("text") or ""), reasoning="visible")
+    if itype == "agent_message":
+        return new_item(rec, idx, "message", role="assistant", subkind=itype, name=rtype, ids=ids,
+                        text=str(it.get("text") or ""))
+    if itype == "command_execution":
+        kind = "tool_result" if rtype == "item.completed" else "tool_call"
+        text = str(it.get("command") or "") + ("\n" + str(it.get("aggregated_output") or "") if kind == "tool_result" else "")
+        return new_item(rec, idx, kind, role="tool" if kind == "tool_result" else "assistant", subkind=itype,
+                        name="command_execution", ids=ids, text=text)
+    if rtype == "turn.completed":
+        return new_item(rec, idx, "usage", subkind=rtype, name=rtype, text=_j(obj.get("usage")))
+    if itype:
+        return new_item(rec, idx, "event", subkind=itype, name=rtype, ids=ids, text=_j(it))
+    return new_item(rec, idx, "event", subkind=rtype, name=rtype, ids=ids,
+                    text=_j({k: v for k, v in obj.items() if k != "type"}))
 
 
 def _response_item(rec: Record, idx: int, t: float | None, p: dict[str, Any], ids: list[str]) -> Item:

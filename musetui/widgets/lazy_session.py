@@ -206,7 +206,17 @@ class LazyItems(Sequence[Item]):
 
 def open_lazily(summary: SessionSummary) -> OpenedSession:
     """Read a session's bytes and line offsets; its items parse when first shown."""
-    fd = read_file(summary.abspath, 0, summary.read_bytes or None)
+    from musetui.reader import TooLarge
+    from musetui.scanner import WINDOW_BYTES
+    from musetui.session import FileView, windowed_line_starts
+
+    try:
+        fd = read_file(summary.abspath, 0, summary.read_bytes or None, whole_max=WINDOW_BYTES)
+    except TooLarge as exc:  # bounded memory: line offsets found a window at a time, lines read when shown
+        size = min(int(exc.args[0]), summary.read_bytes or int(exc.args[0]))
+        view = FileView(summary.abspath, size)
+        starts, numbers = windowed_line_starts(summary.abspath, size)
+        return OpenedSession(summary, LazyItems(summary.format, view, starts, numbers), view)  # type: ignore[arg-type]
     starts, numbers = line_starts(fd.data)
     items = LazyItems(summary.format, fd.data, starts, numbers)
     return OpenedSession(summary, items, fd.data)  # type: ignore[arg-type]

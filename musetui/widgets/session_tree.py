@@ -742,7 +742,7 @@ class SessionTree(Tree[NodeData]):
         # Columns: glyph, id, [time], provider, items, model, [title]. The model is cut only
         # when the row has no room for it; the time and then the title come when it has.
         base = 2 + len(ident) + 1 + wp + 1 + wi + 1
-        show_time = room - base >= wm + 12
+        show_time = room - base - min(wm, 20) >= 12  # one decision for the rows of a depth
         if show_time:
             base += 12
         model = clean(model_full, max(4, room - base)) if len(model_full) > room - base else model_full
@@ -766,7 +766,7 @@ class SessionTree(Tree[NodeData]):
             text.append(f" +{inside}⚑", style=self._part("session-tree--flag"))
         spare = room - text.cell_len
         if s.title and spare >= 12:
-            text.append(" " * max(2, base + wm - text.cell_len + 2))
+            text.append("  ")
             text.append(clean(s.title, max(0, room - text.cell_len)), style=dim)
         return text
 

@@ -370,6 +370,10 @@ async def test_palette_provider_offers_the_commands(sample_root: str) -> None:
         jump[0].command()
         await settle(pilot)
         assert current(app).session_id == OUTLIER_ID
+        # Models, titles and paths match too.
+        for query in ("muse-special", "Audit site", "01a05efe-03bb-72c8-854a-4c1c088cc3b9/session.jsonl"):
+            found = [h async for h in provider.search(query)]
+            assert any(OUTLIER_ID in (h.text or "") for h in found), query
         filt = [h async for h in provider.search("filter: provider meta")]
         filt[0].command()
         await settle(pilot)

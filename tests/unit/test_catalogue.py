@@ -138,7 +138,54 @@ def test_builtin_is_cached_and_not_loaded_at_import() -> None:
 
 def test_builtin_toml_parses_standalone() -> None:
     doc = tomllib.loads(cat.BUILTIN_PATH.read_text(encoding="utf-8"))
-    assert set(doc) == {"model", "route"}
+    assert set(doc) == {"model", "route", "endpoint", "header", "upstream"}
+
+
+def test_http_capture_tables(builtin: Catalogue) -> None:
+    azure = builtin.endpoint("Pydantic-AI-Realtime-Dev.openai.azure.com:443")
+    assert azure is not None and azure.host == "azure" and azure.provider is None
+    bedrock = builtin.endpoint("bedrock-runtime.eu-central-1.amazonaws.com")
+    assert bedrock is not None and bedrock.host == "bedrock"
+    assert builtin.endpoint("openrouter.ai").via == "openrouter"  # type: ignore[union-attr]
+    assert builtin.endpoint("api.openai.com").provider == "openai"  # type: ignore[union-attr]
+    assert builtin.endpoint("api.openai.com.evil.example") is None
+    assert builtin.endpoint("localhost") is None
+    hdr = builtin.header("X-Amzn-Bedrock-Input-Token-Count")
+    assert hdr is not None and hdr.host == "bedrock"
+    assert builtin.header("apim-request-id").host == "azure"  # type: ignore[union-attr]
+    assert builtin.header("content-type") is None
+    up = builtin.upstream("openrouter", "google")
+    assert up is not None and up.host == "vertex"
+    assert builtin.upstream("openrouter", "OpenAI").host is None  # type: ignore[union-attr]
+    assert builtin.upstream("litellm", "Google") is None
+    for e in (*builtin.endpoints, *builtin.headers, *builtin.upstreams):
+        assert e.provider is None or e.provider in PROVIDERS
+        assert e.host is None or e.host in HOSTS
+        assert e.note or e.tag != "verified"
+
+
+def test_user_file_extends_the_http_tables(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        """
+[[endpoint]]
+match = "llm.internal.example"
+host = "azure"
+tag = "guess"
+note = "our gateway in front of Azure"
+
+[[header]]
+match = "x-our-gateway"
+via = "litellm"
+""",
+    )
+    c = load_catalogue(tmp_path)
+    assert c.endpoint("llm.internal.example").host == "azure"  # type: ignore[union-attr]
+    assert c.header("X-Our-Gateway").via == "litellm"  # type: ignore[union-attr]
+    assert c.endpoint("api.openai.com") is not None  # the built-in tables stay behind the user's
+    write(tmp_path, '[[endpoint]]\nmatch = "x"\nhost = "nowhere"\n')
+    with pytest.raises(CatalogueError, match="endpoint"):
+        load_catalogue(tmp_path)
 
 
 def write(dir_: Path, text: str) -> Path:

@@ -600,3 +600,22 @@ def test_two_roots_each_line_says_its_root(tmp_path: Path, capsys: pytest.Captur
     for start in starts:  # what the text output prints, `show` takes as it is
         code, shown, _ = _run(capsys, "show", start, "--line", "1")
         assert code == 0 and "`x`" in shown
+
+
+def test_lazy_opening_in_windows_equals_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app's lazy opener (big sessions) reads a large file a window at a time: same rows, same items."""
+    from musetui import scanner
+    from musetui.widgets.lazy_session import open_lazily
+
+    p = _good(tmp_path, "L", 300)
+    with p.open("ab") as f:
+        f.write(b"\n   \n{broken\n" + b"".join(_muse_line("L", 300 + i) for i in range(20)))
+    (s,) = Index([str(tmp_path)], workers=1).scan().sessions
+
+    def rows() -> list[tuple[int, int, str, str]]:
+        opened = open_lazily(s)
+        return [(it.line, it.offset, it.kind, it.text) for it in opened.items] + [(0, 0, "", repr(opened.raw(opened.items[-1])))]
+
+    whole = rows()
+    monkeypatch.setattr(scanner, "WINDOW_BYTES", 4096)
+    assert rows() == whole and len(whole) > 300

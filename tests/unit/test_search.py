@@ -39,7 +39,7 @@ REAL = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "rea
 OUTLIER = "01a05efe-03bb-72c8-854a-4c1c088cc3b9"
 CALL = "call_vRYeJ5ycDgP6BwLGJEtinVF6"
 REAL_CALL = "call_YunNGbIwdVJ2i0y0Mybva4Pw"
-CANDIDATE = re.compile(r"\.(jsonl|json|ndjson|jsonlines)$|\.chunks\.txt$")
+CANDIDATE = re.compile(r"\.(jsonl|json|ndjson|jsonlines|yaml|yml|har)$|\.chunks\.txt$")
 CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069]")
 
 
@@ -520,8 +520,9 @@ def test_filter_hints_agree_with_reading_every_item(sample: Path, real: Path, qu
         # first line only (a query with has: always has its hint to drive it).
         if "signature" not in query:
             assert {h.path for h in fast_all} == {h.path for h in full_all}, (root, query)
-        fast = [h for h in fast_all if not h.path.endswith(".json")]
-        full = [h for h in full_all if not h.path.endswith(".json")]
+        docs = (".json", ".yaml", ".yml", ".har")  # whole-file documents and HTTP captures
+        fast = [h for h in fast_all if not h.path.endswith(docs)]
+        full = [h for h in full_all if not h.path.endswith(docs)]
         assert located(fast) == located(full), (root, query)
 
 

@@ -32,7 +32,13 @@ from musetui.fingerprints.decoders.google import (
     decode_gemini_response_id,
     decode_gemini_thought_signature,
 )
-from musetui.fingerprints.decoders.keys import decode_key, decode_model_path, decode_signature_value
+from musetui.fingerprints.decoders.keys import (
+    PRESENCE_KEYS,
+    decode_key,
+    decode_model_path,
+    decode_openrouter_id,
+    decode_signature_value,
+)
 from musetui.fingerprints.decoders.openai import (
     OPENAI_ITEM_TYPES,
     classify_system_fingerprint,
@@ -47,6 +53,7 @@ __all__ = [
     "OPENAI_ITEM_TYPES",
     "OPENAI_TIME_MAX",
     "OPENAI_TIME_MIN",
+    "PRESENCE_KEYS",
     "SIGNATURE_KEYS",
     "WHOLE_STRING_DECODERS",
     "WINDOW_END_MS",
@@ -64,6 +71,7 @@ __all__ = [
     "decode_key",
     "decode_model_path",
     "decode_openai_item_id",
+    "decode_openrouter_id",
     "decode_signature_value",
     "decode_string",
     "decode_ulid",

@@ -27,7 +27,7 @@ _ANTHROPIC_BODY_RE = re.compile(r"01[1-9A-HJ-NP-Za-km-z]{20,24}")
 #: prefix → (kind, host, tag); longest prefixes first so ``msg_bdrk_`` wins over ``msg_``.
 _ANTHROPIC_PREFIXES: tuple[tuple[str, str, str | None, Tag], ...] = (
     ("toolu_bdrk_", "tool use", "bedrock", "verified"),
-    ("toolu_vrtx_", "tool use", "vertex", "source"),
+    ("toolu_vrtx_", "tool use", "vertex", "verified"),
     ("msg_bdrk_", "message", "bedrock", "verified"),
     ("msg_vrtx_", "message", "vertex", "verified"),
     ("req_vrtx_", "request", "vertex", "source"),
@@ -36,6 +36,8 @@ _ANTHROPIC_PREFIXES: tuple[tuple[str, str, str | None, Tag], ...] = (
     ("msg_", "message", None, "verified"),
     ("req_", "request", None, "verified"),
 )
+#: The newer Bedrock message id: ``msg_bdrk_`` + 32 lowercase alphanumerics (§10.1).
+_BDRK32_RE = re.compile(r"[a-z0-9]{32}")
 _ANTHROPIC_TOKEN_RE = re.compile(
     r"(?:msg|req|toolu|srvtoolu)_(?:bdrk_|vrtx_)?01[1-9A-HJ-NP-Za-km-z]{20,24}(?![A-Za-z0-9])"
 )
@@ -55,6 +57,18 @@ def decode_anthropic_id(s: str) -> Decoded | None:
         return None
     prefix, kind, host, tag = hit
     body = s[len(prefix) :]
+    if prefix == "msg_bdrk_" and len(body) == 32 and _BDRK32_RE.fullmatch(body):
+        return Decoded(
+            detector="anthropic-id",
+            value=s,
+            provider="anthropic",
+            host="bedrock",
+            strength="strong",
+            tag="source",
+            fields=(("kind", kind), ("host", "bedrock"), ("body", "32 lowercase alphanumerics")),
+            meaning="Anthropic message id minted by AWS Bedrock (msg_bdrk_ + 32 lowercase alphanumerics, the newer shape)",
+            shape="msg_bdrk_+32",
+        )
     if _ANTHROPIC_BODY_RE.fullmatch(body) is None:
         return None
     value = 0
@@ -65,6 +79,8 @@ def decode_anthropic_id(s: str) -> Decoded | None:
     if host:
         fields.append(("host", host))
     if value >= 1 << 128:
+        if len(body) == 26 and body == body.lower():
+            return None  # a lowercase ULID behind req_ (Groq's x_groq.id), not base58
         fields.append(("body", "more than 128 bits: not a 16-byte id"))
         return Decoded(
             detector="anthropic-id",
@@ -145,7 +161,10 @@ def _anthropic_envelope(data: bytes) -> tuple[int, int, int, int] | None:
     if ver is None or not 1 <= ver[0] <= 63:
         return None
     nxt = ver[1]
-    # f3 = 2 follows the version on every known signature and web-search blob
+    # Bedrock-served signatures carry f2 = 1 between the version and f3 (§10.1)
+    if data[nxt : nxt + 2] == b"\x10\x01":
+        nxt += 2
+    # f3 = 2 follows on every known signature and web-search blob
     if nxt < len(data) and data[nxt : nxt + 2] != b"\x18\x02"[: len(data) - nxt]:
         return None
     declared = pos + 1 + _varint_size(outer_len) + outer_len
@@ -183,9 +202,13 @@ def decode_anthropic_signature(s: str) -> Decoded | None:
         ("kind", "web-search encrypted_content" if web else "thinking signature"),
         ("version", str(version)),
     ]
+    bedrock = False
     for number, _wire, v in header[1:]:
         if isinstance(v, int):
-            if number != 3:
+            if number == 2 and v == 1:
+                bedrock = True
+                fields.append(("f2", "1 (the Bedrock-served header variant)"))
+            elif number != 3:
                 fields.append((f"f{number}", str(v)))
             continue
         text = _printable(v)
@@ -228,11 +251,16 @@ def decode_anthropic_signature(s: str) -> Decoded | None:
         )
     else:
         meaning = f"Anthropic thinking signature (protobuf header v{version}, no model field)"
+    if bedrock:
+        meaning += (
+            "; header field 2 = 1, seen on every Bedrock-served signature examined and on no "
+            "api.anthropic.com one (host bedrock: [guess] beyond those captures)"
+        )
     return Decoded(
         detector="anthropic-signature",
         value=s,
         provider="anthropic",
-        host=None,
+        host="bedrock" if bedrock else None,
         strength="strong",
         tag="verified",
         fields=tuple(fields),

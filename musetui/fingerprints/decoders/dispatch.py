@@ -26,6 +26,7 @@ from musetui.fingerprints.decoders.keys import (
     MUSE_TAG,
     _fernet_tokens,
     decode_model_path,
+    decode_openrouter_id,
     decode_signature_value,
 )
 from musetui.fingerprints.decoders.openai import (
@@ -200,6 +201,8 @@ def _whole(s: str, key: str | None) -> Decoded | None:
             return d
         if c0 == "c" and s.startswith("chatcmpl-"):
             return decode_chatcmpl_id(s)
+        if c0 == "g" and s.startswith("gen-"):
+            return decode_openrouter_id(s)
         if key == "responseId":
             d = decode_gemini_response_id(s)
             if d is not None:
@@ -302,5 +305,6 @@ WHOLE_STRING_DECODERS: tuple[Callable[[str], Decoded | None], ...] = (
     decode_uuid7,
     decode_ulid,
     decode_model_path,
+    decode_openrouter_id,
     decode_signature_value,
 )

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
+from musetui.fingerprints.decoders._common import _in_window_s, _iso_s
 from musetui.fingerprints.decoders.anthropic import decode_anthropic_signature
 from musetui.fingerprints.decoders.google import decode_gemini_thought_signature
 from musetui.fingerprints.decoders.openai import decode_fernet
@@ -64,8 +66,11 @@ def _key(
     )
 
 
-_PRESENCE_KEYS = frozenset(
+#: Keys whose presence (or value) is evidence wherever a record is walked.
+PRESENCE_KEYS = frozenset(
     {
+        "createTime",
+        "trafficType",
         "content_filters",
         "prompt_filter_results",
         "content_filter_results",
@@ -92,8 +97,30 @@ def decode_key(key: str, value: object) -> Decoded | None:
     ``value`` is the key's JSON value; it matters for nulls (Fireworks' Anthropic-compatible
     endpoint sends ``null`` where Anthropic has values) and for ``service_tier``.
     """
-    if key not in _PRESENCE_KEYS:
+    if key not in PRESENCE_KEYS:
         return None
+    if key == "trafficType":
+        return _key(
+            key,
+            "google",
+            "vertex",
+            "strong",
+            "verified",
+            "usageMetadata.trafficType: returned by Vertex AI, not by the Gemini API",
+            value if isinstance(value, str) else "",
+        )
+    if key == "createTime":
+        if not isinstance(value, str):
+            return None
+        return _key(
+            key,
+            None,
+            "vertex",
+            "medium",
+            "verified",
+            "createTime on a generateContent response: returned by Vertex AI, not by the Gemini API",
+            value,
+        )
     if key == "content_filters":
         return _key(
             key,
@@ -219,6 +246,34 @@ def decode_key(key: str, value: object) -> Decoded | None:
     )
 
 
+_OPENROUTER_ID_RE = re.compile(r"gen-(\d{10})-[A-Za-z0-9]{16,32}")
+
+
+def decode_openrouter_id(s: str) -> Decoded | None:
+    """Recognise an OpenRouter generation id ``gen-<unix seconds>-<random>`` (§10.1)."""
+    if not s.startswith("gen-"):
+        return None
+    m = _OPENROUTER_ID_RE.fullmatch(s)
+    if m is None:
+        return None
+    ts = int(m.group(1))
+    if not _in_window_s(ts):
+        return None
+    return Decoded(
+        detector="openrouter-id",
+        value=s,
+        provider=None,
+        host=None,
+        strength="strong",
+        tag="verified",
+        time=float(ts),
+        fields=(("minted", _iso_s(ts)),),
+        meaning=f"OpenRouter generation id (gen-<unix seconds>-<random>), minted {_iso_s(ts)}: routed through OpenRouter",
+        shape="gen-<s>-<random>",
+        via="openrouter",
+    )
+
+
 _CLAUDE_HASH = "claude#"
 MUSE_TAG = "gpt_responses_v1"
 
@@ -265,19 +320,7 @@ def decode_signature_value(s: str) -> Decoded | None:
 
 def _replace_meaning(d: Decoded, meaning: str) -> Decoded:
     """Return ``d`` with a new meaning (Decoded is frozen)."""
-    return Decoded(
-        detector=d.detector,
-        value=d.value,
-        provider=d.provider,
-        host=d.host,
-        strength=d.strength,
-        tag=d.tag,
-        time=d.time,
-        fields=d.fields,
-        meaning=meaning,
-        problems=d.problems,
-        shape=d.shape,
-    )
+    return replace(d, meaning=meaning)
 
 
 _FERNET_RUN_RE = re.compile(r"gAAAAA[A-Za-z0-9_\-]{6,}={0,2}")

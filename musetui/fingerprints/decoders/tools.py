@@ -59,6 +59,17 @@ def _classify_tool_id(s: str, strong_only: bool) -> Decoded | None:
     n = len(s)
     if s.startswith("call_"):
         if n == 29 and _CALL24_RE.fullmatch(s):
+            if not any("A" <= c <= "Z" for c in s[5:]):
+                return _tool(
+                    s,
+                    "call_+24 no upper case",
+                    None,
+                    "medium",
+                    "verified",
+                    "call_ + 24 characters without one upper-case letter: an OpenAI-compatible "
+                    "server's look-alike (Qwen/DashScope mints 24 lowercase hex); OpenAI's are "
+                    "mixed-case base62, which is all lower case or digits about 2 times in a million",
+                )
             return _tool(
                 s,
                 "call_+24",

@@ -1,0 +1,257 @@
+"""HTTP captures (VCR, HAR), Bedrock Converse, codex exec streams and flat Claude subagents."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import struct
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from musetui.fingerprints.decoders import (
+    decode_anthropic_id,
+    decode_anthropic_signature,
+    decode_string,
+)
+from musetui.index import Index
+from musetui.session import open_session
+from musetui.sources import bedrock, http_capture
+
+
+def _scan(root: Path) -> list[dict[str, Any]]:
+    out = subprocess.run([sys.executable, "-m", "musetui", "scan", "--no-cache", "--json", str(root)],
+                         capture_output=True, check=True, text=True)
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+def _eventstream(event_type: str, payload: dict[str, Any]) -> bytes:
+    """One AWS event-stream message (prelude, a string header, payload, CRCs)."""
+    name = b":event-type"
+    value = event_type.encode()
+    headers = bytes([len(name)]) + name + b"\x07" + struct.pack(">H", len(value)) + value
+    body = json.dumps(payload).encode()
+    total = 12 + len(headers) + len(body) + 4
+    prelude = struct.pack(">II", total, len(headers))
+    prelude += struct.pack(">I", binascii.crc32(prelude))
+    msg = prelude + headers + body
+    return msg + struct.pack(">I", binascii.crc32(msg))
+
+
+# ---------------------------------------------------------------------------------------------
+# Decoders
+# ---------------------------------------------------------------------------------------------
+
+
+def test_bedrock_signature_header_variant_decodes() -> None:
+    # row 31's signature: 08 0d 10 01 18 02 … (extra field 2 = 1)
+    sig = ("Ev8BCkgIDRABGAIqQA94zfb4uEVoCu7iX9s3XhxDSQeO+T4eEebWFazipXUbG6UnmE4yM4RHrXY1hCjki6b6oNT0RlcBph7Rb"
+           "qHHGEUSDPYZ51rMvqLhfyOBwhoMOJoutnDrBSjsVrKJIjDDKzEIg5ehbDml3SpQx5G9rl0bdfUxN6SB+Ha+VwIKaMEr84u/q/NXh"
+           "F0Ev9FM5XoqZdkS5S3W/TrYQPcMj5Gci4Q5mPdMdN1KvJua3pC6q8F3uDxczAd5NLdAHhQNye3OOlYs+ZS4AWEGQrN/X9BDDll2Vo"
+           "8oPU0SHq+Ec9/WMDu20Hyr7Iu430/e0YF//XwEPWAoImgaGAE=")
+    dec = decode_anthropic_signature(sig)
+    assert dec is not None and dec.provider == "anthropic" and dec.host == "bedrock"
+    assert ("version", "13") in dec.fields and not dec.problems
+    assert decode_string(sig, "signature")[0].host == "bedrock"
+    # a first-party one (row 6) has no such field and no host
+    first = decode_anthropic_signature("Er4BCkYICxgCKkDpJ9bh1zxuCJQUbrSkkrEjJ1dGpo4ALSI")
+    assert first is not None and first.host is None
+
+
+def test_bedrock_message_id_shapes() -> None:
+    old = decode_anthropic_id("msg_bdrk_01H8tV2orbi5sQVskxVthgZy")  # row 30
+    new = decode_anthropic_id("msg_bdrk_0a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p")
+    assert old is not None and old.host == "bedrock"
+    assert new is not None and new.host == "bedrock" and new.shape == "msg_bdrk_+32"
+    assert decode_anthropic_id("msg_bdrk_0A1B2C3D4E5F6G7H8I9J0K1L2M3N4O5P") is None
+
+
+def test_openrouter_id_and_groq_ulid() -> None:
+    (gen,) = decode_string("gen-1764308342-FInFdBZR9TF8jmnOwZGZ", "id")  # row 34
+    assert gen.detector == "openrouter-id" and gen.via == "openrouter" and gen.time == 1764308342.0
+    assert decode_string("gen-1764308342-FInFdBZR9TF8jmnOwZGZ", "text") == []  # id keys only
+    (ulid,) = decode_string("req_01js6ywkh6e62vxj89vrs19wpn", "id")  # a Groq x_groq.id in base58 letters
+    assert ulid.detector == "ulid"
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading captures
+# ---------------------------------------------------------------------------------------------
+
+
+def _cassette(interactions: list[dict[str, Any]]) -> bytes:
+    return yaml.safe_dump({"interactions": interactions, "version": 1}, sort_keys=False).encode()
+
+
+def test_vcr_body_string_binary_headers_and_eventstream(tmp_path: Path) -> None:
+    stream = b"".join([
+        _eventstream("messageStart", {"role": "assistant"}),
+        _eventstream("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "Hi"}}),
+        _eventstream("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"toolUse": {"input": "{}"}}}),
+        _eventstream("messageStop", {"stopReason": "end_turn"}),
+    ])
+    inter = [{
+        "request": {"method": "POST", "body": "{}", "headers": {},
+                    "uri": "https://bedrock-runtime.us-east-1.amazonaws.com/model/us.amazon.nova-micro-v1%3A0/converse-stream"},
+        "response": {"status": {"code": 200, "message": "OK"},
+                     "headers": {"content-type": [b"application/vnd.amazon.eventstream"],
+                                 "x-amzn-bedrock-output-token-count": ["3"]},
+                     "body": {"string": stream}},
+    }]
+    (tmp_path / "c.yaml").write_bytes(_cassette(inter))
+    (rec,) = _scan(tmp_path)
+    assert (rec["format"], rec["provider"], rec["host"], rec["via"]) == ("http-capture", "amazon", "bedrock", None)
+    assert rec["declared_model"] == "us.amazon.nova-micro-v1:0" and rec["items"] == 1
+    fields = {e["field"] for e in rec["evidence"]}
+    assert {"request.uri", "x-amzn-bedrock-output-token-count"} <= fields
+    exchanges, _ = http_capture.parse((tmp_path / "c.yaml").read_bytes(), "vcr")
+    assert exchanges[0].body_kind == "eventstream" and http_capture.body_format(exchanges[0].records) == bedrock.FORMAT
+
+
+def test_vcr_sse_body_and_opened_items(tmp_path: Path) -> None:
+    events = [
+        {"type": "message_start", "message": {"id": "msg_01FzttSG1H2WSfUwv2J5qbMB", "type": "message", "role": "assistant",
+                                              "model": "claude-sonnet-4-6", "content": []}},
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "hello"}},
+        {"type": "message_stop"},
+    ]
+    sse = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+    inter = [{"request": {"method": "POST", "uri": "https://api.anthropic.com/v1/messages", "body": None, "headers": {}},
+              "response": {"status": {"code": 200}, "headers": {"request-id": ["req_011CSkYzZmrLKTfC5kKrttht"]},
+                           "body": {"string": sse}}}]
+    path = tmp_path / "a.yml"
+    path.write_bytes(_cassette(inter))
+    (rec,) = _scan(tmp_path)
+    assert (rec["provider"], rec["host"]) == ("anthropic", None)
+    assert rec["session_id"] == "msg_01FzttSG1H2WSfUwv2J5qbMB"
+    assert not any(e["detector"] == "empty-signature" for e in rec["evidence"])  # a stream's opening block
+    assert any(e["field"] == "request-id" and e["detector"] == "anthropic-id" for e in rec["evidence"])
+    index = Index([str(tmp_path)], workers=1, use_cache=False).scan()
+    (s,) = index.sessions
+    opened = open_session(s)
+    assert len(opened.items) == 1 and "hello" in opened.items[0].text
+    assert opened.items[0].text.startswith("POST https://api.anthropic.com/v1/messages")
+
+
+def test_har_log(tmp_path: Path) -> None:
+    body = {"object": "response", "id": "resp_0d6bb044bb6ff37200698c51948054819385e24e2ad931ae6e",
+            "created_at": 1770803604, "model": "gpt-5.1", "content_filters": None, "output": []}
+    har = {"log": {"version": "1.2", "creator": {"name": "devtools"}, "entries": [{
+        "startedDateTime": "2026-02-11T09:53:24.100Z",
+        "request": {"method": "POST", "url": "https://contoso.openai.azure.com/openai/v1/responses", "headers": []},
+        "response": {"status": 200, "headers": [{"name": "apim-request-id", "value": "3b330e1f"}],
+                     "content": {"mimeType": "application/json",
+                                 "text": base64.b64encode(json.dumps(body).encode()).decode(), "encoding": "base64"}},
+    }]}}
+    (tmp_path / "x.har").write_text(json.dumps(har, indent=1), encoding="utf-8")
+    (tmp_path / "also-har.json").write_text(json.dumps(har, indent=1), encoding="utf-8")
+    recs = _scan(tmp_path)
+    assert len(recs) == 2
+    for rec in recs:
+        assert (rec["format"], rec["provider"], rec["host"]) == ("http-capture", "openai", "azure")
+        assert rec["started_at"] == "2026-02-11T09:53:24.000Z"
+
+
+def test_yaml_that_is_no_cassette_is_skipped_quietly(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text("name: ci\nsteps:\n  - run: make\n", encoding="utf-8")
+    (tmp_path / "broken.yaml").write_text("interactions:\n  - request: [unclosed\n", encoding="utf-8")
+    (tmp_path / "evil.yaml").write_text("interactions: !!python/object/apply:os.system ['true']\n", encoding="utf-8")
+    index = Index([str(tmp_path)], workers=1, use_cache=False).scan()
+    assert index.sessions == []
+    msgs = [d.message for d in index.diagnostics]
+    assert not any("config.yaml" in d.path for d in index.diagnostics)
+    assert sum("unreadable HTTP capture" in m for m in msgs) == 2  # safe_load refuses the python tag
+
+
+def test_real_cassette_as_har_gets_the_same_verdict(real_dir: Path, tmp_path: Path) -> None:
+    """Row 32's interactions, re-wrapped as a HAR log, give the cassette's verdict."""
+    src = next((real_dir / "pydantic__pydantic-ai").glob("*test_azure_responses_reasoning_context*"))
+    doc = yaml.safe_load(src.read_bytes())
+    entries = []
+    for x in doc["interactions"]:
+        rq, rs = x["request"], x["response"]
+        entries.append({
+            "startedDateTime": "2026-07-27T09:00:00Z",
+            "request": {"method": rq["method"], "url": rq["uri"], "headers": []},
+            "response": {"status": rs["status"]["code"],
+                         "headers": [{"name": k, "value": v[0]} for k, v in rs["headers"].items()],
+                         "content": {"mimeType": "application/json", "text": json.dumps(rs["parsed_body"])}},
+        })
+    (tmp_path / "row32.har").write_text(json.dumps({"log": {"version": "1.2", "entries": entries}}), encoding="utf-8")
+    (rec,) = _scan(tmp_path)
+    assert (rec["provider"], rec["host"], rec["via"]) == ("openai", "azure", None)
+    assert "imitation-id" not in rec["flags"] and "declared-mismatch" not in rec["flags"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Bedrock Converse bodies, codex exec streams, flat Claude subagents
+# ---------------------------------------------------------------------------------------------
+
+
+def test_converse_body_with_kimi_tool_ids(tmp_path: Path) -> None:
+    body = {"output": {"message": {"role": "assistant", "content": [
+        {"toolUse": {"toolUseId": "functions.get_weather:0", "name": "get_weather", "input": {}}}]}},
+        "stopReason": "tool_use", "usage": {"inputTokens": 1, "outputTokens": 2}, "metrics": {"latencyMs": 9}}
+    (tmp_path / "c.json").write_text(json.dumps(body), encoding="utf-8")
+    (rec,) = _scan(tmp_path)
+    assert (rec["format"], rec["provider"]) == ("bedrock-converse", "moonshot")
+
+
+def test_codex_exec_stream(tmp_path: Path) -> None:
+    lines = [
+        {"type": "thread.started", "thread_id": "019a2d7b-7fb8-78e1-8cfa-5bdbe274a3aa"},
+        {"type": "turn.started"},
+        {"type": "item.completed", "item": {"id": "item_0", "type": "agent_message", "text": "done"}},
+        {"type": "turn.completed", "usage": {"input_tokens": 1, "output_tokens": 2}},
+    ]
+    (tmp_path / "exec.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    (rec,) = _scan(tmp_path)
+    assert (rec["format"], rec["provider"], rec["session_id"]) == ("codex", "unknown", "019a2d7b-7fb8-78e1-8cfa-5bdbe274a3aa")
+    assert rec["items"] == 4
+
+
+@pytest.mark.parametrize("name", ["agent-a1b2c3d.jsonl", "copied-subagent.jsonl"])
+def test_claude_subagent_links_from_its_own_ids(tmp_path: Path, name: str) -> None:
+    parent = "4e710f04-7f87-4b76-b9ba-ab287a3112ab"
+    line = {"parentUuid": None, "isSidechain": True, "userType": "external", "cwd": "/w", "sessionId": parent,
+            "version": "2.1.38", "agentId": "a1b2c3d", "type": "user", "uuid": "u1",
+            "timestamp": "2026-02-10T21:11:57.000Z", "message": {"role": "user", "content": "go"}}
+    (tmp_path / name).write_text(json.dumps(line) + "\n", encoding="utf-8")  # flat: no <session>/subagents/ dirs
+    (rec,) = _scan(tmp_path)
+    assert (rec["format"], rec["session_id"], rec["parent_session_id"]) == ("claude-code", "a1b2c3d", parent)
+
+
+def test_yaml_alias_bomb_is_refused(tmp_path: Path) -> None:
+    lines = ["interactions:", "- request: {uri: 'https://api.openai.com/v1/responses', method: POST}",
+             "  response:", "    parsed_body:", "      a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    prev = "a"
+    for i in range(1, 12):  # 10**12 values once expanded, a few hundred bytes on disk
+        lines.append(f"      l{i}: &l{i} [" + ", ".join([f"*{prev}"] * 10) + "]")
+        prev = f"l{i}"
+    (tmp_path / "bomb.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    index = Index([str(tmp_path)], workers=1, use_cache=False).scan()
+    assert index.sessions == []
+    assert any("aliases expand" in d.message for d in index.diagnostics)
+
+
+def test_invoke_model_stream_chunks_are_anthropic_events(tmp_path: Path) -> None:
+    def chunk(event: dict[str, Any]) -> bytes:
+        return _eventstream("chunk", {"bytes": base64.b64encode(json.dumps(event).encode()).decode()})
+
+    stream = chunk({"type": "message_start", "message": {"id": "msg_bdrk_01H8tV2orbi5sQVskxVthgZy", "type": "message",
+                                                         "role": "assistant", "model": "claude-haiku-4-5-20251001",
+                                                         "content": []}}) + chunk({"type": "message_stop"})
+    inter = [{"request": {"method": "POST", "headers": {}, "body": None,
+                          "uri": "https://bedrock-runtime.eu-central-1.amazonaws.com/model/"
+                                 "eu.anthropic.claude-haiku-4-5-20251001-v1:0/invoke-with-response-stream"},
+              "response": {"status": {"code": 200}, "headers": {"content-type": ["application/vnd.amazon.eventstream"]},
+                           "body": {"string": stream}}}]
+    (tmp_path / "s.yaml").write_bytes(_cassette(inter))
+    (rec,) = _scan(tmp_path)
+    assert (rec["provider"], rec["host"], rec["session_id"]) == ("anthropic", "bedrock", "msg_bdrk_01H8tV2orbi5sQVskxVthgZy")
