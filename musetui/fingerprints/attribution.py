@@ -229,20 +229,22 @@ def build_evidence(
             vias[dec0.via] = max(vias[dec0.via], STRENGTH_WEIGHT.get(dec0.strength, 0.2) * (1.0 if n_model else QUOTED_FACTOR))
         if provider is None and genuine and (shape in SELF_HOSTED_SHAPES or detector == "empty-signature"):
             self_hosted.append(f"{shape or detector} ×{n_total}")
+        item_ids = detector == "openai-item-id" and genuine
+        signatures = detector == "anthropic-signature"
         for i, loc in enumerate(locs):
             dec = loc.decoded
             delta = None
             if dec.time is not None and loc.line_time is not None:
                 delta = dec.time - loc.line_time
-            if detector == "openai-item-id" and genuine:
+            if item_ids:
                 body = dec.value.split("_", 1)[-1]
                 if len(body) == 50:
                     store_bytes[body[16:18]] += 1
-            if detector == "anthropic-signature":
+            if signatures:
                 for k, v in dec.fields:
                     if k == "model" and v:
                         sig_models[v] += 1
-            anomaly = _anomaly(dec, loc, delta)
+            anomaly = _anomaly(dec, loc, delta) if dec.problems or delta is not None else None
             keep = i < EXAMPLES or (anomaly is not None and len(anomalies[anomaly]) < MAX_LISTED_ANOMALIES)
             if not keep:
                 if anomaly:

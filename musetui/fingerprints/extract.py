@@ -17,6 +17,7 @@ import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import orjson
@@ -34,6 +35,8 @@ G_RE = re.compile(patterns.pass_regex("g"))
 S_RE = re.compile(patterns.pass_regex("s"))
 _PASS_RES = {"u": U_RE, "k": K_RE, "g": G_RE, "s": S_RE}
 
+#: The ``u`` groups that are an id body after a lowercase prefix.
+_ID_GROUPS = frozenset({"hex", "b58", "route", "ds", "alnum", "dig8"})
 _ID_PREFIX_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyz")
 _KEY_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
@@ -56,21 +59,19 @@ class Hit:
     value: str | None = None  # set when ``decoded`` is a shared shape decode for another value
 
 
+_LOWER = bytes(sorted(_ID_PREFIX_CHARS))
+_KEYB = bytes(sorted(_KEY_CHARS))
+
+
 def _token_start(data: bytes, underscore: int) -> int:
     """Walk back from the ``_`` over a lowercase prefix (``rs``, ``call``, ``toolu`` …)."""
-    i = underscore
     lo = max(0, underscore - 10)
-    while i > lo and data[i - 1] in _ID_PREFIX_CHARS:
-        i -= 1
-    return i
+    return lo + len(data[lo:underscore].rstrip(_LOWER))
 
 
 def _key_start(data: bytes, underscore: int) -> int:
-    i = underscore
     lo = max(0, underscore - 48)
-    while i > lo and data[i - 1] in _KEY_CHARS:
-        i -= 1
-    return i
+    return lo + len(data[lo:underscore].rstrip(_KEYB))
 
 
 #: 2**128 - 1 in base58 (22 digits). The alphabet is in ASCII order, so equal-length
@@ -127,12 +128,12 @@ def scan_raw(
     def line_of(pos: int) -> int:
         return bisect_right(line_starts, pos) - 1
 
-    for m in _chain(u, k):
+    for m in chain(u, k):
         group = m.lastgroup
         start = m.start()
         decoded: Decoded | None
         key: str | None = None
-        if group in ("hex", "b58", "route", "ds", "alnum", "dig8"):
+        if group in _ID_GROUPS:
             tstart = _token_start(data, start)
             if tstart == start or (tstart > 0 and data[tstart - 1] in _KEY_CHARS):
                 continue
@@ -220,11 +221,6 @@ def scan_raw(
         if decoded is not None:
             key = key_head.decode("ascii", "replace") + "ignature" if key_head else "signature"
             yield Hit(decoded, line_of(m.start("sig")), m.start("sig"), key=key)
-
-
-def _chain(*its: Iterable[re.Match[bytes]]) -> Iterator[re.Match[bytes]]:
-    for it in its:
-        yield from it
 
 
 def candidates_re(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:
@@ -412,35 +408,43 @@ def field_path(obj: Any, needle: str, key: str | None = None) -> str | None:
 
 
 def _find_path(obj: Any, needle: str, key: str | None, path: str, depth: int) -> str | None:
+    # A path is spelled only for the branch that holds the needle (or the key).
     if depth > 200:
         return None
     if isinstance(obj, dict):
-        items: Any = obj.items()
-    elif isinstance(obj, list):
-        items = ((f"[{i}]", v) for i, v in enumerate(obj))
-    else:
-        return None
-    for k, v in items:
-        if isinstance(obj, dict):
-            sub = f"{path}.{k}" if path else str(k)
+        for k, v in obj.items():
             if key is not None and k == key:
-                return sub
-        else:
-            sub = f"{path}{k}"
-        if isinstance(v, str):
-            if needle and needle in v:
-                if len(v) > len(needle) and v[:1] in "{[" and v[-1:] in "}]":
-                    try:
-                        inner = orjson.loads(v)
-                    except orjson.JSONDecodeError:
-                        return sub
-                    return _find_path(inner, needle, key, sub + "<json>", depth + 1) or sub
-                return sub
-        elif isinstance(v, dict | list):
-            found = _find_path(v, needle, key, sub, depth + 1)
-            if found is not None:
-                return found
+                return f"{path}.{k}" if path else str(k)
+            if type(v) is str:
+                if needle and needle in v:
+                    return _in_string(v, needle, key, f"{path}.{k}" if path else str(k), depth)
+            elif isinstance(v, dict | list) and v:
+                found = _find_path(v, needle, key, f"{path}.{k}" if path else str(k), depth + 1)
+                if found is not None:
+                    return found
+            elif isinstance(v, str) and needle and needle in v:
+                return _in_string(v, needle, key, f"{path}.{k}" if path else str(k), depth)
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            if isinstance(v, str):
+                if needle and needle in v:
+                    return _in_string(v, needle, key, f"{path}[{i}]", depth)
+            elif isinstance(v, dict | list) and v:
+                found = _find_path(v, needle, key, f"{path}[{i}]", depth + 1)
+                if found is not None:
+                    return found
     return None
+
+
+def _in_string(v: str, needle: str, key: str | None, sub: str, depth: int) -> str:
+    """The path of a string holding the needle: inside it when it holds JSON that has it."""
+    if len(v) > len(needle) and v[:1] in "{[" and v[-1:] in "}]":
+        try:
+            inner = orjson.loads(v)
+        except orjson.JSONDecodeError:
+            return sub
+        return _find_path(inner, needle, key, sub + "<json>", depth + 1) or sub
+    return sub
 
 
 @dataclass(slots=True)
