@@ -547,20 +547,21 @@ def _record_time(obj: Any) -> float | None:
     return None
 
 
-def _record_id(obj: Any) -> str | None:
-    for path in (("id",), ("responseId",), ("response", "id"), ("message", "id")):
+def _first_text(obj: Any, *paths: tuple[str, ...]) -> str | None:
+    """The first non-empty string found at one of ``paths`` in ``obj``."""
+    for path in paths:
         v = dig(obj, *path)
         if isinstance(v, str) and v:
             return v
     return None
+
+
+def _record_id(obj: Any) -> str | None:
+    return _first_text(obj, ("id",), ("responseId",), ("response", "id"), ("message", "id"))
 
 
 def _record_model(obj: Any) -> str | None:
-    for path in (("model",), ("modelVersion",), ("response", "model"), ("message", "model")):
-        v = dig(obj, *path)
-        if isinstance(v, str) and v:
-            return v
-    return None
+    return _first_text(obj, ("model",), ("modelVersion",), ("response", "model"), ("message", "model"))
 
 
 class _Locator:
