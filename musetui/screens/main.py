@@ -49,7 +49,7 @@ from musetui.session import OpenedSession
 from musetui.widgets.header import MuseHeader, StatusLine, progress_bar
 from musetui.widgets.item_list import ItemList, index_for_line
 from musetui.widgets.panes import PANES, DetailPane, PaneContext
-from musetui.widgets.session_tree import LEGEND, SORTS, NodeData, SessionTree, provider_label
+from musetui.widgets.session_tree import LEGEND, SORTS, NodeData, SessionTree, provider_label, route_label
 from musetui.widgets.text import clean, short_id
 
 if TYPE_CHECKING:
@@ -902,7 +902,8 @@ class MainScreen(Screen[None]):
     def _set_items_title(self, s: SessionSummary) -> None:
         title = Text("Items: ")
         title.append(short_id(s.session_id or os.path.basename(s.path)))
-        title.append(f" · {provider_label(s)} · {s.items:,} item{'s' if s.items != 1 else ''}")
+        route = f" {route_label(s)}" if s.attribution.via else ""
+        title.append(f" · {provider_label(s)}{clean(route, 40)} · {s.items:,} item{'s' if s.items != 1 else ''}")
         if s.attribution.flags:
             title.append(" · ⚑ " + ", ".join(s.attribution.flags))
         self.query_one("#middle").border_title = title

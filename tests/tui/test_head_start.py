@@ -61,3 +61,25 @@ def _answered(head: HeadStart | None) -> HeadStart:
             return head
         time.sleep(0.05)
     raise AssertionError("the head-start child did not answer in 30 s")
+
+
+async def test_a_routed_session_says_via_which_router(tmp_path: Path, real_dir: Path) -> None:
+    """The OpenRouter capture (SOURCES.md): its row, the items title and the verdict name the router."""
+    root = tmp_path / "openrouter"
+    root.mkdir()
+    name = "tests__models__cassettes__test_openrouter__test_openrouter_tool_optional_parameters.yaml"
+    shutil.copy(real_dir / "pydantic__pydantic-ai" / name, root / name)
+    app = MuseApp([str(root)], use_cache=False)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        scr = main(app)
+        (s,) = scr.session_tree.sessions
+        assert (s.attribution.provider, s.attribution.via) == ("anthropic", "openrouter")
+        assert any("anthropic/vertex" in row and "via openrouter" in row for row in tree_rows(app))
+        scr.select_session(s, immediate=True)
+        await settle(pilot)
+        await pilot.press("5")
+        await settle(pilot)
+        evidence = scr.pane("evidence")
+        evidence.render_now()
+        assert "anthropic/vertex via openrouter · confidence" in evidence.plain
