@@ -49,7 +49,14 @@ from musetui.session import OpenedSession
 from musetui.widgets.header import MuseHeader, StatusLine, progress_bar
 from musetui.widgets.item_list import ItemList, index_for_line
 from musetui.widgets.panes import PANES, DetailPane, PaneContext
-from musetui.widgets.session_tree import LEGEND, SORTS, NodeData, SessionTree, provider_label, route_label
+from musetui.widgets.session_tree import (
+    LEGEND,
+    SORTS,
+    NodeData,
+    SessionTree,
+    provider_label,
+    route_label,
+)
 from musetui.widgets.text import clean, short_id
 
 if TYPE_CHECKING:
