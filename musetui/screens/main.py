@@ -45,7 +45,6 @@ from musetui.messages import (
 )
 from musetui.model import Item, SessionSummary
 from musetui.screens.search import SearchScreen, SearchState
-from musetui.session import OpenedSession
 from musetui.widgets.header import MuseHeader, StatusLine, progress_bar
 from musetui.widgets.item_list import ItemList, index_for_line
 from musetui.widgets.panes import PANES, DetailPane, PaneContext
@@ -60,8 +59,9 @@ from musetui.widgets.session_tree import (
 from musetui.widgets.text import clean, short_id
 
 if TYPE_CHECKING:
-    from musetui.early import HeadStart
+    from musetui.early import Answer, HeadStart
     from musetui.index import Progress
+    from musetui.session import OpenedSession
 
 #: Pane ids in key order (1–5).
 PANE_IDS = ("raw", "ids", "signature", "reasoning", "evidence")
@@ -359,7 +359,7 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.roots = [str(r) for r in roots]
         self.head = head
-        self._early: tuple[dict[str, SessionSummary], dict[str, Any]] = ({}, {})
+        self._early: tuple[dict[str, SessionSummary], Answer | None] = ({}, None)
         self.use_cache = use_cache
         self._live_index: Any = None
         self.live_updates = 0
@@ -540,13 +540,14 @@ class MainScreen(Screen[None]):
         started = time.monotonic()
         try:
             # Rows read ahead by the child process (musetui.early) go on screen before anything else.
-            early, preloaded = self._early
+            early, answer = self._early
             if self.head is not None:
-                early, preloaded = self._take_head(HEAD_WAIT_S)
+                early, answer = self._take_head(HEAD_WAIT_S)
                 if early:
                     self.post_message(SessionsFound(list(early.values())))
-            self._early = ({}, {})
+            self._early = ({}, None)
             early = dict(early)
+            preloaded = {t[0].abspath: t for t in answer.outcomes()} if answer is not None else {}
             found = len(early)
             from musetui.index import Index
 
@@ -608,17 +609,13 @@ class MainScreen(Screen[None]):
         except Exception as exc:  # reported in the status line, never a crash
             self.post_message(IndexFailed(f"{type(exc).__name__}: {exc}"))
 
-    def _take_head(self, timeout: float) -> tuple[dict[str, SessionSummary], dict[str, Any]]:
-        """The sessions read ahead by the child (by key), and its outcomes by path for the index to adopt."""
+    def _take_head(self, timeout: float) -> tuple[dict[str, SessionSummary], Answer | None]:
+        """The sessions read ahead by the child (by key), and its answer (the outcomes, for the index)."""
         head, self.head = self.head, None
-        early: dict[str, SessionSummary] = {}
-        preloaded: dict[str, Any] = {}
-        if head is not None:
-            for entry, outcome, blobs in head.take(timeout):
-                preloaded[entry.abspath] = (entry, outcome, blobs)
-                if outcome.summary is not None:
-                    early[outcome.summary.key] = outcome.summary
-        return early, preloaded
+        if head is None:
+            return {}, None
+        answer = head.take(timeout)
+        return {s.key: s for s in answer.sessions if isinstance(s, SessionSummary)}, answer
 
     @on(SessionsFound)
     def _sessions_found(self, message: SessionsFound) -> None:

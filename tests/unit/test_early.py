@@ -45,8 +45,10 @@ def _records(index: Index) -> list[dict[str, object]]:
 def _head(root: Path, *, use_cache: bool) -> list[tuple[object, object, object]]:
     head = HeadStart.start([str(root)], use_cache=use_cache)
     assert head is not None
-    got = head.take(30.0)
-    assert got, "the child sent nothing"
+    answer = head.take(30.0)
+    assert answer.sessions, "the child sent nothing"
+    got = answer.outcomes()
+    assert {id(o.summary) for _e, o, _b in got if o.summary is not None} == {id(s) for s in answer.sessions}  # type: ignore[attr-defined]
     return got
 
 
@@ -103,8 +105,10 @@ def test_a_file_changed_after_the_head_start_is_read_again(tree: Path) -> None:
 def test_a_late_or_failed_child_gives_nothing(tmp_path: Path) -> None:
     head = HeadStart.start([str(tmp_path / "missing")], use_cache=False)
     assert head is not None
-    assert head.take(30.0) == []  # nothing to walk: an empty answer, no error
+    answer = head.take(30.0)  # nothing to walk: an empty answer, no error
+    assert answer.sessions == [] and answer.outcomes() == []
     slow = HeadStart.start([str(tmp_path)], use_cache=False)
     assert slow is not None
     slow.close()  # the app gave up waiting: the child is stopped
-    assert slow.take(0.0) == []
+    late = slow.take(0.0)
+    assert late.sessions == [] and late.outcomes() == []
