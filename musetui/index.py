@@ -205,6 +205,8 @@ class Index:
     walked: bool = False  # ``files`` (and the walk's diagnostics) were supplied by the caller
     head_start: int = 0  # scan the first this many files at once, before the walk ends (first paint)
     follow_symlinks: bool = False  # follow symlinks that leave the root (never loops)
+    #: Added to the worker processes' niceness: the app's index yields the CPU to the app itself.
+    worker_nice: int = 0
     #: Outcomes read ahead (see :meth:`head`), by absolute path: adopted when the walk reaches an unchanged file.
     preloaded: dict[str, tuple[FileEntry, Outcome, Blobs | None]] = field(default_factory=dict)
 
@@ -403,7 +405,9 @@ class Index:
         ctx = multiprocessing.get_context(method)
         chunks = _chunk(files, max(1, min(64, len(files) // (workers * 8) or 1)))
         done = 0
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=ctx, initializer=_be_nice, initargs=(self.worker_nice,)
+        ) as pool:
             try:
                 jobs = [(c, self.keep_offsets, want_state, self.light) for c in chunks]
                 for chunk, results in zip(chunks, _guarded(pool.map(_scan_chunk, jobs)), strict=False):
@@ -569,6 +573,15 @@ def _muse_dir_id(s: SessionSummary) -> str | None:
         return None
     parts = s.path.split("/")
     return parts[-2] if len(parts) >= 2 and parts[-1] == "session.jsonl" else None
+
+
+def _be_nice(increment: int) -> None:
+    """In a worker process: lower its priority (where the OS allows; a no-op elsewhere)."""
+    try:
+        if increment:
+            os.nice(increment)
+    except (AttributeError, OSError):
+        pass
 
 
 def _same_file(a: FileEntry, b: FileEntry) -> bool:

@@ -73,6 +73,8 @@ PROGRESS_SECONDS = 0.1
 ADD_SLICE = 500
 #: Files scanned at once, before the walk of a big tree ends, so the first rows paint early.
 HEAD_START = 32
+#: Niceness added to the index's worker processes, so that keys are answered first while it runs.
+WORKER_NICE = 10
 #: Seconds the index waits for the rows read ahead by a child process (musetui.early) before reading them itself.
 HEAD_WAIT_S = 2.0
 
@@ -558,6 +560,7 @@ class MainScreen(Screen[None]):
                 follow=True,
                 head_start=HEAD_START,
                 preloaded=preloaded,
+                worker_nice=WORKER_NICE,
             )
             batch: list[SessionSummary] = []
             replaced: list[SessionSummary] = []

@@ -112,3 +112,21 @@ def test_a_late_or_failed_child_gives_nothing(tmp_path: Path) -> None:
     slow.close()  # the app gave up waiting: the child is stopped
     late = slow.take(0.0)
     assert late.sessions == [] and late.outcomes() == []
+
+
+def _niceness() -> int:
+    return os.nice(0)
+
+
+def test_the_app_s_scan_workers_yield_the_cpu_to_the_app() -> None:
+    """Index(worker_nice=N) starts its worker processes N steps nicer than the app (keys first)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from musetui import index as index_mod
+
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(1, mp_context=ctx, initializer=index_mod._be_nice, initargs=(3,)) as pool:
+        assert pool.submit(_niceness).result(timeout=60) == min(19, os.nice(0) + 3)
+    with ProcessPoolExecutor(1, mp_context=ctx, initializer=index_mod._be_nice, initargs=(0,)) as pool:
+        assert pool.submit(_niceness).result(timeout=60) == os.nice(0)
