@@ -372,6 +372,19 @@ class IndexCache:
             self._snapshot_bad = False
         self.conn.execute("COMMIT")
 
+    def row_of(self, path: str) -> CachedFile | None:
+        """One file's stored identity (no blob), for a reader that needs a few files, not all."""
+        if self.conn is None:
+            return None
+        try:
+            r = self.conn.execute(
+                "SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, ctime_ns FROM files WHERE path = ?", (_key(path),)
+            ).fetchone()
+        except sqlite3.Error as exc:
+            self._damaged(exc)
+            return None
+        return CachedFile(path, r[1], r[2], r[3], r[4], bool(r[5]), None, r[6] or 0) if r else None
+
     def outcome_of(self, path: str) -> bytes | None:
         """The stored (pickled) outcome of one file, fetched when the walk reaches it (None if damaged)."""
         return self._blob("outcome", path)

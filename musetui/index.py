@@ -339,11 +339,15 @@ class Index:
         return out
 
     def _cache_for(self, root: str, caches: dict[str, IndexCache], rows: dict[str, CachedFile], readonly: bool = False) -> IndexCache:
-        """The open cache of ``root``; opened (and its rows loaded into ``rows``) on first use."""
+        """The open cache of ``root``; opened (and, unless ``readonly``, its rows loaded into ``rows``) on first use.
+
+        A read-only reader (the head start) looks rows up one by one: it needs a few files, not all.
+        """
         cache = caches.get(root)
         if cache is None:
             cache = caches[root] = IndexCache(root, readonly=readonly)
-            rows.update(cache.load(light=self.light))
+            if not readonly:
+                rows.update(cache.load(light=self.light))
             self.notices.extend(cache.notices)
         return cache
 
@@ -357,7 +361,7 @@ class Index:
     ) -> Outcome | None:
         """The outcome of ``e`` from the cache (stored, or resumed after an append), or None."""
         cache = self._cache_for(e.root, caches, rows, readonly)
-        row = rows.get(e.abspath)
+        row = cache.row_of(e.abspath) if readonly else rows.get(e.abspath)
         if row is None:
             return None
         if row.matches(e.dev, e.ino, e.size, e.mtime_ns, e.ctime_ns):
