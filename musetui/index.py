@@ -29,6 +29,9 @@ from musetui.walk import FileEntry, iter_walk, walk_roots
 
 __all__ = ["FileEntry", "Index", "Progress", "Refresh", "walk_roots"]
 
+#: While the walk runs, ``iter_scan``'s ``tick`` hears of its progress every this many files.
+WALK_TICK = 500
+
 #: Below this much data, scanning in-process beats starting worker processes.
 PARALLEL_MIN_BYTES = 16 * 1024 * 1024
 
@@ -42,6 +45,7 @@ class Progress:
     bytes_done: int
     bytes_total: int
     sessions: int
+    walked: bool = True  # the walk has ended: ``total`` and ``bytes_total`` are final
 
 
 def _scan_entry(entry: FileEntry, keep_offsets: bool, want_state: bool = False) -> Outcome:
@@ -210,7 +214,9 @@ class Index:
     #: Outcomes read ahead (see :meth:`head`), by absolute path: adopted when the walk reaches an unchanged file.
     preloaded: dict[str, tuple[FileEntry, Outcome, Blobs | None]] = field(default_factory=dict)
 
-    def iter_scan(self, cancelled: Callable[[], bool] | None = None) -> Iterator[tuple[Outcome, Progress]]:
+    def iter_scan(
+        self, cancelled: Callable[[], bool] | None = None, tick: Callable[[Progress], None] | None = None
+    ) -> Iterator[tuple[Outcome, Progress]]:
         """Scan every file, yielding each outcome as it completes.
 
         The walk streams: with the cache on, a file whose identity (device, inode, size,
@@ -235,8 +241,12 @@ class Index:
         now_ns = time.time_ns()
         complete = False
 
+        walking = [not self.walked]
+
         def progress() -> Progress:
-            return Progress(tally.done, len(self.files), tally.bytes_done, tally.bytes_total, len(self.sessions))
+            return Progress(
+                tally.done, len(self.files), tally.bytes_done, tally.bytes_total, len(self.sessions), not walking[0]
+            )
 
         def scanned(stream: Iterator[tuple[Outcome, FileEntry, Blobs | None]]) -> Iterator[tuple[Outcome, Progress]]:
             for outcome, entry, blobs in stream:
@@ -258,6 +268,8 @@ class Index:
                 if not self.walked:
                     self.files.append(e)
                     tally.bytes_total += e.size
+                    if tick is not None and len(self.files) % WALK_TICK == 0:
+                        tick(progress())
                 pre = self.preloaded.pop(e.abspath, None) if self.preloaded else None
                 if pre is not None and _same_file(pre[0], e):
                     if pre[2] is not None:  # scanned ahead: stored (and kept for follow) as if scanned here
@@ -290,6 +302,9 @@ class Index:
                         yield from scanned(self._outcomes(head, 1, 0, cancelled))
                 if cancelled is not None and cancelled():
                     return
+            walking[0] = False
+            if tick is not None:
+                tick(progress())
             yield from scanned(self._outcomes(to_scan, workers, sum(f.size for f in to_scan), cancelled))
             complete = cancelled is None or not cancelled()
         finally:
