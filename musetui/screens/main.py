@@ -73,10 +73,19 @@ PROGRESS_SECONDS = 0.1
 ADD_SLICE = 500
 #: Files scanned at once, before the walk of a big tree ends, so the first rows paint early.
 HEAD_START = 32
-#: Niceness added to the index's worker processes, so that keys are answered first while it runs.
-WORKER_NICE = 10
+#: Niceness added to the index's worker processes, so that keys are answered first while it
+#: runs. Moderate, because nicer workers also yield to every other busy process on the machine.
+WORKER_NICE = 5
 #: Seconds the index waits for the rows read ahead by a child process (musetui.early) before reading them itself.
 HEAD_WAIT_S = 2.0
+
+
+def worker_nice() -> int:
+    """The niceness added to the index's workers: ``MUSETUI_WORKER_NICE``, else :data:`WORKER_NICE`."""
+    try:
+        return max(0, min(19, int(os.environ.get("MUSETUI_WORKER_NICE", WORKER_NICE))))
+    except ValueError:
+        return WORKER_NICE
 
 
 #: Live follow: default seconds between polls of the roots (env MUSETUI_LIVE_INTERVAL; 0 turns it off).
@@ -560,7 +569,7 @@ class MainScreen(Screen[None]):
                 follow=True,
                 head_start=HEAD_START,
                 preloaded=preloaded,
-                worker_nice=WORKER_NICE,
+                worker_nice=worker_nice(),
             )
             batch: list[SessionSummary] = []
             replaced: list[SessionSummary] = []
