@@ -420,8 +420,7 @@ class Index:
                 blobs = _blobs(o) if want_state else None
                 yield o, e, blobs
             return
-        method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        ctx = multiprocessing.get_context(method)
+        ctx = _pool_context()
         chunks = _chunk(files, max(1, min(64, len(files) // (workers * 8) or 1)))
         done = 0
         with ProcessPoolExecutor(
@@ -592,6 +591,23 @@ def _muse_dir_id(s: SessionSummary) -> str | None:
         return None
     parts = s.path.split("/")
     return parts[-2] if len(parts) >= 2 and parts[-1] == "session.jsonl" else None
+
+
+def _pool_context() -> Any:
+    """Fork when this process has one thread; else a fork server (imports once, forks workers), else spawn.
+
+    Forking a process that has threads (the app) can deadlock a child; a spawned worker
+    starts a new interpreter and imports the scanner and the catalogue again (seconds, on a
+    busy machine), which the fork server does once for every pool of the process.
+    """
+    methods = multiprocessing.get_all_start_methods()
+    if threading.active_count() == 1 and "fork" in methods:
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["musetui.index", "musetui.fingerprints.catalogue"])
+        return ctx
+    return multiprocessing.get_context("spawn")
 
 
 def _be_nice(increment: int) -> None:

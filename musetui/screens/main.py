@@ -567,7 +567,7 @@ class MainScreen(Screen[None]):
                 workers=self.index_workers,
                 use_cache=self.use_cache,
                 follow=True,
-                head_start=HEAD_START,
+                head_start=0 if preloaded else HEAD_START,  # (the child read the first files)
                 preloaded=preloaded,
                 worker_nice=worker_nice(),
             )
