@@ -519,6 +519,8 @@ class EvidencePane(DetailPane):
         doc = Doc()
         verdict = Text()
         verdict.append(_who(a.provider, a.host), style="bold")
+        if a.via:
+            verdict.append(f" via {clean(a.via, 40)}", style="bold")
         verdict.append(f" · confidence {a.confidence:.2f}")
         if a.flags:
             verdict.append(" · ⚑ " + ", ".join(a.flags), style="bold red")
