@@ -89,8 +89,14 @@ def _random_anthropic(raw: bytes, prefix_len: int) -> bool:
     return len(body) == 22 and body[:1] != b"1" and body <= _MAX128_B58
 
 
+#: The prefixes :func:`_decode_id` can accept: every other lowercase prefix decodes to None
+#: (an OpenAI item id needs one of the item types; ``call`` and the Anthropic prefixes have
+#: their own decoders), so the raw pass looks only for ids behind one of these.
+ID_PREFIXES: frozenset[str] = frozenset({"call", "msg", "req", "toolu", "srvtoolu", *d.OPENAI_ITEM_TYPES})
+
+
 def _decode_id(token: str) -> Decoded | None:
-    """Decode an id-shaped token by its prefix."""
+    """Decode an id-shaped token by its prefix (None unless it is one of :data:`ID_PREFIXES`)."""
     prefix = token.split("_", 1)[0]
     if prefix == "call":
         return d.classify_tool_id(token)
@@ -228,8 +234,10 @@ def candidates_re(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:
     return U_RE.finditer(data), K_RE.finditer(data), G_RE.finditer(data), S_RE.finditer(data)
 
 
-#: Before a prefixed row's ``_``: its 1-10 lowercase letters after a non-key byte (or the start).
-_PREFIX = rb"(?:^|[^A-Za-z0-9_])[a-z]{1,10}"
+#: Before a prefixed row's ``_``: one of the id prefixes, after a non-key byte (or the start).
+#: A match behind another prefix is never reported (its id decodes to None), and skipping it
+#: hides no other match: its span holds no non-key byte, so no prefixed head starts inside it.
+_PREFIX = rb"(?:^|[^A-Za-z0-9_])(?:" + "|".join(sorted(ID_PREFIXES, key=len, reverse=True)).encode() + rb")"
 _DB: Any = None
 _META: list[tuple[int, int]] = []
 
@@ -260,6 +268,11 @@ def _database() -> tuple[Any, list[tuple[int, int]]]:
         db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs), flags=flags)
         _DB, _META = db, meta
     return _DB, _META
+
+
+def prepare() -> None:
+    """Compile the candidate database now (once per process; forked workers inherit it)."""
+    _database()
 
 
 def _candidates(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:
