@@ -214,17 +214,24 @@ def scan_raw(
         if decoded is not None:
             yield Hit(decoded, line_of(m.start()), m.start())
 
+    empty: Decoded | None = None
     for m in s:
         raw = m.group("sig")
-        key_head = data[_key_start(data, m.start()) : m.start()]
-        sig_tag = b"sig:" + raw[:200]
-        if raw and sig_tag in seen:
-            continue
-        seen.add(sig_tag)
-        decoded = d.decode_signature_value(raw.decode("utf-8", "replace"))
-        if decoded is not None and raw and decoded.value.encode("utf-8", "replace") in seen:
-            continue  # the token inside the wrapper was already found by the Fernet pass
+        if raw:
+            sig_tag = b"sig:" + raw[:200]
+            if sig_tag in seen:
+                continue
+            seen.add(sig_tag)
+            decoded = d.decode_signature_value(raw.decode("utf-8", "replace"))
+            if decoded is not None and decoded.value.encode("utf-8", "replace") in seen:
+                continue  # the token inside the wrapper was already found by the Fernet pass
+        else:  # every empty signature counts (unsigned reasoning), and decodes alike
+            seen.add(b"sig:")
+            if empty is None:
+                empty = d.decode_signature_value("")
+            decoded = empty
         if decoded is not None:
+            key_head = data[_key_start(data, m.start()) : m.start()]
             key = key_head.decode("ascii", "replace") + "ignature" if key_head else "signature"
             yield Hit(decoded, line_of(m.start("sig")), m.start("sig"), key=key)
 
@@ -421,32 +428,43 @@ def field_path(obj: Any, needle: str, key: str | None = None) -> str | None:
 
 
 def _find_path(obj: Any, needle: str, key: str | None, path: str, depth: int) -> str | None:
-    # A path is spelled only for the branch that holds the needle (or the key).
+    # A path is spelled only for the branch that holds the needle (or the key). Exact types
+    # (what orjson builds) are tested first; subclasses take the isinstance branches.
     if depth > 200:
         return None
     if isinstance(obj, dict):
         for k, v in obj.items():
             if key is not None and k == key:
                 return f"{path}.{k}" if path else str(k)
-            if type(v) is str:
+            tv = type(v)
+            if tv is str:
                 if needle and needle in v:
                     return _in_string(v, needle, key, f"{path}.{k}" if path else str(k), depth)
-            elif isinstance(v, dict | list) and v:
-                found = _find_path(v, needle, key, f"{path}.{k}" if path else str(k), depth + 1)
-                if found is not None:
-                    return found
+            elif tv in _SCALARS:
+                continue
+            elif tv is dict or tv is list or isinstance(v, dict | list):
+                if v:
+                    found = _find_path(v, needle, key, f"{path}.{k}" if path else str(k), depth + 1)
+                    if found is not None:
+                        return found
             elif isinstance(v, str) and needle and needle in v:
                 return _in_string(v, needle, key, f"{path}.{k}" if path else str(k), depth)
     elif isinstance(obj, list):
         for i, v in enumerate(obj):
-            if isinstance(v, str):
+            tv = type(v)
+            if tv is str or isinstance(v, str):
                 if needle and needle in v:
                     return _in_string(v, needle, key, f"{path}[{i}]", depth)
+            elif tv in _SCALARS:
+                continue
             elif isinstance(v, dict | list) and v:
                 found = _find_path(v, needle, key, f"{path}[{i}]", depth + 1)
                 if found is not None:
                     return found
     return None
+
+
+_SCALARS = frozenset({int, float, bool, type(None)})
 
 
 def _in_string(v: str, needle: str, key: str | None, sub: str, depth: int) -> str:

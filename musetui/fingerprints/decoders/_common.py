@@ -31,8 +31,25 @@ def _dt(seconds: int) -> datetime | None:
         return None
 
 
+#: Unix seconds of 10000-01-01: below it (and from 0) the fast path of :func:`_iso_s` applies.
+_ISO_FAST_END = 253_402_300_800
+_DAYS: dict[int, str] = {}
+_TWO = [f"{i:02d}Z" for i in range(60)]
+_CLOCK = [f"{m // 60:02d}:{m % 60:02d}:" for m in range(1440)]
+
+
 def _iso_s(seconds: int) -> str:
     """Render whole unix seconds as ``YYYY-MM-DDThh:mm:ssZ``."""
+    if type(seconds) is int and 0 <= seconds < _ISO_FAST_END:
+        # The date of each day is rendered once; the time of day is plain arithmetic.
+        day, rem = divmod(seconds, 86400)
+        text = _DAYS.get(day)
+        if text is None:
+            if len(_DAYS) >= 4096:
+                _DAYS.clear()
+            d = datetime.fromtimestamp(day * 86400, tz=UTC)
+            text = _DAYS[day] = f"{d.year:04d}-{d.month:02d}-{d.day:02d}T"
+        return text + _CLOCK[rem // 60] + _TWO[rem % 60]
     d = _dt(seconds)
     if d is None:
         return f"out of range ({seconds})"
