@@ -47,8 +47,8 @@ def _iso_s(seconds: int) -> str:
         if text is None:
             if len(_DAYS) >= 4096:
                 _DAYS.clear()
-            d = datetime.fromtimestamp(day * 86400, tz=UTC)
-            text = _DAYS[day] = f"{d.year:04d}-{d.month:02d}-{d.day:02d}T"
+            midnight = datetime.fromtimestamp(day * 86400, tz=UTC)
+            text = _DAYS[day] = f"{midnight.year:04d}-{midnight.month:02d}-{midnight.day:02d}T"
         return text + _CLOCK[rem // 60] + _TWO[rem % 60]
     d = _dt(seconds)
     if d is None:
