@@ -264,11 +264,12 @@ def _database() -> tuple[Any, list[tuple[int, int]]]:
         flags: list[int] = []
         meta: list[tuple[int, int]] = []
         for row in patterns.ROWS:
-            if row.pass_ not in patterns.HS_PASSES:
-                continue
+            expr = (_PREFIX + row.head) if row.prefixed else row.head
+            if row.pass_ not in patterns.HS_PASSES or expr in exprs:
+                continue  # rows sharing a head (and so a pass) share its expression
             lo, hi = sre.parse(row.head).getwidth()
             fixed = lo == hi
-            exprs.append((_PREFIX + row.head) if row.prefixed else row.head)
+            exprs.append(expr)
             flags.append(0 if fixed else hyperscan.HS_FLAG_SOM_LEFTMOST)
             meta.append((patterns.PASSES.index(row.pass_), lo if fixed else -1))
         db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
