@@ -346,7 +346,8 @@ class Index:
             return
         method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
         ctx = multiprocessing.get_context(method)
-        prepare()  # per-process tables built once here, before the fork: the workers inherit them
+        if method == "fork":
+            prepare()  # per-process tables built once here, before the fork: the workers inherit them
         chunks = _chunk(files, max(1, min(64, len(files) // (workers * 8) or 1)))
         done = 0
         with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
