@@ -119,6 +119,33 @@ def _b64_prefix(s: str, url: bool) -> tuple[bytes, bool]:
     return data, clean
 
 
+def _b64_head(s: str, url: bool, nbytes: int) -> tuple[bytes, int, bool]:
+    """The first ``nbytes`` of :func:`_b64_prefix` (``s``), the length of all of it, and whether it ended cleanly.
+
+    Only the head is decoded: a run of base64 characters always decodes (four characters to
+    three bytes), so its length follows from the run's.
+    """
+    m = (_B64_URL_RUN if url else _B64_STD_RUN).match(s)
+    run = m.group(0) if m else ""
+    rest = s[len(run) :]
+    cut = len(run) - len(run) % 4
+    tail = len(run) - cut
+    total = cut // 4 * 3 + (tail - 1 if tail >= 2 else 0)
+    need = (nbytes + 2) // 3 * 4
+    if need < cut:
+        body = run[:need]
+    else:
+        body = run[:cut]
+        if tail >= 2:
+            body += run[cut:] + "=" * (4 - tail)
+    try:
+        head = base64.urlsafe_b64decode(body) if url else base64.b64decode(body)
+    except (binascii.Error, ValueError):
+        return b"", 0, False
+    clean = rest == "" or (rest.strip("=") == "" and len(rest) <= 2)
+    return head[:nbytes], total, clean
+
+
 def _printable(raw: bytes) -> str | None:
     """Return ``raw`` as ASCII text when every byte is printable, else None."""
     if raw and all(0x20 <= b < 0x7F for b in raw):
