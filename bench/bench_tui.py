@@ -2,7 +2,7 @@
 """Benchmark the TUI targets of DESIGN.md: first paint, opening a 100,000-item session, keys.
 
 Usage:
-    python bench/bench_tui.py [--corpus DIR] [--runs 5]
+    python bench/bench_tui.py [--corpus DIR] [--runs 5] [--baseline DIR] [--first-paint-only]
 
 * **first paint** (a real terminal): ``musetui CORPUS`` starts in a tmux pane of 160x48;
   the pane is polled every 10 ms until the session tree shows its first row. Timed with
@@ -10,8 +10,8 @@ Usage:
 * **open 100k items** (headless, Pilot): a generated Muse session of 100,000 items is
   selected and ``enter`` queued as the terminal driver queues it; timed until the item list
   holds every row (it paints on the next frame).
-* **keys while indexing** (headless): ``j`` is queued 40 times, 50 ms apart, while the
-  corpus is still being indexed; each is timed until the tree's cursor has moved.
+* **keys while indexing** (headless): ``j`` and ``k`` alternately are queued 40 times, 50 ms
+  apart, while the corpus is still being indexed; each is timed until the tree's cursor has moved.
 * **keys on the full tree** (headless, the cache on): ``j`` 30 times, then ``G``, ``g``, ``o``
   and ``s`` (a re-sort of every session) on the finished tree, each timed until it took effect.
 * **search** (headless, the cache on, the tree complete): ``/`` opens the search view and a
@@ -44,11 +44,16 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 
-def first_paint(corpus: str, *, cache: bool, cache_dir: str) -> float | None:
-    """Seconds from launching ``musetui CORPUS`` in tmux to the first session row on screen."""
+def first_paint(corpus: str, *, cache: bool, cache_dir: str, code: str | None = None) -> float | None:
+    """Seconds from launching ``musetui CORPUS`` in tmux to the first session row on screen.
+
+    A private tmux server (``-L``, no config) is started for each run, so the environment
+    given here is the one the app sees (a running server would hand its own to new panes).
+    ``code`` runs another checkout of musetui (a baseline), as ``python -m musetui`` from it.
+    """
     if shutil.which("tmux") is None:
         return None
-    name = f"musetui-bench-{os.getpid()}"
+    sock = f"musetui-bench-{os.getpid()}"
     env = {
         **os.environ,
         "MUSETUI_CACHE_DIR": cache_dir,
@@ -56,12 +61,14 @@ def first_paint(corpus: str, *, cache: bool, cache_dir: str) -> float | None:
         "PYTHONPYCACHEPREFIX": "/tmp/musetui-bench-pycache",
     }
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("TMUX", None)
+    if code is not None:
+        env["PYTHONPATH"] = code
     cmd = f"{sys.executable} -m musetui {corpus}"
+    tmux = ["tmux", "-L", sock, "-f", "/dev/null"]
     for _attempt in range(3):  # a tmux server still exiting from the last run can refuse once
         t0 = time.perf_counter()
-        started = subprocess.run(
-            ["tmux", "new-session", "-d", "-s", name, "-x", "160", "-y", "48", cmd], env=env
-        )
+        started = subprocess.run([*tmux, "new-session", "-d", "-s", "b", "-x", "160", "-y", "48", cmd], env=env, cwd=code)
         if started.returncode == 0:
             break
         time.sleep(0.5)
@@ -69,13 +76,13 @@ def first_paint(corpus: str, *, cache: bool, cache_dir: str) -> float | None:
         raise RuntimeError("tmux new-session failed 3 times")
     try:
         while time.perf_counter() - t0 < 30:
-            screen = subprocess.run(["tmux", "capture-pane", "-p", "-t", name], capture_output=True, text=True).stdout
+            screen = subprocess.run([*tmux, "capture-pane", "-p", "-t", "b"], capture_output=True, text=True).stdout
             if any(row.lstrip("│").startswith(("└ ", "├ ")) for row in screen.splitlines()):
                 return time.perf_counter() - t0
             time.sleep(0.01)
         return None
     finally:
-        subprocess.run(["tmux", "kill-session", "-t", name], capture_output=True)
+        subprocess.run([*tmux, "kill-server"], capture_output=True)
 
 
 def make_big_session(root: Path, items: int = 100_000) -> None:
@@ -146,14 +153,14 @@ async def keys_while_indexing(corpus: str, presses: int = 40) -> tuple[list[floa
         await _until(lambda: len(tree.sessions) > presses)
         tree.focus()
         await pilot.pause(0.05)
-        for _ in range(presses):
+        for n in range(presses):
             before = tree.cursor_line
 
             def moved(before: int = before) -> bool:
                 return tree.cursor_line != before
 
             t0 = time.perf_counter()
-            _key(app, "j")
+            _key(app, "j" if n % 2 == 0 else "k")  # (down and up: the cursor always has somewhere to go)
             await _until(moved, 5.0)
             out.append(time.perf_counter() - t0)
             await asyncio.sleep(0.05)  # a person's pace; indexing goes on between keys
@@ -245,39 +252,62 @@ async def search_in_tui(corpus: str, runs: int) -> dict[str, tuple[list[float], 
     return out
 
 
+def first_paints(corpus: str, runs: int, tmp: str, baseline: str | None) -> dict[str, list[float | None]]:
+    """Cold and warm first paints, this checkout and the baseline alternating run by run (same noise)."""
+    codes = {"": None} if baseline is None else {"": None, " (baseline)": baseline}
+    caches = {label: str(Path(tmp) / f"cache{i}") for i, label in enumerate(codes)}
+    out: dict[str, list[float | None]] = {}
+    for _ in range(runs):
+        for label, code in codes.items():
+            out.setdefault("first paint, cache off" + label, []).append(
+                first_paint(corpus, cache=False, cache_dir=caches[label], code=code)
+            )
+    for label, code in codes.items():  # fill each checkout's cache (their engine stamps may differ)
+        subprocess.run([sys.executable, "-m", "musetui", "scan", "--json", "-q", corpus], cwd=code,
+                       env={**os.environ, "MUSETUI_CACHE_DIR": caches[label], **({"PYTHONPATH": code} if code else {})},
+                       stdout=subprocess.DEVNULL, check=True)
+    for _ in range(runs):
+        for label, code in codes.items():
+            out.setdefault("first paint, cache on" + label, []).append(
+                first_paint(corpus, cache=True, cache_dir=caches[label], code=code)
+            )
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default="/tmp/bench500")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--baseline", metavar="DIR", help="another checkout (git archive of an older commit): its first paints alternate with these")
+    ap.add_argument("--first-paint-only", action="store_true", help="measure the first paints only")
     args = ap.parse_args()
     if not Path(args.corpus).is_dir():
         print(f"no corpus at {args.corpus}: python -m musetui_synth.corpus {args.corpus} --size-mb 500 --seed 1")
         return 2
     with tempfile.TemporaryDirectory(prefix="musetui-bench-tui-") as tmp:
-        cache_dir = str(Path(tmp) / "cache")
-        cold = [first_paint(args.corpus, cache=False, cache_dir=cache_dir) for _ in range(args.runs)]
-        first_paint(args.corpus, cache=True, cache_dir=cache_dir)  # starts the cache; let it fill
-        subprocess.run([sys.executable, "-m", "musetui", "scan", "--json", "-q", args.corpus],
-                       env={**os.environ, "MUSETUI_CACHE_DIR": cache_dir}, stdout=subprocess.DEVNULL, check=True)
-        warm = [first_paint(args.corpus, cache=True, cache_dir=cache_dir) for _ in range(args.runs)]
+        paints = first_paints(args.corpus, args.runs, tmp, args.baseline)
+        for label, vals in paints.items():
+            got = [v for v in vals if v is not None]
+            print(f"{label:<34} " + (f"median {statistics.median(got):.2f}s of {len(got)} "
+                                     f"({', '.join(f'{v:.2f}' for v in got)})   (target < 1 s)" if got else "skipped (no tmux)"))
+        if args.first_paint_only:
+            return 0
+        cache_dir = str(Path(tmp) / "cache0")  # filled by first_paints
         big = Path(tmp) / "big"
         make_big_session(big)
         opens = [asyncio.run(open_big(str(big))) for _ in range(args.runs)]
         keys, still = asyncio.run(keys_while_indexing(args.corpus))
-        os.environ["MUSETUI_CACHE_DIR"] = cache_dir  # the cache filled above
+        os.environ["MUSETUI_CACHE_DIR"] = cache_dir
         full_keys = asyncio.run(keys_on_full_tree(args.corpus))
         searches = asyncio.run(search_in_tui(args.corpus, args.runs))
-    for label, vals in (("first paint, cache off", cold), ("first paint, cache on", warm)):
-        got = [v for v in vals if v is not None]
-        print(f"{label:<26} " + (f"median {statistics.median(got):.2f}s of {len(got)}   (target < 1 s)" if got else "skipped (no tmux)"))
-    print(f"{'open 100,000 items':<26} median {statistics.median(opens):.2f}s of {len(opens)}   (target < 0.5 s)")
+    print(f"{'open 100,000 items':<34} median {statistics.median(opens):.2f}s of {len(opens)}   (target < 0.5 s)")
     keys_ms = sorted(k * 1000 for k in keys)
     if not still:
         print("(indexing finished before the last key: the keys were not all pressed under load)")
-    print(f"{'key j while indexing':<26} median {statistics.median(keys_ms):.0f} ms, slowest {keys_ms[-1]:.0f} ms "
+    print(f"{'key j/k while indexing':<34} median {statistics.median(keys_ms):.0f} ms, slowest {keys_ms[-1]:.0f} ms "
           f"of {len(keys_ms)}   (target < 50 ms)")
     full_ms = sorted(k * 1000 for k in full_keys)
-    print(f"{'keys on the full tree':<26} median {statistics.median(full_ms):.0f} ms, slowest {full_ms[-1]:.0f} ms "
+    print(f"{'keys on the full tree':<34} median {statistics.median(full_ms):.0f} ms, slowest {full_ms[-1]:.0f} ms "
           f"of {len(full_ms)} (j, G, g, o, s)   (target < 50 ms)")
     for q, (times, hits, stall) in searches.items():
         print(f"{'search ' + q[:40]:<50} median {statistics.median(times):.2f}s of {len(times)}, "

@@ -14,10 +14,12 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from musetui.commands import MuseCommands
+from musetui.config import cache_wanted
 from musetui.screens.main import MainScreen
 from musetui.theme import MUSETUI_THEME, theme_variable_defaults
 
 if TYPE_CHECKING:
+    from musetui.early import HeadStart
     from musetui.search import SearchPool
 
 
@@ -73,15 +75,19 @@ class MuseApp(App[None]):
     ]
 
     def __init__(
-        self, roots: Sequence[str], *, workers: int | None = None, use_cache: bool | None = None
+        self,
+        roots: Sequence[str],
+        *,
+        workers: int | None = None,
+        use_cache: bool | None = None,
+        head: HeadStart | None = None,
     ) -> None:
         super().__init__()
+        self.head = head
         prepare_worker_processes()
         self.roots = [str(r) for r in roots]
         self.index_workers = workers
-        if use_cache is None:
-            use_cache = os.environ.get("MUSETUI_NO_CACHE", "") in ("", "0")
-        self.use_cache = use_cache
+        self.use_cache = cache_wanted() if use_cache is None else use_cache
         self._search_pool: SearchPool | None = None
         self.register_theme(MUSETUI_THEME)
         wanted = os.environ.get("MUSETUI_THEME", "musetui")
@@ -91,7 +97,7 @@ class MuseApp(App[None]):
         return {**super().get_theme_variable_defaults(), **theme_variable_defaults()}
 
     def get_default_screen(self) -> Screen[None]:
-        return MainScreen(self.roots, workers=self.index_workers, use_cache=self.use_cache)
+        return MainScreen(self.roots, workers=self.index_workers, use_cache=self.use_cache, head=self.head)
 
     def search_pool(self) -> SearchPool:
         """Worker processes kept for searches while the app runs (started on first use)."""

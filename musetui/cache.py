@@ -88,9 +88,11 @@ class CachedFile:
 class IndexCache:
     """Read and update the cached outcomes of one root."""
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, *, readonly: bool = False) -> None:
         self.root = os.path.abspath(root)
         self.path = db_path(self.root)
+        #: Only read an existing, current database; anything else means no cache (never created or repaired).
+        self.readonly = readonly
         self.notices: list[str] = []
         self.conn: sqlite3.Connection | None = None
         self._snapshot: dict[int, list[Any]] | None = None  # chunk -> light rows, as loaded
@@ -113,6 +115,9 @@ class IndexCache:
             self.notices.append(note)
 
     def _open(self) -> None:
+        if self.readonly:
+            self._open_readonly()
+            return
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -140,6 +145,22 @@ class IndexCache:
                 self._disable("cannot remove the damaged database")
                 return
         self._disable("cannot rebuild the database")
+
+    def _open_readonly(self) -> None:
+        if not self.path.is_file() or _inside(self.path, self.root):
+            return
+        try:
+            conn = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True, timeout=LOCK_TIMEOUT_S, isolation_level=None)
+        except sqlite3.Error:
+            return
+        try:
+            rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.Error:
+            rows = {}
+        if (rows.get("schema"), rows.get("engine"), rows.get("root")) == (str(SCHEMA_VERSION), engine_stamp(), _key(self.root)):
+            self.conn = conn
+        else:
+            conn.close()
 
     def _connect(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_S, isolation_level=None)
@@ -195,6 +216,9 @@ class IndexCache:
 
     def _damaged(self, exc: sqlite3.Error) -> None:
         """An error while using the open database: rebuild it when it is corrupt, else stop using it."""
+        if self.readonly:
+            self._close()
+            return
         if type(exc) is not sqlite3.DatabaseError:  # locked, read-only, disk full, I/O error
             self._disable(exc)
             return
@@ -347,6 +371,19 @@ class IndexCache:
             )
             self._snapshot_bad = False
         self.conn.execute("COMMIT")
+
+    def row_of(self, path: str) -> CachedFile | None:
+        """One file's stored identity (no blob), for a reader that needs a few files, not all."""
+        if self.conn is None:
+            return None
+        try:
+            r = self.conn.execute(
+                "SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, ctime_ns FROM files WHERE path = ?", (_key(path),)
+            ).fetchone()
+        except sqlite3.Error as exc:
+            self._damaged(exc)
+            return None
+        return CachedFile(path, r[1], r[2], r[3], r[4], bool(r[5]), None, r[6] or 0) if r else None
 
     def outcome_of(self, path: str) -> bytes | None:
         """The stored (pickled) outcome of one file, fetched when the walk reaches it (None if damaged)."""

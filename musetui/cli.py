@@ -692,13 +692,21 @@ def cmd_tui(argv: Sequence[str]) -> int:
         sys.stdout.write(f"musetui {version('musetui')}\n")
         return 0
     _check_paths(ns.paths)
-    from musetui.config import default_roots
+    from musetui.config import cache_wanted, default_roots
+    from musetui.early import HeadStart
 
     roots = [str(Path(x)) for x in ns.paths] or default_roots()
-    from musetui.app import MuseApp
+    use_cache = cache_wanted()
+    # Before Textual is imported: the first files are read in a child while the app starts.
+    head = HeadStart.start(roots, use_cache=use_cache)
+    try:
+        from musetui.app import MuseApp
 
-    app = MuseApp(roots)
-    app.run()
+        app = MuseApp(roots, use_cache=use_cache, head=head)
+        app.run()
+    finally:
+        if head is not None:
+            head.close()
     return app.return_code or 0
 
 

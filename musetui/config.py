@@ -17,6 +17,11 @@ def cache_dir() -> Path:
     return Path(override) if override else Path(platformdirs.user_cache_dir("musetui", appauthor=False))
 
 
+def cache_wanted() -> bool:
+    """Whether the app uses the persistent cache (``MUSETUI_NO_CACHE=1`` turns it off)."""
+    return os.environ.get("MUSETUI_NO_CACHE", "") in ("", "0")
+
+
 def config_dir() -> Path:
     """The user config directory (catalogue extensions live here), or ``MUSETUI_CONFIG_DIR``."""
     override = os.environ.get("MUSETUI_CONFIG_DIR")

@@ -205,6 +205,10 @@ class Index:
     walked: bool = False  # ``files`` (and the walk's diagnostics) were supplied by the caller
     head_start: int = 0  # scan the first this many files at once, before the walk ends (first paint)
     follow_symlinks: bool = False  # follow symlinks that leave the root (never loops)
+    #: Added to the worker processes' niceness: the app's index yields the CPU to the app itself.
+    worker_nice: int = 0
+    #: Outcomes read ahead (see :meth:`head`), by absolute path: adopted when the walk reaches an unchanged file.
+    preloaded: dict[str, tuple[FileEntry, Outcome, Blobs | None]] = field(default_factory=dict)
 
     def iter_scan(self, cancelled: Callable[[], bool] | None = None) -> Iterator[tuple[Outcome, Progress]]:
         """Scan every file, yielding each outcome as it completes.
@@ -254,6 +258,21 @@ class Index:
                 if not self.walked:
                     self.files.append(e)
                     tally.bytes_total += e.size
+                pre = self.preloaded.pop(e.abspath, None) if self.preloaded else None
+                if pre is not None and _same_file(pre[0], e):
+                    if pre[2] is not None:  # scanned ahead: stored (and kept for follow) as if scanned here
+                        if self.use_cache:
+                            self._cache_for(e.root, caches, rows)
+                        yield from scanned(iter([(pre[1], e, pre[2])]))
+                    else:  # a cache hit ahead
+                        tally.done += 1
+                        tally.bytes_done += e.size
+                        self.cache_hits += 1
+                        self._take(pre[1])
+                        yield pre[1], progress()
+                    if cancelled is not None and cancelled():
+                        return
+                    continue
                 outcome = self._from_cache(e, caches, rows, fresh) if self.use_cache else None
                 if outcome is not None:
                     tally.done += 1
@@ -287,20 +306,62 @@ class Index:
                 self.notices.extend(n for n in cache.notices if n not in self.notices)
                 cache.close()
 
+    def head(self, files: int, max_bytes: int) -> list[tuple[FileEntry, Outcome, Blobs | None]]:
+        """The first ``files`` files of the walk (stopping past ``max_bytes`` read), from the cache or scanned here.
+
+        Nothing is stored and nothing is kept: a scanned file's blobs (what the cache stores,
+        and its resume state) come back with its outcome, for the index that adopts it
+        through :attr:`preloaded`. A cache hit comes back without blobs.
+        """
+        out: list[tuple[FileEntry, Outcome, Blobs | None]] = []
+        caches: dict[str, IndexCache] = {}
+        rows: dict[str, CachedFile] = {}
+        fresh: list[tuple[FileEntry, Blobs]] = []
+        want_state = self.use_cache or self.follow
+        now_ns = time.time_ns()
+        read = 0
+        try:
+            for e in iter_walk(self.roots, [], self.follow_symlinks):
+                if len(out) >= files or read >= max_bytes:
+                    break
+                known = len(fresh)
+                outcome = self._from_cache(e, caches, rows, fresh, readonly=True) if self.use_cache else None
+                if outcome is not None:
+                    out.append((e, outcome, fresh[known][1] if len(fresh) > known else None))
+                    continue
+                e.keep_state = self.use_cache or (self.follow and now_ns - e.mtime_ns < self.active_window_s * 1e9)
+                o = _scan_entry(e, self.keep_offsets, want_state)
+                out.append((e, o, _blobs(o) if want_state else None))
+                read += e.size
+        finally:
+            for cache in caches.values():
+                cache.close()
+        return out
+
+    def _cache_for(self, root: str, caches: dict[str, IndexCache], rows: dict[str, CachedFile], readonly: bool = False) -> IndexCache:
+        """The open cache of ``root``; opened (and, unless ``readonly``, its rows loaded into ``rows``) on first use.
+
+        A read-only reader (the head start) looks rows up one by one: it needs a few files, not all.
+        """
+        cache = caches.get(root)
+        if cache is None:
+            cache = caches[root] = IndexCache(root, readonly=readonly)
+            if not readonly:
+                rows.update(cache.load(light=self.light))
+            self.notices.extend(cache.notices)
+        return cache
+
     def _from_cache(
         self,
         e: FileEntry,
         caches: dict[str, IndexCache],
         rows: dict[str, CachedFile],
         fresh: list[tuple[FileEntry, Blobs]],
+        readonly: bool = False,
     ) -> Outcome | None:
         """The outcome of ``e`` from the cache (stored, or resumed after an append), or None."""
-        cache = caches.get(e.root)
-        if cache is None:  # the first file under this root: open its database
-            cache = caches[e.root] = IndexCache(e.root)
-            rows.update(cache.load(light=self.light))
-            self.notices.extend(cache.notices)
-        row = rows.get(e.abspath)
+        cache = self._cache_for(e.root, caches, rows, readonly)
+        row = cache.row_of(e.abspath) if readonly else rows.get(e.abspath)
         if row is None:
             return None
         if row.matches(e.dev, e.ino, e.size, e.mtime_ns, e.ctime_ns):
@@ -350,7 +411,9 @@ class Index:
             prepare()  # per-process tables built once here, before the fork: the workers inherit them
         chunks = _chunk(files, max(1, min(64, len(files) // (workers * 8) or 1)))
         done = 0
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=ctx, initializer=_be_nice, initargs=(self.worker_nice,)
+        ) as pool:
             try:
                 jobs = [(c, self.keep_offsets, want_state, self.light) for c in chunks]
                 for chunk, results in zip(chunks, _guarded(pool.map(_scan_chunk, jobs)), strict=False):
@@ -516,6 +579,22 @@ def _muse_dir_id(s: SessionSummary) -> str | None:
         return None
     parts = s.path.split("/")
     return parts[-2] if len(parts) >= 2 and parts[-1] == "session.jsonl" else None
+
+
+def _be_nice(increment: int) -> None:
+    """In a worker process: lower its priority (where the OS allows; a no-op elsewhere)."""
+    try:
+        if increment:
+            os.nice(increment)
+    except (AttributeError, OSError):
+        pass
+
+
+def _same_file(a: FileEntry, b: FileEntry) -> bool:
+    """Whether two walk entries name the same, unchanged file."""
+    return (a.abspath, a.root, a.relpath, a.dev, a.ino, a.size, a.mtime_ns, a.ctime_ns) == (
+        b.abspath, b.root, b.relpath, b.dev, b.ino, b.size, b.mtime_ns, b.ctime_ns
+    )
 
 
 def _under(path: str, root: str) -> bool:

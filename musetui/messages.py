@@ -21,6 +21,14 @@ class SessionsFound(Message):
 
 
 @dataclass
+class SessionsReplaced(Message):
+    """Sessions read ahead whose files changed (or went) before the index reached them."""
+
+    removed: list[SessionSummary]
+    added: list[SessionSummary]
+
+
+@dataclass
 class IndexProgress(Message):
     """How far indexing got; a newer one replaces an older one still in the queue."""
 

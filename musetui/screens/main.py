@@ -41,18 +41,27 @@ from musetui.messages import (
     SessionOpened,
     SessionOpenFailed,
     SessionsFound,
+    SessionsReplaced,
 )
 from musetui.model import Item, SessionSummary
 from musetui.screens.search import SearchScreen, SearchState
-from musetui.session import OpenedSession
 from musetui.widgets.header import MuseHeader, StatusLine, progress_bar
 from musetui.widgets.item_list import ItemList, index_for_line
 from musetui.widgets.panes import PANES, DetailPane, PaneContext
-from musetui.widgets.session_tree import LEGEND, SORTS, NodeData, SessionTree, provider_label
+from musetui.widgets.session_tree import (
+    LEGEND,
+    SORTS,
+    NodeData,
+    SessionTree,
+    provider_label,
+    route_label,
+)
 from musetui.widgets.text import clean, short_id
 
 if TYPE_CHECKING:
+    from musetui.early import Answer, HeadStart
     from musetui.index import Progress
+    from musetui.session import OpenedSession
 
 #: Pane ids in key order (1–5).
 PANE_IDS = ("raw", "ids", "signature", "reasoning", "evidence")
@@ -64,6 +73,10 @@ PROGRESS_SECONDS = 0.1
 ADD_SLICE = 500
 #: Files scanned at once, before the walk of a big tree ends, so the first rows paint early.
 HEAD_START = 32
+#: Niceness added to the index's worker processes, so that keys are answered first while it runs.
+WORKER_NICE = 10
+#: Seconds the index waits for the rows read ahead by a child process (musetui.early) before reading them itself.
+HEAD_WAIT_S = 2.0
 
 
 #: Live follow: default seconds between polls of the roots (env MUSETUI_LIVE_INTERVAL; 0 turns it off).
@@ -338,10 +351,17 @@ class MainScreen(Screen[None]):
     ]
 
     def __init__(
-        self, roots: Sequence[str], *, workers: int | None = None, use_cache: bool = True
+        self,
+        roots: Sequence[str],
+        *,
+        workers: int | None = None,
+        use_cache: bool = True,
+        head: HeadStart | None = None,
     ) -> None:
         super().__init__()
         self.roots = [str(r) for r in roots]
+        self.head = head
+        self._early: tuple[dict[str, SessionSummary], Answer | None] = ({}, None)
         self.use_cache = use_cache
         self._live_index: Any = None
         self.live_updates = 0
@@ -388,6 +408,7 @@ class MainScreen(Screen[None]):
     # ------------------------------------------------------------------ layout
 
     def compose(self) -> ComposeResult:
+        self._layout_classes(self.app.size.width)  # before the parts mount: they are styled once
         yield MuseHeader([display_root(r) for r in self.roots], id="header")
         with Horizontal(id="main"):
             with Vertical(id="left"):
@@ -431,6 +452,13 @@ class MainScreen(Screen[None]):
         self.session_tree.focus()
         self.apply_layout()
         self.status.index_text = "Indexing… · Esc to stop"
+        if self.head is not None and self.head.ready():
+            # Read ahead while the app started: the first frame shows these rows.
+            self._early = self._take_head(0.0)
+            if self._early[0]:
+                self.first_batch_at = time.monotonic() - self._started
+                self._pending_sessions.extend(self._early[0].values())
+                self._add_pending(everything=True)
         self._refresh_panes()
         _freeze_long_lived()
         self._index_worker = self.run_index()
@@ -454,14 +482,7 @@ class MainScreen(Screen[None]):
     def apply_layout(self) -> None:
         """Fit the parts to the screen's width: three columns, tree | items over panes, or one part."""
         width = self.size.width or self.app.size.width
-        mode = layout_mode(width)
-        self.mode = mode
-        for m in ("wide", "medium", "narrow"):
-            self.set_class(m == mode, f"-{m}")
-        single = self.zoomed or (self.shown_part if mode == "narrow" else None)
-        self.set_class(single is not None, "-single")
-        for part in PARTS:
-            self.set_class(single == part, f"-only-{part}")
+        mode, single = self._layout_classes(width)
         left = self.query_one("#left")
         if single is not None:
             left.styles.width = "1fr"
@@ -473,6 +494,19 @@ class MainScreen(Screen[None]):
         elif mode == "narrow":
             hint = " · tab: next part · esc: tree"
         self.query_one("#panes").border_title = Text("Panes" + hint) if hint else None
+
+    def _layout_classes(self, width: int) -> tuple[str, str | None]:
+        """Set the screen's layout classes for ``width``; return the mode and the single part shown."""
+        mode = layout_mode(width)
+        self.mode = mode
+        single = self.zoomed or (self.shown_part if mode == "narrow" else None)
+        classes = {f"-{m}" for m in ("wide", "medium", "narrow") if m == mode}
+        classes |= {"-single"} if single is not None else set()
+        classes |= {f"-only-{part}" for part in PARTS if part == single}
+        known = {"-wide", "-medium", "-narrow", "-single", *(f"-only-{p}" for p in PARTS)}
+        if {c for c in self.classes if c in known} != classes:
+            self.set_classes((set(self.classes) - known) | classes)
+        return mode, single
 
     def show_part(self, part: str) -> None:
         """On a narrow screen, show ``part`` (the others are a tab away)."""
@@ -503,25 +537,47 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def run_index(self) -> None:
         """Scan the roots in a thread, posting batches of sessions and coalescing progress."""
-        from musetui.index import Index
 
         worker = get_current_worker()
         started = time.monotonic()
         try:
+            # Rows read ahead by the child process (musetui.early) go on screen before anything else.
+            early, answer = self._early
+            if self.head is not None:
+                early, answer = self._take_head(HEAD_WAIT_S)
+                if early:
+                    self.post_message(SessionsFound(list(early.values())))
+            self._early = ({}, None)
+            early = dict(early)
+            preloaded = {t[0].abspath: t for t in answer.outcomes()} if answer is not None else {}
+            found = len(early)
+            from musetui.index import Index
+
             index = Index(
-                self.roots, workers=self.index_workers, use_cache=self.use_cache, follow=True, head_start=HEAD_START
+                self.roots,
+                workers=self.index_workers,
+                use_cache=self.use_cache,
+                follow=True,
+                head_start=HEAD_START,
+                preloaded=preloaded,
+                worker_nice=WORKER_NICE,
             )
             batch: list[SessionSummary] = []
+            replaced: list[SessionSummary] = []
             last = last_progress = time.monotonic()
-            found = 0
 
             def cancelled() -> bool:
                 return worker.is_cancelled
 
             progress: Progress | None = None
             for outcome, progress in index.iter_scan(cancelled):
-                if outcome.summary is not None:
-                    batch.append(outcome.summary)
+                s = outcome.summary
+                if s is not None:
+                    was = early.pop(s.key, None) if early else None
+                    if was is None:
+                        batch.append(s)
+                    elif was is not s:  # its file changed after it was read ahead
+                        replaced.append(s)
                 now = time.monotonic()
                 if batch and (not found or now - last >= batch_interval(found) or len(batch) >= BATCH_SIZE):
                     found += len(batch)
@@ -536,6 +592,9 @@ class MainScreen(Screen[None]):
                     break
             if batch:
                 self.post_message(SessionsFound(batch))
+            if (replaced or early) and not worker.is_cancelled:
+                gone = [*early.values(), *replaced]  # (a replaced one is removed by its key)
+                self.post_message(SessionsReplaced(gone, replaced))
             if progress is not None:
                 self.post_message(IndexProgress(*_progress_fields(progress)))
             index.finalize()
@@ -552,6 +611,14 @@ class MainScreen(Screen[None]):
             )
         except Exception as exc:  # reported in the status line, never a crash
             self.post_message(IndexFailed(f"{type(exc).__name__}: {exc}"))
+
+    def _take_head(self, timeout: float) -> tuple[dict[str, SessionSummary], Answer | None]:
+        """The sessions read ahead by the child (by key), and its answer (the outcomes, for the index)."""
+        head, self.head = self.head, None
+        if head is None:
+            return {}, None
+        answer = head.take(timeout)
+        return {s.key: s for s in answer.sessions if isinstance(s, SessionSummary)}, answer
 
     @on(SessionsFound)
     def _sessions_found(self, message: SessionsFound) -> None:
@@ -593,6 +660,15 @@ class MainScreen(Screen[None]):
         if node is None or (node is not first and not isinstance(node.data, SessionSummary)):
             _ = tree.last_line
             tree.move_cursor(first)
+
+    @on(SessionsReplaced)
+    def _sessions_replaced(self, message: SessionsReplaced) -> None:
+        self._add_pending(everything=True)
+        tree = self.session_tree
+        tree.remove_sessions(message.removed)
+        tree.add_sessions(message.added)
+        self._provider_counts = Counter(s.attribution.provider for s in tree.sessions)
+        self._update_header()
 
     @on(IndexProgress)
     def _progress(self, message: IndexProgress) -> None:
@@ -833,7 +909,8 @@ class MainScreen(Screen[None]):
     def _set_items_title(self, s: SessionSummary) -> None:
         title = Text("Items: ")
         title.append(short_id(s.session_id or os.path.basename(s.path)))
-        title.append(f" · {provider_label(s)} · {s.items:,} item{'s' if s.items != 1 else ''}")
+        route = f" {route_label(s)}" if s.attribution.via else ""
+        title.append(f" · {provider_label(s)}{clean(route, 40)} · {s.items:,} item{'s' if s.items != 1 else ''}")
         if s.attribution.flags:
             title.append(" · ⚑ " + ", ".join(s.attribution.flags))
         self.query_one("#middle").border_title = title

@@ -37,7 +37,7 @@ MAX_PREFIX = 20
 #: Tree orders: the walk (path) order, newest first, by provider, biggest first.
 SORTS = ("path", "time", "provider", "size")
 #: One line explaining the row glyphs and numbers (under the tree, and in the help).
-LEGEND = "⚑ outlier · ! other flag · ✗n malformed lines · n = items · ▸ +n⚑ flagged inside"
+LEGEND = "⚑ outlier · ! other flag · ✗n malformed lines · n = items · ▸ +n⚑ flagged inside · via: router"
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +109,12 @@ def provider_label(s: SessionSummary) -> str:
     """``openai/azure``: the attributed provider, with the host when it is known."""
     a = s.attribution
     return f"{a.provider}/{a.host}" if a.host else a.provider
+
+
+def route_label(s: SessionSummary) -> str:
+    """``via openrouter``: the router the responses passed through, or empty."""
+    via = s.attribution.via
+    return f"via {via}" if via else ""
 
 
 def flag_glyph(s: SessionSummary) -> str:
@@ -756,7 +762,8 @@ class SessionTree(Tree[NodeData]):
         wp, wi, wm = self._widths()
         # Columns: glyph, id, [time], provider, items, model, [title]. The model is cut only
         # when the row has no room for it; the time and then the title come when it has.
-        base = 2 + len(ident) + 1 + wp + 1 + wi + 1
+        route = route_label(s)
+        base = 2 + len(ident) + 1 + wp + 1 + wi + 1 + (len(route) + 1 if route else 0)
         show_time = room - base - min(wm, 20) >= 12  # one decision for the rows of a depth
         if show_time:
             base += 12
@@ -774,6 +781,8 @@ class SessionTree(Tree[NodeData]):
         text.append(" ")
         text.append(str(s.items).rjust(wi), style=dim)
         text.append(" ")
+        if route:  # the route before the model: it is part of the verdict, the model is what was declared
+            text.append(route + " ", style=pstyle)
         text.append(model)
         if s.malformed_lines:
             text.append(f" ✗{s.malformed_lines}", style=self._part("session-tree--flag"))
