@@ -24,7 +24,7 @@ from musetui.cache import CachedFile, IndexCache, unpickle_outcome, unpickle_sta
 from musetui.diagnostics import internal_error
 from musetui.fingerprints.attribution import mark_outliers
 from musetui.model import Attribution, Diagnostic, SessionSummary
-from musetui.scanner import Outcome, ScanState, resume_file, scan_file
+from musetui.scanner import Outcome, ScanState, prepare, resume_file, scan_file
 from musetui.walk import FileEntry, iter_walk, walk_roots
 
 __all__ = ["FileEntry", "Index", "Progress", "Refresh", "walk_roots"]
@@ -421,6 +421,8 @@ class Index:
                 yield o, e, blobs
             return
         ctx = _pool_context()
+        if ctx.get_start_method() == "fork":
+            prepare()  # per-process tables built once here, before the fork: the workers inherit them
         chunks = _chunk(files, max(1, min(64, len(files) // (workers * 8) or 1)))
         done = 0
         with ProcessPoolExecutor(
