@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 import sqlite3
 import time
 from pathlib import Path
@@ -130,3 +131,24 @@ def test_the_app_s_scan_workers_yield_the_cpu_to_the_app() -> None:
         assert pool.submit(_niceness).result(timeout=60) == min(19, os.nice(0) + 3)
     with ProcessPoolExecutor(1, mp_context=ctx, initializer=index_mod._be_nice, initargs=(0,)) as pool:
         assert pool.submit(_niceness).result(timeout=60) == os.nice(0)
+
+
+def test_a_threaded_process_scans_in_a_fork_server_pool(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app has threads: its pool starts from a fork server (no fork of a threaded process), same records."""
+    import threading
+
+    from musetui import index as index_mod
+
+    monkeypatch.setattr(index_mod, "PARALLEL_MIN_BYTES", 0)  # the pool even for this small tree
+    plain = Index([str(tree)], workers=1).scan()
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    try:
+        ctx = index_mod._pool_context()
+        assert ctx.get_start_method() == ("forkserver" if sys.platform != "win32" else "spawn")
+        pooled = Index([str(tree)], workers=2, worker_nice=1).scan()
+    finally:
+        stop.set()
+    assert len(pooled.files) >= 8
+    assert _records(pooled) == _records(plain)
