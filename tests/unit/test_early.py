@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import sqlite3
+import sys
 import time
 from pathlib import Path
 
