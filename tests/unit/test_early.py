@@ -17,25 +17,15 @@ from musetui.early import HeadStart
 from musetui.index import Index
 
 
-def _line(sid: str, i: int) -> bytes:
-    return orjson.dumps(
-        {
-            "stream": {"kind": "session", "id": sid},
-            "recorded_at": 1790000000000000 + i * 1_000_000,
-            "payload": {"kind": "run", "event": {"kind": "assistant_message_committed", "message_id": f"m{i}", "text": "t"}},
-        }
-    ) + b"\n"
-
-
 @pytest.fixture
 def tree(tmp_path: Path, sample_dir: Path) -> Path:
-    """The bundled sample plus a few small Muse sessions (so there are more files than the head takes)."""
+    """The bundled sample plus a few small generic transcripts (so that the pool has eight files or more)."""
     root = tmp_path / "root"
     shutil.copytree(sample_dir, root)
-    for sid in ("A", "B", "C", "D"):
-        d = root / "extra" / "sessions" / sid
-        d.mkdir(parents=True)
-        (d / "session.jsonl").write_bytes(b"".join(_line(sid, i) for i in range(5)))
+    (root / "extra").mkdir()
+    for n in range(4):
+        lines = [orjson.dumps({"type": "message", "role": "user", "content": f"task {n}.{i}"}) for i in range(5)]
+        (root / "extra" / f"s{n}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     return root
 
 
