@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
@@ -215,6 +215,8 @@ class Index:
     follow_symlinks: bool = False  # follow symlinks that leave the root (never loops)
     #: Added to the worker processes' niceness: the app's index yields the CPU to the app itself.
     worker_nice: int = 0
+    #: Local worker processes take files while the walk goes on (see :class:`_Stream`).
+    streams: ClassVar[bool] = True
     #: Outcomes read ahead (see :meth:`head`), by absolute path: adopted when the walk reaches an unchanged file.
     preloaded: dict[str, tuple[FileEntry, Outcome, Blobs | None]] = field(default_factory=dict)
 
@@ -619,7 +621,9 @@ class _Stream:
     Once the files fed add up to :data:`PARALLEL_MIN_BYTES`, a pool of worker processes
     starts and takes them a chunk at a time, while the walk goes on (a big tree's first
     outcomes do not wait for its walk to end). Less than that is scanned here at the end,
-    as starting workers would cost more. A chunk whose worker died is scanned here.
+    as starting workers would cost more. A chunk whose worker died is scanned here. An
+    index that does not stream (``streams`` False: the Dask one) gets every file at the
+    end, through its own ``_outcomes``.
     """
 
     def __init__(self, index: Index, workers: int, cancelled: Callable[[], bool] | None) -> None:
@@ -637,7 +641,7 @@ class _Stream:
         self.pending.append(e)
         self.pending_bytes += e.size
         if self.pool is None:
-            if self.workers <= 1 or self.pending_bytes < PARALLEL_MIN_BYTES or len(self.pending) < 8:
+            if not self.index.streams or self.workers <= 1 or self.pending_bytes < PARALLEL_MIN_BYTES or len(self.pending) < 8:
                 return
             ctx = _pool_context()
             if ctx.get_start_method() == "fork":
