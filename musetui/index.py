@@ -336,7 +336,7 @@ class Index:
                 cache.close()
 
     def head(self, files: int, max_bytes: int) -> list[tuple[FileEntry, Outcome, Blobs | None]]:
-        """The first ``files`` files of the walk (stopping past ``max_bytes`` read), from the cache or scanned here.
+        """The first ``files`` files of the walk (stopping before ``max_bytes`` are read), from the cache or scanned here.
 
         Nothing is stored and nothing is kept: a scanned file's blobs (what the cache stores,
         and its resume state) come back with its outcome, for the index that adopts it
@@ -358,6 +358,8 @@ class Index:
                 if outcome is not None:
                     out.append((e, outcome, fresh[known][1] if len(fresh) > known else None))
                     continue
+                if read + e.size > max_bytes:  # (a big file is left to the index: its rows can wait)
+                    break
                 e.keep_state = self.use_cache or (self.follow and now_ns - e.mtime_ns < self.active_window_s * 1e9)
                 o = _scan_entry(e, self.keep_offsets, want_state)
                 out.append((e, o, _blobs(o) if want_state else None))

@@ -166,3 +166,13 @@ def test_a_chunk_whose_worker_died_is_scanned_here(tree: Path, monkeypatch: pyte
     plain = Index([str(tree)], workers=1).scan()
     pooled = Index([str(tree)], workers=2).scan()
     assert _records(pooled) == _records(plain)
+
+
+def test_the_head_start_stops_before_a_file_bigger_than_its_budget(tree: Path) -> None:
+    """A huge first transcript is left to the index: the head start answers at once, with what came before it."""
+    index = Index([str(tree)], workers=1, follow=True)
+    sizes = sorted(e.size for e in Index([str(tree)], workers=1).scan().files)
+    budget = sizes[-1] - 1  # every file but the largest fits on its own
+    got = index.head(10_000, budget)
+    assert sum(e.size for e, _o, _b in got) <= budget
+    assert all(e.size < sizes[-1] for e, _o, _b in got)
