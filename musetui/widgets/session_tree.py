@@ -128,6 +128,9 @@ def flag_glyph(s: SessionSummary) -> str:
 class SessionTree(Tree[NodeData]):
     """Every indexed session, grouped by root and format, then parent → subagents."""
 
+    #: (the size and scrollbar state it was worked out for, the label width): see get_label_width.
+    _label_width: tuple[object, int] = (None, 0)
+
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
             "down,j",
@@ -283,12 +286,16 @@ class SessionTree(Tree[NodeData]):
         if self._order_cache is None:
             out: list[SessionSummary] = []
 
-            def walk(items: Iterable[SessionSummary]) -> None:
-                for s in sort_sessions(items, self.session_order):
+            kids = self._kids
+
+            def walk(items: list[SessionSummary]) -> None:
+                for s in sort_sessions(items, self.session_order) if len(items) > 1 else items:
                     if not self._visible(s):
                         continue
                     out.append(s)
-                    walk(self._kids.get(s.key, []))
+                    below = kids.get(s.key)
+                    if below:
+                        walk(below)
 
             for gkey in self._group_order():
                 walk(self._top.get(gkey, []))
@@ -529,7 +536,32 @@ class SessionTree(Tree[NodeData]):
         if order not in SORTS or order == self.session_order:
             return
         self.session_order = order
-        self.rebuild()
+        self._reorder()
+
+    def _reorder(self) -> None:
+        """Put the nodes there are in ``session_order``: siblings are re-sorted in place, none is made again.
+
+        A rebuild makes every node anew, seconds for tens of thousands of sessions; an order
+        changes nothing else. (``TreeNode._children`` is Textual's list of a node's children;
+        the pinned Textual version keeps it, and the sort tests would see it change.)
+        """
+        current = self.current_session()
+        # Each parent with its siblings as found (``path`` is that order), to sort from.
+        parents: list[tuple[TreeNode[NodeData], list[SessionSummary]]] = [
+            (n, self._top.get(g, [])) for g, n in self._group_nodes.items()
+        ]
+        parents += [(n, self._kids[k]) for k, n in self._session_nodes.items() if k in self._loaded and self._kids.get(k)]
+        for parent, found in parents:
+            kids = parent._children
+            rank = {s.key: i for i, s in enumerate(sort_sessions(found, self.session_order))}
+            if not all(isinstance(c.data, SessionSummary) and c.data.key in rank for c in kids):
+                self.rebuild()
+                return
+            kids.sort(key=lambda c: rank[c.data.key])  # type: ignore[union-attr]
+        self._order_cache = None
+        self._invalidate()
+        if current is not None:
+            self.reveal(current)
 
     def action_first(self) -> None:
         """g: the first line of the tree."""
@@ -710,8 +742,15 @@ class SessionTree(Tree[NodeData]):
         return n
 
     def get_label_width(self, node: TreeNode[NodeData]) -> int:
-        """Labels fit the widget's width (they are cut to it), so no row scrolls sideways."""
-        return max(8, (self.scrollable_content_region.width or self.size.width or 40) - 8)
+        """Labels fit the widget's width (they are cut to it), so no row scrolls sideways.
+
+        Asked for every line when the tree lays its lines out: the width is worked out once
+        per size and scrollbar state, not once per line.
+        """
+        key = (self.outer_size, self.show_vertical_scrollbar)
+        if self._label_width[0] != key:
+            self._label_width = (key, max(8, (self.scrollable_content_region.width or self.size.width or 40) - 8))
+        return self._label_width[1]
 
     def _descendants(self, s: SessionSummary) -> Iterator[SessionSummary]:
         for c in self._kids.get(s.key, []):
@@ -728,6 +767,7 @@ class SessionTree(Tree[NodeData]):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._part_styles.clear()
+        self._label_width = (None, 0)
 
     def _prefix_length(self, node: TreeNode[NodeData]) -> int:
         parent = node.parent

@@ -226,3 +226,38 @@ async def test_diagnostics_view_lists_groups_and_jumps_to_the_session(tmp_path: 
         await press(pilot, "enter")
         assert app.screen is scr
         assert current(app).abspath == str(root / "good.jsonl")
+
+
+async def test_sorting_in_place_gives_the_rows_a_rebuild_gives(sample_root: str) -> None:
+    """``s`` re-sorts the nodes there are (no node made again); the rows, expanded parents and cursor match a rebuild."""
+    from musetui.model import SessionSummary
+    from musetui.widgets.session_tree import SORTS
+
+    app = MuseApp([sample_root])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tree = main(app).session_tree
+        parent = next(s for s in tree.sessions if s.format == "muse" and tree._kids.get(s.key))
+        tree.reveal(tree._kids[parent.key][-1])  # a loaded, expanded parent, the cursor on its last child
+        await pilot.pause()
+
+        def rows() -> list[str]:
+            out = []
+            for line in range(tree.last_line + 1):
+                node = tree.get_node_at_line(line)
+                assert node is not None
+                out.append(node.data.key if isinstance(node.data, SessionSummary) else str(node.label))
+            return out
+
+        for order in [*SORTS[1:], SORTS[0]]:
+            before = tree.current_session()
+            nodes = set(map(id, tree._session_nodes.values()))
+            tree.set_sort(order)
+            await pilot.pause()
+            in_place = rows()
+            assert set(map(id, tree._session_nodes.values())) == nodes  # the same node objects
+            assert tree.current_session() is before
+            tree.rebuild()
+            await pilot.pause()
+            assert rows() == in_place, order
+            assert tree.current_session() is before
