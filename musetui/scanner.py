@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import pickle
 from array import array
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -695,7 +695,7 @@ def _raw_evidence(
                 group[-1].count += 1
                 continue
             if hit.value is not None and hit.value != dec.value:
-                dec = replace(dec, value=hit.value)
+                dec = dec.with_value(hit.value)
             loc = Located(dec, base_line + li + 1, hit.field or "", zone, None)
             group.append(loc)
             out.append(loc)
