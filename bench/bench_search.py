@@ -19,7 +19,9 @@ warm-up round (the page cache holds the corpus):
 ``--baseline DIR`` times another checkout of musetui in the same rotation (``lib`` in a child
 process, the search timed inside it after a warm-up; ``cli`` as above), for before/after.
 
-Reported: median seconds of ``--runs`` runs, the ratio to ``rg``, hits (and ``rg``'s matching
+Reported: median seconds of ``--runs`` runs, the ratio to ``rg``, median CPU seconds (user +
+system of the process and its children: the search's worker processes, rg's threads) and their
+ratio to ``rg``'s, hits (and ``rg``'s matching
 lines, which should agree for plain literals and regexes), and peak RSS (``rg`` and ``cli``:
 that child's own maximum, from ``wait4``; ``lib``: this process).
 """
@@ -61,6 +63,7 @@ class Timing:
     """Runs of one tool on one query."""
 
     seconds: list[float] = field(default_factory=list)
+    cpu: list[float] = field(default_factory=list)
     rss_kb: list[int] = field(default_factory=list)
     hits: int = -1
 
@@ -68,12 +71,18 @@ class Timing:
     def median(self) -> float:
         return statistics.median(self.seconds) if self.seconds else float("nan")
 
+    @property
+    def cpu_median(self) -> float:
+        return statistics.median(self.cpu) if self.cpu else float("nan")
+
 
 TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
 
 
-def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, int, int]:
-    """Run a command, read its stdout through a pipe; (seconds, output lines, peak RSS in KiB).
+def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, int, int, float]:
+    """Run a command, read its stdout through a pipe; (seconds, output lines, peak RSS in KiB, CPU seconds).
+
+    CPU seconds are user + system of the command and the children it waited for (``wait4``).
 
     The peak RSS is the command's own (GNU time's %M): ``wait4`` on a child forked from this
     big process would report this process's pages.
@@ -93,7 +102,7 @@ def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float
     if TIME:
         with contextlib.suppress(OSError, ValueError, IndexError):
             rss = int(rss_file.read_text().split()[-1])
-    return elapsed, lines, rss
+    return elapsed, lines, rss, usage.ru_utime + usage.ru_stime
 
 
 def rg_argv(query: Query, corpus: Path) -> list[str]:
@@ -144,36 +153,48 @@ def pick_queries(corpus: Path) -> list[Query]:
     return out
 
 
-def lib_run(corpus: Path, query: str, workers: int | None) -> tuple[float, int]:
+def _cpu() -> float:
+    """User + system seconds of this process and of its reaped children (the search's workers)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def lib_run(corpus: Path, query: str, workers: int | None) -> tuple[float, int, float]:
+    """Seconds, hits and CPU seconds of one in-process search."""
     from musetui.search import run_search
 
+    c0 = _cpu()
     t0 = time.perf_counter()
     n = sum(1 for _ in run_search([str(corpus)], query, workers=workers))
-    return time.perf_counter() - t0, n
+    return time.perf_counter() - t0, n, _cpu() - c0
 
 
 LIB_AT = r"""
-import sys, time
+import os, sys, time
 sys.path.insert(0, sys.argv[1])
 from musetui.search import run_search
 corpus, query = sys.argv[2], sys.argv[3]
+def cpu():
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 sum(1 for _ in run_search([corpus], query))
+c0 = cpu()
 t0 = time.perf_counter()
 n = sum(1 for _ in run_search([corpus], query))
-print(time.perf_counter() - t0, n)
+print(time.perf_counter() - t0, n, cpu() - c0)
 """
 
 CLI_AT = "import runpy, sys; sys.path.insert(0, {repo!r}); sys.argv[0] = 'musetui'; runpy.run_module('musetui', run_name='__main__')"
 
 
-def baseline_lib(repo: Path, corpus: Path, query: str) -> tuple[float, int]:
-    """Seconds and hits of one in-process search by another checkout (timed in a child)."""
+def baseline_lib(repo: Path, corpus: Path, query: str) -> tuple[float, int, float]:
+    """Seconds, hits and CPU seconds of one in-process search by another checkout (timed in a child)."""
     out = subprocess.run(
         [sys.executable, "-c", LIB_AT, str(repo), str(corpus), query],
         capture_output=True, text=True, check=True,
     )
-    secs, n = out.stdout.split()
-    return float(secs), int(n)
+    secs, n, cpu = out.stdout.split()
+    return float(secs), int(n), float(cpu)
 
 
 def local_corpus(out: Path, size_mb: int, seed: int) -> None:
@@ -243,6 +264,9 @@ def main() -> int:
         "--query", action="append", default=[], help="extra musetui query (literal for rg: -F)"
     )
     ap.add_argument("--json", action="store_true", help="print the results as JSON too")
+    ap.add_argument(
+        "--only", action="append", default=[], help="time only the queries whose name starts with this"
+    )
     ap.add_argument("--baseline", type=Path, default=None, help="another musetui checkout to time beside this one")
     args = ap.parse_args()
 
@@ -255,6 +279,8 @@ def main() -> int:
     )
     queries = pick_queries(corpus)
     queries += [Query(f"extra {q}", q, q, True) for q in args.query]
+    if args.only:
+        queries = [q for q in queries if any(q.name.startswith(o) for o in args.only)]
     # Bytecode cached (outside the tree), as an installed package has it.
     env = dict(
         os.environ,
@@ -275,24 +301,29 @@ def main() -> int:
         lib_run(corpus, q.musetui, args.workers)
         run_child([*cli, q.musetui, "--json"], env)
         for _ in range(args.runs):
-            s, n, rss = run_child(rg_argv(q, corpus))
+            s, n, rss, c = run_child(rg_argv(q, corpus))
             rg.seconds.append(s)
+            rg.cpu.append(c)
             rg.rss_kb.append(rss)
             rg.hits = n
-            s, n = lib_run(corpus, q.musetui, args.workers)
+            s, n, c = lib_run(corpus, q.musetui, args.workers)
             lib.seconds.append(s)
+            lib.cpu.append(c)
             lib.hits = n
             lib.rss_kb.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-            s, n, rss = run_child([*cli, q.musetui, "--json"], env)
+            s, n, rss, c = run_child([*cli, q.musetui, "--json"], env)
             clit.seconds.append(s)
+            clit.cpu.append(c)
             clit.rss_kb.append(rss)
             clit.hits = n
             if args.baseline and base_cli is not None:
-                s, n = baseline_lib(args.baseline, corpus, q.musetui)
+                s, n, c = baseline_lib(args.baseline, corpus, q.musetui)
                 blib.seconds.append(s)
+                blib.cpu.append(c)
                 blib.hits = n
-                s, n, rss = run_child([*base_cli, q.musetui, "--json"], env)
+                s, n, rss, c = run_child([*base_cli, q.musetui, "--json"], env)
                 bcli.seconds.append(s)
+                bcli.cpu.append(c)
                 bcli.hits = n
         row = {
             "query": q.name,
@@ -302,12 +333,18 @@ def main() -> int:
             "cli_s": round(clit.median, 3),
             "lib_ratio": round(lib.median / rg.median, 2),
             "cli_ratio": round(clit.median / rg.median, 2),
+            "rg_cpu_s": round(rg.cpu_median, 3),
+            "lib_cpu_s": round(lib.cpu_median, 3),
+            "cli_cpu_s": round(clit.cpu_median, 3),
+            "lib_cpu_ratio": round(lib.cpu_median / rg.cpu_median, 2),
+            "cli_cpu_ratio": round(clit.cpu_median / rg.cpu_median, 2),
             "rg_lines": rg.hits,
             "hits": clit.hits,
             "rg_rss_mb": round(max(rg.rss_kb) / 1024, 1),
             "lib_rss_mb": round(max(lib.rss_kb) / 1024, 1),
             "cli_rss_mb": round(max(clit.rss_kb) / 1024, 1),
             "runs": {"rg": rg.seconds, "lib": lib.seconds, "cli": clit.seconds},
+            "cpu_runs": {"rg": rg.cpu, "lib": lib.cpu, "cli": clit.cpu},
         }
         if args.baseline:
             row.update(
@@ -315,6 +352,10 @@ def main() -> int:
                 base_cli_s=round(bcli.median, 3),
                 base_lib_ratio=round(blib.median / rg.median, 2),
                 base_cli_ratio=round(bcli.median / rg.median, 2),
+                base_lib_cpu_s=round(blib.cpu_median, 3),
+                base_cli_cpu_s=round(bcli.cpu_median, 3),
+                base_lib_cpu_ratio=round(blib.cpu_median / rg.cpu_median, 2),
+                base_cli_cpu_ratio=round(bcli.cpu_median / rg.cpu_median, 2),
                 base_hits=bcli.hits,
             )
         results.append(row)
@@ -323,10 +364,18 @@ def main() -> int:
             f"cli {row['cli_s']:6.3f}s ({row['cli_ratio']:.2f}x)  hits {row['hits']} (rg lines {row['rg_lines']})  "
             f"peak RSS rg {row['rg_rss_mb']} MB, cli {row['cli_rss_mb']} MB, lib {row['lib_rss_mb']} MB"
         )
+        print(
+            f"{'  CPU':18s} rg {row['rg_cpu_s']:6.3f}s  lib {row['lib_cpu_s']:6.3f}s ({row['lib_cpu_ratio']:.2f}x)  "
+            f"cli {row['cli_cpu_s']:6.3f}s ({row['cli_cpu_ratio']:.2f}x)"
+        )
         if args.baseline:
             print(
                 f"{'  baseline':18s}           lib {row['base_lib_s']:6.3f}s ({row['base_lib_ratio']:.2f}x)  "
                 f"cli {row['base_cli_s']:6.3f}s ({row['base_cli_ratio']:.2f}x)  hits {row['base_hits']}"
+            )
+            print(
+                f"{'  baseline CPU':18s}           lib {row['base_lib_cpu_s']:6.3f}s ({row['base_lib_cpu_ratio']:.2f}x)  "
+                f"cli {row['base_cli_cpu_s']:6.3f}s ({row['base_cli_cpu_ratio']:.2f}x)"
             )
     if args.json:
         print(json.dumps(results, indent=2))

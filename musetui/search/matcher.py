@@ -40,6 +40,15 @@ class Expr:
 
     source: bytes
     exact: bool
+    lead: bytes = b""
+    lead_ic: bool = False
+    width: int = -1
+
+
+#: Leads shorter than this are not worth a pass of their own (see :class:`LineFinder`).
+LEAD_MIN = 3
+#: Nor are windows wider than this.
+WINDOW_MAX = 4096
 
 
 class _Sre:
@@ -108,6 +117,7 @@ class _Writer:
 
     def __init__(self) -> None:
         self.exact = True
+        self.anchored = False  # an anchor or word boundary: a match depends on its context
         self.s = _sre()
 
     def seq(self, items: Any, ic: bool) -> bytes:
@@ -186,6 +196,7 @@ class _Writer:
                 quant = b"{%d,%d}" % (lo, hi)
             return body + quant
         if op is c.AT:
+            self.anchored = True
             if av in (c.AT_BEGINNING, c.AT_BEGINNING_LINE, c.AT_BEGINNING_STRING):
                 return b"^"
             if av in (c.AT_END, c.AT_END_LINE, c.AT_END_STRING):
@@ -225,11 +236,30 @@ def expression(pattern: bytes, ignorecase: bool) -> Expr | None:
         parsed = s.parser.parse(pattern, re.IGNORECASE if ignorecase else 0)
     ic = bool(int(parsed.state.flags) & re.IGNORECASE)
     w = _Writer()
+    items = list(parsed)
     try:
-        src = w.seq(list(parsed), ic)
+        src = w.seq(items, ic)
     except _Never:
         return None
-    return Expr(src, w.exact)
+    lead, width = b"", -1
+    if w.exact and not w.anchored:
+        lead = bytes(av for op, av in _leading(items, s.c.LITERAL))
+        hi = parsed.getwidth()[1]
+        if len(lead) >= LEAD_MIN and 10 not in lead and hi <= WINDOW_MAX:
+            width = int(hi)
+        else:
+            lead = b""
+    return Expr(src, w.exact, lead, ic and bool(lead), width)
+
+
+def _leading(items: list[Any], literal: Any) -> list[Any]:
+    """The leading run of plain literal items of a parsed pattern."""
+    out = []
+    for op, av in items:
+        if op is not literal or av > 255:
+            break
+        out.append((op, av))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -299,29 +329,71 @@ class LineFinder:
 
     The scan stops at the first match (a callback returning True); the next scan starts
     after that line's newline, so a line full of matches costs one callback.
+
+    :meth:`any` may first run a *lead* database: when every expression starts with a
+    literal (:data:`LEAD_MIN` bytes or more) and has a bounded width, and no anchor or word
+    boundary, every match lies in a window of that width from some occurrence of a lead.
+    The leads are found at literal speed and only their windows (joined by newlines, which
+    no match crosses) are scanned with the full database; Hyperscan runs a bounded
+    repeat over the whole buffer up to 3x slower. A buffer with too many leads is scanned
+    whole instead.
     """
 
-    __slots__ = ("_at", "_db", "_owner", "_stop")
+    __slots__ = ("_at", "_budget", "_collect", "_db", "_lead", "_owner", "_pos", "_stop", "_win")
 
-    def __init__(self, db: Any, owner: Sequence[int]) -> None:
+    def __init__(self, db: Any, owner: Sequence[int], lead: Any = None, win: Sequence[tuple[int, int]] = ()) -> None:
         self._db = db
         self._owner = owner
+        self._lead = lead
+        self._win = win  # per lead id: (its length, the width of a match)
         self._at = [-1, -1]
-        at = self._at
+        self._pos: list[tuple[int, int]] = []
+        self._budget = [0]
+        at, pos, budget = self._at, self._pos, self._budget
 
         def stop(eid: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
             at[0] = to
             at[1] = eid
             return True
 
+        def collect(eid: int, _from: int, to: int, _flags: int, _ctx: object) -> bool:
+            pos.append((eid, to))
+            return len(pos) > budget[0]
+
         self._stop = stop
+        self._collect = collect
 
     def any(self, buf: Any) -> bool:
         """Whether any expression matches somewhere in ``buf`` (bytes, bytearray or memoryview)."""
+        if self._lead is not None:
+            got = self._windows(buf)
+            if got is not None:
+                return got
         at = self._at
         at[0] = -1
         try:
             self._db.scan(buf, match_event_handler=self._stop)
+        except hyperscan.ScanTerminated:
+            return True
+        return at[0] >= 0
+
+    def _windows(self, buf: Any) -> bool | None:
+        """:meth:`any` through the lead database; None when the buffer has too many leads."""
+        pos = self._pos
+        pos.clear()
+        self._budget[0] = 16 + (len(buf) >> 11)
+        try:
+            self._lead.scan(buf, match_event_handler=self._collect)
+        except hyperscan.ScanTerminated:
+            return None
+        if not pos:
+            return False
+        win = self._win
+        hay = b"\n".join([buf[to - win[i][0] : to - win[i][0] + win[i][1]] for i, to in pos])
+        at = self._at
+        at[0] = -1
+        try:
+            self._db.scan(hay, match_event_handler=self._stop)
         except hyperscan.ScanTerminated:
             return True
         return at[0] >= 0
@@ -367,16 +439,35 @@ def finder(exprs: Sequence[tuple[Expr, int]]) -> LineFinder | None:
     srcs: list[bytes] = []
     flags: list[int] = []
     owners: list[int] = []
+    kept: list[Expr] = []
     for e, owner in exprs:
         one = _compile_one(e)
         if one is None:
             continue
+        kept.append(e)
         srcs.append(e.source)
         flags.append(one[1])
         owners.append(owner)
-    lf = LineFinder(_compile(srcs, flags), owners) if srcs else None
+    lf = LineFinder(_compile(srcs, flags), owners, *_leads(kept)) if srcs else None
     cache[key] = lf
     return lf
+
+
+def _leads(exprs: Sequence[Expr]) -> tuple[Any, list[tuple[int, int]]]:
+    """The lead database of a set of expressions, or None where it would not pay (see :class:`LineFinder`).
+
+    It pays only when every expression has a lead and one of them is more than its lead
+    (a set of plain literals runs at literal speed already).
+    """
+    if not exprs or not all(e.lead for e in exprs) or all(e.width == len(e.lead) for e in exprs):
+        return None, []
+    leads = [b"".join(b"\\x%02x" % c for c in e.lead) for e in exprs]
+    flags = [hyperscan.HS_FLAG_CASELESS if e.lead_ic else 0 for e in exprs]
+    try:
+        db = _compile(leads, flags)
+    except hyperscan.error:
+        return None, []
+    return db, [(len(e.lead), e.width) for e in exprs]
 
 
 # ---------------------------------------------------------------------------------------------

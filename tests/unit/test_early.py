@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import sys
 import time
 from pathlib import Path
 
@@ -16,25 +17,15 @@ from musetui.early import HeadStart
 from musetui.index import Index
 
 
-def _line(sid: str, i: int) -> bytes:
-    return orjson.dumps(
-        {
-            "stream": {"kind": "session", "id": sid},
-            "recorded_at": 1790000000000000 + i * 1_000_000,
-            "payload": {"kind": "run", "event": {"kind": "assistant_message_committed", "message_id": f"m{i}", "text": "t"}},
-        }
-    ) + b"\n"
-
-
 @pytest.fixture
 def tree(tmp_path: Path, sample_dir: Path) -> Path:
-    """The bundled sample plus a few small Muse sessions (so there are more files than the head takes)."""
+    """The bundled sample plus a few small generic transcripts (so that the pool has eight files or more)."""
     root = tmp_path / "root"
     shutil.copytree(sample_dir, root)
-    for sid in ("A", "B", "C", "D"):
-        d = root / "extra" / "sessions" / sid
-        d.mkdir(parents=True)
-        (d / "session.jsonl").write_bytes(b"".join(_line(sid, i) for i in range(5)))
+    (root / "extra").mkdir()
+    for n in range(4):
+        lines = [orjson.dumps({"type": "message", "role": "user", "content": f"task {n}.{i}"}) for i in range(5)]
+        (root / "extra" / f"s{n}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     return root
 
 
@@ -130,3 +121,24 @@ def test_the_app_s_scan_workers_yield_the_cpu_to_the_app() -> None:
         assert pool.submit(_niceness).result(timeout=60) == min(19, os.nice(0) + 3)
     with ProcessPoolExecutor(1, mp_context=ctx, initializer=index_mod._be_nice, initargs=(0,)) as pool:
         assert pool.submit(_niceness).result(timeout=60) == os.nice(0)
+
+
+def test_a_threaded_process_scans_in_a_fork_server_pool(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app has threads: its pool starts from a fork server (no fork of a threaded process), same records."""
+    import threading
+
+    from musetui import index as index_mod
+
+    monkeypatch.setattr(index_mod, "PARALLEL_MIN_BYTES", 0)  # the pool even for this small tree
+    plain = Index([str(tree)], workers=1).scan()
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    try:
+        ctx = index_mod._pool_context()
+        assert ctx.get_start_method() == ("forkserver" if sys.platform != "win32" else "spawn")
+        pooled = Index([str(tree)], workers=2, worker_nice=1).scan()
+    finally:
+        stop.set()
+    assert len(pooled.files) >= 8
+    assert _records(pooled) == _records(plain)

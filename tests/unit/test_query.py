@@ -530,3 +530,53 @@ def test_regex_soup_is_refused_or_compiled(pattern: str) -> None:
 def test_non_text_is_refused() -> None:
     with pytest.raises(QueryError):
         parse_query(b"foo")  # type: ignore[arg-type]
+
+
+#: Lines full of near-misses of a lead: ``ab_`` and ``AB_`` (smart case) and partial ids.
+LEAD_LINES = st.text(alphabet="ab_AB019f \"", min_size=0, max_size=40).map(str.encode)
+#: Bounded pieces of a regex after its lead.
+LEAD_TAILS = st.lists(
+    st.sampled_from(["[0-9a-f]", "\\d", "x", "_", "[ab]{2}", "(?:a|bb)", "[01]{1,3}", "f?", ".", "[^ ]"]),
+    max_size=5,
+).map("".join)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["ab_", "AB_", "ab_a", "b_ab"]), LEAD_TAILS, st.data())
+def test_lead_windows_find_what_the_whole_scan_finds(lead: str, tail: str, data: st.DataObject) -> None:
+    """A literal-led bounded regex is checked in windows after its leads: same answer as re."""
+    q = parse_query(f"/{lead}{tail}/")
+    t = q.groups[0][0].atom
+    assert isinstance(t, TextTerm) and t.regex is not None and t.regex.exact
+    lf = matcher.finder(tuple((e, 0) for e in t.exprs))
+    assert lf is not None
+    assert (lf._lead is not None) == any(e.width > len(e.lead) for e in t.exprs)  # not a plain literal
+    match = st.from_regex(re.compile(lead + tail, t.matcher.flags), fullmatch=True).map(
+        lambda x: x.encode("utf-8", "replace").replace(b"\n", b" ")
+    )
+    lines = data.draw(st.lists(st.one_of(LEAD_LINES, match, st.tuples(LEAD_LINES, match, LEAD_LINES).map(b"".join)), max_size=40))
+    buf = b"\n".join(lines)
+    want = any(t.raw.search(line) for line in buf.split(b"\n"))
+    assert lf.any(buf) == want, (lead, tail, lines)
+    assert lf.any(memoryview(buf)) == want
+
+
+def test_lead_windows_are_used_and_give_way_to_the_whole_scan_on_many_leads() -> None:
+    q = parse_query("/rs_[0-9a-f]{18}6a9[0-9a-f]{5}/")
+    t = q.groups[0][0].atom
+    assert isinstance(t, TextTerm)
+    (e,) = t.exprs
+    assert (e.lead, e.lead_ic, e.width) == (b"rs_", True, 29)
+    lf = matcher.finder(((e, 0),))
+    assert lf is not None and lf._lead is not None
+    hit = b'{"id": "rs_' + b"0" * 18 + b"6A9" + b"0" * 5 + b'"}'
+    near = b'{"id": "rs_' + b"0" * 18 + b"6b9" + b"0" * 5 + b'"}'
+    assert lf.any(hit) and not lf.any(near)
+    crowd = b"rs_ " * 5000  # more leads than the budget: the whole buffer is scanned
+    assert lf.any(crowd + b"\n" + hit) and not lf.any(crowd + b"\n" + near)
+    for pattern in ("rs_[0-9a-f]+", "^rs_[0-9a-f]{3}", r"rs_\b", "(?:rs|xs)_[0-9]{3}", "muse-special"):
+        q = parse_query(f"/{pattern}/")
+        t = q.groups[0][0].atom
+        assert isinstance(t, TextTerm)
+        lf = matcher.finder(tuple((x, 0) for x in t.exprs))
+        assert lf is not None and lf._lead is None, pattern
