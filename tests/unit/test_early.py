@@ -142,3 +142,37 @@ def test_a_threaded_process_scans_in_a_fork_server_pool(tree: Path, monkeypatch:
         stop.set()
     assert len(pooled.files) >= 8
     assert _records(pooled) == _records(plain)
+
+
+def test_a_chunk_whose_worker_died_is_scanned_here(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker process that dies (out of memory, a crash in a C extension) costs time, not sessions."""
+    import multiprocessing
+
+    from musetui import index as index_mod
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("needs fork: the dying worker is made by patching this process before it forks")
+    real = index_mod._scan_chunk
+
+    def dies_on_extra(args: tuple[list[object], bool, bool, bool]) -> list[object]:
+        if any("/extra/" in e.abspath for e in args[0]):  # type: ignore[attr-defined]
+            os._exit(3)
+        return real(args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(index_mod, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(index_mod, "CHUNK_FILES", 2)
+    monkeypatch.setattr(index_mod, "_scan_chunk", dies_on_extra)
+    monkeypatch.setattr(index_mod, "_pool_context", lambda: multiprocessing.get_context("fork"))
+    plain = Index([str(tree)], workers=1).scan()
+    pooled = Index([str(tree)], workers=2).scan()
+    assert _records(pooled) == _records(plain)
+
+
+def test_the_head_start_stops_before_a_file_bigger_than_its_budget(tree: Path) -> None:
+    """A huge first transcript is left to the index: the head start answers at once, with what came before it."""
+    index = Index([str(tree)], workers=1, follow=True)
+    sizes = sorted(e.size for e in Index([str(tree)], workers=1).scan().files)
+    budget = sizes[-1] - 1  # every file but the largest fits on its own
+    got = index.head(10_000, budget)
+    assert sum(e.size for e, _o, _b in got) <= budget
+    assert all(e.size < sizes[-1] for e, _o, _b in got)
