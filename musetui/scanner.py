@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import pickle
 from array import array
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -470,7 +470,7 @@ def _scan_lines(
     if observer is None:
         if carry is not None:
             state.n_lines = base_line + n
-            state.offset = base_off + sum(len(x) + 1 for x in lines)
+            state.offset = base_off + (rel_starts[-1] + len(lines[-1]) + 1 if lines else 0)
             carry[0] = None
             return Outcome(None, diags)
         what = "binary file" if state.binary else "no JSON records"
@@ -504,7 +504,7 @@ def _scan_lines(
             state.located.extend(
                 _raw_evidence(data, rel_starts, base_line, lines, times, zones, None if observe_all else probe, state)
             )
-    consumed = sum(len(x) + 1 for x in lines)
+    consumed = rel_starts[-1] + len(lines[-1]) + 1 if lines else 0  # every line and its newline
     if carry is not None:
         if attribute_session:  # name the fields now: this window's lines are gone at the end
             resolver = _Resolver(lines, sse, base_line)
@@ -695,7 +695,7 @@ def _raw_evidence(
                 group[-1].count += 1
                 continue
             if hit.value is not None and hit.value != dec.value:
-                dec = replace(dec, value=hit.value)
+                dec = dec.with_value(hit.value)
             loc = Located(dec, base_line + li + 1, hit.field or "", zone, None)
             group.append(loc)
             out.append(loc)

@@ -47,6 +47,13 @@ class Decoded:
     shape: str = ""
     via: str | None = None
 
+    def with_value(self, value: str) -> Decoded:
+        """This decode for another value of the same shape (``dataclasses.replace``, without its cost)."""
+        return Decoded(
+            self.detector, value, self.provider, self.host, self.strength, self.tag,
+            self.time, self.fields, self.meaning, self.problems, self.shape, self.via,
+        )  # fmt: skip
+
     @property
     def genuine(self) -> bool:
         """True when no check failed (a truncated blob still counts as genuine framing)."""

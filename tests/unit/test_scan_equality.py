@@ -140,3 +140,14 @@ _JSON = st.recursive(
 def test_field_path_is_the_plain_walk(obj: Any, needle_key: tuple[str, str | None]) -> None:
     needle, key = needle_key
     assert extract.field_path(obj, needle, key) == _find_path_reference(obj, needle, key)
+
+
+def test_with_value_is_replace_of_every_field() -> None:
+    from dataclasses import fields, replace
+
+    from musetui.fingerprints.types import Decoded
+
+    values: dict[str, Any] = {f.name: f"x-{f.name}" for f in fields(Decoded)}
+    values.update(time=1.5, fields=(("a", "b"),), problems=("p",))
+    d = Decoded(**values)
+    assert d.with_value("other") == replace(d, value="other")
