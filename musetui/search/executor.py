@@ -256,10 +256,9 @@ def _new_executor(
             max_workers=nworkers, mp_context=ctx, initializer=_init_worker, initargs=(query,)
         )
         if fork:
-            # A forking pool starts all its processes on the first submit (Python >= 3.11):
-            # start them while ``work`` is set.
-            for fut in [executor.submit(_noop) for _ in range(nworkers)]:
-                fut.result()
+            # A forking pool forks all its processes within the first submit (Python >= 3.11):
+            # submit while ``work`` is set (no need to wait for the task to run).
+            executor.submit(_noop)
     finally:
         _FORK_WORK = None
     return executor, fork
