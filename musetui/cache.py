@@ -32,7 +32,7 @@ SNAPSHOT_CHUNKS = 64
 LOCK_TIMEOUT_S = 10.0
 
 #: Bump when the stored layout or the meaning of stored outcomes changes.
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10  # 10: light summaries carry the title and the router (via)
 
 #: Every stored blob starts with the CRC-32 of the rest (little-endian): a blob whose bytes
 #: changed on disk is discarded and its file read again, never replayed.
@@ -371,6 +371,19 @@ class IndexCache:
             )
             self._snapshot_bad = False
         self.conn.execute("COMMIT")
+
+    def row_of(self, path: str) -> CachedFile | None:
+        """One file's stored identity (no blob), for a reader that needs a few files, not all."""
+        if self.conn is None:
+            return None
+        try:
+            r = self.conn.execute(
+                "SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, ctime_ns FROM files WHERE path = ?", (_key(path),)
+            ).fetchone()
+        except sqlite3.Error as exc:
+            self._damaged(exc)
+            return None
+        return CachedFile(path, r[1], r[2], r[3], r[4], bool(r[5]), None, r[6] or 0) if r else None
 
     def outcome_of(self, path: str) -> bytes | None:
         """The stored (pickled) outcome of one file, fetched when the walk reaches it (None if damaged)."""

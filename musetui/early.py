@@ -11,6 +11,7 @@ the app's own index adopts each one whose file is unchanged when its walk reache
 from __future__ import annotations
 
 import contextlib
+import io
 import multiprocessing
 import os
 import pickle
@@ -60,22 +61,20 @@ class HeadStart:
         except (OSError, ValueError):
             return True
 
-    def take(self, timeout: float) -> list[tuple[Any, Any, Any]]:
-        """The child's ``(FileEntry, Outcome, blobs)`` triples, waiting at most ``timeout`` s; then it ends.
+    def take(self, timeout: float) -> Answer:
+        """The child's answer, waiting at most ``timeout`` seconds; then the child ends.
 
         Empty when the child failed or was late: the index then reads those files itself.
         """
-        got: Any = []
+        data = b""
         try:
             if self._conn.poll(timeout):
-                got = pickle.loads(self._conn.recv_bytes())
-        except (EOFError, OSError, pickle.UnpicklingError, AttributeError, ImportError, ValueError, TypeError):
-            got = []
+                data = self._conn.recv_bytes()
+        except (EOFError, OSError):
+            data = b""
         finally:
             self.close()
-        if not isinstance(got, list) or not all(isinstance(t, tuple) and len(t) == 3 for t in got):
-            return []
-        return got
+        return Answer(data)
 
     def close(self) -> None:
         """Stop the child if it still runs, and release the pipe."""
@@ -84,6 +83,42 @@ class HeadStart:
         if self._process.is_alive():
             self._process.terminate()
         self._process.join(timeout=2)
+
+
+class Answer:
+    """What the child read: its sessions at once (cheap to load), the full outcomes on demand.
+
+    Both come from one pickle stream, so the outcomes hold the very session objects that
+    :attr:`sessions` lists (the tree and the index share them). Loading the sessions needs
+    only :mod:`musetui.model`; the outcomes need the scanner, which the UI imports later.
+    """
+
+    def __init__(self, data: bytes) -> None:
+        self._unpickler: pickle.Unpickler | None = None
+        self.sessions: list[Any] = []
+        if not data:
+            return
+        try:
+            self._unpickler = pickle.Unpickler(io.BytesIO(data))
+            sessions = self._unpickler.load()
+        except Exception:  # a child that broke mid-answer: as if it had not answered
+            self._unpickler = None
+            return
+        if isinstance(sessions, list):
+            self.sessions = sessions
+
+    def outcomes(self) -> list[tuple[Any, Any, Any]]:
+        """The ``(FileEntry, Outcome, blobs)`` triples (once; empty when unreadable)."""
+        unpickler, self._unpickler = self._unpickler, None
+        if unpickler is None:
+            return []
+        try:
+            got = unpickler.load()
+        except Exception:
+            return []
+        if not isinstance(got, list) or not all(isinstance(t, tuple) and len(t) == 3 for t in got):
+            return []
+        return got
 
 
 def _child(roots: list[str], use_cache: bool, follow_symlinks: bool, conn: Any) -> None:
@@ -98,9 +133,14 @@ def _child(roots: list[str], use_cache: bool, follow_symlinks: bool, conn: Any) 
         from musetui.index import Index
 
         index = Index(roots, use_cache=use_cache, follow=True, follow_symlinks=follow_symlinks)
-        payload = pickle.dumps(index.head(HEAD_FILES, HEAD_BYTES), protocol=pickle.HIGHEST_PROTOCOL)
+        head = index.head(HEAD_FILES, HEAD_BYTES)
+        buf = io.BytesIO()
+        pickler = pickle.Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL)
+        pickler.dump([o.summary for _e, o, _b in head if o.summary is not None])
+        pickler.dump(head)  # (the memo carries over: the summaries above are referenced, not copied)
+        payload = buf.getvalue()
     except Exception:
-        payload = pickle.dumps([])
+        payload = b""
     with contextlib.suppress(OSError):
         conn.send_bytes(payload)
         conn.close()

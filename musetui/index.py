@@ -29,6 +29,9 @@ from musetui.walk import FileEntry, iter_walk, walk_roots
 
 __all__ = ["FileEntry", "Index", "Progress", "Refresh", "walk_roots"]
 
+#: While the walk runs, ``iter_scan``'s ``tick`` hears of its progress every this many files.
+WALK_TICK = 500
+
 #: Below this much data, scanning in-process beats starting worker processes.
 PARALLEL_MIN_BYTES = 16 * 1024 * 1024
 
@@ -42,6 +45,7 @@ class Progress:
     bytes_done: int
     bytes_total: int
     sessions: int
+    walked: bool = True  # the walk has ended: ``total`` and ``bytes_total`` are final
 
 
 def _scan_entry(entry: FileEntry, keep_offsets: bool, want_state: bool = False) -> Outcome:
@@ -205,10 +209,14 @@ class Index:
     walked: bool = False  # ``files`` (and the walk's diagnostics) were supplied by the caller
     head_start: int = 0  # scan the first this many files at once, before the walk ends (first paint)
     follow_symlinks: bool = False  # follow symlinks that leave the root (never loops)
+    #: Added to the worker processes' niceness: the app's index yields the CPU to the app itself.
+    worker_nice: int = 0
     #: Outcomes read ahead (see :meth:`head`), by absolute path: adopted when the walk reaches an unchanged file.
     preloaded: dict[str, tuple[FileEntry, Outcome, Blobs | None]] = field(default_factory=dict)
 
-    def iter_scan(self, cancelled: Callable[[], bool] | None = None) -> Iterator[tuple[Outcome, Progress]]:
+    def iter_scan(
+        self, cancelled: Callable[[], bool] | None = None, tick: Callable[[Progress], None] | None = None
+    ) -> Iterator[tuple[Outcome, Progress]]:
         """Scan every file, yielding each outcome as it completes.
 
         The walk streams: with the cache on, a file whose identity (device, inode, size,
@@ -233,8 +241,12 @@ class Index:
         now_ns = time.time_ns()
         complete = False
 
+        walking = [not self.walked]
+
         def progress() -> Progress:
-            return Progress(tally.done, len(self.files), tally.bytes_done, tally.bytes_total, len(self.sessions))
+            return Progress(
+                tally.done, len(self.files), tally.bytes_done, tally.bytes_total, len(self.sessions), not walking[0]
+            )
 
         def scanned(stream: Iterator[tuple[Outcome, FileEntry, Blobs | None]]) -> Iterator[tuple[Outcome, Progress]]:
             for outcome, entry, blobs in stream:
@@ -256,6 +268,8 @@ class Index:
                 if not self.walked:
                     self.files.append(e)
                     tally.bytes_total += e.size
+                    if tick is not None and len(self.files) % WALK_TICK == 0:
+                        tick(progress())
                 pre = self.preloaded.pop(e.abspath, None) if self.preloaded else None
                 if pre is not None and _same_file(pre[0], e):
                     if pre[2] is not None:  # scanned ahead: stored (and kept for follow) as if scanned here
@@ -288,6 +302,9 @@ class Index:
                         yield from scanned(self._outcomes(head, 1, 0, cancelled))
                 if cancelled is not None and cancelled():
                     return
+            walking[0] = False
+            if tick is not None:
+                tick(progress())
             yield from scanned(self._outcomes(to_scan, workers, sum(f.size for f in to_scan), cancelled))
             complete = cancelled is None or not cancelled()
         finally:
@@ -337,11 +354,15 @@ class Index:
         return out
 
     def _cache_for(self, root: str, caches: dict[str, IndexCache], rows: dict[str, CachedFile], readonly: bool = False) -> IndexCache:
-        """The open cache of ``root``; opened (and its rows loaded into ``rows``) on first use."""
+        """The open cache of ``root``; opened (and, unless ``readonly``, its rows loaded into ``rows``) on first use.
+
+        A read-only reader (the head start) looks rows up one by one: it needs a few files, not all.
+        """
         cache = caches.get(root)
         if cache is None:
             cache = caches[root] = IndexCache(root, readonly=readonly)
-            rows.update(cache.load(light=self.light))
+            if not readonly:
+                rows.update(cache.load(light=self.light))
             self.notices.extend(cache.notices)
         return cache
 
@@ -355,7 +376,7 @@ class Index:
     ) -> Outcome | None:
         """The outcome of ``e`` from the cache (stored, or resumed after an append), or None."""
         cache = self._cache_for(e.root, caches, rows, readonly)
-        row = rows.get(e.abspath)
+        row = cache.row_of(e.abspath) if readonly else rows.get(e.abspath)
         if row is None:
             return None
         if row.matches(e.dev, e.ino, e.size, e.mtime_ns, e.ctime_ns):
@@ -399,11 +420,12 @@ class Index:
                 blobs = _blobs(o) if want_state else None
                 yield o, e, blobs
             return
-        method = "fork" if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        ctx = multiprocessing.get_context(method)
+        ctx = _pool_context()
         chunks = _chunk(files, max(1, min(64, len(files) // (workers * 8) or 1)))
         done = 0
-        with ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=ctx, initializer=_be_nice, initargs=(self.worker_nice,)
+        ) as pool:
             try:
                 jobs = [(c, self.keep_offsets, want_state, self.light) for c in chunks]
                 for chunk, results in zip(chunks, _guarded(pool.map(_scan_chunk, jobs)), strict=False):
@@ -569,6 +591,32 @@ def _muse_dir_id(s: SessionSummary) -> str | None:
         return None
     parts = s.path.split("/")
     return parts[-2] if len(parts) >= 2 and parts[-1] == "session.jsonl" else None
+
+
+def _pool_context() -> Any:
+    """Fork when this process has one thread; else a fork server (imports once, forks workers), else spawn.
+
+    Forking a process that has threads (the app) can deadlock a child; a spawned worker
+    starts a new interpreter and imports the scanner and the catalogue again (seconds, on a
+    busy machine), which the fork server does once for every pool of the process.
+    """
+    methods = multiprocessing.get_all_start_methods()
+    if threading.active_count() == 1 and "fork" in methods:
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["musetui.index", "musetui.fingerprints.catalogue"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
+def _be_nice(increment: int) -> None:
+    """In a worker process: lower its priority (where the OS allows; a no-op elsewhere)."""
+    try:
+        if increment:
+            os.nice(increment)
+    except (AttributeError, OSError):
+        pass
 
 
 def _same_file(a: FileEntry, b: FileEntry) -> bool:

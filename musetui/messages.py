@@ -37,6 +37,7 @@ class IndexProgress(Message):
     bytes_done: int
     bytes_total: int
     sessions: int
+    walked: bool = True  # False while files are still being found (the totals still grow)
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, IndexProgress)

@@ -45,7 +45,6 @@ from musetui.messages import (
 )
 from musetui.model import Item, SessionSummary
 from musetui.screens.search import SearchScreen, SearchState
-from musetui.session import OpenedSession
 from musetui.widgets.header import MuseHeader, StatusLine, progress_bar
 from musetui.widgets.item_list import ItemList, index_for_line
 from musetui.widgets.panes import PANES, DetailPane, PaneContext
@@ -60,8 +59,9 @@ from musetui.widgets.session_tree import (
 from musetui.widgets.text import clean, short_id
 
 if TYPE_CHECKING:
-    from musetui.early import HeadStart
+    from musetui.early import Answer, HeadStart
     from musetui.index import Progress
+    from musetui.session import OpenedSession
 
 #: Pane ids in key order (1–5).
 PANE_IDS = ("raw", "ids", "signature", "reasoning", "evidence")
@@ -73,16 +73,27 @@ PROGRESS_SECONDS = 0.1
 ADD_SLICE = 500
 #: Files scanned at once, before the walk of a big tree ends, so the first rows paint early.
 HEAD_START = 32
+#: Niceness added to the index's worker processes, so that keys are answered first while it
+#: runs. Moderate, because nicer workers also yield to every other busy process on the machine.
+WORKER_NICE = 5
 #: Seconds the index waits for the rows read ahead by a child process (musetui.early) before reading them itself.
 HEAD_WAIT_S = 2.0
+
+
+def worker_nice() -> int:
+    """The niceness added to the index's workers: ``MUSETUI_WORKER_NICE``, else :data:`WORKER_NICE`."""
+    try:
+        return max(0, min(19, int(os.environ.get("MUSETUI_WORKER_NICE", WORKER_NICE))))
+    except ValueError:
+        return WORKER_NICE
 
 
 #: Live follow: default seconds between polls of the roots (env MUSETUI_LIVE_INTERVAL; 0 turns it off).
 LIVE_INTERVAL_S = 1.0
 
 
-def _progress_fields(p: Progress) -> tuple[int, int, int, int, int]:
-    return p.done, p.total, p.bytes_done, p.bytes_total, p.sessions
+def _progress_fields(p: Progress) -> tuple[int, int, int, int, int, bool]:
+    return p.done, p.total, p.bytes_done, p.bytes_total, p.sessions, p.walked
 
 
 def batch_interval(found: int) -> float:
@@ -359,7 +370,7 @@ class MainScreen(Screen[None]):
         super().__init__()
         self.roots = [str(r) for r in roots]
         self.head = head
-        self._early: tuple[dict[str, SessionSummary], dict[str, Any]] = ({}, {})
+        self._early: tuple[dict[str, SessionSummary], Answer | None] = ({}, None)
         self.use_cache = use_cache
         self._live_index: Any = None
         self.live_updates = 0
@@ -540,13 +551,14 @@ class MainScreen(Screen[None]):
         started = time.monotonic()
         try:
             # Rows read ahead by the child process (musetui.early) go on screen before anything else.
-            early, preloaded = self._early
+            early, answer = self._early
             if self.head is not None:
-                early, preloaded = self._take_head(HEAD_WAIT_S)
+                early, answer = self._take_head(HEAD_WAIT_S)
                 if early:
                     self.post_message(SessionsFound(list(early.values())))
-            self._early = ({}, {})
+            self._early = ({}, None)
             early = dict(early)
+            preloaded = {t[0].abspath: t for t in answer.outcomes()} if answer is not None else {}
             found = len(early)
             from musetui.index import Index
 
@@ -555,8 +567,9 @@ class MainScreen(Screen[None]):
                 workers=self.index_workers,
                 use_cache=self.use_cache,
                 follow=True,
-                head_start=HEAD_START,
+                head_start=0 if preloaded else HEAD_START,  # (the child read the first files)
                 preloaded=preloaded,
+                worker_nice=worker_nice(),
             )
             batch: list[SessionSummary] = []
             replaced: list[SessionSummary] = []
@@ -566,7 +579,11 @@ class MainScreen(Screen[None]):
                 return worker.is_cancelled
 
             progress: Progress | None = None
-            for outcome, progress in index.iter_scan(cancelled):
+
+            def walked_so_far(p: Progress) -> None:
+                self.post_message(IndexProgress(*_progress_fields(p)))
+
+            for outcome, progress in index.iter_scan(cancelled, tick=walked_so_far):
                 s = outcome.summary
                 if s is not None:
                     was = early.pop(s.key, None) if early else None
@@ -608,17 +625,13 @@ class MainScreen(Screen[None]):
         except Exception as exc:  # reported in the status line, never a crash
             self.post_message(IndexFailed(f"{type(exc).__name__}: {exc}"))
 
-    def _take_head(self, timeout: float) -> tuple[dict[str, SessionSummary], dict[str, Any]]:
-        """The sessions read ahead by the child (by key), and its outcomes by path for the index to adopt."""
+    def _take_head(self, timeout: float) -> tuple[dict[str, SessionSummary], Answer | None]:
+        """The sessions read ahead by the child (by key), and its answer (the outcomes, for the index)."""
         head, self.head = self.head, None
-        early: dict[str, SessionSummary] = {}
-        preloaded: dict[str, Any] = {}
-        if head is not None:
-            for entry, outcome, blobs in head.take(timeout):
-                preloaded[entry.abspath] = (entry, outcome, blobs)
-                if outcome.summary is not None:
-                    early[outcome.summary.key] = outcome.summary
-        return early, preloaded
+        if head is None:
+            return {}, None
+        answer = head.take(timeout)
+        return {s.key: s for s in answer.sessions if isinstance(s, SessionSummary)}, answer
 
     @on(SessionsFound)
     def _sessions_found(self, message: SessionsFound) -> None:
@@ -674,16 +687,18 @@ class MainScreen(Screen[None]):
     def _progress(self, message: IndexProgress) -> None:
         self.index_done, self.index_total = message.done, message.total
         self.indexing = True
-        # While the walk still finds files the total grows: the share done never goes back.
+        sessions = len(self.session_tree.sessions)  # the header's count, so the two agree
+        found = f"{sessions:,} session{'s' if sessions != 1 else ''}"
+        if not message.walked:  # the totals still grow: a share of them would mean nothing yet
+            self.status.index_text = f"Finding files: {message.total:,} found, {message.done:,} read · {found} · Esc to stop"
+            self.query_one(MuseHeader).progress = f"indexing · {message.total:,} files found"
+            return
+        # The share done never goes back (a resumed or re-walked total can shrink it).
         frac = message.bytes_done / message.bytes_total if message.bytes_total else 0.0
         self.progress_fraction = max(self.progress_fraction, min(1.0, frac))
         bar = progress_bar(round(1000 * self.progress_fraction), 1000)
         pct = int(100 * self.progress_fraction)
-        sessions = len(self.session_tree.sessions)  # the header's count, so the two agree
-        self.status.index_text = (
-            f"Indexed {message.done:,}/{message.total:,} files {bar} {pct}% · "
-            f"{sessions:,} session{'s' if sessions != 1 else ''} · Esc to stop"
-        )
+        self.status.index_text = f"Indexed {message.done:,}/{message.total:,} files {bar} {pct}% · {found} · Esc to stop"
         self.query_one(MuseHeader).progress = f"indexing {bar} {pct}%"
 
     @on(IndexFinished)

@@ -10,11 +10,10 @@ from __future__ import annotations
 import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import orjson
 from rich.console import Group, RenderableType
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
@@ -27,9 +26,13 @@ from musetui.fingerprints.types import Decoded
 from musetui.messages import FocusBack
 from musetui.model import Item, SessionSummary
 from musetui.report import human_bytes
-from musetui.session import OpenedSession
 from musetui.widgets.item_list import blob_length
 from musetui.widgets.text import clean, clean_block, stamp
+
+if TYPE_CHECKING:
+    from rich.syntax import Syntax
+
+    from musetui.session import OpenedSession
 
 #: Detectors shown in the Signature pane; every other decoded value is an id.
 SIGNATURE_DETECTORS = frozenset(
@@ -279,6 +282,8 @@ def _no_session() -> Doc:
 
 
 def _syntax(code: str) -> Syntax:
+    from rich.syntax import Syntax  # (pygments: imported when the Raw pane first shows JSON)
+
     return Syntax(code, "json", theme="ansi_dark", word_wrap=True, background_color="default")
 
 

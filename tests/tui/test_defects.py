@@ -50,6 +50,36 @@ async def test_progress_never_runs_backwards_and_counts_agree(sample_root: str) 
         assert seen == sorted(seen) and seen[0] == 50 and seen[-1] == 97
 
 
+async def test_while_files_are_still_found_no_share_is_claimed(sample_root: str) -> None:
+    """Before the walk ends the totals still grow: the status counts files instead of showing a bar."""
+    app = MuseApp([sample_root])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        scr = main(app)
+        scr.progress_fraction = 0.0
+        scr.post_message(IndexProgress(62, 64, 840, 1000, 62, False))  # 64 files found so far, of 20,000
+        await pilot.pause()
+        text = scr.status.index_text
+        assert text.startswith("Finding files: 64 found, 62 read") and "%" not in text
+        assert "64 files found" in scr.query_one(MuseHeader).progress and "%" not in scr.query_one(MuseHeader).progress
+        assert scr.progress_fraction == 0.0  # 84% of what was found so far is not 84% done
+        scr.post_message(IndexProgress(100, 20_000, 5_000, 1_000_000, 100, True))
+        await pilot.pause()
+        assert "0%" in scr.status.index_text and "20,000 files" in scr.status.index_text
+
+
+def test_the_walk_reports_files_found_before_it_ends(tmp_path: Path) -> None:
+    from musetui.index import WALK_TICK, Index
+
+    for i in range(WALK_TICK * 2 + 3):
+        (tmp_path / f"s{i}.jsonl").write_bytes(b'{"type": "message", "role": "user", "content": "hi"}\n')
+    ticks: list[tuple[int, bool]] = []
+    idx = Index([str(tmp_path)], workers=1)
+    progress = [p for _o, p in idx.iter_scan(tick=lambda p: ticks.append((p.total, p.walked)))]
+    assert ticks[:2] == [(WALK_TICK, False), (WALK_TICK * 2, False)] and ticks[-1] == (WALK_TICK * 2 + 3, True)
+    assert all(p.walked for p in progress)  # every file here was read after the walk
+
+
 def test_pager_command_starts_at_the_line() -> None:
     assert pager_command(["less", "-S"], "/x/s.jsonl", 42) == ["less", "-S", "+42g", "/x/s.jsonl"]
     assert pager_command(["/usr/bin/vim", "-R"], "/x/s.jsonl", 7) == ["/usr/bin/vim", "-R", "+7", "/x/s.jsonl"]

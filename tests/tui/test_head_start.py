@@ -33,7 +33,7 @@ async def test_a_session_that_changed_after_it_was_read_ahead_is_replaced(tmp_pa
     shutil.copytree(sample_root, root)
     probe = HeadStart.start([str(root)], use_cache=False)
     assert probe is not None
-    got = probe.take(30.0)  # what a child reads ahead from this tree (the same each time)
+    got = probe.take(30.0).outcomes()  # what a child reads ahead from this tree (the same each time)
     target = next(t for t in got if t[0].abspath.endswith("session.jsonl") and t[1].summary is not None)
     gone = next(t for t in got if t[1].summary is not None and t is not target)
     before = target[1].summary

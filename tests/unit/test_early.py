@@ -45,8 +45,10 @@ def _records(index: Index) -> list[dict[str, object]]:
 def _head(root: Path, *, use_cache: bool) -> list[tuple[object, object, object]]:
     head = HeadStart.start([str(root)], use_cache=use_cache)
     assert head is not None
-    got = head.take(30.0)
-    assert got, "the child sent nothing"
+    answer = head.take(30.0)
+    assert answer.sessions, "the child sent nothing"
+    got = answer.outcomes()
+    assert {id(o.summary) for _e, o, _b in got if o.summary is not None} == {id(s) for s in answer.sessions}  # type: ignore[attr-defined]
     return got
 
 
@@ -103,8 +105,28 @@ def test_a_file_changed_after_the_head_start_is_read_again(tree: Path) -> None:
 def test_a_late_or_failed_child_gives_nothing(tmp_path: Path) -> None:
     head = HeadStart.start([str(tmp_path / "missing")], use_cache=False)
     assert head is not None
-    assert head.take(30.0) == []  # nothing to walk: an empty answer, no error
+    answer = head.take(30.0)  # nothing to walk: an empty answer, no error
+    assert answer.sessions == [] and answer.outcomes() == []
     slow = HeadStart.start([str(tmp_path)], use_cache=False)
     assert slow is not None
     slow.close()  # the app gave up waiting: the child is stopped
-    assert slow.take(0.0) == []
+    late = slow.take(0.0)
+    assert late.sessions == [] and late.outcomes() == []
+
+
+def _niceness() -> int:
+    return os.nice(0)
+
+
+def test_the_app_s_scan_workers_yield_the_cpu_to_the_app() -> None:
+    """Index(worker_nice=N) starts its worker processes N steps nicer than the app (keys first)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from musetui import index as index_mod
+
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(1, mp_context=ctx, initializer=index_mod._be_nice, initargs=(3,)) as pool:
+        assert pool.submit(_niceness).result(timeout=60) == min(19, os.nice(0) + 3)
+    with ProcessPoolExecutor(1, mp_context=ctx, initializer=index_mod._be_nice, initargs=(0,)) as pool:
+        assert pool.submit(_niceness).result(timeout=60) == os.nice(0)
