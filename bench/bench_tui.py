@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import os
 import shutil
 import statistics
@@ -44,6 +45,9 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 
+_RUNS = itertools.count()
+
+
 def first_paint(corpus: str, *, cache: bool, cache_dir: str, code: str | None = None) -> float | None:
     """Seconds from launching ``musetui CORPUS`` in tmux to the first session row on screen.
 
@@ -53,7 +57,7 @@ def first_paint(corpus: str, *, cache: bool, cache_dir: str, code: str | None = 
     """
     if shutil.which("tmux") is None:
         return None
-    sock = f"musetui-bench-{os.getpid()}"
+    sock = f"musetui-bench-{os.getpid()}-{next(_RUNS)}"  # (a server still exiting must not be reused)
     env = {
         **os.environ,
         "MUSETUI_CACHE_DIR": cache_dir,

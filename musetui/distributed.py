@@ -17,9 +17,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
-from musetui.index import Blobs, Index, _scan_chunk, outcome_from_light
+from musetui.index import Blobs, Index, _scan_chunk
 from musetui.parquet import EXTRA_HINT, MissingExtra
 from musetui.scanner import Outcome
 from musetui.walk import FileEntry
@@ -73,6 +73,7 @@ def split(files: list[FileEntry], threads: int) -> list[list[FileEntry]]:
 class DaskIndex(Index):
     """An :class:`Index` whose files are scanned by a Dask cluster instead of local processes."""
 
+    streams: ClassVar[bool] = False  # every file goes to the cluster, through _outcomes
     address: str = ""
     on_task_done: Callable[[int, int], None] | None = None  # (tasks done, tasks total), on the client
     tasks: int = 0
@@ -83,7 +84,6 @@ class DaskIndex(Index):
         if not files:
             return
         distributed = require()
-        import pickle
 
         want_state = self.use_cache or self.follow
         try:
@@ -125,12 +125,4 @@ class DaskIndex(Index):
                     f"a Dask worker cannot see {missing[0]} (and {len(missing) - 1} more in its task): "
                     "workers must see the same paths as the client (shared storage)"
                 )
-            for e, r in zip(chunk, blobs, strict=True):
-                if want_state:
-                    lo = outcome_from_light(r[2]) if self.light else None
-                    yield (lo if lo is not None else pickle.loads(r[0])), e, r
-                elif self.light:
-                    lo = outcome_from_light(r)
-                    yield (lo if lo is not None else Outcome(None, [])), e, None
-                else:
-                    yield r, e, None
+            yield from self._decode_results(chunk, blobs, want_state)

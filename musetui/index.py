@@ -6,6 +6,7 @@ skipped without being opened; symlink loops are detected by directory identity.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import marshal
 import multiprocessing
@@ -14,9 +15,9 @@ import pickle
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import orjson
 
@@ -24,7 +25,7 @@ from musetui.cache import CachedFile, IndexCache, unpickle_outcome, unpickle_sta
 from musetui.diagnostics import internal_error
 from musetui.fingerprints.attribution import mark_outliers
 from musetui.model import Attribution, Diagnostic, SessionSummary
-from musetui.scanner import Outcome, ScanState, resume_file, scan_file
+from musetui.scanner import Outcome, ScanState, prepare, resume_file, scan_file
 from musetui.walk import FileEntry, iter_walk, walk_roots
 
 __all__ = ["FileEntry", "Index", "Progress", "Refresh", "walk_roots"]
@@ -34,6 +35,9 @@ WALK_TICK = 500
 
 #: Below this much data, scanning in-process beats starting worker processes.
 PARALLEL_MIN_BYTES = 16 * 1024 * 1024
+#: A chunk handed to a worker while the walk goes on: this many files, or this many bytes.
+CHUNK_FILES = 32
+CHUNK_BYTES = 4 * 1024 * 1024
 
 
 @dataclass(slots=True)
@@ -211,6 +215,8 @@ class Index:
     follow_symlinks: bool = False  # follow symlinks that leave the root (never loops)
     #: Added to the worker processes' niceness: the app's index yields the CPU to the app itself.
     worker_nice: int = 0
+    #: Local worker processes take files while the walk goes on (see :class:`_Stream`).
+    streams: ClassVar[bool] = True
     #: Outcomes read ahead (see :meth:`head`), by absolute path: adopted when the walk reaches an unchanged file.
     preloaded: dict[str, tuple[FileEntry, Outcome, Blobs | None]] = field(default_factory=dict)
 
@@ -240,6 +246,7 @@ class Index:
         head_left = self.head_start
         now_ns = time.time_ns()
         complete = False
+        stream = _Stream(self, workers, cancelled)
 
         walking = [not self.walked]
 
@@ -296,18 +303,25 @@ class Index:
                     # size), so an append to any file, however old, reads only the appended
                     # bytes. Without it, live follow keeps states of files being written.
                     e.keep_state = self.use_cache or (self.follow and now_ns - e.mtime_ns < self.active_window_s * 1e9)
-                    to_scan.append(e)
-                    if head_left and len(to_scan) >= head_left:
-                        head, to_scan, head_left = to_scan, [], 0
-                        yield from scanned(self._outcomes(head, 1, 0, cancelled))
+                    if head_left:
+                        to_scan.append(e)
+                        if len(to_scan) >= head_left:
+                            head, to_scan, head_left = to_scan, [], 0
+                            yield from scanned(self._outcomes(head, 1, 0, cancelled))
+                    else:
+                        stream.feed(e)
+                        yield from scanned(stream.ready())
                 if cancelled is not None and cancelled():
                     return
             walking[0] = False
             if tick is not None:
                 tick(progress())
-            yield from scanned(self._outcomes(to_scan, workers, sum(f.size for f in to_scan), cancelled))
+            for e in to_scan:  # (a head start the walk never filled)
+                stream.feed(e)
+            yield from scanned(stream.finish())
             complete = cancelled is None or not cancelled()
         finally:
+            stream.close()
             self.scanned_files = tally.scanned
             for root, cache in caches.items():
                 rows_out = [
@@ -322,7 +336,7 @@ class Index:
                 cache.close()
 
     def head(self, files: int, max_bytes: int) -> list[tuple[FileEntry, Outcome, Blobs | None]]:
-        """The first ``files`` files of the walk (stopping past ``max_bytes`` read), from the cache or scanned here.
+        """The first ``files`` files of the walk (stopping before ``max_bytes`` are read), from the cache or scanned here.
 
         Nothing is stored and nothing is kept: a scanned file's blobs (what the cache stores,
         and its resume state) come back with its outcome, for the index that adopts it
@@ -344,6 +358,8 @@ class Index:
                 if outcome is not None:
                     out.append((e, outcome, fresh[known][1] if len(fresh) > known else None))
                     continue
+                if read + e.size > max_bytes:  # (a big file is left to the index: its rows can wait)
+                    break
                 e.keep_state = self.use_cache or (self.follow and now_ns - e.mtime_ns < self.active_window_s * 1e9)
                 o = _scan_entry(e, self.keep_offsets, want_state)
                 out.append((e, o, _blobs(o) if want_state else None))
@@ -421,6 +437,8 @@ class Index:
                 yield o, e, blobs
             return
         ctx = _pool_context()
+        if ctx.get_start_method() == "fork":
+            prepare()  # per-process tables built once here, before the fork: the workers inherit them
         chunks = _chunk(files, max(1, min(64, len(files) // (workers * 8) or 1)))
         done = 0
         with ProcessPoolExecutor(
@@ -430,15 +448,7 @@ class Index:
                 jobs = [(c, self.keep_offsets, want_state, self.light) for c in chunks]
                 for chunk, results in zip(chunks, _guarded(pool.map(_scan_chunk, jobs)), strict=False):
                     done += 1
-                    for e, r in zip(chunk, results, strict=True):
-                        if want_state:
-                            lo = outcome_from_light(r[2]) if self.light else None
-                            yield (lo if lo is not None else pickle.loads(r[0])), e, r
-                        elif self.light:
-                            lo = outcome_from_light(r)
-                            yield (lo if lo is not None else Outcome(None, [])), e, None
-                        else:
-                            yield r, e, None
+                    yield from self._decode_results(chunk, results, want_state)
                     if cancelled is not None and cancelled():
                         break
             finally:
@@ -449,6 +459,20 @@ class Index:
                 for e in chunk:
                     o = _scan_entry(e, self.keep_offsets, want_state)
                     yield o, e, (_blobs(o) if want_state else None)
+
+    def _decode_results(
+        self, chunk: list[FileEntry], results: list[Any], want_state: bool
+    ) -> Iterator[tuple[Outcome, FileEntry, Blobs | None]]:
+        """A worker's results for ``chunk`` (see :func:`_scan_chunk`) as outcomes with their blobs."""
+        for e, r in zip(chunk, results, strict=True):
+            if want_state:
+                lo = outcome_from_light(r[2]) if self.light else None
+                yield (lo if lo is not None else pickle.loads(r[0])), e, r
+            elif self.light:
+                lo = outcome_from_light(r)
+                yield (lo if lo is not None else Outcome(None, [])), e, None
+            else:
+                yield r, e, None
 
     def refresh(self, active_window_s: float | None = None) -> Refresh:
         """Bring the index up to date with the disk (live follow); returns what changed.
@@ -591,6 +615,103 @@ def _muse_dir_id(s: SessionSummary) -> str | None:
         return None
     parts = s.path.split("/")
     return parts[-2] if len(parts) >= 2 and parts[-1] == "session.jsonl" else None
+
+
+class _Stream:
+    """Files to scan, fed as the walk finds them; their outcomes come back in the order fed.
+
+    Once the files fed add up to :data:`PARALLEL_MIN_BYTES`, a pool of worker processes
+    starts and takes them a chunk at a time, while the walk goes on (a big tree's first
+    outcomes do not wait for its walk to end). Less than that is scanned here at the end,
+    as starting workers would cost more. A chunk whose worker died is scanned here. An
+    index that does not stream (``streams`` False: the Dask one) gets every file at the
+    end, through its own ``_outcomes``.
+    """
+
+    def __init__(self, index: Index, workers: int, cancelled: Callable[[], bool] | None) -> None:
+        self.index = index
+        self.workers = workers
+        self.cancelled = cancelled
+        self.want_state = index.use_cache or index.follow
+        self.pending: list[FileEntry] = []
+        self.pending_bytes = 0
+        self.jobs: collections.deque[tuple[list[FileEntry], Future[list[Any]]]] = collections.deque()
+        self.pool: ProcessPoolExecutor | None = None
+
+    def feed(self, e: FileEntry) -> None:
+        """Queue ``e``; submit a chunk when one is full (and the pool runs, or now has enough to start)."""
+        self.pending.append(e)
+        self.pending_bytes += e.size
+        if self.pool is None:
+            if not self.index.streams or self.workers <= 1 or self.pending_bytes < PARALLEL_MIN_BYTES or len(self.pending) < 8:
+                return
+            ctx = _pool_context()
+            if ctx.get_start_method() == "fork":
+                prepare()  # per-process tables built once here, before the fork: the workers inherit them
+            self.pool = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=ctx, initializer=_be_nice, initargs=(self.index.worker_nice,)
+            )
+        if len(self.pending) >= CHUNK_FILES or self.pending_bytes >= CHUNK_BYTES:
+            self._submit(everything=False)
+
+    def _submit(self, everything: bool) -> None:
+        """Hand the pending files to the pool in chunks (the last, smaller one only with ``everything``)."""
+        chunk: list[FileEntry] = []
+        size = 0
+        for e in self.pending:
+            chunk.append(e)
+            size += e.size
+            if len(chunk) >= CHUNK_FILES or size >= CHUNK_BYTES:
+                self._submit_chunk(chunk)
+                chunk, size = [], 0
+        if chunk and everything:
+            self._submit_chunk(chunk)
+            chunk, size = [], 0
+        self.pending, self.pending_bytes = chunk, size
+
+    def _submit_chunk(self, chunk: list[FileEntry]) -> None:
+        assert self.pool is not None
+        job = (chunk, self.index.keep_offsets, self.want_state, self.index.light)
+        try:
+            future = self.pool.submit(_scan_chunk, job)
+        except Exception as exc:  # a broken pool: the chunk is scanned here
+            future = Future()
+            future.set_exception(exc)
+        self.jobs.append((chunk, future))
+
+    def ready(self) -> Iterator[tuple[Outcome, FileEntry, Blobs | None]]:
+        """The outcomes of the chunks already done (in order), without waiting."""
+        while self.jobs and self.jobs[0][1].done():
+            yield from self._results(*self.jobs.popleft())
+
+    def finish(self) -> Iterator[tuple[Outcome, FileEntry, Blobs | None]]:
+        """Every outcome still to come, waiting for the workers."""
+        if self.pool is None:
+            files, self.pending = self.pending, []
+            yield from self.index._outcomes(files, self.workers, sum(f.size for f in files), self.cancelled)
+            return
+        self._submit(everything=True)
+        while self.jobs:
+            yield from self._results(*self.jobs.popleft())
+            if self.cancelled is not None and self.cancelled():
+                return
+
+    def _results(self, chunk: list[FileEntry], future: Future[list[Any]]) -> Iterator[tuple[Outcome, FileEntry, Blobs | None]]:
+        index = self.index
+        try:
+            results = future.result()
+        except Exception:  # a worker died (out of memory, a crash in a C extension): scan the chunk here
+            for e in chunk:
+                o = _scan_entry(e, index.keep_offsets, self.want_state)
+                yield o, e, (_blobs(o) if self.want_state else None)
+            return
+        yield from index._decode_results(chunk, results, self.want_state)
+
+    def close(self) -> None:
+        """Stop the workers (what is still queued is dropped)."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
 
 
 def _pool_context() -> Any:

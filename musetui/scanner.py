@@ -35,7 +35,7 @@ from musetui.reader import (
 )
 from musetui.sources.base import ZONE_MODEL
 
-__all__ = ["Diagnostic", "Outcome", "ScanState", "resume_file", "scan_bytes", "scan_file"]
+__all__ = ["Diagnostic", "Outcome", "ScanState", "prepare", "resume_file", "scan_bytes", "scan_file"]
 
 #: Malformed lines listed per session (all are counted).
 MAX_LISTED_MALFORMED = 200
@@ -551,6 +551,15 @@ def _lookup() -> Any:
     return _LOOKUP
 
 
+def prepare() -> None:
+    """Build what every scan in this process needs (the model catalogue, the fingerprint database).
+
+    Call it before forking workers, so that they inherit both instead of each building them.
+    """
+    _lookup()
+    extract.prepare()
+
+
 def _clean(line: bytes, sse: bool) -> bytes:
     line = line.strip()
     return (sse_payload(line) or b"") if sse else line
@@ -635,6 +644,9 @@ class _Resolver:
         idx = loc.line - 1 - self.base_line
         if idx < 0 or idx >= len(self.lines):
             return ""
+        key = loc.decoded.value if loc.decoded.detector.startswith("key") else None
+        if not loc.decoded.value and key is None:
+            return ""  # an empty value names no field (extract.field_path finds no empty needle)
         if idx not in self.cache:
             try:
                 self.cache[idx] = orjson.loads(_clean(self.lines[idx], self.sse))
@@ -643,7 +655,6 @@ class _Resolver:
         obj = self.cache[idx]
         if obj is None:
             return ""
-        key = loc.decoded.value if loc.decoded.detector.startswith("key") else None
         return extract.field_path(obj, loc.decoded.value, key) or ""
 
 

@@ -183,10 +183,6 @@ def _weight(dec: Decoded, zone: int) -> float:
     return w * (QUOTED_FACTOR if zone else 1.0)
 
 
-def _group_key(dec: Decoded) -> tuple[str, str | None, str | None, str, bool]:
-    return (dec.detector, dec.provider, dec.host, dec.shape, dec.genuine)
-
-
 def build_evidence(
     located: Sequence[Located], resolve: Callable[[Located], str] | None = None
 ) -> tuple[list[Evidence], dict[str, Any]]:
@@ -195,9 +191,15 @@ def build_evidence(
     Returns the evidence list (examples per group, plus every anomaly) and a dict of
     scoring facts: per-provider scores, hosts, self-hosted signs, anomalies.
     """
-    groups: dict[tuple[str, str | None, str | None, str, bool], list[Located]] = defaultdict(list)
+    groups: dict[tuple[str, str | None, str | None, str, bool], list[Located]] = {}
     for loc in located:
-        groups[_group_key(loc.decoded)].append(loc)
+        dec = loc.decoded
+        gkey = (dec.detector, dec.provider, dec.host, dec.shape, dec.genuine)
+        group = groups.get(gkey)
+        if group is None:
+            groups[gkey] = [loc]
+        else:
+            group.append(loc)
     evidence: list[Evidence] = []
     contributions: dict[str, list[float]] = defaultdict(list)
     hosts: dict[str, float] = defaultdict(float)
@@ -245,18 +247,19 @@ def build_evidence(
                     if k == "model" and v:
                         sig_models[v] += 1
             anomaly = _anomaly(dec, loc, delta) if dec.problems or delta is not None else None
-            keep = i < EXAMPLES or (anomaly is not None and len(anomalies[anomaly]) < MAX_LISTED_ANOMALIES)
-            if not keep:
+            if i >= EXAMPLES and (anomaly is None or len(anomalies[anomaly]) >= MAX_LISTED_ANOMALIES):
                 if anomaly:
                     anomalies[anomaly].append(_placeholder)
                 continue
             if not loc.field and resolve is not None:
                 loc.field = resolve(loc)
+            # _weight(dec, zone), with the group's genuine (part of its key)
+            weight = STRENGTH_WEIGHT.get(dec.strength, 0.2) if genuine else 0.0
             ev = Evidence(
                 detector=detector,
                 provider=provider,
                 host=host,
-                weight=_weight(dec, loc.zone),
+                weight=weight * QUOTED_FACTOR if loc.zone else weight,
                 line=loc.line,
                 field=loc.field,
                 value=dec.value if len(dec.value) <= 120 else dec.value[:60] + "…" + dec.value[-16:],
@@ -292,16 +295,16 @@ MAX_LISTED_ANOMALIES = 20
 _placeholder = Evidence("", None, None, 0.0, 0, "", "", "")
 
 
+_TRUNCATED = frozenset({"truncated", "bad-structure"})
+_IMITATION = frozenset({"implausible-time", "bad-marker", "bad-store-byte", "not-uuid7"})
+
+
 def _anomaly(dec: Decoded, loc: Located, delta: float | None) -> str | None:
-    probs = set(dec.problems)
-    if probs & {"truncated", "bad-structure"} and dec.detector in ("fernet", "anthropic-signature", "gemini-signature"):
-        return "truncated-blob"
-    if probs & {"implausible-time", "bad-marker", "bad-store-byte", "not-uuid7"} and dec.detector in (
-        "openai-item-id",
-        "anthropic-id",
-        "fernet",
-    ):
-        return "imitation-id"
+    if dec.problems:
+        if not _TRUNCATED.isdisjoint(dec.problems) and dec.detector in ("fernet", "anthropic-signature", "gemini-signature"):
+            return "truncated-blob"
+        if not _IMITATION.isdisjoint(dec.problems) and dec.detector in ("openai-item-id", "anthropic-id", "fernet"):
+            return "imitation-id"
     if (
         delta is not None
         and dec.genuine

@@ -89,8 +89,14 @@ def _random_anthropic(raw: bytes, prefix_len: int) -> bool:
     return len(body) == 22 and body[:1] != b"1" and body <= _MAX128_B58
 
 
+#: The prefixes :func:`_decode_id` can accept: every other lowercase prefix decodes to None
+#: (an OpenAI item id needs one of the item types; ``call`` and the Anthropic prefixes have
+#: their own decoders), so the raw pass looks only for ids behind one of these.
+ID_PREFIXES: frozenset[str] = frozenset({"call", "msg", "req", "toolu", "srvtoolu", *d.OPENAI_ITEM_TYPES})
+
+
 def _decode_id(token: str) -> Decoded | None:
-    """Decode an id-shaped token by its prefix."""
+    """Decode an id-shaped token by its prefix (None unless it is one of :data:`ID_PREFIXES`)."""
     prefix = token.split("_", 1)[0]
     if prefix == "call":
         return d.classify_tool_id(token)
@@ -208,17 +214,24 @@ def scan_raw(
         if decoded is not None:
             yield Hit(decoded, line_of(m.start()), m.start())
 
+    empty: Decoded | None = None
     for m in s:
         raw = m.group("sig")
-        key_head = data[_key_start(data, m.start()) : m.start()]
-        sig_tag = b"sig:" + raw[:200]
-        if raw and sig_tag in seen:
-            continue
-        seen.add(sig_tag)
-        decoded = d.decode_signature_value(raw.decode("utf-8", "replace"))
-        if decoded is not None and raw and decoded.value.encode("utf-8", "replace") in seen:
-            continue  # the token inside the wrapper was already found by the Fernet pass
+        if raw:
+            sig_tag = b"sig:" + raw[:200]
+            if sig_tag in seen:
+                continue
+            seen.add(sig_tag)
+            decoded = d.decode_signature_value(raw.decode("utf-8", "replace"))
+            if decoded is not None and decoded.value.encode("utf-8", "replace") in seen:
+                continue  # the token inside the wrapper was already found by the Fernet pass
+        else:  # every empty signature counts (unsigned reasoning), and decodes alike
+            seen.add(b"sig:")
+            if empty is None:
+                empty = d.decode_signature_value("")
+            decoded = empty
         if decoded is not None:
+            key_head = data[_key_start(data, m.start()) : m.start()]
             key = key_head.decode("ascii", "replace") + "ignature" if key_head else "signature"
             yield Hit(decoded, line_of(m.start("sig")), m.start("sig"), key=key)
 
@@ -228,8 +241,10 @@ def candidates_re(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:
     return U_RE.finditer(data), K_RE.finditer(data), G_RE.finditer(data), S_RE.finditer(data)
 
 
-#: Before a prefixed row's ``_``: its 1-10 lowercase letters after a non-key byte (or the start).
-_PREFIX = rb"(?:^|[^A-Za-z0-9_])[a-z]{1,10}"
+#: Before a prefixed row's ``_``: one of the id prefixes, after a non-key byte (or the start).
+#: A match behind another prefix is never reported (its id decodes to None), and skipping it
+#: hides no other match: its span holds no non-key byte, so no prefixed head starts inside it.
+_PREFIX = rb"(?:^|[^A-Za-z0-9_])(?:" + "|".join(sorted(ID_PREFIXES, key=len, reverse=True)).encode() + rb")"
 _DB: Any = None
 _META: list[tuple[int, int]] = []
 
@@ -249,17 +264,23 @@ def _database() -> tuple[Any, list[tuple[int, int]]]:
         flags: list[int] = []
         meta: list[tuple[int, int]] = []
         for row in patterns.ROWS:
-            if row.pass_ not in patterns.HS_PASSES:
-                continue
+            expr = (_PREFIX + row.head) if row.prefixed else row.head
+            if row.pass_ not in patterns.HS_PASSES or expr in exprs:
+                continue  # rows sharing a head (and so a pass) share its expression
             lo, hi = sre.parse(row.head).getwidth()
             fixed = lo == hi
-            exprs.append((_PREFIX + row.head) if row.prefixed else row.head)
+            exprs.append(expr)
             flags.append(0 if fixed else hyperscan.HS_FLAG_SOM_LEFTMOST)
             meta.append((patterns.PASSES.index(row.pass_), lo if fixed else -1))
         db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
         db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs), flags=flags)
         _DB, _META = db, meta
     return _DB, _META
+
+
+def prepare() -> None:
+    """Compile the candidate database now (once per process; forked workers inherit it)."""
+    _database()
 
 
 def _candidates(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:
@@ -408,32 +429,43 @@ def field_path(obj: Any, needle: str, key: str | None = None) -> str | None:
 
 
 def _find_path(obj: Any, needle: str, key: str | None, path: str, depth: int) -> str | None:
-    # A path is spelled only for the branch that holds the needle (or the key).
+    # A path is spelled only for the branch that holds the needle (or the key). Exact types
+    # (what orjson builds) are tested first; subclasses take the isinstance branches.
     if depth > 200:
         return None
     if isinstance(obj, dict):
         for k, v in obj.items():
             if key is not None and k == key:
                 return f"{path}.{k}" if path else str(k)
-            if type(v) is str:
+            tv = type(v)
+            if tv is str:
                 if needle and needle in v:
                     return _in_string(v, needle, key, f"{path}.{k}" if path else str(k), depth)
-            elif isinstance(v, dict | list) and v:
-                found = _find_path(v, needle, key, f"{path}.{k}" if path else str(k), depth + 1)
-                if found is not None:
-                    return found
+            elif tv in _SCALARS:
+                continue
+            elif tv is dict or tv is list or isinstance(v, dict | list):
+                if v:
+                    found = _find_path(v, needle, key, f"{path}.{k}" if path else str(k), depth + 1)
+                    if found is not None:
+                        return found
             elif isinstance(v, str) and needle and needle in v:
                 return _in_string(v, needle, key, f"{path}.{k}" if path else str(k), depth)
     elif isinstance(obj, list):
         for i, v in enumerate(obj):
-            if isinstance(v, str):
+            tv = type(v)
+            if tv is str or isinstance(v, str):
                 if needle and needle in v:
                     return _in_string(v, needle, key, f"{path}[{i}]", depth)
+            elif tv in _SCALARS:
+                continue
             elif isinstance(v, dict | list) and v:
                 found = _find_path(v, needle, key, f"{path}[{i}]", depth + 1)
                 if found is not None:
                     return found
     return None
+
+
+_SCALARS = frozenset({int, float, bool, type(None)})
 
 
 def _in_string(v: str, needle: str, key: str | None, sub: str, depth: int) -> str:

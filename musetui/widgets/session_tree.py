@@ -762,11 +762,13 @@ class SessionTree(Tree[NodeData]):
         wp, wi, wm = self._widths()
         # Columns: glyph, id, [time], provider, items, model, [title]. The model is cut only
         # when the row has no room for it; the time and then the title come when it has.
-        route = route_label(s)
-        base = 2 + len(ident) + 1 + wp + 1 + wi + 1 + (len(route) + 1 if route else 0)
+        base = 2 + len(ident) + 1 + wp + 1 + wi + 1
         show_time = room - base - min(wm, 20) >= 12  # one decision for the rows of a depth
         if show_time:
             base += 12
+        route = route_label(s)
+        if route:  # (it takes the model's room, not the time's: the columns stay aligned)
+            base += len(route) + 1
         model = clean(model_full, max(4, room - base)) if len(model_full) > room - base else model_full
         text = Text(end="", no_wrap=True)
         text.append(glyph + " ", style=glyph_style)

@@ -82,9 +82,13 @@ def test_dask_scan_prints_exactly_the_local_scan(cluster: Any, corpus: Path, cap
 
 @needs_dask
 @pytest.mark.dask
-def test_dask_scan_splits_the_work_into_several_tasks(cluster: Any, corpus: Path) -> None:
+def test_dask_scan_splits_the_work_into_several_tasks(cluster: Any, corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from musetui import index as index_mod
     from musetui.distributed import DaskIndex
 
+    # As for a tree past the size where a local index hands files to its own pool during the
+    # walk: a Dask index must still send every file to the cluster.
+    monkeypatch.setattr(index_mod, "PARALLEL_MIN_BYTES", 0)
     done: list[tuple[int, int]] = []
     index = DaskIndex([str(corpus)], light=True, address=cluster.scheduler_address, on_task_done=lambda d, t: done.append((d, t)))
     index.scan()

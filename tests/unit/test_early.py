@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import sys
 import time
 from pathlib import Path
 
@@ -16,25 +17,15 @@ from musetui.early import HeadStart
 from musetui.index import Index
 
 
-def _line(sid: str, i: int) -> bytes:
-    return orjson.dumps(
-        {
-            "stream": {"kind": "session", "id": sid},
-            "recorded_at": 1790000000000000 + i * 1_000_000,
-            "payload": {"kind": "run", "event": {"kind": "assistant_message_committed", "message_id": f"m{i}", "text": "t"}},
-        }
-    ) + b"\n"
-
-
 @pytest.fixture
 def tree(tmp_path: Path, sample_dir: Path) -> Path:
-    """The bundled sample plus a few small Muse sessions (so there are more files than the head takes)."""
+    """The bundled sample plus a few small generic transcripts (so that the pool has eight files or more)."""
     root = tmp_path / "root"
     shutil.copytree(sample_dir, root)
-    for sid in ("A", "B", "C", "D"):
-        d = root / "extra" / "sessions" / sid
-        d.mkdir(parents=True)
-        (d / "session.jsonl").write_bytes(b"".join(_line(sid, i) for i in range(5)))
+    (root / "extra").mkdir()
+    for n in range(4):
+        lines = [orjson.dumps({"type": "message", "role": "user", "content": f"task {n}.{i}"}) for i in range(5)]
+        (root / "extra" / f"s{n}.jsonl").write_bytes(b"\n".join(lines) + b"\n")
     return root
 
 
@@ -130,3 +121,58 @@ def test_the_app_s_scan_workers_yield_the_cpu_to_the_app() -> None:
         assert pool.submit(_niceness).result(timeout=60) == min(19, os.nice(0) + 3)
     with ProcessPoolExecutor(1, mp_context=ctx, initializer=index_mod._be_nice, initargs=(0,)) as pool:
         assert pool.submit(_niceness).result(timeout=60) == os.nice(0)
+
+
+def test_a_threaded_process_scans_in_a_fork_server_pool(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app has threads: its pool starts from a fork server (no fork of a threaded process), same records."""
+    import threading
+
+    from musetui import index as index_mod
+
+    monkeypatch.setattr(index_mod, "PARALLEL_MIN_BYTES", 0)  # the pool even for this small tree
+    plain = Index([str(tree)], workers=1).scan()
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
+    try:
+        ctx = index_mod._pool_context()
+        assert ctx.get_start_method() == ("forkserver" if sys.platform != "win32" else "spawn")
+        pooled = Index([str(tree)], workers=2, worker_nice=1).scan()
+    finally:
+        stop.set()
+    assert len(pooled.files) >= 8
+    assert _records(pooled) == _records(plain)
+
+
+def test_a_chunk_whose_worker_died_is_scanned_here(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A worker process that dies (out of memory, a crash in a C extension) costs time, not sessions."""
+    import multiprocessing
+
+    from musetui import index as index_mod
+
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("needs fork: the dying worker is made by patching this process before it forks")
+    real = index_mod._scan_chunk
+
+    def dies_on_extra(args: tuple[list[object], bool, bool, bool]) -> list[object]:
+        if any("/extra/" in e.abspath for e in args[0]):  # type: ignore[attr-defined]
+            os._exit(3)
+        return real(args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(index_mod, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(index_mod, "CHUNK_FILES", 2)
+    monkeypatch.setattr(index_mod, "_scan_chunk", dies_on_extra)
+    monkeypatch.setattr(index_mod, "_pool_context", lambda: multiprocessing.get_context("fork"))
+    plain = Index([str(tree)], workers=1).scan()
+    pooled = Index([str(tree)], workers=2).scan()
+    assert _records(pooled) == _records(plain)
+
+
+def test_the_head_start_stops_before_a_file_bigger_than_its_budget(tree: Path) -> None:
+    """A huge first transcript is left to the index: the head start answers at once, with what came before it."""
+    index = Index([str(tree)], workers=1, follow=True)
+    sizes = sorted(e.size for e in Index([str(tree)], workers=1).scan().files)
+    budget = sizes[-1] - 1  # every file but the largest fits on its own
+    got = index.head(10_000, budget)
+    assert sum(e.size for e, _o, _b in got) <= budget
+    assert all(e.size < sizes[-1] for e, _o, _b in got)

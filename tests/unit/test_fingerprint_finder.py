@@ -82,6 +82,9 @@ HOSTILE = [
     b"msg_bdrk_01" + b"A" * 22 + b" msg_vrtx_01" + b"B" * 24 + b" toolu_01" + b"C" * 22,
     b"gAAAAA" * 5 + b"=",
     b"_" * 40 + b"rs_" + b"f" * 32,
+    b'"file_' + b"A1" * 12 + b'" "asst_' + HEXID[:32] + b'" xrs_' + HEXID[:32] + b" .rs_" + HEXID,
+    b'"_id": "functions.a.rs_' + HEXID[:32] + b':0" rs_' + HEXID[:32],
+    b'"signature": "file_' + b"A1" * 12 + b'" file_' + b"A1" * 12,
 ]
 
 
@@ -94,7 +97,7 @@ def test_hostile_bytes_agree() -> None:
 def test_every_head_is_sound_when_hyperscan_runs_every_pass(
     sample_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The u heads (not used by default: no faster there) still give what re gives."""
+    """With every pass on Hyperscan (whatever the default), the heads give what re gives."""
     monkeypatch.setattr(patterns, "HS_PASSES", patterns.PASSES)
     monkeypatch.setattr(extract, "_DB", None)
     monkeypatch.setattr(extract, "_META", [])
@@ -138,6 +141,11 @@ PIECES = st.sampled_from(
         b"=",
         b"xyzabcdefgh",
         b"\\",
+        b"file_",
+        b"fc_",
+        b"resp_",
+        b".",
+        b"12345678",
     ]
 )
 
@@ -145,4 +153,20 @@ PIECES = st.sampled_from(
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(PIECES, max_size=40).map(b"".join))
 def test_random_soup_agrees(data: bytes) -> None:
+    assert _hits(data, None) == _hits(data, extract.candidates_re)
+
+
+_BODIES = st.sampled_from(
+    [HEXID[:32], HEXID[:48], HEXID, b"01" + b"A" * 22, b"bdrk_01" + b"B" * 22, b"00_" + b"C" * 24, b"a1" * 12, b"12345678"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=10), _BODIES)
+def test_only_the_id_prefixes_decode(prefix: str, body: bytes) -> None:
+    """The raw pass looks for ids behind ``extract.ID_PREFIXES`` only: no other prefix decodes."""
+    token = prefix + "_" + body.decode()
+    if prefix not in extract.ID_PREFIXES:
+        assert extract._decode_id(token) is None, token
+    data = b" " + token.encode() + b" "
     assert _hits(data, None) == _hits(data, extract.candidates_re)

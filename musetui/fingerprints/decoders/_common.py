@@ -31,8 +31,25 @@ def _dt(seconds: int) -> datetime | None:
         return None
 
 
+#: Unix seconds of 10000-01-01: below it (and from 0) the fast path of :func:`_iso_s` applies.
+_ISO_FAST_END = 253_402_300_800
+_DAYS: dict[int, str] = {}
+_TWO = [f"{i:02d}Z" for i in range(60)]
+_CLOCK = [f"{m // 60:02d}:{m % 60:02d}:" for m in range(1440)]
+
+
 def _iso_s(seconds: int) -> str:
     """Render whole unix seconds as ``YYYY-MM-DDThh:mm:ssZ``."""
+    if type(seconds) is int and 0 <= seconds < _ISO_FAST_END:
+        # The date of each day is rendered once; the time of day is plain arithmetic.
+        day, rem = divmod(seconds, 86400)
+        text = _DAYS.get(day)
+        if text is None:
+            if len(_DAYS) >= 4096:
+                _DAYS.clear()
+            midnight = datetime.fromtimestamp(day * 86400, tz=UTC)
+            text = _DAYS[day] = f"{midnight.year:04d}-{midnight.month:02d}-{midnight.day:02d}T"
+        return text + _CLOCK[rem // 60] + _TWO[rem % 60]
     d = _dt(seconds)
     if d is None:
         return f"out of range ({seconds})"
@@ -100,6 +117,33 @@ def _b64_prefix(s: str, url: bool) -> tuple[bytes, bool]:
         return b"", False
     clean = rest == "" or (rest.strip("=") == "" and len(rest) <= 2)
     return data, clean
+
+
+def _b64_head(s: str, url: bool, nbytes: int) -> tuple[bytes, int, bool]:
+    """The first ``nbytes`` of :func:`_b64_prefix` (``s``), the length of all of it, and whether it ended cleanly.
+
+    Only the head is decoded: a run of base64 characters always decodes (four characters to
+    three bytes), so its length follows from the run's.
+    """
+    m = (_B64_URL_RUN if url else _B64_STD_RUN).match(s)
+    run = m.group(0) if m else ""
+    rest = s[len(run) :]
+    cut = len(run) - len(run) % 4
+    tail = len(run) - cut
+    total = cut // 4 * 3 + (tail - 1 if tail >= 2 else 0)
+    need = (nbytes + 2) // 3 * 4
+    if need < cut:
+        body = run[:need]
+    else:
+        body = run[:cut]
+        if tail >= 2:
+            body += run[cut:] + "=" * (4 - tail)
+    try:
+        head = base64.urlsafe_b64decode(body) if url else base64.b64decode(body)
+    except (binascii.Error, ValueError):
+        return b"", 0, False
+    clean = rest == "" or (rest.strip("=") == "" and len(rest) <= 2)
+    return head[:nbytes], total, clean
 
 
 def _printable(raw: bytes) -> str | None:

@@ -23,6 +23,7 @@ from musetui.fingerprints.types import Decoded, Strength, Tag
 
 B58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _B58_INDEX = {c: i for i, c in enumerate(B58_ALPHABET)}
+_B58_PAIRS = {a + b: i * 58 + j for i, a in enumerate(B58_ALPHABET) for j, b in enumerate(B58_ALPHABET)}
 _ANTHROPIC_BODY_RE = re.compile(r"01[1-9A-HJ-NP-Za-km-z]{20,24}")
 #: prefix → (kind, host, tag); longest prefixes first so ``msg_bdrk_`` wins over ``msg_``.
 _ANTHROPIC_PREFIXES: tuple[tuple[str, str, str | None, Tag], ...] = (
@@ -52,8 +53,10 @@ def _uuid_text(b: bytes) -> str:
 
 def decode_anthropic_id(s: str) -> Decoded | None:
     """Decode an Anthropic ``msg_/req_/toolu_…`` id: ``01`` + base58, UUIDv7 when it is one (§6.1)."""
-    hit = next((p for p in _ANTHROPIC_PREFIXES if s.startswith(p[0])), None)
-    if hit is None:
+    for hit in _ANTHROPIC_PREFIXES:
+        if s.startswith(hit[0]):
+            break
+    else:
         return None
     prefix, kind, host, tag = hit
     body = s[len(prefix) :]
@@ -72,8 +75,12 @@ def decode_anthropic_id(s: str) -> Decoded | None:
     if _ANTHROPIC_BODY_RE.fullmatch(body) is None:
         return None
     value = 0
-    for c in body[2:]:
-        value = value * 58 + _B58_INDEX[c]
+    digits = body[2:]
+    odd = len(digits) % 2
+    if odd:
+        value = _B58_INDEX[digits[0]]
+    for i in range(odd, len(digits), 2):  # two digits at a time
+        value = value * 3364 + _B58_PAIRS[digits[i : i + 2]]
     where = {"bedrock": " via AWS Bedrock", "vertex": " via Google Vertex AI"}.get(host or "", "")
     fields: list[tuple[str, str]] = [("kind", kind)]
     if host:
@@ -102,8 +109,9 @@ def decode_anthropic_id(s: str) -> Decoded | None:
         strength = "medium"
     if is_v7:
         uuid_text = _uuid_text(raw)
+        minted = _iso_ms(ms)
         fields.append(("UUID", uuid_text))
-        fields.append(("minted", _iso_ms(ms)))
+        fields.append(("minted", minted))
         return Decoded(
             detector="anthropic-id",
             value=s,
@@ -113,7 +121,7 @@ def decode_anthropic_id(s: str) -> Decoded | None:
             tag=tag,
             time=ms / 1000.0,
             fields=tuple(fields),
-            meaning=f"Anthropic {kind} id{where} holding UUIDv7 {uuid_text}, minted {_iso_ms(ms)}",
+            meaning=f"Anthropic {kind} id{where} holding UUIDv7 {uuid_text}, minted {minted}",
             shape=f"{prefix}011C (UUIDv7)" if body.startswith("011") else f"{prefix}01 (UUIDv7)",
         )
     fields.append(("body", "random 128-bit"))

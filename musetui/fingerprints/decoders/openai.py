@@ -8,7 +8,7 @@ from musetui.fingerprints.decoders._common import (
     _OPENAI_STACK,
     OPENAI_TIME_MAX,
     OPENAI_TIME_MIN,
-    _b64_prefix,
+    _b64_head,
     _date,
     _in_window_s,
     _iso_s,
@@ -283,10 +283,9 @@ def decode_fernet(s: str) -> Decoded | None:
     """
     if not s.startswith("gAAAAA"):
         return None
-    data, clean = _b64_prefix(s, url=True)
-    if not clean or len(data) < 9 or data[0] != 0x80:
+    data, n, clean = _b64_head(s, url=True, nbytes=25)  # the header is all that is read
+    if not clean or n < 9 or data[0] != 0x80:
         return None
-    n = len(data)
     ts = int.from_bytes(data[1:9], "big")
     problems: list[str] = []
     fields: list[tuple[str, str]] = [("version", "0x80"), ("minted", _iso_s(ts))]
