@@ -489,6 +489,15 @@ class TermRegex:
         self.exact = expr is not None and expr.exact and compilable(expr)
         self.prefilter = expr is not None and compilable(expr)
         self._som: Any = _UNSET
+        # Every match of an exact regex with a lead starts with it: text without it is skipped.
+        lead = expr.lead if self.exact and expr is not None and expr.lead.isascii() else b""
+        self._lead = lead.decode("ascii").lower() if expr is not None and expr.lead_ic else lead.decode("ascii")
+        self._lead_ic = expr is not None and expr.lead_ic
+
+    def _may_match(self, text: str) -> bool:
+        """False when ``text`` cannot hold a match (it lacks the lead; ``str.lower`` folds ASCII as ``re`` does, and more)."""
+        lead = self._lead
+        return not lead or lead in (text.lower() if self._lead_ic else text)
 
     def __reduce__(self) -> tuple[Any, ...]:
         """Pickled as its patterns (workers compile their own databases)."""
@@ -514,6 +523,8 @@ class TermRegex:
         """
         if not self.exact:
             return [m.span() for m in self.matcher.finditer(text)]
+        if not self._may_match(text):
+            return []
         db, som = self._span_db()
         data = text.encode("utf-8", "surrogatepass")
         got: list[tuple[int, int]] = []
@@ -528,6 +539,8 @@ class TermRegex:
         if not self.exact:
             m = self.matcher.search(text)
             return m.span() if m is not None else None
+        if not self._may_match(text):
+            return None
         db, som = self._span_db()
         data = text.encode("utf-8", "surrogatepass")
         got: list[tuple[int, int]] = []

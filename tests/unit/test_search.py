@@ -898,3 +898,41 @@ def test_regex_hits_are_rgs_lines(sample: Path, pattern: str) -> None:
         for p, n, _rest in (line.split(":", 2) for line in out.splitlines())
     )
     assert sorted((h.path, h.line) for h in search([sample], f"/{pattern}/")) == expected, pattern
+
+
+def test_the_default_pool_is_sized_by_the_idle_cores(monkeypatch: pytest.MonkeyPatch) -> None:
+    from musetui.search import executor
+
+    monkeypatch.setattr(executor.os, "getloadavg", lambda: (0.2, 0.0, 0.0))
+    assert executor.usable_workers(2) == 2 and executor.usable_workers(8) == 8
+    monkeypatch.setattr(executor.os, "getloadavg", lambda: (4.0, 4.0, 4.0))
+    assert executor.usable_workers(2) == 1 and executor.usable_workers(8) == 4
+
+    def unknown() -> tuple[float, float, float]:
+        raise OSError("no load average here")
+
+    monkeypatch.setattr(executor.os, "getloadavg", unknown)
+    assert executor.usable_workers(2) == 2
+
+
+def test_a_busy_machine_searches_in_process_unless_workers_are_asked_for(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from musetui.search import executor
+
+    monkeypatch.setattr(executor, "PARALLEL_MIN_FILES", 1)
+    monkeypatch.setattr(executor, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(executor.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(executor.os, "getloadavg", lambda: (6.0, 6.0, 6.0))
+    started: list[int] = []
+    real = executor._new_executor
+
+    def counting(nworkers: int, *args: Any, **kwargs: Any) -> Any:
+        started.append(nworkers)
+        return real(nworkers, *args, **kwargs)
+
+    monkeypatch.setattr(executor, "_new_executor", counting)
+    busy = [h.record() for h in run_search([str(sample)], "muse-special")]
+    assert started == [] and busy
+    asked = [h.record() for h in run_search([str(sample)], "muse-special", workers=2)]
+    assert started == [2] and asked == busy
