@@ -9,10 +9,8 @@ from __future__ import annotations
 import collections
 import dataclasses
 import marshal
-import multiprocessing
 import os
 import pickle
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -25,6 +23,7 @@ from musetui.cache import CachedFile, IndexCache, unpickle_outcome, unpickle_sta
 from musetui.diagnostics import internal_error
 from musetui.fingerprints.attribution import mark_outliers
 from musetui.model import Attribution, Diagnostic, SessionSummary
+from musetui.procs import pool_context
 from musetui.scanner import Outcome, ScanState, prepare, resume_file, scan_file
 from musetui.walk import FileEntry, iter_walk, walk_roots
 
@@ -436,7 +435,7 @@ class Index:
                 blobs = _blobs(o) if want_state else None
                 yield o, e, blobs
             return
-        ctx = _pool_context()
+        ctx = pool_context()
         if ctx.get_start_method() == "fork":
             prepare()  # per-process tables built once here, before the fork: the workers inherit them
         chunks = _chunk(files, max(1, min(64, len(files) // (workers * 8) or 1)))
@@ -645,7 +644,7 @@ class _Stream:
         if self.pool is None:
             if not self.index.streams or self.workers <= 1 or self.pending_bytes < PARALLEL_MIN_BYTES or len(self.pending) < 8:
                 return
-            ctx = _pool_context()
+            ctx = pool_context()
             if ctx.get_start_method() == "fork":
                 prepare()  # per-process tables built once here, before the fork: the workers inherit them
             self.pool = ProcessPoolExecutor(
@@ -712,23 +711,6 @@ class _Stream:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
-
-
-def _pool_context() -> Any:
-    """Fork when this process has one thread; else a fork server (imports once, forks workers), else spawn.
-
-    Forking a process that has threads (the app) can deadlock a child; a spawned worker
-    starts a new interpreter and imports the scanner and the catalogue again (seconds, on a
-    busy machine), which the fork server does once for every pool of the process.
-    """
-    methods = multiprocessing.get_all_start_methods()
-    if threading.active_count() == 1 and "fork" in methods:
-        return multiprocessing.get_context("fork")
-    if "forkserver" in methods:
-        ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["musetui.index", "musetui.fingerprints.catalogue"])
-        return ctx
-    return multiprocessing.get_context("spawn")
 
 
 def _be_nice(increment: int) -> None:

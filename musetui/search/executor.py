@@ -263,13 +263,14 @@ def _new_executor(
     """A process pool, and whether its workers are forked (they then inherit ``work``).
 
     Processes are forked when this process has no other thread (forking a threaded process
-    can copy a held lock); otherwise spawned.
+    can copy a held lock); otherwise they come from a fork server (see :func:`musetui.procs.pool_context`).
     """
-    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    fork = threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if fork else "spawn")
+    from musetui.procs import pool_context
+
+    ctx = pool_context()
+    fork = ctx.get_start_method() == "fork"
     if query is None:
         return ProcessPoolExecutor(max_workers=nworkers, mp_context=ctx), fork
     global _FORK_WORK

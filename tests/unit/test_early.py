@@ -135,7 +135,7 @@ def test_a_threaded_process_scans_in_a_fork_server_pool(tree: Path, monkeypatch:
     other = threading.Thread(target=stop.wait, daemon=True)
     other.start()
     try:
-        ctx = index_mod._pool_context()
+        ctx = index_mod.pool_context()
         assert ctx.get_start_method() == ("forkserver" if sys.platform != "win32" else "spawn")
         pooled = Index([str(tree)], workers=2, worker_nice=1).scan()
     finally:
@@ -162,7 +162,7 @@ def test_a_chunk_whose_worker_died_is_scanned_here(tree: Path, monkeypatch: pyte
     monkeypatch.setattr(index_mod, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(index_mod, "CHUNK_FILES", 2)
     monkeypatch.setattr(index_mod, "_scan_chunk", dies_on_extra)
-    monkeypatch.setattr(index_mod, "_pool_context", lambda: multiprocessing.get_context("fork"))
+    monkeypatch.setattr(index_mod, "pool_context", lambda: multiprocessing.get_context("fork"))
     plain = Index([str(tree)], workers=1).scan()
     pooled = Index([str(tree)], workers=2).scan()
     assert _records(pooled) == _records(plain)
