@@ -160,18 +160,39 @@ def _search_units(
 
 
 def usable_workers(cpus: int) -> int:
-    """How many worker processes pay now: the cores the 1-minute load average leaves idle (at least 1).
+    """How many worker processes pay now: the cores that other work leaves free (at least 1).
 
-    A pool only pays with idle cores. On a 2-core machine kept busy by other processes
-    (load average 4), two workers cost 30-40% more CPU than one process and finished later
-    (the 500 MB bench corpus), as ``rg -j2`` did against ``rg -j1``. Where the load average
-    is unknown, every core counts.
+    A pool only pays with idle cores. On a 2-core machine kept busy by other processes, two
+    workers cost 30-40% more CPU than one process and finished later (the 500 MB bench
+    corpus), as ``rg -j2`` did against ``rg -j1``. The measure is the share of the last 10 s
+    in which some task waited for a CPU (Linux pressure stall information), which our own
+    recent work barely raises; else the 1-minute load average; where neither is known,
+    every core counts.
     """
+    waited = _cpu_pressure()
+    if waited is not None:
+        return max(1, min(cpus, int(cpus * (1.0 - waited) + 0.5)))
     try:
         load = os.getloadavg()[0]
     except (OSError, AttributeError):
         return cpus
     return max(1, min(cpus, int(cpus - load + 0.5)))
+
+
+def _cpu_pressure() -> float | None:
+    """``some avg10`` of ``/proc/pressure/cpu`` as a fraction, or None where it is not available."""
+    try:
+        with open("/proc/pressure/cpu", "rb") as f:
+            line = f.readline()
+    except OSError:
+        return None
+    for field in line.split():
+        if field.startswith(b"avg10="):
+            try:
+                return min(1.0, max(0.0, float(field[6:]) / 100.0))
+            except ValueError:
+                return None
+    return None
 
 
 def _search_chunk(chunk: list[Task | Subtree]) -> tuple[list[Hit], Stats]:

@@ -903,6 +903,11 @@ def test_regex_hits_are_rgs_lines(sample: Path, pattern: str) -> None:
 def test_the_default_pool_is_sized_by_the_idle_cores(monkeypatch: pytest.MonkeyPatch) -> None:
     from musetui.search import executor
 
+    monkeypatch.setattr(executor, "_cpu_pressure", lambda: 0.05)  # Linux: waits for a CPU
+    assert executor.usable_workers(2) == 2 and executor.usable_workers(8) == 8
+    monkeypatch.setattr(executor, "_cpu_pressure", lambda: 0.5)
+    assert executor.usable_workers(2) == 1 and executor.usable_workers(8) == 4
+    monkeypatch.setattr(executor, "_cpu_pressure", lambda: None)  # elsewhere: the load average
     monkeypatch.setattr(executor.os, "getloadavg", lambda: (0.2, 0.0, 0.0))
     assert executor.usable_workers(2) == 2 and executor.usable_workers(8) == 8
     monkeypatch.setattr(executor.os, "getloadavg", lambda: (4.0, 4.0, 4.0))
@@ -923,7 +928,7 @@ def test_a_busy_machine_searches_in_process_unless_workers_are_asked_for(
     monkeypatch.setattr(executor, "PARALLEL_MIN_FILES", 1)
     monkeypatch.setattr(executor, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(executor.os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(executor.os, "getloadavg", lambda: (6.0, 6.0, 6.0))
+    monkeypatch.setattr(executor, "_cpu_pressure", lambda: 0.9)
     started: list[int] = []
     real = executor._new_executor
 
@@ -936,3 +941,13 @@ def test_a_busy_machine_searches_in_process_unless_workers_are_asked_for(
     assert started == [] and busy
     asked = [h.record() for h in run_search([str(sample)], "muse-special", workers=2)]
     assert started == [2] and asked == busy
+
+
+def test_cpu_pressure_is_read_where_linux_has_it() -> None:
+    from musetui.search import executor
+
+    got = executor._cpu_pressure()
+    if not os.path.exists("/proc/pressure/cpu"):
+        assert got is None
+    else:
+        assert got is not None and 0.0 <= got <= 1.0
