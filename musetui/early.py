@@ -54,10 +54,10 @@ class HeadStart:
         send.close()
         return cls(process, recv)
 
-    def ready(self) -> bool:
-        """Whether the child has answered (so that :meth:`take` returns at once)."""
+    def ready(self, timeout: float = 0.0) -> bool:
+        """Whether the child has answered (so that :meth:`take` returns at once), waiting up to ``timeout`` s."""
         try:
-            return bool(self._conn.poll(0))
+            return bool(self._conn.poll(timeout))
         except (OSError, ValueError):
             return True
 

@@ -78,6 +78,9 @@ HEAD_START = 32
 WORKER_NICE = 5
 #: Seconds the index waits for the rows read ahead by a child process (musetui.early) before reading them itself.
 HEAD_WAIT_S = 2.0
+#: Seconds the first frame waits for them: a frame with rows a little later beats an empty one
+#: now and the rows a frame after (the layout of the first frame takes about as long).
+HEAD_FIRST_FRAME_S = 0.25
 
 
 def worker_nice() -> int:
@@ -461,7 +464,7 @@ class MainScreen(Screen[None]):
         self.session_tree.focus()
         self.apply_layout()
         self.status.index_text = "Indexing… · Esc to stop"
-        if self.head is not None and self.head.ready():
+        if self.head is not None and self.head.ready(HEAD_FIRST_FRAME_S):
             # Read ahead while the app started: the first frame shows these rows.
             self._early = self._take_head(0.0)
             if self._early[0]:
