@@ -91,27 +91,21 @@ def test_anthropic_base58_is_the_plain_base58_value(digits: str, prefix: str) ->
 def _find_path_reference(obj: Any, needle: str, key: str | None, path: str = "") -> str | None:
     """The plain walk: the first string (or key) in document order holding the needle."""
     if isinstance(obj, dict):
-        for k, v in obj.items():
-            sub = f"{path}.{k}" if path else str(k)
-            if key is not None and k == key:
-                return sub
-            if isinstance(v, str):
-                if needle and needle in v:
-                    return _in_string_reference(v, needle, key, sub)
-            elif isinstance(v, dict | list):
-                found = _find_path_reference(v, needle, key, sub)
-                if found is not None:
-                    return found
+        children = [(f"{path}.{k}" if path else str(k), k, v) for k, v in obj.items()]
     elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            sub = f"{path}[{i}]"
-            if isinstance(v, str):
-                if needle and needle in v:
-                    return _in_string_reference(v, needle, key, sub)
-            elif isinstance(v, dict | list):
-                found = _find_path_reference(v, needle, key, sub)
-                if found is not None:
-                    return found
+        children = [(f"{path}[{i}]", None, v) for i, v in enumerate(obj)]
+    else:
+        return None
+    for sub, k, v in children:
+        if key is not None and k is not None and k == key:
+            return sub
+        if isinstance(v, str):
+            if needle and needle in v:
+                return _in_string_reference(v, needle, key, sub)
+        elif isinstance(v, dict | list):
+            found = _find_path_reference(v, needle, key, sub)
+            if found is not None:
+                return found
     return None
 
 
