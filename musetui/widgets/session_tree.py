@@ -422,7 +422,7 @@ class SessionTree(ScrollView, can_focus=True):
         self._generation += 1
         self.virtual_size = Size(0, len(rows))
         if self.scroll_y > self.max_scroll_y:
-            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True)
+            self.scroll_to(y=self.max_scroll_y, animate=False, force=True)
         if cursor is not None and not self._shows(cursor):
             target: Node | None = cursor.parent
             while target is not None and target.parent is not None and not self._shows(target):
@@ -434,7 +434,7 @@ class SessionTree(ScrollView, can_focus=True):
             top = round(self.scroll_y)
             height = self._height()
             if top <= old_line < top + height:  # it was on screen: it stays where it was
-                self.scroll_to(y=top + cursor._line - old_line, animate=False, immediate=True)
+                self.scroll_to(y=top + cursor._line - old_line, animate=False, force=True)
             self._scroll_cursor_visible()
         self.refresh()
 
@@ -499,11 +499,11 @@ class SessionTree(ScrollView, can_focus=True):
             return
         top = round(self.scroll_y)
         if center:
-            self.scroll_to(y=line + 0.5 - height / 2, animate=False, immediate=True)
+            self.scroll_to(y=line + 0.5 - height / 2, animate=False, force=True)
         elif line < top:
-            self.scroll_to(y=line, animate=False, immediate=True)
+            self.scroll_to(y=line, animate=False, force=True)
         elif line >= top + height:
-            self.scroll_to(y=line - height + 1, animate=False, immediate=True)
+            self.scroll_to(y=line - height + 1, animate=False, force=True)
 
     def _clear_nodes(self) -> None:
         """Drop every node (the sessions stay): a rebuild follows."""
