@@ -13,6 +13,7 @@ expanded.
 from __future__ import annotations
 
 import itertools
+import operator
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -141,7 +142,7 @@ def flag_glyph(s: SessionSummary) -> str:
 class Node:
     """One row of the tree (a group, a session or a fleet summary) with its children and state."""
 
-    __slots__ = ("_children", "_expanded", "_line", "_tree", "allow_expand", "data", "parent")
+    __slots__ = ("_by_provider", "_by_size", "_by_time", "_children", "_expanded", "_line", "_seq", "_tree", "allow_expand", "data", "parent")
 
     def __init__(
         self,
@@ -151,6 +152,7 @@ class Node:
         *,
         expanded: bool = False,
         allow_expand: bool = False,
+        seq: int = 0,
     ) -> None:
         self._tree = tree
         self.parent = parent
@@ -159,6 +161,13 @@ class Node:
         self._expanded = expanded
         self.allow_expand = allow_expand
         self._line = -1
+        #: The session's place among its siblings as found, and its keys for each order
+        #: (see sort_sessions), read by C-level sorts (attrgetter), so a re-sort costs no Python per node.
+        self._seq = seq
+        if isinstance(data, SessionSummary):
+            self._by_time = -(data.started_at or 0.0)
+            self._by_provider = (data.attribution.provider, data.attribution.host or "")
+            self._by_size = -data.size
 
     def __repr__(self) -> str:
         return f"<Node {self.label.plain!r}>"
@@ -717,14 +726,15 @@ class SessionTree(ScrollView, can_focus=True):
 
     def _link_child(self, parent: SessionSummary, child: SessionSummary) -> Node | None:
         """Record ``child`` under ``parent``; returns the parent's node when a child node was added."""
-        self._kids.setdefault(parent.key, []).append(child)
+        siblings = self._kids.setdefault(parent.key, [])
+        siblings.append(child)
         self._parent_of[child.key] = parent.key
         pnode = self._session_nodes.get(parent.key)
         if pnode is None:
             return None
         if parent.key in self._loaded:
             if self._visible(child):
-                self._add_session_node(pnode, child)
+                self._add_session_node(pnode, child, len(siblings) - 1)
                 return pnode
         elif not pnode.allow_expand:
             pnode.allow_expand = True
@@ -791,12 +801,14 @@ class SessionTree(ScrollView, can_focus=True):
         if not self._visible(s):
             return None
         gnode = self._ensure_group(s.root, s.format)
-        self._add_session_node(gnode, s)
+        self._add_session_node(gnode, s, len(self._top[(s.root, s.format)]) - 1)
         return gnode
 
-    def _add_session_node(self, parent: Node, s: SessionSummary) -> Node:
-        has_children = any(self._visible(c) for c in self._kids.get(s.key, []))
-        node = Node(self, parent, s, allow_expand=has_children)
+    def _add_session_node(self, parent: Node, s: SessionSummary, seq: int) -> Node:
+        """A node for ``s``, the ``seq``-th of its siblings as found, after ``parent``'s last child."""
+        kids = self._kids.get(s.key)
+        has_children = bool(kids) and (not self.filtered or any(self._visible(c) for c in kids or ()))
+        node = Node(self, parent, s, allow_expand=has_children, seq=seq)
         parent._children.append(node)
         self._session_nodes[s.key] = node
         return node
@@ -806,9 +818,10 @@ class SessionTree(ScrollView, can_focus=True):
         if not isinstance(data, SessionSummary) or data.key in self._loaded:
             return
         self._loaded.add(data.key)
-        for c in sort_sessions(self._kids.get(data.key, []), self.session_order):
+        for i, c in enumerate(self._kids.get(data.key, [])):
             if self._visible(c):
-                self._add_session_node(node, c)
+                self._add_session_node(node, c, i)
+        _sort_nodes(node._children, self.session_order)
 
     def clear(self) -> SessionTree:
         """Drop every node and the cursor (the sessions stay)."""
@@ -828,7 +841,7 @@ class SessionTree(ScrollView, can_focus=True):
         self._flagged_cache.clear()
         summarised: set[str] = set()
         for gkey in self._group_order():
-            tops = [s for s in sort_sessions(self._top.get(gkey, []), self.session_order) if self._visible(s)]
+            tops = [(i, s) for i, s in enumerate(self._top.get(gkey, [])) if self._visible(s)]
             if not tops:
                 continue
             if gkey[0] in self.fleet_rows and gkey[0] not in summarised:
@@ -836,8 +849,9 @@ class SessionTree(ScrollView, can_focus=True):
                 row = RootSummary(gkey[0], self.fleet_rows[gkey[0]])
                 self.root._children.append(Node(self, self.root, row))
             gnode = self._ensure_group(*gkey)
-            for s in tops:
-                self._add_session_node(gnode, s)
+            for i, s in tops:
+                self._add_session_node(gnode, s, i)
+            _sort_nodes(gnode._children, self.session_order)
             if gkey in collapsed_groups:
                 gnode._expanded = False
         # Parents before their children: a child's node exists once its parent is loaded.
@@ -888,32 +902,10 @@ class SessionTree(ScrollView, can_focus=True):
         self.session_order = order
         self._reorder()
 
-    def _sort_children(self, parent: Node) -> bool:
-        """Put ``parent``'s child nodes in ``session_order``, sorted from the siblings as found.
-
-        Sorting from the found order (not the current one) keeps ties as a fresh build has
-        them. Returns False when a child is not one of the found siblings (a rebuild is due).
-        """
-        data = parent.data
-        if isinstance(data, Group):
-            found = self._top.get((data.root, data.format), [])
-        elif isinstance(data, SessionSummary):
-            found = self._kids.get(data.key, [])
-        else:
-            return True
-        kids = parent._children
-        if len(kids) < 2:
-            return True
-        by_key: dict[str, Node] = {}
-        for c in kids:
-            if not isinstance(c.data, SessionSummary):
-                return False
-            by_key[c.data.key] = c
-        ordered = [by_key[s.key] for s in sort_sessions(found, self.session_order) if s.key in by_key]
-        if len(ordered) != len(kids):
-            return False
-        parent._children = ordered
-        return True
+    def _sort_children(self, parent: Node) -> None:
+        """Put ``parent``'s child nodes in ``session_order`` (as :func:`sort_sessions` orders them)."""
+        if len(parent._children) > 1:
+            _sort_nodes(parent._children, self.session_order)
 
     def _reorder(self) -> None:
         """Put the nodes there are in ``session_order``: siblings are re-sorted in place, none is made again."""
@@ -921,9 +913,7 @@ class SessionTree(ScrollView, can_focus=True):
         parents = list(self._group_nodes.values())
         parents += [n for k, n in self._session_nodes.items() if k in self._loaded and n._children]
         for parent in parents:
-            if not self._sort_children(parent):
-                self.rebuild()
-                return
+            self._sort_children(parent)
         self._order_cache = None
         self._flagged_order = None
         self._changed()
@@ -1356,6 +1346,31 @@ class SessionTree(ScrollView, can_focus=True):
             wm = max((len(s.declared_model or s.label or "-") for s in sessions), default=1)
             self._width_cache = (min(wp, 16), wi, min(wm, 32))
         return self._width_cache
+
+
+_BY_SEQ = operator.attrgetter("_seq")
+_BY_TIME = operator.attrgetter("_by_time")
+_BY_PROVIDER = operator.attrgetter("_by_provider")
+_BY_SIZE = operator.attrgetter("_by_size")
+
+
+def _sort_nodes(nodes: list[Node], order: str) -> None:
+    """Sort sibling session nodes in place as :func:`sort_sessions` sorts their sessions.
+
+    From the found order, by stable sorts on keys kept on the nodes: ties stay in the found
+    order, as in a fresh build, and no Python runs per node (``provider`` is by provider and
+    host, then newest first: two stable passes).
+    """
+    if len(nodes) < 2:
+        return
+    nodes.sort(key=_BY_SEQ)
+    if order == "time":
+        nodes.sort(key=_BY_TIME)
+    elif order == "provider":
+        nodes.sort(key=_BY_TIME)
+        nodes.sort(key=_BY_PROVIDER)
+    elif order == "size":
+        nodes.sort(key=_BY_SIZE)
 
 
 def _fit(pieces: list[Piece], room: int) -> list[Piece]:
