@@ -379,7 +379,10 @@ class SessionTree(ScrollView, can_focus=True):
         self._prefix_cache: dict[object, int] = {}
         self._flagged_cache: dict[str, int] = {}
         self._width_cache: tuple[int, int, int] | None = None
-        self._visible_cache: dict[str, bool] = {}
+        #: Under a filter, the keys of the sessions shown (matching, or above one that matches).
+        self._shown_keys: set[str] | None = None
+        #: Every session's node, kept across rebuilds: a filter toggled off again makes no node anew.
+        self._pool: dict[str, Node] = {}
         self._sessions: list[SessionSummary] = []
         self._by_key: dict[str, SessionSummary] = {}
         self._ids: dict[tuple[str, str], SessionSummary] = {}
@@ -570,14 +573,23 @@ class SessionTree(ScrollView, can_focus=True):
         return self._visible(s)
 
     def _visible(self, s: SessionSummary) -> bool:
-        """Shown under the filter: it matches, or one of its descendants does (cached until a change)."""
-        if not self.filtered:
-            return True
-        seen = self._visible_cache.get(s.key)
-        if seen is None:
-            seen = self._matches(s) or any(self._visible(c) for c in self._kids.get(s.key, []))
-            self._visible_cache[s.key] = seen
-        return seen
+        """Shown under the filter: it matches, or one of its descendants does."""
+        return not self.filtered or s.key in self._shown()
+
+    def _shown(self) -> set[str]:
+        """The keys shown under the filters: each match and its ancestors (one pass, cached until a change)."""
+        shown = self._shown_keys
+        if shown is None:
+            shown = set()
+            parent_of = self._parent_of
+            for s in self._sessions:
+                if self._matches(s):
+                    key: str | None = s.key
+                    while key is not None and key not in shown:
+                        shown.add(key)
+                        key = parent_of.get(key)
+            self._shown_keys = shown
+        return shown
 
     def ordered(self) -> list[SessionSummary]:
         """Every visible session in display order (groups, parents, then their subagents)."""
@@ -656,7 +668,7 @@ class SessionTree(ScrollView, can_focus=True):
         self._order_cache = None
         self._flagged_order = None
         self._count_cache = None
-        self._visible_cache.clear()
+        self._shown_keys = None
 
     def add_sessions(self, batch: Iterable[SessionSummary]) -> None:
         """Add newly indexed sessions, linking them to parents already seen.
@@ -680,7 +692,7 @@ class SessionTree(ScrollView, can_focus=True):
                 self._ids.setdefault((s.root, alias), s)
             parent = self._ids.get((s.root, s.parent_session_id)) if s.parent_session_id else None
             if parent is not None and parent is not s:
-                self._visible_cache.clear()
+                self._shown_keys = None
                 pnode = self._link_child(parent, s)
             else:
                 self._top.setdefault((s.root, s.format), []).append(s)
@@ -715,6 +727,7 @@ class SessionTree(ScrollView, can_focus=True):
         self._sessions = [s for s in self._sessions if s.key not in gone]
         for key in gone:
             del self._by_key[key]
+            self._pool.pop(key, None)
         self._ids = {k: v for k, v in self._ids.items() if v.key not in gone}
         self._kids = {p: [c for c in cs if c.key not in gone] for p, cs in self._kids.items() if p not in gone}
         self._parent_of = {c: p for c, p in self._parent_of.items() if c not in gone and p not in gone}
@@ -808,7 +821,15 @@ class SessionTree(ScrollView, can_focus=True):
         """A node for ``s``, the ``seq``-th of its siblings as found, after ``parent``'s last child."""
         kids = self._kids.get(s.key)
         has_children = bool(kids) and (not self.filtered or any(self._visible(c) for c in kids or ()))
-        node = Node(self, parent, s, allow_expand=has_children, seq=seq)
+        node = self._pool.get(s.key)
+        if node is None or node.data is not s:
+            node = self._pool[s.key] = Node(self, parent, s, allow_expand=has_children, seq=seq)
+        else:  # (the same session's node from an earlier build, made like new)
+            node.parent = parent
+            node._children = []
+            node._expanded = False
+            node.allow_expand = has_children
+            node._seq = seq
         parent._children.append(node)
         self._session_nodes[s.key] = node
         return node
@@ -841,7 +862,8 @@ class SessionTree(ScrollView, can_focus=True):
         self._flagged_cache.clear()
         summarised: set[str] = set()
         for gkey in self._group_order():
-            tops = [(i, s) for i, s in enumerate(self._top.get(gkey, [])) if self._visible(s)]
+            found = self._top.get(gkey, [])
+            tops = [(i, s) for i, s in enumerate(found) if self._visible(s)] if self.filtered else list(enumerate(found))
             if not tops:
                 continue
             if gkey[0] in self.fleet_rows and gkey[0] not in summarised:
