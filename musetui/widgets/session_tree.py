@@ -432,7 +432,7 @@ class SessionTree(ScrollView, can_focus=True):
                 stack.pop()
         self._rows = rows
         self._generation += 1
-        self.virtual_size = Size(0, len(rows))
+        self._set_row_count(len(rows))
         if self.scroll_y > self.max_scroll_y:
             self.scroll_to(y=self.max_scroll_y, animate=False, force=True)
         if cursor is not None and not self._shows(cursor):
@@ -449,6 +449,23 @@ class SessionTree(ScrollView, can_focus=True):
                 self.scroll_to(y=top + cursor._line - old_line, animate=False, force=True)
             self._scroll_cursor_visible()
         self.refresh()
+
+    def _set_row_count(self, rows: int) -> None:
+        """Make the scrollable height ``rows``, relaying the screen out only when the scrollbar comes or goes.
+
+        Setting ``virtual_size`` asks the whole screen for a new layout, which measures every
+        pane again (its rich tables): over 100 ms for a tree whose own size does not change.
+        (``_scroll_update`` is the pinned Textual's own update of the scrollbars for a new size.)
+        """
+        size = Size(0, rows)
+        if size == self.virtual_size:
+            return
+        height = self.container_size.height
+        if height and (rows > height) == self.show_vertical_scrollbar:
+            self.set_reactive(ScrollView.virtual_size, size)
+            self._scroll_update(size)
+        else:
+            self.virtual_size = size
 
     def _shows(self, node: Node) -> bool:
         """True when ``node`` is one of the rows laid out."""
@@ -615,30 +632,43 @@ class SessionTree(ScrollView, can_focus=True):
     def flagged_sessions(self) -> list[SessionSummary]:
         """The flagged sessions of :meth:`ordered`, in that order, without walking every session.
 
-        Only the subtrees holding a flagged session are visited and sorted (a stable sort of
-        a subset keeps the subset's order in the whole), so ``o`` costs the flagged sessions,
-        not the tree. Cached until the sessions, filters or order change.
+        Only the subtrees holding a flagged session are visited: their tops are put in order
+        by the same sort as their group's nodes, the subagents below by :func:`sort_sessions`
+        (a stable sort of a subset keeps the subset's order in the whole). So ``o`` costs the
+        flagged sessions, not the tree. Cached until the sessions, filters or order change.
         """
         if self._flagged_order is None:
             marked: set[str] = set()
+            tops: dict[tuple[str, str], list[Node]] = {}
+            parent_of = self._parent_of
             for s in self._sessions:
-                if s.attribution.flags:
-                    key: str | None = s.key
-                    while key is not None and key not in marked:
-                        marked.add(key)
-                        key = self._parent_of.get(key)
+                if not s.attribution.flags:
+                    continue
+                key = s.key
+                while key not in marked:
+                    marked.add(key)
+                    up = parent_of.get(key)
+                    if up is None:  # a top: its node (there is one when it is shown) joins its group's list
+                        node = self._session_nodes.get(key)
+                        if node is not None and node.parent is not None and isinstance(node.parent.data, Group):
+                            tops.setdefault((node.parent.data.root, node.parent.data.format), []).append(node)
+                        break
+                    key = up
             out: list[SessionSummary] = []
             kids = self._kids
             stack: list[Iterator[SessionSummary]] = []
             for gkey in reversed(self._group_order()):
-                stack.append(iter(sort_sessions([s for s in self._top.get(gkey, []) if s.key in marked], self.session_order)))
+                nodes = tops.get(gkey)
+                if nodes:
+                    _sort_nodes(nodes, self.session_order)
+                    stack.append(iter([n.data for n in nodes if isinstance(n.data, SessionSummary)]))
             while stack:
                 for s in stack[-1]:
                     if not self._visible(s):
                         continue
                     if s.attribution.flags:
                         out.append(s)
-                    below = [c for c in kids.get(s.key, []) if c.key in marked]
+                    below = [c for c in kids.get(s.key, ()) if c.key in marked]
                     if below:
                         stack.append(iter(sort_sessions(below, self.session_order)))
                         break

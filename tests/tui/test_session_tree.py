@@ -98,6 +98,8 @@ async def fresh_build(tree: SessionTree) -> tuple[list[Row], list[str], str | No
 
 
 async def assert_like_fresh(tree: SessionTree, what: str) -> None:
+    # o's order (walked over the flagged subtrees only) is the flagged part of the full order.
+    assert tree.flagged_sessions() == [s for s in tree.ordered() if s.attribution.flags], what
     rows, texts, cursor = await fresh_build(tree)
     assert rows_of(tree) == rows, what
     assert texts_of(tree) == texts, what
