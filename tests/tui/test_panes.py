@@ -1,0 +1,121 @@
+"""The side panes as Line-API views: one layout per change, content that fits, no stale verdicts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from musetui.app import MuseApp
+from musetui.widgets.panes import Doc, EvidencePane, PaneContext
+
+from .helpers import OUTLIER_ID, SIZE, current, main, press, settle
+
+
+class _Counts:
+    def __init__(self) -> None:
+        self.builds: dict[str, int] = {}
+        self.renders = 0
+
+
+@pytest.fixture
+def counts(monkeypatch: pytest.MonkeyPatch) -> _Counts:
+    """Counts every pane build and every Doc layout (the real methods still run)."""
+    from musetui.widgets import panes
+
+    seen = _Counts()
+    render = Doc.render
+
+    def counted_render(self: Doc, console: Any, width: int) -> Any:
+        seen.renders += 1
+        return render(self, console, width)
+
+    monkeypatch.setattr(Doc, "render", counted_render)
+    for cls in panes.PANES:
+        build = cls.build
+
+        def counted_build(self: Any, ctx: PaneContext, _build: Any = build, _name: str = cls.__name__) -> Doc:
+            seen.builds[_name] = seen.builds.get(_name, 0) + 1
+            return _build(self, ctx)  # type: ignore[no-any-return]
+
+        monkeypatch.setattr(cls, "build", counted_build)
+    return seen
+
+
+async def test_a_session_change_builds_and_lays_out_the_shown_pane_once(
+    sample_root: str, counts: _Counts
+) -> None:
+    """Opening and decoding a session leave the session's Evidence as it was: no rebuild, no relayout."""
+    app = MuseApp([sample_root])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "o", "5")
+        scr = main(app)
+        scr.session_tree.focus()
+        await settle(pilot)
+        counts.builds.clear()
+        counts.renders = 0
+        await press(pilot, "k")
+        await settle(pilot)
+        assert current(app).session_id != OUTLIER_ID
+        assert scr.opened is not None and scr.session_decoded is not None, "the session was opened and decoded"
+        assert counts.builds == {"EvidencePane": 1}, counts.builds
+        assert 1 <= counts.renders <= 2, counts.renders
+        assert current(app).session_id in scr.pane("evidence").plain
+
+
+async def test_the_evidence_pane_is_rebuilt_when_the_fleet_flags_arrive(sample_root: str) -> None:
+    """Flags set on a summary in place (fleet outliers) reach a pane that already shows it."""
+    app = MuseApp([sample_root])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "o", "5")
+        scr = main(app)
+        pane = scr.pane("evidence")
+        assert isinstance(pane, EvidencePane)
+        s = current(app)
+        s.attribution.flags.append("time-mismatch")
+        try:
+            scr._refresh_panes()
+            assert "time-mismatch" not in pane.plain, "the same generation keeps the built Doc"
+            scr._pane_generation += 1
+            scr._refresh_panes()
+            assert "time-mismatch" in pane.plain
+        finally:
+            s.attribution.flags.remove("time-mismatch")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 30), (200, 50)])
+async def test_pane_lines_fit_beside_the_scrollbar(sample_root: str, size: tuple[int, int]) -> None:
+    """A Doc taller than the pane is laid out one column narrower, so the scrollbar cuts nothing."""
+    app = MuseApp([sample_root])
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await press(pilot, "o", "5")
+        pane = main(app).pane("evidence")
+        await pilot.pause(0.1)
+        assert pane.virtual_size.height > pane.scrollable_content_region.height, "the Evidence is long"
+        assert pane.show_vertical_scrollbar
+        width = pane.scrollable_content_region.width
+        assert pane._lines and all(line.cell_length <= width for line in pane._lines)
+        shown = "".join("".join(line.text for line in pane._lines).split())
+        assert shown == "".join(pane.plain.split()), "every character of the Doc is laid out, in order"
+
+
+async def test_scrolling_keeps_its_place_while_the_content_stays(sample_root: str) -> None:
+    """Moving the focus between parts re-renders nothing, so a scrolled pane stays where it was."""
+    app = MuseApp([sample_root])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "o", "5")
+        scr = main(app)
+        pane = scr.pane("evidence")
+        pane.focus()
+        await settle(pilot)
+        await press(pilot, "j", "j", "j")
+        assert pane.scroll_y == 3
+        scr.session_tree.focus()
+        await settle(pilot)
+        pane.focus()
+        await settle(pilot)
+        assert pane.scroll_y == 3
