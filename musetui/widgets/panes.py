@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 import orjson
 from rich.console import Console, Group, RenderableType
+from rich.segment import Segment
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
 from textual import events
@@ -97,7 +99,7 @@ class Doc:
     """A pane's content: renderables for the screen, and the same content as plain text."""
 
     def __init__(self) -> None:
-        self.parts: list[RenderableType] = []
+        self.parts: list[RenderableType | Rows] = []
         self.lines: list[str] = []
         self.highlighted = 0
 
@@ -120,17 +122,12 @@ class Doc:
         """Aligned ``label  value`` rows; wrapped values keep their column."""
         if not rows:
             return self
-        grid = Table.grid(padding=(0, 1), pad_edge=False)
-        grid.add_column(width=max(0, indent - 1) or None, no_wrap=True)
-        grid.add_column(
-            style="dim", no_wrap=True, min_width=min(LABEL_W, max(len(k) for k, _ in rows))
-        )
-        grid.add_column(ratio=1, overflow="fold")
+        block = Rows(indent, min(LABEL_W, max(len(k) for k, _ in rows)))
         for k, v in rows:
             value = v if isinstance(v, Text) else Text(clean(v))
-            grid.add_row("", Text(clean(k, 24)), value)
+            block.rows.append((Text(clean(k, 24)), value))
             self.lines.append(f"{k} {value.plain}")
-        self.parts.append(grid)
+        self.parts.append(block)
         return self
 
     def syntax(self, code: str, highlights: Sequence[str] = ()) -> Doc:
@@ -168,10 +165,77 @@ class Doc:
     def render(self, console: Console, width: int) -> list[Strip]:
         """The Doc as lines of ``width`` cells (styles of the parts only; the pane adds its base)."""
         options = console.options.update(width=width, min_width=width, max_width=width, height=None)
-        return [
-            Strip(line, width)
-            for line in console.render_lines(Group(*self.parts), options, pad=True, new_lines=False)
-        ]
+        out: list[Strip] = []
+        run: list[RenderableType] = []
+
+        def flush() -> None:
+            if run:
+                lines = console.render_lines(Group(*run), options, pad=True, new_lines=False)
+                out.extend(Strip(line, width) for line in lines)
+                run.clear()
+
+        for part in self.parts:
+            if isinstance(part, Rows):
+                laid = part.lines(console, width)
+                if laid is not None:
+                    flush()
+                    out.extend(laid)
+                    continue
+                part = part.table()
+            run.append(part)
+        flush()
+        return out
+
+
+@dataclass
+class Rows:
+    """Label and value rows, laid out as the grid ``table()`` draws, without building one."""
+
+    indent: int
+    label_min: int
+    rows: list[tuple[Text, Text]] = field(default_factory=list)
+
+    #: The narrowest value column laid out here; narrower panes get the rich Table.
+    MIN_VALUE: ClassVar[int] = 8
+
+    def table(self) -> Table:
+        """The rows as a rich grid (its layout is the reference for ``lines``)."""
+        grid = Table.grid(padding=(0, 1), pad_edge=False)
+        grid.add_column(width=max(0, self.indent - 1) or None, no_wrap=True)
+        grid.add_column(style="dim", no_wrap=True, min_width=self.label_min)
+        grid.add_column(ratio=1, overflow="fold")
+        for label, value in self.rows:
+            grid.add_row("", label, value)
+        return grid
+
+    def lines(self, console: Console, width: int) -> list[Strip] | None:
+        """The grid's lines at ``width``, or None where only the Table lays them out exactly."""
+        label_at = max(1, self.indent)
+        label_w = max(self.label_min, *(label.cell_len for label, _ in self.rows))
+        value_at = label_at + label_w + 1
+        value_w = width - value_at
+        if value_w < self.MIN_VALUE:
+            return None
+        dim = Style(dim=True)
+        lead = Segment(" " * label_at)
+        gap = Segment(" " * (label_w + 1))
+        out: list[Strip] = []
+        for label, value in self.rows:
+            head = [lead, *Segment.apply_style(_segments(console, label), dim)]
+            head.append(Segment(" " * (value_at - label_at - label.cell_len)))
+            wrapped = value.wrap(console, value_w, overflow="fold") if value.plain else [Text("")]
+            for n, line in enumerate(wrapped):
+                segments = [*(head if n == 0 else (lead, gap)), *_segments(console, line)]
+                out.append(Strip(segments).extend_cell_length(width).crop(0, width))
+        return out
+
+
+def _segments(console: Console, text: Text) -> list[Segment]:
+    """One line of Text as segments, its own style under its spans (as rich draws it)."""
+    segments = list(text.render(console, end=""))
+    if text.style and not text.spans:  # (render() applies the base style only with spans)
+        return list(Segment.apply_style(segments, console.get_style(text.style)))
+    return segments
 
 
 def _who(provider: str | None, host: str | None) -> str:

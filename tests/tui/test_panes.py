@@ -5,9 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from rich.console import Console
+from rich.style import Style
+from rich.text import Text
+from textual.strip import Strip
 
 from musetui.app import MuseApp
-from musetui.widgets.panes import Doc, EvidencePane, PaneContext
+from musetui.widgets.panes import Doc, EvidencePane, PaneContext, Rows
 
 from .helpers import OUTLIER_ID, SIZE, current, main, press, settle
 
@@ -119,3 +125,47 @@ async def test_scrolling_keeps_its_place_while_the_content_stays(sample_root: st
         pane.focus()
         await settle(pilot)
         assert pane.scroll_y == 3
+
+
+def _cells(strip: Strip) -> list[tuple[str, Style | None]]:
+    """Each visible character of a line with its style (spaces carry no visible style here)."""
+    out: list[tuple[str, Style | None]] = []
+    for seg in strip:
+        for ch in seg.text:
+            out.append((ch, None if ch == " " else seg.style))
+    return out
+
+
+_label = st.text(st.characters(codec="utf-8", exclude_categories=("Cc", "Cs", "Zl", "Zp")), max_size=30)
+_value = st.one_of(
+    st.text(st.sampled_from("ab cd-_/:.éü漢字😀 "), max_size=300),
+    st.builds(
+        lambda t, bold: Text(t, style="bold" if bold else ""),
+        st.text(st.sampled_from("xyz 0123 →·"), max_size=200),
+        st.booleans(),
+    ),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=st.lists(st.tuples(_label, _value), min_size=1, max_size=6),
+    indent=st.sampled_from([0, 1, 2, 4]),
+    width=st.integers(min_value=1, max_value=140),
+)
+def test_rows_are_laid_out_as_the_rich_grid_lays_them_out(
+    rows: list[tuple[str, str | Text]], indent: int, width: int
+) -> None:
+    """The rows' own layout equals rich's Table.grid, character for character and style for style."""
+    console = Console(width=200, color_system="truecolor", legacy_windows=False)
+    doc = Doc().rows(rows, indent=indent)
+    block = doc.parts[0]
+    assert isinstance(block, Rows)
+    fast = block.lines(console, width)
+    options = console.options.update(width=width, min_width=width, max_width=width, height=None)
+    grid = [Strip(line, width) for line in console.render_lines(block.table(), options, pad=True, new_lines=False)]
+    if fast is None:
+        assert width - max(1, indent) - 1 - max(block.label_min, *(k.cell_len for k, _ in block.rows)) < Rows.MIN_VALUE
+        return
+    assert [s.text for s in fast] == [s.text for s in grid]
+    assert [_cells(s) for s in fast] == [_cells(s) for s in grid]
