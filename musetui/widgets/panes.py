@@ -398,7 +398,23 @@ class DetailPane(ScrollView):
             lines = self._doc.render(self.app.console, width)
         self._lines = lines
         self._lines_width = width
-        self.virtual_size = Size(0, len(lines))
+        self._set_height(len(lines))
+
+    def _set_height(self, height: int) -> None:
+        """A new content height; the screen is laid out again only when the scrollbar comes or goes.
+
+        (Setting ``virtual_size`` lays out the whole screen; a pane of fixed size needs only its
+        scrollbar updated. ``_scroll_update`` is Textual's own step for that, pinned 8.2.8.)
+        """
+        size = Size(0, height)
+        if size == self.virtual_size:
+            return
+        if (height > self.scrollable_content_region.height) != self.show_vertical_scrollbar:
+            self.virtual_size = size
+            return
+        self.set_reactive(DetailPane.virtual_size, size)
+        self._scroll_update(size)
+        self.refresh()
 
     def _on_resize(self, event: events.Resize) -> None:
         self._layout_lines()
