@@ -169,3 +169,30 @@ def test_rows_are_laid_out_as_the_rich_grid_lays_them_out(
         return
     assert [s.text for s in fast] == [s.text for s in grid]
     assert [_cells(s) for s in fast] == [_cells(s) for s in grid]
+
+
+async def test_a_new_height_updates_the_scroll_range_without_a_layout(sample_root: str) -> None:
+    """Item to item, a long Raw pane keeps a scroll range and scrollbar that match its new lines."""
+    app = MuseApp([sample_root])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        await press(pilot, "o", "enter", "1")
+        scr = main(app)
+        scr.items.focus()
+        pane = scr.pane("raw")
+        heights = set()
+        for _ in range(6):
+            await press(pilot, "j")
+            pane.render_now()
+            await pilot.pause(0.05)
+            lines = len(pane._lines)
+            heights.add(lines)
+            assert pane.virtual_size.height == lines
+            view = pane.scrollable_content_region.height
+            assert pane.max_scroll_y == max(0, lines - view)
+            if pane.show_vertical_scrollbar:
+                assert pane.vertical_scrollbar.window_virtual_size == lines
+            pane.scroll_end(animate=False, immediate=True)
+            await pilot.pause(0.05)
+            assert pane.scroll_y == max(0, lines - view)
+        assert len(heights) > 2, "the items' raw lines should differ in height"
