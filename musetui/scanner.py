@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import pickle
 from array import array
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -678,9 +679,8 @@ def _raw_evidence(
     zone_of: dict[int, int] = {}
     collapsed = state.collapsed
     n_lines = len(times)
-    for hit in extract.scan_raw(data, starts, state.seen):
-        li = hit.line_index
-        dec = hit.decoded
+    for dec, pos, _key, value in extract.raw_hits(data, state.seen, keys=False):
+        li = bisect_right(starts, pos) - 1
         if not 0 <= li < n_lines:
             continue
         zone = zone_of.get(li)
@@ -694,9 +694,11 @@ def _raw_evidence(
             if len(group) >= EXAMPLES:
                 group[-1].count += 1
                 continue
-            if hit.value is not None and hit.value != dec.value:
-                dec = dec.with_value(hit.value)
-            loc = Located(dec, base_line + li + 1, hit.field or "", zone, None)
+            if value is not None:
+                text = value.decode("ascii", "replace")
+                if text != dec.value:
+                    dec = dec.with_value(text)
+            loc = Located(dec, base_line + li + 1, "", zone, None)
             group.append(loc)
             out.append(loc)
             continue
@@ -705,7 +707,7 @@ def _raw_evidence(
             if raw is None and probe is not None:
                 raw = probe.time(lines[li])
             parsed_time[li] = parse_time(raw)
-        out.append(Located(dec, base_line + li + 1, hit.field or "", zone, parsed_time[li]))
+        out.append(Located(dec, base_line + li + 1, "", zone, parsed_time[li]))
     return out
 
 
@@ -757,7 +759,6 @@ def _scan_document(
         located: list[Located] = []
         seen: set[str] = set()
         t = summary.started_at
-        from bisect import bisect_right
 
         for rec in records:
             for dec, _key, path in sources.walk_record(rec):
