@@ -256,6 +256,7 @@ def raw_hits(
                 empty = d.decode_signature_value("")
             decoded = empty
         if decoded is not None:
+            key = None
             if keys:
                 mstart = m.start()
                 key_head = data[_key_start(data, mstart) : mstart]
