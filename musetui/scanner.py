@@ -571,11 +571,11 @@ def _lookup() -> Any:
     """The model catalogue's lookup, loaded once per process (built-in plus the user's file)."""
     global _LOOKUP
     if _LOOKUP is None:
-        from musetui.fingerprints.catalogue import (
-            load_catalogue,  # pydantic: import only when needed
+        from musetui.fingerprints.catalogue_lookup import (
+            scan_lookup,  # pydantic only for a user's file
         )
 
-        _LOOKUP = load_catalogue().lookup
+        _LOOKUP = scan_lookup()
     return _LOOKUP
 
 
