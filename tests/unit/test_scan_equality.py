@@ -145,3 +145,22 @@ def test_with_value_is_replace_of_every_field() -> None:
     values.update(time=1.5, fields=(("a", "b"),), problems=("p",))
     d = Decoded(**values)
     assert d.with_value("other") == replace(d, value="other")
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.one_of(
+        st.floats(min_value=-7e10, max_value=3e11, allow_nan=False),
+        st.integers(min_value=0, max_value=2**35).map(lambda s: s + 0.9995),
+        st.sampled_from([float("nan"), float("inf"), -1e20, 1e20, 253402300800.0, -62135596801.0, 0.0005, -0.0005]),
+    )
+)
+def test_iso_renders_as_isoformat_does(ts: float) -> None:
+    """model.iso spells out datetime.isoformat(timespec="milliseconds") with Z (rounding, padding, range)."""
+    from musetui.model import iso
+
+    try:
+        want: str | None = datetime.fromtimestamp(ts, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    except (OverflowError, OSError, ValueError):
+        want = None
+    assert iso(ts) == want
