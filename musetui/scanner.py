@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import pickle
+import threading
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -324,11 +325,11 @@ def scan_bytes(
     capture = sources.http_capture.claims(summary.path, data)
     if capture is not None:
         return _scan_capture(data, summary, capture, None, keep_offsets, attribute_session)
-    lines0 = data.split(b"\n", 1)
-    first_line = lines0[0].strip()
-    if data.lstrip()[:1] in (b"{", b"[") and len(lines0) > 1 and len(data) <= MAX_DOCUMENT_BYTES:
+    nl = data.find(b"\n")
+    if data.lstrip()[:1] in (b"{", b"[") and nl >= 0 and len(data) <= MAX_DOCUMENT_BYTES:
+        first_line = data[:nl].strip()
         document: Any = None
-        if first_line in (b"{", b"[") or not _parses(simdjson.Parser(), first_line):
+        if first_line in (b"{", b"[") or not _parses(first_line):
             try:
                 document = orjson.loads(data)
             except orjson.JSONDecodeError:
@@ -391,7 +392,7 @@ def _scan_lines(
     starts = [base_off + x for x in rel_starts] if base_off else rel_starts
     times: list[Any] = [None] * n
     zones = bytearray(n)
-    parser = simdjson.Parser()
+    parser = _parser()
     sse = state.sse
     fmt = state.fmt
     pending: list[int] = []  # record lines seen before the format was known
@@ -479,6 +480,9 @@ def _scan_lines(
                 times[i] = t = None  # an object or array where a time belongs: no time (and no parser proxy kept)
     except Exception as exc:
         raise LineError(base_line + i + 1, exc) from exc
+    # Keep the parser (or its replacement, when the old one refused re-use) unless its buffers
+    # may have grown to a big line's size.
+    _LOCAL.parser = parser if len(data) <= SHARED_PARSER_BYTES else None
     if observer is None and pending:
         fmt = "generic"
         summary.format, summary.format_rule = fmt, "generic: no format rule matched the first records"
@@ -571,11 +575,11 @@ def _lookup() -> Any:
     """The model catalogue's lookup, loaded once per process (built-in plus the user's file)."""
     global _LOOKUP
     if _LOOKUP is None:
-        from musetui.fingerprints.catalogue import (
-            load_catalogue,  # pydantic: import only when needed
+        from musetui.fingerprints.catalogue_lookup import (
+            scan_lookup,  # pydantic only for a user's file
         )
 
-        _LOOKUP = load_catalogue().lookup
+        _LOOKUP = scan_lookup()
     return _LOOKUP
 
 
@@ -650,13 +654,36 @@ def _observe_pending(
         t = None
 
 
-def _parses(parser: Any, line: bytes) -> bool:
+def _parses(line: bytes) -> bool:
+    """Whether simdjson reads ``line`` (with this thread's parser, or a new one when it refuses re-use)."""
+    parser = _parser() if len(line) <= SHARED_PARSER_BYTES else simdjson.Parser()
     try:
         doc = parser.parse(line)
-    except (ValueError, RuntimeError, UnicodeDecodeError):
+    except RuntimeError as exc:
+        if "re-use" not in str(exc):
+            return False
+        parser = _LOCAL.parser = simdjson.Parser()
+        try:
+            doc = parser.parse(line)
+        except (ValueError, RuntimeError, UnicodeDecodeError):
+            return False
+    except (ValueError, UnicodeDecodeError):
         return False
     del doc
     return True
+
+
+_LOCAL = threading.local()
+#: A parser that read more than this many bytes at once is dropped (its buffers keep that size).
+SHARED_PARSER_BYTES = 4 * 1024 * 1024
+
+
+def _parser() -> Any:
+    """This thread's simdjson parser, shared by its scans: its buffers are sized once, not per file."""
+    parser = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        parser = _LOCAL.parser = simdjson.Parser()
+    return parser
 
 
 class _Resolver:
