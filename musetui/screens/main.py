@@ -22,7 +22,6 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
-from textual.widgets.tree import TreeNode
 from textual.worker import Worker, get_current_worker
 
 from musetui.clipboard import copy_text
@@ -51,7 +50,7 @@ from musetui.widgets.panes import PANES, DetailPane, PaneContext
 from musetui.widgets.session_tree import (
     LEGEND,
     SORTS,
-    NodeData,
+    Node,
     SessionTree,
     provider_label,
     route_label,
@@ -868,8 +867,8 @@ class MainScreen(Screen[None]):
     # ------------------------------------------------------------------ opening sessions
 
     @on(SessionTree.NodeHighlighted)
-    def _node_highlighted(self, event: SessionTree.NodeHighlighted[NodeData]) -> None:
-        node: TreeNode[NodeData] = event.node
+    def _node_highlighted(self, event: SessionTree.NodeHighlighted) -> None:
+        node: Node = event.node
         if node is not self.session_tree.cursor_node:
             return  # stale: the tree re-posts highlights when lines move under the cursor
         data = node.data
@@ -1155,7 +1154,7 @@ class MainScreen(Screen[None]):
 
     def flagged_order(self) -> list[SessionSummary]:
         """Flagged sessions in the order o visits them: outliers first, then other flags."""
-        order = self.session_tree.ordered()
+        order = self.session_tree.flagged_sessions()
         outliers = [s for s in order if "outlier" in s.attribution.flags]
         others = [s for s in order if s.attribution.flags and "outlier" not in s.attribution.flags]
         return outliers + others
