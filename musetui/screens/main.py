@@ -401,6 +401,7 @@ class MainScreen(Screen[None]):
         self.last_copied = ""
         self._open_timer: Timer | None = None
         self._pane_timer: Timer | None = None
+        self._pane_generation = 0
         self._opening_key: str | None = None
         self._provider_counts: Counter[str] = Counter()
         self._index_worker: Worker[None] | None = None
@@ -739,6 +740,7 @@ class MainScreen(Screen[None]):
             self._go_flagged(step, keep_part=True)
         self.query_one(MuseHeader).progress = ""
         self._update_header(recount=True)
+        self._pane_generation += 1  # (fleet flags and notes were set on the summaries in place)
         self._refresh_panes()
         search = self._search_screen()
         if search is not None:
@@ -804,6 +806,7 @@ class MainScreen(Screen[None]):
             self.opened = None
             self._set_items_title(current)
             self._start_open(current)
+        self._pane_generation += 1
         self._refresh_panes()
         search = self._search_screen()
         if search is not None:
@@ -1110,6 +1113,7 @@ class MainScreen(Screen[None]):
             session_decoded_capped=self.session_decoded_capped,
             session_reasoning=self.session_reasoning,
             hit_terms=self.items.hit_terms.get(item.line, ()) if item is not None else (),
+            generation=self._pane_generation,
         )
 
     def _refresh_panes(self) -> None:
