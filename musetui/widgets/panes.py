@@ -447,6 +447,14 @@ def _syntax(code: str) -> Syntax:
     return Syntax(code, "json", theme="ansi_dark", word_wrap=True, background_color="default")
 
 
+def warm_syntax() -> None:
+    """Load pygments' JSON lexer and style (the Raw pane's first JSON costs that otherwise)."""
+    from rich.console import Console
+
+    console = Console(width=40, color_system="truecolor")  # (render_lines writes nothing)
+    console.render_lines(_syntax('{"a": [1, "b", true, null]}'), console.options)
+
+
 class RawPane(DetailPane):
     """The raw item as pretty JSON, with its file, line and byte range."""
 

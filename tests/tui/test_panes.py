@@ -196,3 +196,28 @@ async def test_a_new_height_updates_the_scroll_range_without_a_layout(sample_roo
             await pilot.pause(0.05)
             assert pane.scroll_y == max(0, lines - view)
         assert len(heights) > 2, "the items' raw lines should differ in height"
+
+
+def test_what_a_session_open_imports_is_loaded_once_indexing_ends(sample_root: str) -> None:
+    """The first o or enter does not pay for importing the session reader and pygments' JSON lexer."""
+    import subprocess
+    import sys
+
+    code = (
+        "import asyncio, sys\n"
+        "from musetui.app import MuseApp\n"
+        "async def main():\n"
+        f"    app = MuseApp([{sample_root!r}], use_cache=False)\n"
+        "    async with app.run_test(size=(120, 30)) as pilot:\n"
+        "        scr = app.main_screen\n"
+        "        while not scr.finished:\n"
+        "            await asyncio.sleep(0.05)\n"
+        "        await app.workers.wait_for_complete([w for w in app.workers if w.group == 'warm'])\n"
+        "        assert scr.opened is None, 'a session was opened: the check would prove nothing'\n"
+        "        mods = ('musetui.session', 'musetui.widgets.lazy_session', 'pygments.lexers.data')\n"
+        "        print([m for m in mods if m not in sys.modules])\n"
+        "asyncio.run(main())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]"
