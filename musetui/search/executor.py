@@ -15,6 +15,8 @@ from musetui.search.evaluate import FileSearch, group_finder, session_passes
 from musetui.search.files import (
     INFO_FIELDS,
     OPEN_FLAGS,
+    DirItem,
+    FileItem,
     Info,
     Subtree,
     Task,
@@ -22,6 +24,7 @@ from musetui.search.files import (
     plain_children,
     root_units,
     split,
+    spread,
     tasks_of,
     walk,
 )
@@ -65,7 +68,7 @@ def _init_worker(query: Query) -> None:
 #: Its :class:`Task` (and :class:`Info`) is made only when the file is searched further.
 SessionItem = tuple[str, str, "int | None", "SessionSummary"]
 #: What :func:`_search_units` walks and searches.
-Unit = Task | Subtree | SessionItem
+Unit = Task | Subtree | SessionItem | DirItem | FileItem
 
 
 def _session_units(sessions: Iterable[SessionSummary]) -> list[SessionItem]:
@@ -90,10 +93,14 @@ def _tasks(units: list[Unit]) -> list[Task | Subtree]:
 
 
 def _size(u: Unit) -> int:
-    if type(u) is tuple:
-        return u[3].size
-    assert isinstance(u, Task)
-    return u.size
+    """The unit's size when the index knows it, else 0."""
+    if isinstance(u, tuple):
+        return u[3].size if len(u) == 4 else 0
+    return u.size if isinstance(u, Task) else 0
+
+
+def _is_dir(u: Unit) -> bool:
+    return isinstance(u, Subtree) or (isinstance(u, tuple) and len(u) == 2)
 
 
 #: Files smaller than this are read into one reused buffer and, when the query has a driving
@@ -108,6 +115,7 @@ def _search_units(
     stats: Stats,
     cancelled: Callable[[], bool] | None = None,
     found: list[int] | None = None,
+    base: tuple[str, str] = ("", ""),
 ) -> Iterator[list[Hit]]:
     """The hits of every file under ``units``, walked depth first in path order.
 
@@ -122,7 +130,9 @@ def _search_units(
     purpose: the walk, the read and the check inline, no generator or call per file.
 
     With ``found``, a file to search further is not searched: the index of its unit in
-    ``units`` is appended there (the first pass of :func:`_two_passes`).
+    ``units`` is appended there (the first pass of :func:`_two_passes`). A unit that is a
+    tuple (a plain directory or file, see :func:`~musetui.search.files.spread`) is under
+    the root ``base`` (its path and real path).
     """
     quick = group_finder(query.groups[query.driver]) if query.driver >= 0 else None
     notes = stats.notes
@@ -132,8 +142,8 @@ def _search_units(
     flags = OPEN_FLAGS | (O_NOATIME if reader._noatime_ok else 0)
     isreg = stat.S_ISREG
     for i, unit in enumerate(units):
-        if isinstance(unit, tuple):  # a session's file (see :func:`_session_units`)
-            root, root_real = "", ""
+        if isinstance(unit, tuple):
+            root, root_real = base
         else:
             root = unit.root
             root_real = unit.root_real if isinstance(unit, Subtree) else ""
@@ -274,12 +284,17 @@ def _execute(
     stats = run._stats
     left = limit if limit is not None and limit > 0 else None
     nworkers = workers if workers is not None else usable_workers(os.cpu_count() or 1)
+    fork = pool is None and nworkers > 1 and _can_fork()
+    base = ("", "")
     if isinstance(units, list):
         work = units
-        if nworkers > 1 and any(isinstance(u, Subtree) for u in work):
+        if fork and len(work) == 1 and isinstance(work[0], Subtree):
+            base = (work[0].root, work[0].root_real)
+            work = list[Unit](spread(work[0], stats.notes, nworkers * 32))
+        elif nworkers > 1 and any(isinstance(u, Subtree) for u in work):
             work = list(split(cast("list[Task | Subtree]", work), stats.notes, nworkers * 32))
-        ndirs = sum(1 for u in work if isinstance(u, Subtree))
-        sizes = [_size(u) for u in work if not isinstance(u, Subtree)]
+        ndirs = sum(1 for u in work if _is_dir(u))
+        sizes = [_size(u) for u in work if not _is_dir(u)]
         sized = bool(sizes) and ndirs == 0 and all(sizes)
         big = (ndirs >= 16 or len(sizes) >= PARALLEL_MIN_FILES) and not (
             sized and sum(sizes) < PARALLEL_MIN_BYTES
@@ -288,7 +303,7 @@ def _execute(
         work = list(units)
         big = len(work) >= PARALLEL_MIN_FILES
     if nworkers <= 1 or not big:
-        for found in _search_units(work, query, stats, cancelled):
+        for found in _search_units(work, query, stats, cancelled, base=base):
             for hit in found:
                 yield hit
                 if left is not None:
@@ -299,7 +314,10 @@ def _execute(
     size = max(1, -(-len(work) // (nworkers * 24)))
     bounds = [(i, min(i + size, len(work))) for i in range(0, len(work), size)]
     futures: deque[Future[tuple[list[Hit], Stats]]]
-    if pool is not None:
+    batches: Generator[list[Hit], None, None]
+    if fork:
+        batches = _forked(work, bounds, query, stats, nworkers - 1, cancelled, base)
+    elif pool is not None:
         executor = pool.executor()
         if query.driver >= 0 and all(type(u) is tuple for u in work):
             batches = _two_passes(executor, work, bounds, query, stats, cancelled)
@@ -332,8 +350,42 @@ def _execute(
                         return
     finally:
         batches.close()
-        if pool is None:
+        if pool is None and not fork:
             executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _can_fork() -> bool:
+    """Whether helpers can be forked (this process has no other thread; see :func:`musetui.procs.pool_context`)."""
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+def _forked(
+    work: list[Unit],
+    bounds: list[tuple[int, int]],
+    query: Query,
+    stats: Stats,
+    helpers: int,
+    cancelled: Callable[[], bool] | None,
+    base: tuple[str, str],
+) -> Generator[list[Hit], None, None]:
+    """The hits of each batch, in order, searched here and by forked helpers (see :mod:`musetui.search.forked`)."""
+    from musetui.search.forked import search_forked
+
+    def run_batch(i: int, cancelled: Callable[[], bool] | None) -> tuple[list[Hit], Stats]:
+        a, b = bounds[i]
+        part = Stats()
+        hits: list[Hit] = []
+        for found in _search_units(work[a:b], query, part, cancelled, base=base):
+            hits.extend(found)
+        return hits, part
+
+    results = search_forked(len(bounds), run_batch, helpers, cancelled)
+    try:
+        for hits, part in results:
+            stats.add(part)
+            yield hits
+    finally:
+        results.close()
 
 
 def _results(
@@ -399,7 +451,7 @@ def _two_passes(
 
 def _light(u: Unit) -> tuple[str, str, int | None, None]:
     """A session's file as the first pass needs it: its path and read limit."""
-    assert isinstance(u, tuple)
+    assert isinstance(u, tuple) and len(u) == 4
     return u[0], "", u[2], None
 
 
@@ -579,11 +631,11 @@ def search_sessions(
     groups = q.session_groups()
 
     def body(run: SearchRun) -> Generator[Hit, None, None]:
-        keep: list[Unit] = list(_session_units(sessions))
+        keep = _session_units(sessions)
         if groups:
-            keep = [u for u in keep if session_passes(q, Info.of(u[3]), u[1], groups)]  # type: ignore[index]
+            keep = [u for u in keep if session_passes(q, Info.of(u[3]), u[1], groups)]
         nworkers = pool.workers if pool is not None else workers
-        yield from _execute(keep, q, run, limit, cancelled, nworkers, pool)
+        yield from _execute(list[Unit](keep), q, run, limit, cancelled, nworkers, pool)
 
     return SearchRun(q, body)
 
