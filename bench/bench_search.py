@@ -13,11 +13,18 @@ warm-up round (the page cache holds the corpus):
 * ``rg``: ``rg -uu -n --no-heading`` (``-S`` smart case like musetui, ``-F`` for literals) over
   the candidate file types musetui reads, output read through a pipe (``rg`` goes quiet when
   its output is ``/dev/null``);
-* ``lib``: :func:`musetui.search.run_search` in this process, hits consumed;
+* ``app``: the app's path. A child process indexes the corpus once (``Index(use_cache=True)``,
+  as the app does), starts a :class:`~musetui.search.SearchPool` ahead from a thread, then
+  times :func:`musetui.search.search_sessions` on that warm pool for each query (the app
+  searches the sessions it holds, from a worker thread, and keeps its pool between
+  searches). ``--no-app`` skips it;
+* ``lib`` (cold): :func:`musetui.search.run_search` in this process, hits consumed: the walk
+  included, and any worker process started for this one search;
 * ``cli``: ``python -m musetui search CORPUS QUERY --json``, output read through a pipe.
 
-``--baseline DIR`` times another checkout of musetui in the same rotation (``lib`` in a child
-process, the search timed inside it after a warm-up; ``cli`` as above), for before/after.
+``--baseline DIR`` times another checkout of musetui in the same rotation (``app`` in its own
+child; ``lib`` in a child process, the search timed inside it after a warm-up; ``cli`` as
+above), for before/after.
 
 Reported: median seconds of ``--runs`` runs, the ratio to ``rg``, median CPU seconds (user +
 system of the process and its children: the search's worker processes, rg's threads) and their
@@ -150,6 +157,14 @@ def pick_queries(corpus: Path) -> list[Query]:
             "regex ids", "/rs_[0-9a-f]{18}6a9[0-9a-f]{5}/", "rs_[0-9a-f]{18}6a9[0-9a-f]{5}", False
         )
     )
+    return out
+
+
+def machine() -> str:
+    """The 1-minute load average and the CPU pressure (PSI ``some avg10``, Linux), for the record."""
+    out = f"load {os.getloadavg()[0]:.2f}"
+    with contextlib.suppress(OSError, IndexError), open("/proc/pressure/cpu") as f:
+        out += f", CPU pressure {f.readline().split()[1].split('=')[1]}%"
     return out
 
 
@@ -389,6 +404,7 @@ def main() -> int:
             base_app = AppServer(args.baseline.resolve(), corpus, env)
         print(f"app path: {app.sessions:,} sessions indexed, search pool warm")
     for q in queries:
+        before = machine()
         rg, lib, clit, appt = Timing(), Timing(), Timing(), Timing()
         blib, bcli, bapp = Timing(), Timing(), Timing()
         # warm-up round (page cache, imports, the pools' databases), not counted
@@ -435,6 +451,7 @@ def main() -> int:
                 bcli.hits = n
         row = {
             "query": q.name,
+            "machine": f"{before} -> {machine()}",
             "musetui": q.musetui,
             "rg_s": round(rg.median, 3),
             "lib_s": round(lib.median, 3),
@@ -484,6 +501,7 @@ def main() -> int:
                 base_hits=bcli.hits,
             )
         results.append(row)
+        print(f"{q.name:18s} {row['machine']}")
         if app is not None:
             base = (
                 f"  baseline {row['base_app_s']:6.3f}s ({row['base_app_ratio']:.2f}x), "
@@ -496,21 +514,21 @@ def main() -> int:
                 f"({row['app_cpu_ratio']:.2f}x), hits {row['app_hits']}{base}"
             )
         print(
-            f"{q.name:18s} rg {row['rg_s']:6.3f}s  lib {row['lib_s']:6.3f}s ({row['lib_ratio']:.2f}x)  "
+            f"{q.name:18s} rg {row['rg_s']:6.3f}s  cold lib {row['lib_s']:6.3f}s ({row['lib_ratio']:.2f}x)  "
             f"cli {row['cli_s']:6.3f}s ({row['cli_ratio']:.2f}x)  hits {row['hits']} (rg lines {row['rg_lines']})  "
             f"peak RSS rg {row['rg_rss_mb']} MB, cli {row['cli_rss_mb']} MB, lib {row['lib_rss_mb']} MB"
         )
         print(
-            f"{'  CPU':18s} rg {row['rg_cpu_s']:6.3f}s  lib {row['lib_cpu_s']:6.3f}s ({row['lib_cpu_ratio']:.2f}x)  "
+            f"{'  CPU':18s} rg {row['rg_cpu_s']:6.3f}s  cold lib {row['lib_cpu_s']:6.3f}s ({row['lib_cpu_ratio']:.2f}x)  "
             f"cli {row['cli_cpu_s']:6.3f}s ({row['cli_cpu_ratio']:.2f}x)"
         )
         if args.baseline:
             print(
-                f"{'  baseline':18s}           lib {row['base_lib_s']:6.3f}s ({row['base_lib_ratio']:.2f}x)  "
+                f"{'  baseline':18s}           cold lib {row['base_lib_s']:6.3f}s ({row['base_lib_ratio']:.2f}x)  "
                 f"cli {row['base_cli_s']:6.3f}s ({row['base_cli_ratio']:.2f}x)  hits {row['base_hits']}"
             )
             print(
-                f"{'  baseline CPU':18s}           lib {row['base_lib_cpu_s']:6.3f}s ({row['base_lib_cpu_ratio']:.2f}x)  "
+                f"{'  baseline CPU':18s}           cold lib {row['base_lib_cpu_s']:6.3f}s ({row['base_lib_cpu_ratio']:.2f}x)  "
                 f"cli {row['base_cli_cpu_s']:6.3f}s ({row['base_cli_cpu_ratio']:.2f}x)"
             )
     for server in (app, base_app):

@@ -7,7 +7,6 @@ import gc
 import os
 import pickle
 import signal
-import traceback
 from collections.abc import Callable, Generator
 from typing import Any
 
@@ -141,6 +140,8 @@ def _portable(exc: BaseException) -> BaseException:
         pickle.loads(pickle.dumps(exc))
         return exc
     except Exception:
+        import traceback
+
         return RuntimeError("".join(traceback.format_exception(exc)))
 
 
