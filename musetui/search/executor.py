@@ -29,7 +29,7 @@ from musetui.search.files import (
     walk,
 )
 from musetui.search.query import FieldFilter, Query, parse_query
-from musetui.search.results import Hit, SearchRun, Stats
+from musetui.search.results import Hit, PackedHit, SearchRun, Stats, pack_hits, unpack_hits
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -256,13 +256,13 @@ def _cpu_pressure() -> float | None:
     return None
 
 
-def _search_chunk(chunk: list[Unit]) -> tuple[list[Hit], Stats]:
+def _search_chunk(chunk: list[Unit]) -> tuple[list[PackedHit], Stats]:
     assert _WORKER_QUERY is not None
     stats = Stats()
     hits: list[Hit] = []
     for found in _search_units(chunk, _WORKER_QUERY, stats):
         hits.extend(found)
-    return hits, stats
+    return pack_hits(hits), stats
 
 
 def _execute(
@@ -313,7 +313,7 @@ def _execute(
         return
     size = max(1, -(-len(work) // (nworkers * 24)))
     bounds = [(i, min(i + size, len(work))) for i in range(0, len(work), size)]
-    futures: deque[Future[tuple[list[Hit], Stats]]]
+    futures: deque[Future[tuple[list[PackedHit], Stats]]]
     batches: Generator[list[Hit], None, None]
     if fork:
         batches = _forked(work, bounds, query, stats, nworkers - 1, cancelled, base)
@@ -389,7 +389,7 @@ def _forked(
 
 
 def _results(
-    futures: deque[Future[tuple[list[Hit], Stats]]],
+    futures: deque[Future[tuple[list[PackedHit], Stats]]],
     stats: Stats,
     cancelled: Callable[[], bool] | None,
 ) -> Generator[list[Hit], None, None]:
@@ -398,7 +398,7 @@ def _results(
         while futures:
             hits, part = futures.popleft().result()
             stats.add(part)
-            yield hits
+            yield unpack_hits(hits)
             if cancelled is not None and cancelled():
                 return
     finally:
@@ -425,7 +425,7 @@ def _two_passes(
         (a, executor.submit(_quick_chunk_of, (query, [_light(u) for u in work[a:b]])))
         for a, b in bounds
     )
-    second: deque[Future[tuple[list[Hit], Stats]]] = deque()
+    second: deque[Future[tuple[list[PackedHit], Stats]]] = deque()
     try:
         while first or second:
             if first:
@@ -439,7 +439,7 @@ def _two_passes(
             while second and (not first or second[0].done()):
                 hits, part = second.popleft().result()
                 stats.add(part)
-                yield hits
+                yield unpack_hits(hits)
             if cancelled is not None and cancelled():
                 return
     finally:
@@ -501,14 +501,14 @@ _FORK_WORK: list[Unit] | None = None
 _WORKER_WORK: list[Unit] | None = None
 
 
-def _search_range(start: int, end: int) -> tuple[list[Hit], Stats]:
+def _search_range(start: int, end: int) -> tuple[list[PackedHit], Stats]:
     """A batch of the inherited units, by index (nothing to unpickle)."""
     work = _WORKER_WORK if _WORKER_WORK is not None else _FORK_WORK
     assert work is not None
     return _search_chunk(work[start:end])
 
 
-def _search_chunk_of(args: tuple[Query, list[Any]]) -> tuple[list[Hit], Stats]:
+def _search_chunk_of(args: tuple[Query, list[Any]]) -> tuple[list[PackedHit], Stats]:
     """A batch for a pool that outlives one search: the query travels with the batch."""
     query, packed = args
     _init_worker(query)

@@ -10,7 +10,7 @@ import signal
 from collections.abc import Callable, Generator
 from typing import Any
 
-from musetui.search.results import Hit, Stats
+from musetui.search.results import Hit, Stats, pack_hits, unpack_hits
 
 __all__ = ["MAX_BATCHES", "search_forked"]
 
@@ -125,7 +125,8 @@ def _helper(tok_r: int, w: int, run_batch: Batch) -> None:
             if len(token) < _TOKEN:
                 break
             i = int.from_bytes(token, "little")
-            _send(w, (i, run_batch(i, None)))
+            hits, stats = run_batch(i, None)
+            _send(w, (i, (pack_hits(hits), stats)))
     except BaseException as exc:  # sent to the caller, raised there
         code = 1
         with contextlib.suppress(BaseException):
@@ -183,7 +184,7 @@ def _drain(feeds: dict[int, bytearray], done: dict[int, Any], block: bool) -> No
             del buf[: _HEADER + n]
             if i < 0:
                 raise result
-            done[i] = result
+            done[i] = (unpack_hits(result[0]), result[1])
         if ended:
             os.close(r)
             del feeds[r]

@@ -216,3 +216,12 @@ def test_the_first_pass_sends_paths_not_sessions(sample: Path, small_pools: None
         pool.close()
     files = {h.abspath for h in hits}
     assert files and len(files) <= sum(n for _k, n in sent) < len(sessions) / 2
+
+
+def test_hits_travel_as_tuples_with_every_field() -> None:
+    from musetui.search.results import pack_hits, unpack_hits
+
+    values = {f.name: f"v-{f.name}" for f in dataclasses.fields(Hit)}
+    hit = Hit(**values)  # type: ignore[arg-type]
+    assert unpack_hits(pack_hits([hit])) == [hit]
+    assert len(pack_hits([hit])[0]) == len(values)
