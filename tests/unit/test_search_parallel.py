@@ -6,7 +6,10 @@ import dataclasses
 import json
 import os
 import shutil
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -72,53 +75,94 @@ def outcome(run: Any) -> tuple[list[dict[str, Any]], list[str], int, int]:
     return hits, sorted(run.notes), run.files, run.bytes
 
 
+#: Runs run_search in a fresh process (one thread: helpers are forked only there); prints what it found.
+FRESH = r"""
+import json, os, sys
+from musetui.search import executor, forked, run_search
+executor.PARALLEL_MIN_FILES, executor.PARALLEL_MIN_BYTES = 1, 0
+tree, workers, queries = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
+helpers = []
+real = forked.search_forked
+def counting(nbatches, run_batch, n, *args):
+    helpers.append(n)
+    return real(nbatches, run_batch, n, *args)
+forked.search_forked = counting
+out = {}
+for q in queries:
+    run = run_search([tree], q, workers=workers)
+    hits = [h.record() | {"offset": h.offset, "spans": h.match_spans} for h in run]
+    out[q] = [hits, sorted(run.notes), run.files, run.bytes]
+forks = []
+real_fork = os.fork
+def fork():
+    pid = real_fork()
+    if pid:
+        forks.append(pid)
+    return pid
+os.fork = fork
+limited = len(list(run_search([tree], "/./", workers=workers, limit=5)))
+os.fork = real_fork
+left = []
+for pid in forks:  # reaped: not even a zombie is left
+    try:
+        os.waitpid(pid, os.WNOHANG)
+        left.append(pid)
+    except ChildProcessError:
+        pass
+print(json.dumps({"outcomes": out, "helpers": helpers, "limited": limited, "forks": len(forks), "left": left}))
+"""
+
+
+def fresh(tree: Path, workers: int, queries: list[str]) -> dict[str, Any]:
+    env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run(
+        [sys.executable, "-c", FRESH, str(tree), str(workers), json.dumps(queries)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+        timeout=600,
+    )
+    got: dict[str, Any] = json.loads(proc.stdout)
+    return got
+
+
 @pytest.mark.parametrize("workers", [2, 3])
-def test_forked_helpers_find_what_one_process_finds(
-    tmp_path: Path, sample: Path, small_pools: None, workers: int
-) -> None:
-    """Hits, notes (as a set: a shared walk lists the top directories first), files and bytes."""
+def test_forked_helpers_find_what_one_process_finds(tmp_path: Path, sample: Path, workers: int) -> None:
+    """Hits, notes (as a set: a shared walk lists the top directories first), files and bytes.
+
+    Run in a fresh process, which has one thread (this one may have others). Also: a search
+    stopped early (a limit) leaves no helper behind, not even a zombie.
+    """
     tree = hostile_tree(tmp_path / "t", sample)
-    assert executor_mod._can_fork()
+    serial = fresh(tree, 1, QUERIES)
+    parallel = fresh(tree, workers, QUERIES)
+    assert serial["helpers"] == [] and parallel["helpers"] == [workers - 1] * (len(QUERIES) + 1)
     for query in QUERIES:
-        serial = outcome(run_search([str(tree)], query, workers=1))
-        parallel = outcome(run_search([str(tree)], query, workers=workers))
-        assert parallel == serial and serial[0], query
-    notes = outcome(run_search([str(tree)], "Needle", workers=workers))[1]
+        assert parallel["outcomes"][query] == serial["outcomes"][query] and serial["outcomes"][query][0], query
+    notes = parallel["outcomes"]["Needle"][1]
     assert any("loop" in n for n in notes) and any("pipe.jsonl" in n for n in notes)
     assert any("leaves the root" in n for n in notes)
     if os.geteuid() != 0:  # (root reads a file whatever its mode)
         assert any("locked.jsonl" in n and "unreadable" in n for n in notes)
+    assert parallel["limited"] == 5 and parallel["forks"] == workers - 1 and parallel["left"] == []
 
 
-def test_forked_search_stops_early_and_leaves_no_helper(
-    tmp_path: Path, sample: Path, small_pools: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    tree = hostile_tree(tmp_path / "t", sample)
-    forks: list[int] = []
-    real_fork = os.fork
+def batches(
+    helper_does: Callable[[int], None] | None = None, parent_ran: list[int] | None = None
+) -> Callable[[int, Any], tuple[list[Hit], Stats]]:
+    """A batch function whose results name the batch; in a helper it runs ``helper_does`` first.
 
-    def fork() -> int:
-        pid = real_fork()
-        if pid:
-            forks.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", fork)
-    run = run_search([str(tree)], "/./", workers=2, limit=5)
-    assert len(list(run)) == 5
-    monkeypatch.setattr(os, "fork", real_fork)
-    assert forks
-    for pid in forks:  # reaped: not even a zombie is left
-        with pytest.raises(ChildProcessError):
-            os.waitpid(pid, os.WNOHANG)
-
-
-def batches(n: int, helper_does: Callable[[int], None] | None = None) -> Callable[[int, Any], tuple[list[Hit], Stats]]:
-    """A batch function whose results name the batch (and, in a helper, run ``helper_does`` first)."""
+    The caller's batches take 20 ms, so that a helper surely takes some.
+    """
     parent = os.getpid()
 
     def run(i: int, _cancelled: Any) -> tuple[list[Hit], Stats]:
-        if os.getpid() != parent and helper_does is not None:
+        if os.getpid() == parent:
+            time.sleep(0.02)
+            if parent_ran is not None:
+                parent_ran.append(i)
+        elif helper_does is not None:
             helper_does(i)
         return [Hit(f"b{i}", "", None, i, "raw", "")], Stats(files=1, notes=[f"n{i}"])
 
@@ -130,16 +174,24 @@ def paths(results: Iterator[tuple[list[Hit], Stats]]) -> list[str]:
 
 
 def test_batches_come_back_in_order_whoever_searched_them() -> None:
-    assert paths(forked.search_forked(50, batches(50), 2)) == [f"b{i}" for i in range(50)]
-    assert paths(forked.search_forked(1, batches(1), 1)) == ["b0"]
+    parent_ran: list[int] = []
+    assert paths(forked.search_forked(50, batches(parent_ran=parent_ran), 2)) == [f"b{i}" for i in range(50)]
+    assert len(parent_ran) < 50  # the helpers searched some
+    assert paths(forked.search_forked(1, batches(), 1)) == ["b0"]
 
 
 def test_a_helper_that_dies_leaves_its_batches_to_the_caller() -> None:
-    def die(i: int) -> None:
-        if i % 3 == 0:
+    calls = [0]
+
+    def die_on_the_second(_i: int) -> None:
+        calls[0] += 1  # (the helper's own copy)
+        if calls[0] == 2:
             os._exit(3)
 
-    assert paths(forked.search_forked(30, batches(30, die), 2)) == [f"b{i}" for i in range(30)]
+    parent_ran: list[int] = []
+    got = paths(forked.search_forked(30, batches(die_on_the_second, parent_ran), 1))
+    assert got == [f"b{i}" for i in range(30)]
+    assert len(parent_ran) == 29  # all but the helper's first batch: its second included
 
 
 def test_a_helper_error_is_raised_in_the_caller() -> None:
@@ -147,7 +199,7 @@ def test_a_helper_error_is_raised_in_the_caller() -> None:
         raise ValueError(f"batch {i} broke")
 
     with pytest.raises(ValueError, match="broke"):
-        paths(forked.search_forked(40, batches(40, fail), 1))
+        paths(forked.search_forked(40, batches(fail), 1))
 
 
 def test_a_threaded_process_forks_no_helper(
