@@ -13,11 +13,18 @@ warm-up round (the page cache holds the corpus):
 * ``rg``: ``rg -uu -n --no-heading`` (``-S`` smart case like musetui, ``-F`` for literals) over
   the candidate file types musetui reads, output read through a pipe (``rg`` goes quiet when
   its output is ``/dev/null``);
-* ``lib``: :func:`musetui.search.run_search` in this process, hits consumed;
+* ``app``: the app's path. A child process indexes the corpus once (``Index(use_cache=True)``,
+  as the app does), starts a :class:`~musetui.search.SearchPool` ahead from a thread, then
+  times :func:`musetui.search.search_sessions` on that warm pool for each query (the app
+  searches the sessions it holds, from a worker thread, and keeps its pool between
+  searches). ``--no-app`` skips it;
+* ``lib`` (cold): :func:`musetui.search.run_search` in this process, hits consumed: the walk
+  included, and any worker process started for this one search;
 * ``cli``: ``python -m musetui search CORPUS QUERY --json``, output read through a pipe.
 
-``--baseline DIR`` times another checkout of musetui in the same rotation (``lib`` in a child
-process, the search timed inside it after a warm-up; ``cli`` as above), for before/after.
+``--baseline DIR`` times another checkout of musetui in the same rotation (``app`` in its own
+child; ``lib`` in a child process, the search timed inside it after a warm-up; ``cli`` as
+above), for before/after.
 
 Reported: median seconds of ``--runs`` runs, the ratio to ``rg``, median CPU seconds (user +
 system of the process and its children: the search's worker processes, rg's threads) and their
@@ -153,6 +160,14 @@ def pick_queries(corpus: Path) -> list[Query]:
     return out
 
 
+def machine() -> str:
+    """The 1-minute load average and the CPU pressure (PSI ``some avg10``, Linux), for the record."""
+    out = f"load {os.getloadavg()[0]:.2f}"
+    with contextlib.suppress(OSError, IndexError), open("/proc/pressure/cpu") as f:
+        out += f", CPU pressure {f.readline().split()[1].split('=')[1]}%"
+    return out
+
+
 def _cpu() -> float:
     """User + system seconds of this process and of its reaped children (the search's workers)."""
     t = os.times()
@@ -183,6 +198,92 @@ t0 = time.perf_counter()
 n = sum(1 for _ in run_search([corpus], query))
 print(time.perf_counter() - t0, n, cpu() - c0)
 """
+
+APP_AT = r"""
+import json, os, sys, threading, time
+sys.path.insert(0, sys.argv[1])
+from musetui.index import Index
+from musetui.search import SearchPool, search_sessions
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def tree_cpu():
+    # user + system seconds of this process and of its live descendants (the pool's workers,
+    # children of a fork server), from /proc; reaped children through os.times.
+    kids, cpu = {}, {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    st = f.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            kids.setdefault(int(st[1]), []).append(int(name))
+            cpu[int(name)] = (int(st[11]) + int(st[12])) / TICK
+    total, todo = 0.0, list(kids.get(os.getpid(), []))
+    while todo:
+        pid = todo.pop()
+        total += cpu.get(pid, 0.0)
+        todo += kids.get(pid, [])
+    t = os.times()
+    return total + t.user + t.system + t.children_user + t.children_system
+
+
+def serve():
+    # as the app: the index's sessions, a SearchPool started ahead (from a thread), then
+    # search_sessions per query from a worker thread, the pool kept warm between searches
+    index = Index([sys.argv[2]], use_cache=True).scan()
+    sessions = list(index.sessions)
+    pool = SearchPool()
+    pool.warm()
+    print("ready", len(sessions), flush=True)
+    for line in sys.stdin:
+        query = json.loads(line)
+        c0 = tree_cpu()
+        t0 = time.perf_counter()
+        n = sum(1 for _ in search_sessions(list(sessions), query, pool=pool))
+        secs = time.perf_counter() - t0
+        print(secs, n, tree_cpu() - c0, flush=True)
+    pool.close()
+
+
+if __name__ == "__main__":
+    t = threading.Thread(target=serve)  # (the app searches from a thread: its pool is not forked)
+    t.start()
+    t.join()
+"""
+
+
+class AppServer:
+    """The app's search path, kept running in a child process (index built once, pool warm)."""
+
+    def __init__(self, repo: Path, corpus: Path, env: dict[str, str]) -> None:
+        script = Path(f"/tmp/.bench_search_app_{os.getpid()}.py")
+        script.write_text(APP_AT)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(script), str(repo), str(corpus)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+        )
+        assert self.proc.stdout is not None
+        ready = self.proc.stdout.readline().split()
+        if not ready or ready[0] != "ready":
+            raise RuntimeError(f"the app-path child for {repo} did not start")
+        self.sessions = int(ready[1])
+
+    def run(self, query: str) -> tuple[float, int, float]:
+        """Seconds, hits and CPU seconds (the child and its pool) of one search."""
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(query) + "\n")
+        self.proc.stdin.flush()
+        secs, n, cpu = self.proc.stdout.readline().split()
+        return float(secs), int(n), float(cpu)
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait()
+
 
 CLI_AT = "import runpy, sys; sys.path.insert(0, {repo!r}); sys.argv[0] = 'musetui'; runpy.run_module('musetui', run_name='__main__')"
 
@@ -267,6 +368,9 @@ def main() -> int:
     ap.add_argument(
         "--only", action="append", default=[], help="time only the queries whose name starts with this"
     )
+    ap.add_argument(
+        "--no-app", action="store_true", help="skip the app path (it indexes the corpus first, through the cache)"
+    )
     ap.add_argument("--baseline", type=Path, default=None, help="another musetui checkout to time beside this one")
     args = ap.parse_args()
 
@@ -293,19 +397,39 @@ def main() -> int:
     base_cli = None
     if args.baseline:
         base_cli = [sys.executable, "-c", CLI_AT.format(repo=str(args.baseline.resolve())), "search", str(corpus)]
+    app = base_app = None
+    if not args.no_app:
+        app = AppServer(ROOT, corpus, env)
+        if args.baseline:
+            base_app = AppServer(args.baseline.resolve(), corpus, env)
+        print(f"app path: {app.sessions:,} sessions indexed, search pool warm")
     for q in queries:
-        rg, lib, clit = Timing(), Timing(), Timing()
-        blib, bcli = Timing(), Timing()
-        # warm-up round (page cache, imports), not counted
+        before = machine()
+        rg, lib, clit, appt = Timing(), Timing(), Timing(), Timing()
+        blib, bcli, bapp = Timing(), Timing(), Timing()
+        # warm-up round (page cache, imports, the pools' databases), not counted
         run_child(rg_argv(q, corpus))
         lib_run(corpus, q.musetui, args.workers)
         run_child([*cli, q.musetui, "--json"], env)
+        for server in (app, base_app):
+            if server is not None:
+                server.run(q.musetui)
         for _ in range(args.runs):
             s, n, rss, c = run_child(rg_argv(q, corpus))
             rg.seconds.append(s)
             rg.cpu.append(c)
             rg.rss_kb.append(rss)
             rg.hits = n
+            if app is not None:
+                s, n, c = app.run(q.musetui)
+                appt.seconds.append(s)
+                appt.cpu.append(c)
+                appt.hits = n
+            if base_app is not None:
+                s, n, c = base_app.run(q.musetui)
+                bapp.seconds.append(s)
+                bapp.cpu.append(c)
+                bapp.hits = n
             s, n, c = lib_run(corpus, q.musetui, args.workers)
             lib.seconds.append(s)
             lib.cpu.append(c)
@@ -327,6 +451,7 @@ def main() -> int:
                 bcli.hits = n
         row = {
             "query": q.name,
+            "machine": f"{before} -> {machine()}",
             "musetui": q.musetui,
             "rg_s": round(rg.median, 3),
             "lib_s": round(lib.median, 3),
@@ -346,6 +471,23 @@ def main() -> int:
             "runs": {"rg": rg.seconds, "lib": lib.seconds, "cli": clit.seconds},
             "cpu_runs": {"rg": rg.cpu, "lib": lib.cpu, "cli": clit.cpu},
         }
+        if app is not None:
+            row.update(
+                app_s=round(appt.median, 3),
+                app_ratio=round(appt.median / rg.median, 2),
+                app_cpu_s=round(appt.cpu_median, 3),
+                app_cpu_ratio=round(appt.cpu_median / rg.cpu_median, 2),
+                app_hits=appt.hits,
+            )
+            row["runs"]["app"] = appt.seconds  # type: ignore[index]
+            row["cpu_runs"]["app"] = appt.cpu  # type: ignore[index]
+        if base_app is not None:
+            row.update(
+                base_app_s=round(bapp.median, 3),
+                base_app_ratio=round(bapp.median / rg.median, 2),
+                base_app_cpu_s=round(bapp.cpu_median, 3),
+                base_app_cpu_ratio=round(bapp.cpu_median / rg.cpu_median, 2),
+            )
         if args.baseline:
             row.update(
                 base_lib_s=round(blib.median, 3),
@@ -359,24 +501,39 @@ def main() -> int:
                 base_hits=bcli.hits,
             )
         results.append(row)
+        print(f"{q.name:18s} {row['machine']}")
+        if app is not None:
+            base = (
+                f"  baseline {row['base_app_s']:6.3f}s ({row['base_app_ratio']:.2f}x), "
+                f"CPU {row['base_app_cpu_s']:6.3f}s ({row['base_app_cpu_ratio']:.2f}x)"
+                if base_app is not None
+                else ""
+            )
+            print(
+                f"{q.name:18s} app {row['app_s']:6.3f}s ({row['app_ratio']:.2f}x), CPU {row['app_cpu_s']:6.3f}s "
+                f"({row['app_cpu_ratio']:.2f}x), hits {row['app_hits']}{base}"
+            )
         print(
-            f"{q.name:18s} rg {row['rg_s']:6.3f}s  lib {row['lib_s']:6.3f}s ({row['lib_ratio']:.2f}x)  "
+            f"{q.name:18s} rg {row['rg_s']:6.3f}s  cold lib {row['lib_s']:6.3f}s ({row['lib_ratio']:.2f}x)  "
             f"cli {row['cli_s']:6.3f}s ({row['cli_ratio']:.2f}x)  hits {row['hits']} (rg lines {row['rg_lines']})  "
             f"peak RSS rg {row['rg_rss_mb']} MB, cli {row['cli_rss_mb']} MB, lib {row['lib_rss_mb']} MB"
         )
         print(
-            f"{'  CPU':18s} rg {row['rg_cpu_s']:6.3f}s  lib {row['lib_cpu_s']:6.3f}s ({row['lib_cpu_ratio']:.2f}x)  "
+            f"{'  CPU':18s} rg {row['rg_cpu_s']:6.3f}s  cold lib {row['lib_cpu_s']:6.3f}s ({row['lib_cpu_ratio']:.2f}x)  "
             f"cli {row['cli_cpu_s']:6.3f}s ({row['cli_cpu_ratio']:.2f}x)"
         )
         if args.baseline:
             print(
-                f"{'  baseline':18s}           lib {row['base_lib_s']:6.3f}s ({row['base_lib_ratio']:.2f}x)  "
+                f"{'  baseline':18s}           cold lib {row['base_lib_s']:6.3f}s ({row['base_lib_ratio']:.2f}x)  "
                 f"cli {row['base_cli_s']:6.3f}s ({row['base_cli_ratio']:.2f}x)  hits {row['base_hits']}"
             )
             print(
-                f"{'  baseline CPU':18s}           lib {row['base_lib_cpu_s']:6.3f}s ({row['base_lib_cpu_ratio']:.2f}x)  "
+                f"{'  baseline CPU':18s}           cold lib {row['base_lib_cpu_s']:6.3f}s ({row['base_lib_cpu_ratio']:.2f}x)  "
                 f"cli {row['base_cli_cpu_s']:6.3f}s ({row['base_cli_cpu_ratio']:.2f}x)"
             )
+    for server in (app, base_app):
+        if server is not None:
+            server.close()
     if args.json:
         print(json.dumps(results, indent=2))
     return 0

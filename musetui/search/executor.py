@@ -7,7 +7,7 @@ import stat
 import threading
 from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from musetui import reader
 from musetui.reader import O_NOATIME, open_ro
@@ -15,6 +15,8 @@ from musetui.search.evaluate import FileSearch, group_finder, session_passes
 from musetui.search.files import (
     INFO_FIELDS,
     OPEN_FLAGS,
+    DirItem,
+    FileItem,
     Info,
     Subtree,
     Task,
@@ -22,11 +24,12 @@ from musetui.search.files import (
     plain_children,
     root_units,
     split,
+    spread,
     tasks_of,
     walk,
 )
 from musetui.search.query import FieldFilter, Query, parse_query
-from musetui.search.results import Hit, SearchRun, Stats
+from musetui.search.results import Hit, PackedHit, SearchRun, Stats, pack_hits, unpack_hits
 
 if TYPE_CHECKING:
     from concurrent.futures import Future, ProcessPoolExecutor
@@ -61,6 +64,45 @@ def _init_worker(query: Query) -> None:
     _WORKER_WORK = _FORK_WORK  # a forked worker keeps the units it was forked with
 
 
+#: A session's file to search, from the caller's index: ``(abspath, path, read limit, summary)``.
+#: Its :class:`Task` (and :class:`Info`) is made only when the file is searched further.
+SessionItem = tuple[str, str, "int | None", "SessionSummary"]
+#: What :func:`_search_units` walks and searches.
+Unit = Task | Subtree | SessionItem | DirItem | FileItem
+
+
+def _session_units(sessions: Iterable[SessionSummary]) -> list[SessionItem]:
+    """The sessions' files, sorted by (path, root) as :func:`~musetui.search.files.tasks_of` sorts them."""
+    units = [(s.abspath, s.path, s.read_bytes or None, s) for s in sessions]
+    units.sort(key=_session_key)
+    return units
+
+
+def _session_key(u: SessionItem) -> tuple[str, str]:
+    return u[1], u[3].root
+
+
+def _session_task(s: SessionSummary) -> Task:
+    """The task :func:`~musetui.search.files.tasks_of` makes of a session."""
+    return Task(s.abspath, s.path, s.root, False, s.read_bytes or None, s.size, Info.of(s))
+
+
+def _tasks(units: list[Unit]) -> list[Task | Subtree]:
+    """Units as tasks and directories (a session's file becomes its task)."""
+    return [_session_task(u[3]) if type(u) is tuple else u for u in units]  # type: ignore[misc]
+
+
+def _size(u: Unit) -> int:
+    """The unit's size when the index knows it, else 0."""
+    if isinstance(u, tuple):
+        return u[3].size if len(u) == 4 else 0
+    return u.size if isinstance(u, Task) else 0
+
+
+def _is_dir(u: Unit) -> bool:
+    return isinstance(u, Subtree) or (isinstance(u, tuple) and len(u) == 2)
+
+
 #: Files smaller than this are read into one reused buffer and, when the query has a driving
 #: group, dropped there if none of its expressions matches (one Hyperscan scan): most files
 #: of a corpus never become a ``bytes`` object or a :class:`FileSearch`.
@@ -68,10 +110,12 @@ QUICK_BUFFER = 1 << 20
 
 
 def _search_units(
-    units: Iterable[Task | Subtree],
+    units: Iterable[Unit],
     query: Query,
     stats: Stats,
     cancelled: Callable[[], bool] | None = None,
+    found: list[int] | None = None,
+    base: tuple[str, str] = ("", ""),
 ) -> Iterator[list[Hit]]:
     """The hits of every file under ``units``, walked depth first in path order.
 
@@ -84,6 +128,11 @@ def _search_units(
     tuples (:func:`~musetui.search.files.plain_children`); a file becomes a :class:`Task`
     only when it is searched further. This is the hot loop of a search, kept flat on
     purpose: the walk, the read and the check inline, no generator or call per file.
+
+    With ``found``, a file to search further is not searched: the index of its unit in
+    ``units`` is appended there (the first pass of :func:`_two_passes`). A unit that is a
+    tuple (a plain directory or file, see :func:`~musetui.search.files.spread`) is under
+    the root ``base`` (its path and real path).
     """
     quick = group_finder(query.groups[query.driver]) if query.driver >= 0 else None
     notes = stats.notes
@@ -92,16 +141,21 @@ def _search_units(
     view = memoryview(buf)
     flags = OPEN_FLAGS | (O_NOATIME if reader._noatime_ok else 0)
     isreg = stat.S_ISREG
-    for unit in units:
-        root = unit.root
-        root_real = unit.root_real if isinstance(unit, Subtree) else ""
+    for i, unit in enumerate(units):
+        if isinstance(unit, tuple):
+            root, root_real = base
+        else:
+            root = unit.root
+            root_real = unit.root_real if isinstance(unit, Subtree) else ""
         stack: list[Any] = [unit]
         while stack:
             x = stack.pop()
             tx = type(x)
             task: Task | None
+            s: SessionSummary | None = None
             if tx is tuple:
-                if len(x) == 2:  # a plain directory
+                nx = len(x)
+                if nx == 2:  # a plain directory
                     kids: list[Any] | None = plain_children(x[0], x[1])
                     if kids is None:
                         prefix: str = x[1]
@@ -110,8 +164,12 @@ def _search_units(
                         kids.reverse()
                     stack += kids
                     continue
-                abspath, path, maybe = x
-                task, limit = None, None
+                if nx == 3:
+                    abspath, path, maybe = x
+                    task, limit = None, None
+                else:
+                    abspath, path, limit, s = x
+                    task, maybe = None, False
             elif tx is Task:
                 task = x
                 abspath, path, maybe, limit = x.abspath, x.path, x.maybe, x.read_limit
@@ -152,8 +210,11 @@ def _search_units(
                         pass
                     finally:
                         os.close(fd)
+            if found is not None:
+                found.append(i)
+                continue
             if task is None:
-                task = Task(abspath, path, root, maybe)
+                task = Task(abspath, path, root, maybe) if s is None else _session_task(s)
             hits = FileSearch(task, query, stats).run(data)
             if hits:
                 yield hits
@@ -195,17 +256,17 @@ def _cpu_pressure() -> float | None:
     return None
 
 
-def _search_chunk(chunk: list[Task | Subtree]) -> tuple[list[Hit], Stats]:
+def _search_chunk(chunk: list[Unit]) -> tuple[list[PackedHit], Stats]:
     assert _WORKER_QUERY is not None
     stats = Stats()
     hits: list[Hit] = []
     for found in _search_units(chunk, _WORKER_QUERY, stats):
         hits.extend(found)
-    return hits, stats
+    return pack_hits(hits), stats
 
 
 def _execute(
-    units: list[Task | Subtree] | Iterator[Task],
+    units: list[Unit] | Iterator[Task],
     query: Query,
     run: SearchRun,
     limit: int | None,
@@ -223,21 +284,26 @@ def _execute(
     stats = run._stats
     left = limit if limit is not None and limit > 0 else None
     nworkers = workers if workers is not None else usable_workers(os.cpu_count() or 1)
+    fork = pool is None and nworkers > 1 and _can_fork()
+    base = ("", "")
     if isinstance(units, list):
         work = units
-        if nworkers > 1:
-            work = split(work, stats.notes, nworkers * 32)
-        ndirs = sum(1 for u in work if isinstance(u, Subtree))
-        files = [u for u in work if isinstance(u, Task)]
-        sized = bool(files) and ndirs == 0 and all(t.size for t in files)
-        big = (ndirs >= 16 or len(files) >= PARALLEL_MIN_FILES) and not (
-            sized and sum(t.size for t in files) < PARALLEL_MIN_BYTES
+        if fork and len(work) == 1 and isinstance(work[0], Subtree):
+            base = (work[0].root, work[0].root_real)
+            work = list[Unit](spread(work[0], stats.notes, nworkers * 32))
+        elif nworkers > 1 and any(isinstance(u, Subtree) for u in work):
+            work = list(split(cast("list[Task | Subtree]", work), stats.notes, nworkers * 32))
+        ndirs = sum(1 for u in work if _is_dir(u))
+        sizes = [_size(u) for u in work if not _is_dir(u)]
+        sized = bool(sizes) and ndirs == 0 and all(sizes)
+        big = (ndirs >= 16 or len(sizes) >= PARALLEL_MIN_FILES) and not (
+            sized and sum(sizes) < PARALLEL_MIN_BYTES
         )
     else:
         work = list(units)
         big = len(work) >= PARALLEL_MIN_FILES
     if nworkers <= 1 or not big:
-        for found in _search_units(work, query, stats, cancelled):
+        for found in _search_units(work, query, stats, cancelled, base=base):
             for hit in found:
                 yield hit
                 if left is not None:
@@ -247,39 +313,160 @@ def _execute(
         return
     size = max(1, -(-len(work) // (nworkers * 24)))
     bounds = [(i, min(i + size, len(work))) for i in range(0, len(work), size)]
-    futures: deque[Future[tuple[list[Hit], Stats]]]
-    if pool is not None:
+    futures: deque[Future[tuple[list[PackedHit], Stats]]]
+    batches: Generator[list[Hit], None, None]
+    if fork:
+        batches = _forked(work, bounds, query, stats, nworkers - 1, cancelled, base)
+    elif pool is not None:
         executor = pool.executor()
-        futures = deque(
-            executor.submit(_search_chunk_of, (query, _pack(work[a:b]))) for a, b in bounds
-        )
+        if query.driver >= 0 and all(type(u) is tuple for u in work):
+            batches = _two_passes(executor, work, bounds, query, stats, cancelled)
+        else:
+            batches = _results(
+                deque(
+                    executor.submit(_search_chunk_of, (query, _pack(_tasks(work[a:b]))))
+                    for a, b in bounds
+                ),
+                stats,
+                cancelled,
+            )
     else:
         executor, forked = _new_executor(nworkers, query, work)
         if forked:  # the workers have ``work`` already: send index ranges, not the units
             futures = deque(executor.submit(_search_range, a, b) for a, b in bounds)
         else:
-            futures = deque(executor.submit(_search_chunk, work[a:b]) for a, b in bounds)
+            futures = deque(
+                executor.submit(_search_chunk_of, (query, _pack(_tasks(work[a:b]))))
+                for a, b in bounds
+            )
+        batches = _results(futures, stats, cancelled)
     try:
-        while futures:
-            hits, part = futures.popleft().result()
-            stats.add(part)
+        for hits in batches:
             for hit in hits:
                 yield hit
                 if left is not None:
                     left -= 1
                     if left <= 0:
                         return
+    finally:
+        batches.close()
+        if pool is None and not fork:
+            executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _can_fork() -> bool:
+    """Whether helpers can be forked (this process has no other thread; see :func:`musetui.procs.pool_context`)."""
+    return hasattr(os, "fork") and threading.active_count() == 1
+
+
+def _forked(
+    work: list[Unit],
+    bounds: list[tuple[int, int]],
+    query: Query,
+    stats: Stats,
+    helpers: int,
+    cancelled: Callable[[], bool] | None,
+    base: tuple[str, str],
+) -> Generator[list[Hit], None, None]:
+    """The hits of each batch, in order, searched here and by forked helpers (see :mod:`musetui.search.forked`)."""
+    from musetui.search.forked import search_forked
+
+    def run_batch(i: int, cancelled: Callable[[], bool] | None) -> tuple[list[Hit], Stats]:
+        a, b = bounds[i]
+        part = Stats()
+        hits: list[Hit] = []
+        for found in _search_units(work[a:b], query, part, cancelled, base=base):
+            hits.extend(found)
+        return hits, part
+
+    results = search_forked(len(bounds), run_batch, helpers, cancelled)
+    try:
+        for hits, part in results:
+            stats.add(part)
+            yield hits
+    finally:
+        results.close()
+
+
+def _results(
+    futures: deque[Future[tuple[list[PackedHit], Stats]]],
+    stats: Stats,
+    cancelled: Callable[[], bool] | None,
+) -> Generator[list[Hit], None, None]:
+    """The hits of each batch, in order (what was not yet run is cancelled when this closes)."""
+    try:
+        while futures:
+            hits, part = futures.popleft().result()
+            stats.add(part)
+            yield unpack_hits(hits)
             if cancelled is not None and cancelled():
                 return
     finally:
         for fut in futures:
             fut.cancel()
-        if pool is None:
-            executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _two_passes(
+    executor: ProcessPoolExecutor,
+    work: list[Unit],
+    bounds: list[tuple[int, int]],
+    query: Query,
+    stats: Stats,
+    cancelled: Callable[[], bool] | None,
+) -> Generator[list[Hit], None, None]:
+    """Sessions searched by a pool that outlives the search, in two passes, hits in order.
+
+    First pass: each batch travels as paths and read limits only, and comes back as the
+    files that the driving group's database matched (most do not). Second pass: only
+    those travel as full tasks (with their session's :class:`Info`), to be searched. A
+    TUI search of every session then sends a fraction of what the tasks would weigh.
+    """
+    first: deque[tuple[int, Future[tuple[list[int], int, int]]]] = deque(
+        (a, executor.submit(_quick_chunk_of, (query, [_light(u) for u in work[a:b]])))
+        for a, b in bounds
+    )
+    second: deque[Future[tuple[list[PackedHit], Stats]]] = deque()
+    try:
+        while first or second:
+            if first:
+                a, fut = first.popleft()
+                found, files, nbytes = fut.result()
+                stats.files += files
+                stats.bytes += nbytes
+                if found:
+                    tasks = _tasks([work[a + i] for i in found])
+                    second.append(executor.submit(_search_chunk_of, (query, _pack(tasks))))
+            while second and (not first or second[0].done()):
+                hits, part = second.popleft().result()
+                stats.add(part)
+                yield unpack_hits(hits)
+            if cancelled is not None and cancelled():
+                return
+    finally:
+        for _a, fut1 in first:
+            fut1.cancel()
+        for fut2 in second:
+            fut2.cancel()
+
+
+def _light(u: Unit) -> tuple[str, str, int | None, None]:
+    """A session's file as the first pass needs it: its path and read limit."""
+    assert isinstance(u, tuple) and len(u) == 4
+    return u[0], "", u[2], None
+
+
+def _quick_chunk_of(args: tuple[Query, list[Any]]) -> tuple[list[int], int, int]:
+    """The first pass of :func:`_two_passes` over one batch: (files to search further, files, bytes)."""
+    query, units = args
+    stats = Stats()
+    found: list[int] = []
+    for _hits in _search_units(units, query, stats, found=found):
+        pass
+    return found, stats.files, stats.bytes
 
 
 def _new_executor(
-    nworkers: int, query: Query | None, work: list[Task | Subtree] | None = None
+    nworkers: int, query: Query | None, work: list[Unit] | None = None
 ) -> tuple[ProcessPoolExecutor, bool]:
     """A process pool, and whether its workers are forked (they then inherit ``work``).
 
@@ -310,22 +497,22 @@ def _new_executor(
 
 
 #: The units of the search being started, for forked workers (see :func:`_new_executor`).
-_FORK_WORK: list[Task | Subtree] | None = None
-_WORKER_WORK: list[Task | Subtree] | None = None
+_FORK_WORK: list[Unit] | None = None
+_WORKER_WORK: list[Unit] | None = None
 
 
-def _search_range(start: int, end: int) -> tuple[list[Hit], Stats]:
+def _search_range(start: int, end: int) -> tuple[list[PackedHit], Stats]:
     """A batch of the inherited units, by index (nothing to unpickle)."""
     work = _WORKER_WORK if _WORKER_WORK is not None else _FORK_WORK
     assert work is not None
     return _search_chunk(work[start:end])
 
 
-def _search_chunk_of(args: tuple[Query, list[Any]]) -> tuple[list[Hit], Stats]:
+def _search_chunk_of(args: tuple[Query, list[Any]]) -> tuple[list[PackedHit], Stats]:
     """A batch for a pool that outlives one search: the query travels with the batch."""
     query, packed = args
     _init_worker(query)
-    return _search_chunk(_unpack(packed))
+    return _search_chunk(list(_unpack(packed)))
 
 
 def _pack(units: list[Task | Subtree]) -> list[Any]:
@@ -444,12 +631,11 @@ def search_sessions(
     groups = q.session_groups()
 
     def body(run: SearchRun) -> Generator[Hit, None, None]:
-        tasks = tasks_of(sessions)
-        keep: list[Task | Subtree] = [
-            t for t in tasks if session_passes(q, t.info, t.path, groups)
-        ]
+        keep = _session_units(sessions)
+        if groups:
+            keep = [u for u in keep if session_passes(q, Info.of(u[3]), u[1], groups)]
         nworkers = pool.workers if pool is not None else workers
-        yield from _execute(keep, q, run, limit, cancelled, nworkers, pool)
+        yield from _execute(list[Unit](keep), q, run, limit, cancelled, nworkers, pool)
 
     return SearchRun(q, body)
 
@@ -497,7 +683,7 @@ def run_search(
             keep = [
                 s for s in index.sessions if session_passes(q, Info.of(s), s.path, q.session_only)
             ]
-            yield from _execute(list(tasks_of(keep)), q, run, limit, cancelled, workers)
+            yield from _execute(list[Unit](tasks_of(keep)), q, run, limit, cancelled, workers)
             return
         paths_only = [
             g
@@ -506,7 +692,7 @@ def run_search(
         ]
         if len(roots) == 1 and not paths_only:
             yield from _execute(
-                root_units(roots[0], run._stats.notes), q, run, limit, cancelled, workers
+                list[Unit](root_units(roots[0], run._stats.notes)), q, run, limit, cancelled, workers
             )
             return
         tasks = walk(roots, run._stats.notes)

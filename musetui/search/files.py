@@ -259,6 +259,41 @@ def plain_children(abspath: str, prefix: str) -> list[DirItem | FileItem] | None
     return [x for _k, x in keyed]
 
 
+def spread(sub: Subtree, notes: list[str], want: int) -> list[Task | Subtree | DirItem | FileItem]:
+    """A directory's files and subdirectories, opened level by level (order kept) until ``want`` directories can be shared.
+
+    The cheap form of :func:`split` for one root: plain directories are listed as tuples
+    (:func:`plain_children`), so sharing the walk costs about the directories it lists
+    (which the walk needed anyway), not an object per entry. Tuples are under ``sub``'s
+    root; the others are listed by :func:`children`.
+    """
+    units: list[Task | Subtree | DirItem | FileItem] = [sub]
+    for _ in range(6):
+        dirs = sum(1 for u in units if isinstance(u, Subtree) or (isinstance(u, tuple) and len(u) == 2))
+        if dirs == 0 or dirs >= want:
+            break
+        opened: list[Task | Subtree | DirItem | FileItem] = []
+        for u in units:
+            if isinstance(u, Subtree) and not u.links:
+                u = (u.abspath, u.path + "/" if u.path else "")
+            if isinstance(u, Subtree):
+                opened += children(u, notes)
+            elif isinstance(u, tuple) and len(u) == 2:
+                kids = plain_children(u[0], u[1])
+                if kids is None:
+                    prefix = u[1]
+                    opened += children(
+                        Subtree(u[0], prefix[:-1], sub.root, sub.root_real, prefix.count("/")), notes
+                    )
+                else:
+                    kids.reverse()
+                    opened += kids
+            else:
+                opened.append(u)
+        units = opened
+    return units
+
+
 def tasks_of(sessions: Iterable[SessionSummary]) -> list[Task]:
     tasks = [
         Task(s.abspath, s.path, s.root, False, s.read_bytes or None, s.size, Info.of(s))

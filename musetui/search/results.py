@@ -62,6 +62,23 @@ class Hit:
         }
 
 
+#: A hit as plain values, in :class:`Hit`'s field order (see :func:`pack_hits`).
+PackedHit = tuple[Any, ...]
+
+
+def pack_hits(hits: list[Hit]) -> list[PackedHit]:
+    """Hits as tuples, for another process: a slotted dataclass pickles through Python calls, a tuple in C (3x faster)."""
+    return [
+        (h.path, h.abspath, h.session_id, h.line, h.field, h.snippet, h.match_spans, h.item_kind, h.offset, h.root)
+        for h in hits
+    ]
+
+
+def unpack_hits(packed: list[PackedHit]) -> list[Hit]:
+    """The hits :func:`pack_hits` packed."""
+    return [Hit(*t) for t in packed]
+
+
 @dataclass(slots=True)
 class Stats:
     files: int = 0
