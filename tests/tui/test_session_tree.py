@@ -68,6 +68,14 @@ class OneTree(App[None]):
         yield tree
 
 
+async def indexed_sessions(corpus: Path) -> list[SessionSummary]:
+    """Every session of ``corpus`` as the app indexes it (for a bare tree to be fed)."""
+    source = MuseApp([str(corpus)])
+    async with source.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        return list(main(source).session_tree.sessions)
+
+
 async def fresh_build(tree: SessionTree) -> tuple[list[Row], list[str], str | None]:
     """The rows, row texts and cursor session of a new tree given the same sessions and state."""
     app = OneTree(tree.size.width)
@@ -170,10 +178,7 @@ async def test_o_reveals_each_flagged_session_on_screen(corpus: Path) -> None:
 
 
 async def test_the_cursor_stays_on_its_session_as_sessions_arrive_and_go(corpus: Path) -> None:
-    source = MuseApp([str(corpus)])
-    async with source.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        sessions = list(main(source).session_tree.sessions)
+    sessions = await indexed_sessions(corpus)
     app = OneTree(80)
     async with app.run_test(size=(90, 20)) as pilot:
         tree = app.query_one(SessionTree)
@@ -210,10 +215,7 @@ async def test_the_cursor_stays_on_its_session_as_sessions_arrive_and_go(corpus:
 
 
 async def test_a_cursor_move_repaints_only_its_two_rows(corpus: Path) -> None:
-    source = MuseApp([str(corpus)])
-    async with source.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        sessions = list(main(source).session_tree.sessions)
+    sessions = await indexed_sessions(corpus)
     app = OneTree(80)
     async with app.run_test(size=(90, 20)) as pilot:
         tree = app.query_one(SessionTree)
