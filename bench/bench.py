@@ -136,6 +136,7 @@ def main() -> int:
     times: dict[str, list[float]] = {k: [] for k in cmds}
     cpus: dict[str, list[float]] = {k: [] for k in cmds}
     rss: dict[str, list[int]] = {k: [] for k in cmds}
+    loads: list[float] = []
     for i in range(args.runs):
         for name, cmd in cmds.items():
             secs, peak, rc, cpu = measure(cmd)
@@ -144,7 +145,12 @@ def main() -> int:
             rss[name].append(peak)
             if rc not in (0, 1):
                 print(f"  warning: {name} exited {rc}", file=sys.stderr)
-        print(f"run {i + 1}/{args.runs}: " + ", ".join(f"{k} {v[-1]:.2f}s" for k, v in times.items()), flush=True)
+        loads.append(os.getloadavg()[0])
+        print(
+            f"run {i + 1}/{args.runs}: " + ", ".join(f"{k} {v[-1]:.2f}s ({cpus[k][-1]:.2f} CPU)" for k, v in times.items())
+            + f"; load average {loads[-1]:.2f}",
+            flush=True,
+        )
 
     med = {k: statistics.median(v) for k, v in times.items()}
     print()
@@ -156,6 +162,7 @@ def main() -> int:
           + (f", baseline / orjson loop = {cmed['baseline scan'] / cmed['orjson loop']:.2f}x" if "baseline scan" in cmed else ""))
     if "baseline scan" in med:
         print(f"baseline / orjson loop = {med['baseline scan'] / med['orjson loop']:.2f}x   (before)")
+    print(f"load average (1 min) after each run: {', '.join(f'{x:.2f}' for x in loads)}")
     print()
     scan = med["musetui scan"]
     print(f"scan / orjson loop = {scan / med['orjson loop']:.2f}x   (target <= 1.0x)")
@@ -164,7 +171,11 @@ def main() -> int:
     print(f"scan peak RSS      = {max(rss['musetui scan']) / 1024:.0f} MB   (target <= 300 MB)")
     if args.json_out:
         args.json_out.write_text(
-            json.dumps({"corpus_bytes": total, "files": files, "median_s": med, "runs": times, "cpu_s": cpus, "peak_rss_kib": rss}, indent=2)
+            json.dumps(
+                {"corpus_bytes": total, "files": files, "median_s": med, "runs": times, "cpu_s": cpus, "peak_rss_kib": rss,
+                 "load_avg": loads},
+                indent=2,
+            )
         )
     if args.no_warm:
         return 0

@@ -13,7 +13,13 @@ Usage:
 * **keys while indexing** (headless): ``j`` and ``k`` alternately are queued 40 times, 50 ms
   apart, while the corpus is still being indexed; each is timed until the tree's cursor has moved.
 * **keys on the full tree** (headless, the cache on): ``j`` 30 times, then ``G``, ``g``, ``o``
-  and ``s`` (a re-sort of every session) on the finished tree, each timed until it took effect.
+  and ``O`` (to a flagged session, expanding its parent), ``s`` (a re-sort of every session),
+  ``f`` (the flagged-only filter, on and off) and ``space`` (collapse and expand the first
+  group) on the finished tree, each on an idle app (the event loop on time for 0.3 s). Each
+  is timed twice: until it took effect (the key handled), and until the frame that repaints
+  the tree was written (what the user sees; it holds whatever else that frame repaints, such
+  as the panes of a session ``o`` opened). Medians per key are printed. ``--keys-only`` runs just this, each run in a fresh interpreter, and with
+  ``--baseline`` alternates with the other checkout run by run.
 * **search** (headless, the cache on, the tree complete): ``/`` opens the search view and a
   query is typed (the input's value set at once); timed until the final results are shown.
   This includes the 0.15 s debounce after the last keystroke, as a user waits it. Meanwhile
@@ -42,7 +48,9 @@ from typing import Any
 import orjson
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+#: The checkout whose musetui is measured (a baseline run sets it to the other checkout).
+CODE = os.environ.get("MUSETUI_BENCH_CODE") or str(REPO)
+sys.path.insert(0, CODE)
 
 
 _RUNS = itertools.count()
@@ -172,32 +180,105 @@ async def keys_while_indexing(corpus: str, presses: int = 40) -> tuple[list[floa
     return out, still
 
 
-async def keys_on_full_tree(corpus: str, presses: int = 30) -> list[float]:
-    """Per-key seconds on the finished tree (the cache on): ``j`` ×n, then ``G``, ``g``, ``o``, ``s``."""
+#: The keys pressed on the finished tree, in order (``g`` puts the cursor on the first group).
+FULL_TREE_KEYS = ["j"] * 30 + ["G", "g", "o", "o", "O", "s", "s", "s", "s", "g", "f", "f", "space", "space"]
+
+
+async def _quiet(limit: float = 5.0, calm: float = 0.3) -> None:
+    """Wait until the event loop has run on time (every 5 ms tick within 3 ms) for ``calm`` seconds.
+
+    So each key meets an idle app: the work a previous key started (a session opening, its
+    panes rendering) is not charged to the next key.
+    """
+    t0 = last_late = time.perf_counter()
+    while time.perf_counter() - t0 < limit:
+        t = time.perf_counter()
+        await asyncio.sleep(0.005)
+        now = time.perf_counter()
+        if now - t > 0.008:
+            last_late = now
+        elif now - last_late >= calm:
+            return
+
+
+async def keys_on_full_tree(corpus: str) -> list[tuple[str, float, float]]:
+    """Per key of :data:`FULL_TREE_KEYS` on the finished tree (the cache on): the key, seconds
+    until it took effect, and seconds until the frame repainting the tree was written.
+    """
     from musetui.app import MuseApp
 
     app = MuseApp([corpus], use_cache=True)
-    out: list[float] = []
+    out: list[tuple[str, float, float]] = []
     async with app.run_test(size=(160, 48)) as pilot:
         scr = app.main_screen
         tree = scr.session_tree
-        await _until(lambda: scr.finished, 120.0)
+        await _until(lambda: scr.finished, 300.0)
         tree.focus()
-        await pilot.pause(0.2)
-        for key in ["j"] * presses + ["G", "g", "o", "s", "s", "s", "s"]:
-            before = (tree.cursor_line, tree.session_order, scr.current.key if scr.current else None)
+        await pilot.pause(0.5)
+        painted: list[float] = []
+        tree_drawn = [False]
+        render_lines = tree.render_lines
+        display = app._display
 
-            def changed(before: tuple[Any, ...] = before) -> bool:
-                now = (tree.cursor_line, tree.session_order, scr.current.key if scr.current else None)
-                return now != before
+        def spy_render_lines(*args: Any, **kwargs: Any) -> Any:
+            tree_drawn[0] = True
+            return render_lines(*args, **kwargs)
 
+        def spy_display(*args: Any, **kwargs: Any) -> Any:
+            result = display(*args, **kwargs)
+            if tree_drawn[0]:
+                painted.append(time.perf_counter())
+            return result
+
+        tree.render_lines = spy_render_lines  # type: ignore[method-assign]
+        app._display = spy_display  # type: ignore[method-assign]
+
+        def state() -> tuple[Any, ...]:
+            cur = scr.current.key if scr.current else None
+            return (tree.cursor_line, tree.last_line, tree.session_order, tree.flagged_only, cur)
+
+        for key in FULL_TREE_KEYS:
+            await _quiet()
+            before = state()
+            tree_drawn[0] = False
+            painted.clear()
             t0 = time.perf_counter()
             _key(app, key)
-            await _until(changed, 5.0)
-            await asyncio.sleep(0)  # the repaint that follows
-            out.append(time.perf_counter() - t0)
+            await _until(lambda before=before: state() != before, 5.0)  # type: ignore[misc]
+            handled = time.perf_counter() - t0
+            await _until(lambda: bool(painted), 5.0)
+            out.append((key, handled, (painted[0] if painted else time.perf_counter()) - t0))
             await asyncio.sleep(0.05)
     return out
+
+
+def keys_in_subprocess(corpus: str, code: str | None, cache_dir: str) -> list[tuple[str, float, float]]:
+    """:func:`keys_on_full_tree` in a fresh interpreter, measuring the musetui of ``code`` (None: this one)."""
+    env = {**os.environ, "MUSETUI_CACHE_DIR": cache_dir, "MUSETUI_BENCH_CODE": code or str(REPO)}
+    if code:
+        env["PYTHONPATH"] = code
+    done = subprocess.run(
+        [sys.executable, __file__, "--corpus", corpus, "--keys-json"], env=env, capture_output=True, text=True, check=True
+    )
+    return [tuple(row) for row in orjson.loads(done.stdout.strip().splitlines()[-1])]  # type: ignore[misc]
+
+
+def print_keys(label: str, runs: list[list[tuple[str, float, float]]]) -> None:
+    """Medians per key over every press of it in every run: handled, and painted."""
+    per: dict[str, tuple[list[float], list[float]]] = {}
+    for run in runs:
+        for key, handled, painted in run:
+            h, p = per.setdefault(key, ([], []))
+            h.append(handled * 1000)
+            p.append(painted * 1000)
+    presses = sum(len(h) for h, _ in per.values())
+    print(f"keys on the full tree{label}: {len(runs)} run(s), {presses} presses, each on an idle app   (target < 50 ms)")
+    missed = [key for run in runs for key, handled, _ in run if handled >= 5.0]
+    if missed:
+        print(f"  (no visible effect within 5 s: {', '.join(missed)})")
+    for key, (h, p) in per.items():
+        print(f"  {key:<6} handled median {statistics.median(h):6.1f} ms (max {max(h):6.1f})   "
+              f"painted median {statistics.median(p):6.1f} ms (max {max(p):6.1f})   n={len(h)}")
 
 
 async def _longest_stall(done: Callable[[], bool], into: list[float]) -> None:
@@ -284,10 +365,18 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--baseline", metavar="DIR", help="another checkout (git archive of an older commit): its first paints alternate with these")
     ap.add_argument("--first-paint-only", action="store_true", help="measure the first paints only")
+    ap.add_argument("--keys-only", action="store_true", help="measure the keys on the full tree only")
+    ap.add_argument("--cache-dir", help="a directory for the caches (one per checkout) kept between runs (--keys-only; filled if empty)")
+    ap.add_argument("--keys-json", action="store_true", help=argparse.SUPPRESS)  # one run, as JSON (a subprocess)
     args = ap.parse_args()
+    if args.keys_json:
+        print(orjson.dumps(asyncio.run(keys_on_full_tree(args.corpus))).decode())
+        return 0
     if not Path(args.corpus).is_dir():
         print(f"no corpus at {args.corpus}: python -m musetui_synth.corpus {args.corpus} --size-mb 500 --seed 1")
         return 2
+    if args.keys_only:
+        return keys_only(args.corpus, args.runs, args.baseline, args.cache_dir)
     with tempfile.TemporaryDirectory(prefix="musetui-bench-tui-") as tmp:
         paints = first_paints(args.corpus, args.runs, tmp, args.baseline)
         for label, vals in paints.items():
@@ -310,12 +399,33 @@ def main() -> int:
         print("(indexing finished before the last key: the keys were not all pressed under load)")
     print(f"{'key j/k while indexing':<34} median {statistics.median(keys_ms):.0f} ms, slowest {keys_ms[-1]:.0f} ms "
           f"of {len(keys_ms)}   (target < 50 ms)")
-    full_ms = sorted(k * 1000 for k in full_keys)
-    print(f"{'keys on the full tree':<34} median {statistics.median(full_ms):.0f} ms, slowest {full_ms[-1]:.0f} ms "
-          f"of {len(full_ms)} (j, G, g, o, s)   (target < 50 ms)")
+    print_keys("", [full_keys])
     for q, (times, hits, stall) in searches.items():
         print(f"{'search ' + q[:40]:<50} median {statistics.median(times):.2f}s of {len(times)}, "
               f"{hits:,} hits (with the 0.15 s debounce); longest UI stall {stall * 1000:.0f} ms")
+    return 0
+
+
+def keys_only(corpus: str, runs: int, baseline: str | None, cache_dir: str | None) -> int:
+    """The keys on the full tree, ``runs`` times, alternating with ``baseline`` run by run."""
+    codes = {"": None} if baseline is None else {"": None, " (baseline)": baseline}
+    with tempfile.TemporaryDirectory(prefix="musetui-bench-keys-") as tmp:
+        caches = {label: str(Path(cache_dir or tmp) / f"cache{i}") for i, label in enumerate(codes)}
+        for label, code in codes.items():  # fill each checkout's cache (a reused one is only checked)
+            subprocess.run([sys.executable, "-m", "musetui", "scan", "--json", "-q", corpus], cwd=code,
+                           env={**os.environ, "MUSETUI_CACHE_DIR": caches[label], **({"PYTHONPATH": code} if code else {})},
+                           stdout=subprocess.DEVNULL, check=True)
+        results: dict[str, list[list[tuple[str, float, float]]]] = {label: [] for label in codes}
+        for _ in range(runs):
+            for label, code in codes.items():
+                load = os.getloadavg()[0]
+                cpu0 = os.times()
+                results[label].append(keys_in_subprocess(corpus, code, caches[label]))
+                cpu1 = os.times()
+                cpu = (cpu1.children_user - cpu0.children_user) + (cpu1.children_system - cpu0.children_system)
+                print(f"run{label}: load {load:.2f} before, {cpu:.1f} CPU s (load and keys)", flush=True)
+    for label, got in results.items():
+        print_keys(label, got)
     return 0
 
 

@@ -73,11 +73,20 @@ def iso(ts: float | None) -> str | None:
     if ts is None:
         return None
     try:
-        dt = datetime.fromtimestamp(ts, tz=UTC)
+        dt = datetime.fromtimestamp(ts, UTC)
     except (OverflowError, OSError, ValueError):
         return None
-    text = dt.isoformat(timespec="milliseconds")
-    return text.replace("+00:00", "Z")
+    # dt.isoformat(timespec="milliseconds") with Z for +00:00, from tables (a third of its cost)
+    y = dt.year
+    d2 = _D2
+    return (
+        f"{y if y >= 1000 else f'{y:04d}'}-{d2[dt.month]}-{d2[dt.day]}T{d2[dt.hour]}:{d2[dt.minute]}:"
+        f"{d2[dt.second]}.{_D3[dt.microsecond // 1000]}Z"
+    )
+
+
+_D2 = [f"{i:02d}" for i in range(100)]
+_D3 = [f"{i:03d}" for i in range(1000)]
 
 
 def parse_time(value: Any) -> float | None:

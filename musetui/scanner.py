@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import pickle
+import threading
 from array import array
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -165,6 +167,8 @@ def _scan_file(
 WINDOW_BYTES = 2 * MAX_LINE_BYTES
 #: Bytes of one file scanned at most (``MUSETUI_MAX_FILE_BYTES``); past it, a diagnostic and the prefix.
 MAX_FILE_BYTES = 16 * 1024**3
+#: Bytes of observed lines whose parse is kept for naming evidence fields (per file or window).
+KEEP_PARSED_BYTES = 4 * 1024 * 1024
 #: Evidence whose field is named per window (the rest keep the raw pass's field, if any).
 WINDOW_RESOLVED = 256
 
@@ -321,11 +325,11 @@ def scan_bytes(
     capture = sources.http_capture.claims(summary.path, data)
     if capture is not None:
         return _scan_capture(data, summary, capture, None, keep_offsets, attribute_session)
-    lines0 = data.split(b"\n", 1)
-    first_line = lines0[0].strip()
-    if data.lstrip()[:1] in (b"{", b"[") and len(lines0) > 1 and len(data) <= MAX_DOCUMENT_BYTES:
+    nl = data.find(b"\n")
+    if data.lstrip()[:1] in (b"{", b"[") and nl >= 0 and len(data) <= MAX_DOCUMENT_BYTES:
+        first_line = data[:nl].strip()
         document: Any = None
-        if first_line in (b"{", b"[") or not _parses(simdjson.Parser(), first_line):
+        if first_line in (b"{", b"[") or not _parses(first_line):
             try:
                 document = orjson.loads(data)
             except orjson.JSONDecodeError:
@@ -388,7 +392,7 @@ def _scan_lines(
     starts = [base_off + x for x in rel_starts] if base_off else rel_starts
     times: list[Any] = [None] * n
     zones = bytearray(n)
-    parser = simdjson.Parser()
+    parser = _parser()
     sse = state.sse
     fmt = state.fmt
     pending: list[int] = []  # record lines seen before the format was known
@@ -396,6 +400,11 @@ def _scan_lines(
     malformed: list[Malformed] = []
     probe = sources.probe_for(fmt or "generic")
     observe_all = probe.observe_all
+    glean = probe.glean
+    parse = parser.parse
+    add_record = records.append
+    kept: dict[int, Any] = {}  # observed lines as orjson read them, for the field resolver
+    kept_bytes = 0
     items = 0
     i = -1
     try:
@@ -419,14 +428,33 @@ def _scan_lines(
                 malformed.append(Malformed(base_line + i + 1, starts[i], f"line of {len(line):,} bytes exceeds the {MAX_LINE_BYTES // 2**20} MiB limit"))
                 continue
             try:
-                doc = parser.parse(line)
+                doc = parse(line)
             except (ValueError, RuntimeError, UnicodeDecodeError) as exc:
                 doc, parser = _second_opinion(exc, line, parser)
+                parse = parser.parse
                 if doc is None:
                     malformed.append(Malformed(base_line + i + 1, starts[i], _classify(exc, line, partial_last and i == n - 1, grew)))
                     continue
             items += 1
-            records.append(i)
+            add_record(i)
+            if observer is not None and not observe_all:
+                if not glean(line, observer):
+                    del doc  # (a live proxy would refuse the parser's next document)
+                    continue
+                try:
+                    rec = orjson.loads(line)  # _record(line, doc), keeping the parse for the resolver
+                except orjson.JSONDecodeError:
+                    rec = doc
+                else:
+                    if kept_bytes < KEEP_PARSED_BYTES:
+                        kept_bytes += len(line)
+                        kept[i] = rec
+                t, zones[i] = observer.observe(rec, base_line + i + 1)
+                del doc, rec
+                if t is not None and type(t) is not str and type(t) is not int and type(t) is not float:
+                    t = None  # an object or array where a time belongs: no time (and no parser proxy kept)
+                times[i] = t
+                continue
             if observer is None:
                 doc = _record(line, doc)
                 found = sources.sniff(doc)
@@ -439,6 +467,7 @@ def _scan_lines(
                 observer = sources.observer_for(fmt, summary)
                 probe = sources.probe_for(fmt)
                 observe_all = probe.observe_all
+                glean = probe.glean
                 # The held-back lines are parsed by a second parser: ``doc`` is still alive.
                 _observe_pending(pending, lines, sse, observer, base_line, times, zones)
                 pending.clear()
@@ -451,6 +480,9 @@ def _scan_lines(
                 times[i] = t = None  # an object or array where a time belongs: no time (and no parser proxy kept)
     except Exception as exc:
         raise LineError(base_line + i + 1, exc) from exc
+    # Keep the parser (or its replacement, when the old one refused re-use) unless its buffers
+    # may have grown to a big line's size.
+    _LOCAL.parser = parser if len(data) <= SHARED_PARSER_BYTES else None
     if observer is None and pending:
         fmt = "generic"
         summary.format, summary.format_rule = fmt, "generic: no format rule matched the first records"
@@ -507,7 +539,7 @@ def _scan_lines(
     consumed = rel_starts[-1] + len(lines[-1]) + 1 if lines else 0  # every line and its newline
     if carry is not None:
         if attribute_session:  # name the fields now: this window's lines are gone at the end
-            resolver = _Resolver(lines, sse, base_line)
+            resolver = _Resolver(lines, sse, base_line, kept)
             todo = [loc for loc in state.located[located_before:] if not loc.field]
             for loc in todo[:WINDOW_RESOLVED]:
                 loc.field = resolver(loc)
@@ -528,7 +560,7 @@ def _scan_lines(
     summary.started_at = parse_time(state.first_time)
     summary.ended_at = parse_time(state.last_time)
     if attribute_session:
-        resolver = _Resolver(lines, sse, base_line)
+        resolver = _Resolver(lines, sse, base_line, kept)
         summary.attribution = attribute(summary, state.located, _lookup(), resolver)
     out = Outcome(summary, diags, state.record_starts if keep_offsets else b"")
     if want_state and complete:
@@ -543,11 +575,11 @@ def _lookup() -> Any:
     """The model catalogue's lookup, loaded once per process (built-in plus the user's file)."""
     global _LOOKUP
     if _LOOKUP is None:
-        from musetui.fingerprints.catalogue import (
-            load_catalogue,  # pydantic: import only when needed
+        from musetui.fingerprints.catalogue_lookup import (
+            scan_lookup,  # pydantic only for a user's file
         )
 
-        _LOOKUP = load_catalogue().lookup
+        _LOOKUP = scan_lookup()
     return _LOOKUP
 
 
@@ -622,23 +654,46 @@ def _observe_pending(
         t = None
 
 
-def _parses(parser: Any, line: bytes) -> bool:
+def _parses(line: bytes) -> bool:
+    """Whether simdjson reads ``line`` (with this thread's parser, or a new one when it refuses re-use)."""
+    parser = _parser() if len(line) <= SHARED_PARSER_BYTES else simdjson.Parser()
     try:
         doc = parser.parse(line)
-    except (ValueError, RuntimeError, UnicodeDecodeError):
+    except RuntimeError as exc:
+        if "re-use" not in str(exc):
+            return False
+        parser = _LOCAL.parser = simdjson.Parser()
+        try:
+            doc = parser.parse(line)
+        except (ValueError, RuntimeError, UnicodeDecodeError):
+            return False
+    except (ValueError, UnicodeDecodeError):
         return False
     del doc
     return True
 
 
+_LOCAL = threading.local()
+#: A parser that read more than this many bytes at once is dropped (its buffers keep that size).
+SHARED_PARSER_BYTES = 4 * 1024 * 1024
+
+
+def _parser() -> Any:
+    """This thread's simdjson parser, shared by its scans: its buffers are sized once, not per file."""
+    parser = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        parser = _LOCAL.parser = simdjson.Parser()
+    return parser
+
+
 class _Resolver:
     """Names the field path of an artifact by re-parsing its line (cached)."""
 
-    def __init__(self, lines: list[bytes], sse: bool, base_line: int = 0) -> None:
+    def __init__(self, lines: list[bytes], sse: bool, base_line: int = 0, parsed: dict[int, Any] | None = None) -> None:
         self.lines = lines
         self.sse = sse
         self.base_line = base_line
-        self.cache: dict[int, Any] = {}
+        self.cache: dict[int, Any] = parsed if parsed is not None else {}  # line index -> orjson's record (or None)
 
     def __call__(self, loc: Located) -> str:
         idx = loc.line - 1 - self.base_line
@@ -678,9 +733,8 @@ def _raw_evidence(
     zone_of: dict[int, int] = {}
     collapsed = state.collapsed
     n_lines = len(times)
-    for hit in extract.scan_raw(data, starts, state.seen):
-        li = hit.line_index
-        dec = hit.decoded
+    for dec, pos, _key, value in extract.raw_hits(data, state.seen, keys=False):
+        li = bisect_right(starts, pos) - 1
         if not 0 <= li < n_lines:
             continue
         zone = zone_of.get(li)
@@ -694,9 +748,11 @@ def _raw_evidence(
             if len(group) >= EXAMPLES:
                 group[-1].count += 1
                 continue
-            if hit.value is not None and hit.value != dec.value:
-                dec = dec.with_value(hit.value)
-            loc = Located(dec, base_line + li + 1, hit.field or "", zone, None)
+            if value is not None:
+                text = value.decode("ascii", "replace")
+                if text != dec.value:
+                    dec = dec.with_value(text)
+            loc = Located(dec, base_line + li + 1, "", zone, None)
             group.append(loc)
             out.append(loc)
             continue
@@ -705,7 +761,7 @@ def _raw_evidence(
             if raw is None and probe is not None:
                 raw = probe.time(lines[li])
             parsed_time[li] = parse_time(raw)
-        out.append(Located(dec, base_line + li + 1, hit.field or "", zone, parsed_time[li]))
+        out.append(Located(dec, base_line + li + 1, "", zone, parsed_time[li]))
     return out
 
 
@@ -757,7 +813,6 @@ def _scan_document(
         located: list[Located] = []
         seen: set[str] = set()
         t = summary.started_at
-        from bisect import bisect_right
 
         for rec in records:
             for dec, _key, path in sources.walk_record(rec):

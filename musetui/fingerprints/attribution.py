@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from musetui._pickling import reduce_by_fields
@@ -138,7 +139,24 @@ class Located:
     after_tol: float = TOL_AFTER_S
 
 
+#: Details of time-less artifacts, by everything they are made of (most repeat across sessions).
+_DETAILS: dict[tuple[Any, ...], str] = {}
+_MAX_DETAILS = 4096
+
+
 def _detail(dec: Decoded, loc: Located, delta: float | None) -> str:
+    if dec.time is not None:
+        return _make_detail(dec, loc, delta)
+    key = (dec.meaning, dec.detector, dec.fields, dec.problems, dec.tag, not loc.zone)
+    got = _DETAILS.get(key)
+    if got is None:
+        got = _make_detail(dec, loc, delta)
+        if len(_DETAILS) < _MAX_DETAILS:
+            _DETAILS[key] = got
+    return got
+
+
+def _make_detail(dec: Decoded, loc: Located, delta: float | None) -> str:
     parts = [dec.meaning or dec.detector]
     if dec.time is not None:
         when = iso(dec.time) or "?"
@@ -174,6 +192,9 @@ def _fmt_delta(delta: float) -> str:
 def fmt_delta(delta: float) -> str:
     """Human form of a time delta in seconds (``0 s``, ``+3 s``, ``−19.0 d``)."""
     return _fmt_delta(delta)
+
+
+_by_line = attrgetter("line")
 
 
 def _weight(dec: Decoded, zone: int) -> float:
@@ -212,9 +233,14 @@ def build_evidence(
     sig_models: Counter[str] = Counter()
     for key, locs in groups.items():
         detector, provider, host, shape, genuine = key
-        locs.sort(key=lambda x: x.line)
-        n_model = sum(x.count for x in locs if not x.zone)
-        n_quoted = sum(x.count for x in locs) - n_model
+        if len(locs) > 1:
+            locs.sort(key=_by_line)
+        n_model = n_quoted = 0
+        for x in locs:
+            if x.zone:
+                n_quoted += x.count
+            else:
+                n_model += x.count
         n_total = n_model + n_quoted
         dec0 = locs[0].decoded
         w_model = _weight(dec0, 0)
@@ -255,20 +281,12 @@ def build_evidence(
                 loc.field = resolve(loc)
             # _weight(dec, zone), with the group's genuine (part of its key)
             weight = STRENGTH_WEIGHT.get(dec.strength, 0.2) if genuine else 0.0
-            ev = Evidence(
-                detector=detector,
-                provider=provider,
-                host=host,
-                weight=weight * QUOTED_FACTOR if loc.zone else weight,
-                line=loc.line,
-                field=loc.field,
-                value=dec.value if len(dec.value) <= 120 else dec.value[:60] + "…" + dec.value[-16:],
-                detail=_detail(dec, loc, delta),
-                count=n_total,
-                time=dec.time,
-                delta_s=delta,
-                tag=dec.tag,
-            )
+            value = dec.value
+            ev = Evidence(  # detector, provider, host, weight, line, field, value, detail, count, time, delta_s, tag
+                detector, provider, host, weight * QUOTED_FACTOR if loc.zone else weight, loc.line, loc.field,
+                value if len(value) <= 120 else value[:60] + "…" + value[-16:], _detail(dec, loc, delta),
+                n_total, dec.time, delta, dec.tag,
+            )  # fmt: skip
             if anomaly:
                 anomalies[anomaly].append(ev)
             if i == 0 and n_total > 1:

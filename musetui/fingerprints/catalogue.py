@@ -8,23 +8,28 @@ Nothing is read at import time; the built-in part is cached after the first load
 
 from __future__ import annotations
 
-import fnmatch
 import functools
-import os
-import re
 import tomllib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, cast
 
-import platformdirs
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from musetui.fingerprints import catalogue_lookup
+from musetui.fingerprints.catalogue_lookup import (
+    BUILTIN_PATH,
+    CATALOGUE_FILE,
+    ENV_CONFIG_DIR,
+    default_config_dir,
+)
 from musetui.model import Host, Provider, Via
 
 __all__ = [
     "BUILTIN_PATH",
+    "CATALOGUE_FILE",
+    "ENV_CONFIG_DIR",
     "Catalogue",
     "CatalogueEntry",
     "CatalogueError",
@@ -39,13 +44,6 @@ __all__ = [
 
 ProviderName = Provider
 HostName = Host
-
-#: The built-in catalogue shipped as package data.
-BUILTIN_PATH = Path(__file__).with_name("catalogue.toml")
-CATALOGUE_FILE = "catalogue.toml"
-ENV_CONFIG_DIR = "MUSETUI_CONFIG_DIR"
-_MAX_ROUTE_DEPTH = 4
-
 
 _M = TypeVar("_M", bound=BaseModel)
 
@@ -143,13 +141,12 @@ class UpstreamEntry(_Signal):
     name: str
 
 
-def _glob_match(pattern: str, text: str) -> bool:
-    """Case-sensitive full glob match (callers lower-case both sides)."""
-    return fnmatch.fnmatchcase(text, pattern)
+class Catalogue(catalogue_lookup.Catalogue):
+    """An ordered list of model entries plus route prefixes; the first matching entry wins.
 
-
-class Catalogue:
-    """An ordered list of model entries plus route prefixes; the first matching entry wins."""
+    The matching is :class:`musetui.fingerprints.catalogue_lookup.Catalogue`'s; here every
+    entry is a validated pydantic model.
+    """
 
     def __init__(
         self,
@@ -160,123 +157,37 @@ class Catalogue:
         upstreams: Sequence[UpstreamEntry] = (),
     ) -> None:
         """Build the matcher; every sequence is in precedence order."""
-        self._entries: tuple[CatalogueEntry, ...] = tuple(entries)
-        self._routes: tuple[RouteEntry, ...] = tuple(routes)
-        self.endpoints: tuple[EndpointEntry, ...] = tuple(endpoints)
-        self.headers: tuple[HeaderEntry, ...] = tuple(headers)
-        self.upstreams: tuple[UpstreamEntry, ...] = tuple(upstreams)
-        self._compiled: tuple[tuple[re.Pattern[str], CatalogueEntry], ...] = tuple(
-            (re.compile(fnmatch.translate(e.pattern), re.IGNORECASE), e) for e in self._entries
-        )
-        # longest prefix first, so "accounts/fireworks/models/" beats shorter ones
-        self._route_order: tuple[RouteEntry, ...] = tuple(
-            sorted(self._routes, key=lambda r: len(r.prefix), reverse=True)
-        )
-        self._cache: dict[tuple[str, str | None], CatalogueEntry | None] = {}
+        super().__init__(entries, routes, endpoints, headers, upstreams, make_entry=CatalogueEntry)
 
     @property
     def entries(self) -> tuple[CatalogueEntry, ...]:
         """The model entries in precedence order."""
-        return self._entries
+        return cast(tuple[CatalogueEntry, ...], self._entries)
 
     @property
     def routes(self) -> tuple[RouteEntry, ...]:
         """The route prefixes in precedence order."""
-        return self._routes
-
-    def __len__(self) -> int:
-        """Number of model entries."""
-        return len(self._entries)
+        return cast(tuple[RouteEntry, ...], self._routes)
 
     def __iter__(self) -> Iterator[CatalogueEntry]:
         """Iterate over the model entries in precedence order."""
-        return iter(self._entries)
+        return iter(self.entries)
 
     def lookup(self, model: str, provider_hint: str | None = None) -> CatalogueEntry | None:
-        """Return the entry for a declared model name, or None when nothing matches.
-
-        ``provider_hint`` is a declared provider or route (Muse ``provider_id``, Codex
-        ``model_provider``): when it names a route and ``model`` has no route prefix of its own,
-        ``<hint>/<model>`` is tried first, so ``("gpt-5.5", "azure")`` gives OpenAI on Azure.
-        """
-        ck = (model, provider_hint)
-        if ck in self._cache:
-            return self._cache[ck]
-        name = model.strip()
-        found: CatalogueEntry | None = None
-        if name:
-            hint = (provider_hint or "").strip().lower()
-            if hint and self._route_for(name) is None:
-                routed = f"{hint}/{name}"
-                if self._route_for(routed) is not None:
-                    found = self._resolve(routed, 0)
-            if found is None:
-                found = self._resolve(name, 0)
-        if len(self._cache) < 4096:
-            self._cache[ck] = found
-        return found
+        """Return the entry for a declared model name, or None when nothing matches (see the base class)."""
+        return cast(CatalogueEntry | None, super().lookup(model, provider_hint))
 
     def endpoint(self, hostname: str) -> EndpointEntry | None:
         """The first ``[[endpoint]]`` whose glob matches a request's host name (port ignored)."""
-        name = hostname.strip().lower().rsplit("@", 1)[-1].split(":", 1)[0].rstrip(".")
-        if not name:
-            return None
-        return next((e for e in self.endpoints if _glob_match(e.match, name)), None)
+        return cast(EndpointEntry | None, super().endpoint(hostname))
 
     def header(self, name: str, value: str = "") -> HeaderEntry | None:
         """The first ``[[header]]`` whose glob matches a response header name (and value)."""
-        low = name.strip().lower()
-        for e in self.headers:
-            if _glob_match(e.match, low) and (e.value is None or fnmatch.fnmatch(value, e.value)):
-                return e
-        return None
+        return cast(HeaderEntry | None, super().header(name, value))
 
     def upstream(self, router: str, name: str) -> UpstreamEntry | None:
         """The ``[[upstream]]`` a router's body names (case-insensitive), or None."""
-        low = name.strip().lower()
-        return next((u for u in self.upstreams if u.router == router and u.name.lower() == low), None)
-
-    def _direct(self, name: str) -> CatalogueEntry | None:
-        """First model entry whose glob matches ``name`` in full."""
-        for rx, entry in self._compiled:
-            if rx.match(name):
-                return entry
-        return None
-
-    def _route_for(self, name: str) -> RouteEntry | None:
-        """The longest route whose prefix starts ``name`` (case-insensitive)."""
-        low = name.lower()
-        for route in self._route_order:
-            if low.startswith(route.prefix.lower()):
-                return route
-        return None
-
-    def _resolve(self, name: str, depth: int) -> CatalogueEntry | None:
-        """Direct match first; else strip a route prefix and let the rest decide."""
-        entry = self._direct(name)
-        if entry is not None or depth >= _MAX_ROUTE_DEPTH:
-            return entry
-        route = self._route_for(name)
-        if route is None:
-            return None
-        rest = name[len(route.prefix) :].strip()
-        inner = self._resolve(rest, depth + 1) if rest else None
-        if route.provider is not None:
-            provider: ProviderName = route.provider
-        elif inner is not None and inner.provider != "unknown":
-            provider = inner.provider
-        else:
-            provider = route.fallback_provider
-        host = route.host or (inner.host if inner else None)
-        family = inner.family if inner else (rest or route.prefix.rstrip("/"))
-        notes = [n for n in (route.note, inner.note if inner else "") if n]
-        return CatalogueEntry(
-            pattern=route.prefix + (inner.pattern if inner else "*"),
-            provider=provider,
-            host=host,
-            family=family,
-            note="; ".join(notes),
-        )
+        return cast(UpstreamEntry | None, super().upstream(router, name))
 
 
 def _format_error(exc: ValidationError) -> str:
@@ -357,14 +268,6 @@ def builtin_catalogue() -> Catalogue:
     """The catalogue shipped with musetui (read once, then cached)."""
     t = _read(BUILTIN_PATH)
     return Catalogue(t.models, t.routes, t.endpoints, t.headers, t.upstreams)
-
-
-def default_config_dir() -> Path:
-    """The user config dir: ``$MUSETUI_CONFIG_DIR`` if set, else the platform default."""
-    env = os.environ.get(ENV_CONFIG_DIR)
-    if env:
-        return Path(env).expanduser()
-    return Path(platformdirs.user_config_dir("musetui"))
 
 
 def load_catalogue(config_dir: Path | None = None) -> Catalogue:

@@ -125,28 +125,53 @@ def scan_raw(
         finder: the matches of the four passes (default: one Hyperscan scan, each
             candidate confirmed by its pass's regex; :func:`candidates_re` is plain ``re``).
     """
+    for decoded, pos, key, raw in raw_hits(data, seen, finder):
+        line = bisect_right(line_starts, pos) - 1
+        if raw is None:
+            yield Hit(decoded, line, pos, key=key)
+        else:
+            yield Hit(decoded, line, pos, value=raw.decode("ascii", "replace"))
+
+
+#: One raw-pass hit: (decoded, byte offset, key, raw value). ``raw`` is set (and ``key`` is
+#: None) when ``decoded`` is a time-less decode shared by every value of its shape.
+RawHit = tuple[Decoded, int, "str | None", "bytes | None"]
+
+
+def raw_hits(
+    data: bytes,
+    seen: set[bytes] | None = None,
+    finder: Callable[[bytes], tuple[Iterable[re.Match[bytes]], ...]] | None = None,
+    keys: bool = True,
+) -> Iterator[RawHit]:
+    """The hits of :func:`scan_raw`, in its order, as :data:`RawHit` tuples (not located by line).
+
+    With ``keys`` False, a signature's key is not spelled (its ``key`` is None).
+    """
     if seen is None:
         seen = set()
     u, k, g, s = _candidates(data) if finder is None else finder(data)
     # Time-less shapes decode the same way for every value of one shape: decode once, reuse.
     by_shape: dict[tuple[str | None, bytes, int], Decoded | None] = {}
-
-    def line_of(pos: int) -> int:
-        return bisect_right(line_starts, pos) - 1
+    seen_add = seen.add
+    id_groups = _ID_GROUPS
+    key_chars = _KEY_CHARS
+    lower = _LOWER
 
     for m in chain(u, k):
         group = m.lastgroup
         start = m.start()
         decoded: Decoded | None
         key: str | None = None
-        if group in _ID_GROUPS:
-            tstart = _token_start(data, start)
-            if tstart == start or (tstart > 0 and data[tstart - 1] in _KEY_CHARS):
+        if group in id_groups:
+            lo = start - 10 if start > 10 else 0
+            tstart = lo + len(data[lo:start].rstrip(lower))  # _token_start
+            if tstart == start or (tstart > 0 and data[tstart - 1] in key_chars):
                 continue
             raw = data[tstart : m.end(group)]
             if raw in seen:
                 continue
-            seen.add(raw)
+            seen_add(raw)
             pos = tstart
             prefix = data[tstart:start]
             if group == "b58" and _random_anthropic(raw, start - tstart):
@@ -155,7 +180,7 @@ def scan_raw(
                 if skey in by_shape:
                     base = by_shape[skey]
                     if base is not None:
-                        yield Hit(base, line_of(pos), pos, value=raw.decode("ascii", "replace"))
+                        yield base, pos, None, raw
                     continue
                 decoded = _decode_id(raw.decode("ascii", "replace"))
                 if decoded is not None and decoded.time is None and not decoded.problems:
@@ -166,7 +191,7 @@ def scan_raw(
                 if skey in by_shape:
                     base = by_shape[skey]
                     if base is not None:
-                        yield Hit(base, line_of(pos), pos, value=raw.decode("ascii", "replace"))
+                        yield base, pos, None, raw
                     continue
                 decoded = _decode_id(raw.decode("ascii", "replace"))
                 if decoded is None or (decoded.time is None and not decoded.problems):
@@ -180,14 +205,14 @@ def scan_raw(
             tag = keyb + b"=" + (b"null" if val == b"null" else b"set")
             if tag in seen:
                 continue
-            seen.add(tag)
+            seen_add(tag)
             key = keyb.decode("ascii", "replace")
             decoded = d.decode_key(key, None if val == b"null" else "…")
             pos = kstart
         elif group == "tag":
             if b"gpt_responses_v1" in seen:
                 continue
-            seen.add(b"gpt_responses_v1")
+            seen_add(b"gpt_responses_v1")
             found = [x for x in d.decode_string("gpt_responses_v1") if x.detector == "muse-gpt-responses-tag"]
             decoded = found[0] if found else None
             pos = _token_start(data, start)
@@ -195,7 +220,7 @@ def scan_raw(
             raw = m.group("idv")
             if raw in seen:
                 continue
-            seen.add(raw)
+            seen_add(raw)
             kstart = _key_start(data, start)
             key = data[kstart : start + 3].decode("ascii", "replace")
             decoded = d.classify_tool_id(raw.decode("ascii", "replace"))
@@ -203,16 +228,16 @@ def scan_raw(
         else:
             continue
         if decoded is not None:
-            yield Hit(decoded, line_of(pos), pos, key=key)
+            yield decoded, pos, key, None
 
     for m in g:
         raw = m.group()
         if raw in seen:
             continue
-        seen.add(raw)
+        seen_add(raw)
         decoded = d.decode_fernet(raw.decode("ascii"))
         if decoded is not None:
-            yield Hit(decoded, line_of(m.start()), m.start())
+            yield decoded, m.start(), None, None
 
     empty: Decoded | None = None
     for m in s:
@@ -221,19 +246,22 @@ def scan_raw(
             sig_tag = b"sig:" + raw[:200]
             if sig_tag in seen:
                 continue
-            seen.add(sig_tag)
+            seen_add(sig_tag)
             decoded = d.decode_signature_value(raw.decode("utf-8", "replace"))
             if decoded is not None and decoded.value.encode("utf-8", "replace") in seen:
                 continue  # the token inside the wrapper was already found by the Fernet pass
         else:  # every empty signature counts (unsigned reasoning), and decodes alike
-            seen.add(b"sig:")
+            seen_add(b"sig:")
             if empty is None:
                 empty = d.decode_signature_value("")
             decoded = empty
         if decoded is not None:
-            key_head = data[_key_start(data, m.start()) : m.start()]
-            key = key_head.decode("ascii", "replace") + "ignature" if key_head else "signature"
-            yield Hit(decoded, line_of(m.start("sig")), m.start("sig"), key=key)
+            key = None
+            if keys:
+                mstart = m.start()
+                key_head = data[_key_start(data, mstart) : mstart]
+                key = key_head.decode("ascii", "replace") + "ignature" if key_head else "signature"
+            yield decoded, m.start("sig"), key, None
 
 
 def candidates_re(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:

@@ -57,4 +57,5 @@ class Decoded:
     @property
     def genuine(self) -> bool:
         """True when no check failed (a truncated blob still counts as genuine framing)."""
-        return not [p for p in self.problems if p != "truncated"]
+        problems = self.problems
+        return not problems or all(p == "truncated" for p in problems)

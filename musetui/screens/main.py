@@ -22,7 +22,6 @@ from textual.markup import escape
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
-from textual.widgets.tree import TreeNode
 from textual.worker import Worker, get_current_worker
 
 from musetui.clipboard import copy_text
@@ -51,7 +50,7 @@ from musetui.widgets.panes import PANES, DetailPane, PaneContext
 from musetui.widgets.session_tree import (
     LEGEND,
     SORTS,
-    NodeData,
+    Node,
     SessionTree,
     provider_label,
     route_label,
@@ -401,6 +400,7 @@ class MainScreen(Screen[None]):
         self.last_copied = ""
         self._open_timer: Timer | None = None
         self._pane_timer: Timer | None = None
+        self._pane_generation = 0
         self._opening_key: str | None = None
         self._provider_counts: Counter[str] = Counter()
         self._index_worker: Worker[None] | None = None
@@ -739,6 +739,7 @@ class MainScreen(Screen[None]):
             self._go_flagged(step, keep_part=True)
         self.query_one(MuseHeader).progress = ""
         self._update_header(recount=True)
+        self._pane_generation += 1  # (fleet flags and notes were set on the summaries in place)
         self._refresh_panes()
         search = self._search_screen()
         if search is not None:
@@ -804,6 +805,7 @@ class MainScreen(Screen[None]):
             self.opened = None
             self._set_items_title(current)
             self._start_open(current)
+        self._pane_generation += 1
         self._refresh_panes()
         search = self._search_screen()
         if search is not None:
@@ -865,8 +867,8 @@ class MainScreen(Screen[None]):
     # ------------------------------------------------------------------ opening sessions
 
     @on(SessionTree.NodeHighlighted)
-    def _node_highlighted(self, event: SessionTree.NodeHighlighted[NodeData]) -> None:
-        node: TreeNode[NodeData] = event.node
+    def _node_highlighted(self, event: SessionTree.NodeHighlighted) -> None:
+        node: Node = event.node
         if node is not self.session_tree.cursor_node:
             return  # stale: the tree re-posts highlights when lines move under the cursor
         data = node.data
@@ -1110,6 +1112,7 @@ class MainScreen(Screen[None]):
             session_decoded_capped=self.session_decoded_capped,
             session_reasoning=self.session_reasoning,
             hit_terms=self.items.hit_terms.get(item.line, ()) if item is not None else (),
+            generation=self._pane_generation,
         )
 
     def _refresh_panes(self) -> None:
@@ -1151,7 +1154,7 @@ class MainScreen(Screen[None]):
 
     def flagged_order(self) -> list[SessionSummary]:
         """Flagged sessions in the order o visits them: outliers first, then other flags."""
-        order = self.session_tree.ordered()
+        order = self.session_tree.flagged_sessions()
         outliers = [s for s in order if "outlier" in s.attribution.flags]
         others = [s for s in order if s.attribution.flags and "outlier" not in s.attribution.flags]
         return outliers + others

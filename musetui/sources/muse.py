@@ -43,6 +43,7 @@ KNOWN_EVENTS = frozenset(
 
 
 _EVENT_KIND = b'"event":{"kind":"'
+_EVENT_KIND_LEN = len(_EVENT_KIND)
 #: Event kinds whose records carry nothing for the summary (the observer can skip them).
 _PLAIN_EVENTS = frozenset(
     {b"started", b"reasoning_committed", b"assistant_tool_calls_committed",
@@ -69,11 +70,15 @@ class MuseProbe(Probe):
         return _event_kind(line) not in _PLAIN_EVENTS
 
     def glean(self, line: bytes, observer: Observer) -> bool:
-        kind = _event_kind(line)
-        if kind == b"started" and observer.summary.title is None:
-            return True
+        j = line.find(_EVENT_KIND, 0, 400)  # _event_kind, inline: this runs for every Muse line
+        kind: bytes | None = None
+        if j >= 0:
+            j += _EVENT_KIND_LEN
+            k = line.find(b'"', j)
+            if k >= 0:
+                kind = line[j:k]
         if kind in _PLAIN_EVENTS:
-            return False
+            return kind == b"started" and observer.summary.title is None
         if kind == b"model_completed":
             model = find_string_value(line, b'"model":"')
             if model is not None and b"\\" not in model:

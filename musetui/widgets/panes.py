@@ -13,13 +13,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 import orjson
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
+from rich.segment import Segment
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
-from textual.app import ComposeResult
+from textual import events
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
-from textual.widgets import Static
+from textual.geometry import Size
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from musetui.fingerprints.attribution import fmt_delta
 from musetui.fingerprints.types import Decoded
@@ -75,13 +78,28 @@ class PaneContext:
     session_decoded_capped: bool = False
     session_reasoning: Sequence[tuple[int, int, str, str]] | None = None
     hit_terms: Sequence[str] = ()
+    #: Bumped by the screen when summaries may have changed in place (fleet flags, notes).
+    generation: int = 0
+
+
+def _same(a: tuple[object, ...], b: tuple[object, ...] | None) -> bool:
+    """True when two dependency tuples hold the very same objects (equal values for scalars)."""
+    if b is None or len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if x is y:
+            continue
+        if type(x) is type(y) and isinstance(x, int | str | float) and x == y:
+            continue
+        return False
+    return True
 
 
 class Doc:
     """A pane's content: renderables for the screen, and the same content as plain text."""
 
     def __init__(self) -> None:
-        self.parts: list[RenderableType] = []
+        self.parts: list[RenderableType | Rows] = []
         self.lines: list[str] = []
         self.highlighted = 0
 
@@ -104,17 +122,12 @@ class Doc:
         """Aligned ``label  value`` rows; wrapped values keep their column."""
         if not rows:
             return self
-        grid = Table.grid(padding=(0, 1), pad_edge=False)
-        grid.add_column(width=max(0, indent - 1) or None, no_wrap=True)
-        grid.add_column(
-            style="dim", no_wrap=True, min_width=min(LABEL_W, max(len(k) for k, _ in rows))
-        )
-        grid.add_column(ratio=1, overflow="fold")
+        block = Rows(indent, min(LABEL_W, max(len(k) for k, _ in rows)))
         for k, v in rows:
             value = v if isinstance(v, Text) else Text(clean(v))
-            grid.add_row("", Text(clean(k, 24)), value)
+            block.rows.append((Text(clean(k, 24)), value))
             self.lines.append(f"{k} {value.plain}")
-        self.parts.append(grid)
+        self.parts.append(block)
         return self
 
     def syntax(self, code: str, highlights: Sequence[str] = ()) -> Doc:
@@ -148,6 +161,81 @@ class Doc:
     @property
     def plain(self) -> str:
         return "\n".join(self.lines)
+
+    def render(self, console: Console, width: int) -> list[Strip]:
+        """The Doc as lines of ``width`` cells (styles of the parts only; the pane adds its base)."""
+        options = console.options.update(width=width, min_width=width, max_width=width, height=None)
+        out: list[Strip] = []
+        run: list[RenderableType] = []
+
+        def flush() -> None:
+            if run:
+                lines = console.render_lines(Group(*run), options, pad=True, new_lines=False)
+                out.extend(Strip(line, width) for line in lines)
+                run.clear()
+
+        for part in self.parts:
+            if isinstance(part, Rows):
+                laid = part.lines(console, width)
+                if laid is not None:
+                    flush()
+                    out.extend(laid)
+                    continue
+                part = part.table()
+            run.append(part)
+        flush()
+        return out
+
+
+@dataclass
+class Rows:
+    """Label and value rows, laid out as the grid ``table()`` draws, without building one."""
+
+    indent: int
+    label_min: int
+    rows: list[tuple[Text, Text]] = field(default_factory=list)
+
+    #: The narrowest value column laid out here; narrower panes get the rich Table.
+    MIN_VALUE: ClassVar[int] = 8
+
+    def table(self) -> Table:
+        """The rows as a rich grid (its layout is the reference for ``lines``)."""
+        grid = Table.grid(padding=(0, 1), pad_edge=False)
+        grid.add_column(width=max(0, self.indent - 1) or None, no_wrap=True)
+        grid.add_column(style="dim", no_wrap=True, min_width=self.label_min)
+        grid.add_column(ratio=1, overflow="fold")
+        for label, value in self.rows:
+            grid.add_row("", label, value)
+        return grid
+
+    def lines(self, console: Console, width: int) -> list[Strip] | None:
+        """The grid's lines at ``width``, or None where only the Table lays them out exactly."""
+        label_at = max(1, self.indent)
+        label_w = max(self.label_min, *(label.cell_len for label, _ in self.rows))
+        value_at = label_at + label_w + 1
+        value_w = width - value_at
+        if value_w < self.MIN_VALUE:
+            return None
+        dim = Style(dim=True)
+        lead = Segment(" " * label_at)
+        gap = Segment(" " * (label_w + 1))
+        out: list[Strip] = []
+        for label, value in self.rows:
+            head = [lead, *Segment.apply_style(_segments(console, label), dim)]
+            head.append(Segment(" " * (value_at - label_at - label.cell_len)))
+            wrapped = value.wrap(console, value_w, overflow="fold") if value.plain else [Text("")]
+            for n, line in enumerate(wrapped):
+                segments = [*(head if n == 0 else (lead, gap)), *_segments(console, line)]
+                out.append(Strip(segments).extend_cell_length(width).crop(0, width))
+        return out
+
+
+def _segments(console: Console, text: Text) -> list[Segment]:
+    """One line of Text as segments, its own style under its spans (as rich draws it)."""
+    segments = list(text.render(console, end=""))
+    if text.style and not text.spans:  # (render() applies the base style only with spans)
+        return list(Segment.apply_style(segments, console.get_style(text.style)))
+    return segments
 
 
 def _who(provider: str | None, host: str | None) -> str:
@@ -205,8 +293,12 @@ def decoded_doc(
     return doc
 
 
-class DetailPane(VerticalScroll):
-    """A scrolling pane with one Static body, re-rendered when its context changes."""
+class DetailPane(ScrollView):
+    """A scrolling pane drawn with the Line API: its Doc is rendered to lines once per width.
+
+    A ``Static`` holding rich Tables was rendered again for every reflow (once to measure its
+    height, once to draw it); here a change of context costs one render of the visible pane.
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -234,9 +326,7 @@ class DetailPane(VerticalScroll):
         padding: 0 1;
         scrollbar-size-vertical: 1;
         overflow-x: hidden;
-    }
-    DetailPane > Static {
-        width: 1fr;
+        overflow-y: auto;
     }
     """
 
@@ -244,13 +334,13 @@ class DetailPane(VerticalScroll):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self._body = Static("", markup=False)
         self._ctx = PaneContext()
         self._dirty = True
+        self._built_from: tuple[object, ...] | None = None
+        self._doc = Doc()
+        self._lines: list[Strip] = []
+        self._lines_width = -1
         self.plain = ""
-
-    def compose(self) -> ComposeResult:
-        yield self._body
 
     def set_context(self, ctx: PaneContext, visible: bool) -> None:
         """Remember ``ctx``; render now if the pane is visible, else when it is shown."""
@@ -260,18 +350,88 @@ class DetailPane(VerticalScroll):
             self.render_now()
 
     def render_now(self) -> None:
-        """Render the current context into the body (if it changed)."""
+        """Build the current context's Doc (if it changed) and lay it out at the pane's width."""
         if not self._dirty:
             return
         self._dirty = False
-        doc = self.build(self._ctx)
-        self.plain = doc.plain
-        self._body.update(Group(*doc.parts))
-        self.scroll_home(animate=False)
+        depends = (self._ctx.generation, *self.depends(self._ctx))
+        if _same(depends, self._built_from):
+            return
+        self._built_from = depends
+        self._doc = self.build(self._ctx)
+        self.plain = self._doc.plain
+        self._lines_width = -1
+        self.scroll_to(0, 0, animate=False, immediate=True)
+        self._layout_lines()
+        self.refresh()
 
     def build(self, ctx: PaneContext) -> Doc:
         """The content of the pane for ``ctx``."""
         raise NotImplementedError
+
+    def depends(self, ctx: PaneContext) -> tuple[object, ...]:
+        """The parts of ``ctx`` that ``build`` reads: the same parts give the same Doc."""
+        return (
+            ctx.summary,
+            ctx.display_path,
+            ctx.opened,
+            ctx.item,
+            ctx.decoded,
+            ctx.session_decoded,
+            ctx.session_decoded_capped,
+            ctx.session_reasoning,
+            ctx.hit_terms,
+        )
+
+    def _layout_lines(self) -> None:
+        """Render the Doc to lines at the content width, leaving room for a scrollbar it needs."""
+        width = self.content_region.width
+        if width <= 0 or not self.is_mounted:
+            return
+        if width == self._lines_width:
+            return
+        # A Doc taller than the pane shows a scrollbar, one column narrower: a long Doc (the
+        # costly kind) is rendered once at that width, a short one again at the full width.
+        narrower = max(1, width - self.styles.scrollbar_size_vertical)
+        lines = self._doc.render(self.app.console, narrower)
+        if len(lines) <= self.content_region.height and narrower != width:
+            lines = self._doc.render(self.app.console, width)
+        self._lines = lines
+        self._lines_width = width
+        self._set_height(len(lines))
+
+    def _set_height(self, height: int) -> None:
+        """A new content height; the screen is laid out again only when the scrollbar comes or goes.
+
+        (Setting ``virtual_size`` lays out the whole screen; a pane of fixed size needs only its
+        scrollbar updated. ``_scroll_update`` is Textual's own step for that, pinned 8.2.8.)
+        """
+        size = Size(0, height)
+        if size == self.virtual_size:
+            return
+        if (height > self.scrollable_content_region.height) != self.show_vertical_scrollbar:
+            self.virtual_size = size
+            return
+        self.set_reactive(DetailPane.virtual_size, size)
+        self._scroll_update(size)
+        self.refresh()
+
+    def _on_resize(self, event: events.Resize) -> None:
+        self._layout_lines()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self.refresh()
+
+    def render_line(self, y: int) -> Strip:
+        if self._lines_width != self.content_region.width:
+            self._layout_lines()
+        width = self.scrollable_content_region.width
+        base = self.rich_style
+        index = round(self.scroll_y) + y
+        if index >= len(self._lines):
+            return Strip.blank(width, base)
+        return self._lines[index].crop_extend(0, width, None).apply_style(base)
 
     def action_back(self) -> None:
         self.post_message(FocusBack("pane"))
@@ -291,6 +451,11 @@ class RawPane(DetailPane):
     """The raw item as pretty JSON, with its file, line and byte range."""
 
     title = "Raw"
+
+    def depends(self, ctx: PaneContext) -> tuple[object, ...]:
+        if ctx.item is None or ctx.opened is None:
+            return (ctx.summary, ctx.display_path)
+        return (ctx.summary, ctx.display_path, ctx.opened, ctx.item, ctx.hit_terms)
 
     def build(self, ctx: PaneContext) -> Doc:
         s = ctx.summary
@@ -359,6 +524,11 @@ class IdsPane(DetailPane):
 
     title = "IDs"
 
+    def depends(self, ctx: PaneContext) -> tuple[object, ...]:
+        if ctx.item is None:
+            return (ctx.summary, ctx.opened, ctx.session_decoded, ctx.session_decoded_capped)
+        return (ctx.summary, ctx.opened, ctx.item)  # (its decoded values follow from the item)
+
     def build(self, ctx: PaneContext) -> Doc:
         if ctx.summary is None:
             return _no_session()
@@ -405,6 +575,11 @@ class SignaturePane(DetailPane):
 
     title = "Signature"
 
+    def depends(self, ctx: PaneContext) -> tuple[object, ...]:
+        if ctx.item is None:
+            return (ctx.summary, ctx.opened, ctx.session_decoded, ctx.session_decoded_capped)
+        return (ctx.summary, ctx.opened, ctx.item)  # (its decoded values follow from the item)
+
     def build(self, ctx: PaneContext) -> Doc:
         if ctx.summary is None:
             return _no_session()
@@ -432,6 +607,11 @@ class ReasoningPane(DetailPane):
     """The item's reasoning: visible text; or summary + encrypted blob; or redacted."""
 
     title = "Reasoning"
+
+    def depends(self, ctx: PaneContext) -> tuple[object, ...]:
+        if ctx.item is None:
+            return (ctx.summary, ctx.session_reasoning, ctx.session_decoded_capped)
+        return (ctx.summary, ctx.opened, ctx.item)
 
     def build(self, ctx: PaneContext) -> Doc:
         s = ctx.summary
@@ -515,6 +695,9 @@ class EvidencePane(DetailPane):
     """The verdict, its confidence and flags, and every evidence record with its tag."""
 
     title = "Evidence"
+
+    def depends(self, ctx: PaneContext) -> tuple[object, ...]:
+        return (ctx.summary, ctx.item.line if ctx.item is not None else None)
 
     def build(self, ctx: PaneContext) -> Doc:
         s = ctx.summary

@@ -1,24 +1,36 @@
 """The session tree: roots and formats, then parent sessions and their subagents.
 
-Labels are rendered from the summaries on every repaint, so verdicts and flags that
-arrive late (fleet outliers are known only when indexing ends) show without rebuilding.
-Children are added lazily, when their parent is first expanded.
+A Line-API view of our own (no widget, and no layout pass, per row): the nodes hold the
+structure and the expansion state, a flat list of the visible nodes is rebuilt in one
+pass after each structural change (an expand, a re-sort, a batch of sessions), and only
+the rows on screen are rendered, each cached per (row, width, cursor, focus, hover,
+generation). A cursor move repaints two rows. Labels are rendered from the summaries,
+so verdicts and flags that arrive late (fleet outliers are known only when indexing
+ends) show without rebuilding. Children are added lazily, when their parent is first
+expanded.
 """
 
 from __future__ import annotations
 
 import itertools
+import operator
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.cells import cell_len, set_cell_size
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual import events
 from textual.binding import Binding, BindingType
+from textual.cache import LRUCache
 from textual.color import Color
-from textual.widgets import Tree
-from textual.widgets.tree import TreeNode
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from musetui.messages import FocusBack, SessionDrill
 from musetui.model import FORMATS, SessionSummary
@@ -58,6 +70,8 @@ class RootSummary:
 
 
 NodeData = Group | SessionSummary | RootSummary
+#: A run of a row's text and its style (None: the row's own).
+Piece = tuple[str, Style | None]
 
 
 def session_sort_key(s: SessionSummary) -> tuple[str, str]:
@@ -125,11 +139,111 @@ def flag_glyph(s: SessionSummary) -> str:
     return FLAG_GLYPH if flags else " "
 
 
-class SessionTree(Tree[NodeData]):
+class Node:
+    """One row of the tree (a group, a session or a fleet summary) with its children and state."""
+
+    __slots__ = ("_by_provider", "_by_size", "_by_time", "_children", "_expanded", "_line", "_seq", "_tree", "allow_expand", "data", "parent")
+
+    def __init__(
+        self,
+        tree: SessionTree,
+        parent: Node | None,
+        data: NodeData | None,
+        *,
+        expanded: bool = False,
+        allow_expand: bool = False,
+        seq: int = 0,
+    ) -> None:
+        self._tree = tree
+        self.parent = parent
+        self.data = data
+        self._children: list[Node] = []
+        self._expanded = expanded
+        self.allow_expand = allow_expand
+        self._line = -1
+        #: The session's place among its siblings as found, and its keys for each order
+        #: (see sort_sessions), read by C-level sorts (attrgetter), so a re-sort costs no Python per node.
+        self._seq = seq
+        if isinstance(data, SessionSummary):
+            self._by_time = -(data.started_at or 0.0)
+            self._by_provider = (data.attribution.provider, data.attribution.host or "")
+            self._by_size = -data.size
+
+    def __repr__(self) -> str:
+        return f"<Node {self.label.plain!r}>"
+
+    @property
+    def children(self) -> tuple[Node, ...]:
+        """The child nodes, in display order."""
+        return tuple(self._children)
+
+    @property
+    def label(self) -> Text:
+        """The node's plain name (never markup): a group's title, a session's id (or path), a fleet row."""
+        data = self.data
+        if isinstance(data, Group):
+            name = data.title
+        elif isinstance(data, SessionSummary):
+            name = data.session_id or data.path
+        elif isinstance(data, RootSummary):
+            name = data.text
+        else:
+            name = "sessions"
+        return Text(name)
+
+    @property
+    def is_expanded(self) -> bool:
+        """True when the node's children are shown."""
+        return self._expanded
+
+    @property
+    def is_root(self) -> bool:
+        """True for the (hidden) root of the tree."""
+        return self.parent is None
+
+    @property
+    def is_last(self) -> bool:
+        """True when the node is the last of its siblings (its guide ends here)."""
+        parent = self.parent
+        return parent is None or not parent._children or parent._children[-1] is self
+
+    @property
+    def line(self) -> int:
+        """The node's row in the tree, or -1 when it is not shown (an ancestor is collapsed)."""
+        return self._line if self._tree._shows(self) else -1
+
+    def expand(self) -> Node:
+        """Show the node's children (loading them on first use)."""
+        if self.allow_expand and not self._expanded:
+            self._tree._expand(self)
+            self._tree._changed()
+        return self
+
+    def collapse(self) -> Node:
+        """Hide the node's children."""
+        if self._expanded and self.parent is not None:
+            self._expanded = False
+            self._tree._changed()
+        return self
+
+    def toggle(self) -> Node:
+        """Expand a collapsed node, collapse an expanded one."""
+        return self.collapse() if self._expanded else self.expand()
+
+
+class SessionTree(ScrollView, can_focus=True):
     """Every indexed session, grouped by root and format, then parent → subagents."""
 
-    #: (the size and scrollbar state it was worked out for, the label width): see get_label_width.
-    _label_width: tuple[object, int] = (None, 0)
+    class NodeHighlighted(Message):
+        """The cursor moved to another node."""
+
+        def __init__(self, node: Node) -> None:
+            self.node = node
+            super().__init__()
+
+        @property
+        def control(self) -> SessionTree:
+            return self.node._tree
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -161,6 +275,8 @@ class SessionTree(Tree[NodeData]):
         ),
         Binding("home,g", "first", "First", show=False, id="tree.first", tooltip="First line of the tree"),
         Binding("end,G", "last", "Last", show=False, id="tree.last", tooltip="Last line of the tree"),
+        Binding("pagedown", "page_down", "Page down", show=False, id="tree.page_down", tooltip="A page down"),
+        Binding("pageup", "page_up", "Page up", show=False, id="tree.page_up", tooltip="A page up"),
         Binding(
             "space",
             "toggle_node",
@@ -169,47 +285,93 @@ class SessionTree(Tree[NodeData]):
             id="tree.toggle",
             tooltip="Expand or collapse",
         ),
+        Binding(
+            "shift+space",
+            "toggle_expand_all",
+            "Toggle siblings",
+            show=False,
+            id="tree.toggle_siblings",
+            tooltip="Expand every sibling, or collapse them all",
+        ),
+        Binding("shift+left", "cursor_parent", "Parent", show=False, id="tree.parent", tooltip="Up to the parent"),
+        Binding(
+            "shift+right",
+            "cursor_parent_next_sibling",
+            "Next of parent",
+            show=False,
+            id="tree.parent_next",
+            tooltip="The parent's next sibling",
+        ),
+        Binding(
+            "shift+up",
+            "cursor_previous_sibling",
+            "Previous sibling",
+            show=False,
+            id="tree.previous_sibling",
+            tooltip="The previous sibling (or the parent)",
+        ),
+        Binding(
+            "shift+down",
+            "cursor_next_sibling",
+            "Next sibling",
+            show=False,
+            id="tree.next_sibling",
+            tooltip="The next sibling (or the parent's next one)",
+        ),
     ]
 
     DEFAULT_CSS = """
     SessionTree {
+        background: $surface;
+        color: $foreground;
         scrollbar-size-vertical: 1;
         overflow-x: hidden;
-    }
-    SessionTree > .tree--guides, SessionTree > .tree--guides-selected,
-    SessionTree > .tree--guides-hover, SessionTree:focus > .tree--guides-selected,
-    SessionTree:focus > .tree--guides-hover {
-        color: $text-muted;
-    }
-    SessionTree > .session-tree--group {
-        color: $primary;
-        text-style: bold;
-    }
-    SessionTree > .session-tree--dim {
-        color: $text-muted;
-    }
-    SessionTree > .session-tree--outlier {
-        color: $error;
-        text-style: bold;
-    }
-    SessionTree > .session-tree--flag {
-        color: $warning;
-        text-style: bold;
+        overflow-y: auto;
+        &:focus { background-tint: $foreground 5%; }
+        & > .session-tree--guides { color: $foreground-muted; }
+        & > .session-tree--cursor {
+            text-style: $block-cursor-blurred-text-style;
+            background: $block-cursor-blurred-background;
+        }
+        &:focus > .session-tree--cursor {
+            color: $block-cursor-foreground;
+            background: $block-cursor-background;
+            text-style: $block-cursor-text-style;
+        }
+        &:nocolor > .session-tree--cursor { text-style: reverse; }
+        & > .session-tree--highlight-line { background: $block-hover-background; }
+        & > .session-tree--group {
+            color: $primary;
+            text-style: bold;
+        }
+        & > .session-tree--dim { color: $text-muted; }
+        & > .session-tree--outlier {
+            color: $error;
+            text-style: bold;
+        }
+        & > .session-tree--flag {
+            color: $warning;
+            text-style: bold;
+        }
     }
     """
 
     COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "session-tree--cursor",
+        "session-tree--guides",
+        "session-tree--highlight-line",
         "session-tree--group",
         "session-tree--dim",
         "session-tree--outlier",
         "session-tree--flag",
     }
 
+    #: Cells of indentation per level below the groups.
+    guide_depth = 2
+
     def __init__(self, root_labels: dict[str, str] | None = None, *, id: str | None = None) -> None:
-        super().__init__("sessions", id=id)
-        self.show_root = False
-        self.auto_expand = False
-        self.guide_depth = 2
+        super().__init__(id=id)
+        self.root = Node(self, None, None, expanded=True, allow_expand=True)
         self.root_labels: dict[str, str] = dict(root_labels or {})
         self.provider_filter: str | None = None
         self.flagged_only = False
@@ -217,20 +379,155 @@ class SessionTree(Tree[NodeData]):
         self._prefix_cache: dict[object, int] = {}
         self._flagged_cache: dict[str, int] = {}
         self._width_cache: tuple[int, int, int] | None = None
+        #: Under a filter, the keys of the sessions shown (matching, or above one that matches).
+        self._shown_keys: set[str] | None = None
+        #: Every session's node, kept across rebuilds: a filter toggled off again makes no node anew.
+        self._pool: dict[str, Node] = {}
         self._sessions: list[SessionSummary] = []
         self._by_key: dict[str, SessionSummary] = {}
         self._ids: dict[tuple[str, str], SessionSummary] = {}
         self._kids: dict[str, list[SessionSummary]] = {}
         self._parent_of: dict[str, str] = {}
         self._top: dict[tuple[str, str], list[SessionSummary]] = {}
-        self._group_nodes: dict[tuple[str, str], TreeNode[NodeData]] = {}
-        self._session_nodes: dict[str, TreeNode[NodeData]] = {}
+        self._group_nodes: dict[tuple[str, str], Node] = {}
+        self._session_nodes: dict[str, Node] = {}
         self._loaded: set[str] = set()
         self._final = False
         self._order_cache: list[SessionSummary] | None = None
-        self._count_cache: dict[tuple[str, str], int] | None = None
+        self._flagged_order: list[SessionSummary] | None = None
+        self._count_cache: dict[tuple[str, str], tuple[int, int]] | None = None
         self._part_styles: dict[str, Style] = {}
+        self._styles_focus: bool | None = None
         self.fleet_rows: dict[str, str] = {}  # root -> its summary row, in fleet rank order
+        #: The visible nodes, top to bottom (rebuilt by _changed after each structural change).
+        self._rows: list[Node] = []
+        self._cursor: Node | None = None
+        self.hover_line = -1
+        #: Bumped whenever a row's text may have changed (structure, labels, styles): part of the cache key.
+        self._generation = 0
+        self._strips: LRUCache[tuple[int, int, bool, bool, bool, int], Strip] = LRUCache(1024)
+
+    # ------------------------------------------------------------------ rows and cursor
+
+    def _changed(self) -> None:
+        """Lay the visible nodes out again (one pass over them), keeping the cursor on its node.
+
+        The cursor keeps its place on the screen when it was on screen; when its node is no
+        longer shown (an ancestor collapsed, or the node is gone) it moves to the nearest
+        shown ancestor, or else stays on the same line.
+        """
+        cursor = self._cursor
+        old_line = cursor._line if cursor is not None and self._shows(cursor) else -1
+        rows: list[Node] = []
+        append = rows.append
+        stack = [iter(self.root._children)]
+        while stack:
+            for node in stack[-1]:
+                node._line = len(rows)
+                append(node)
+                if node._expanded and node._children:
+                    stack.append(iter(node._children))
+                    break
+            else:
+                stack.pop()
+        self._rows = rows
+        self._generation += 1
+        self.virtual_size = Size(0, len(rows))
+        if self.scroll_y > self.max_scroll_y:
+            self.scroll_to(y=self.max_scroll_y, animate=False, force=True)
+        if cursor is not None and not self._shows(cursor):
+            target: Node | None = cursor.parent
+            while target is not None and target.parent is not None and not self._shows(target):
+                target = target.parent
+            if target is None or target.parent is None or not self._shows(target):
+                target = rows[min(max(old_line, 0), len(rows) - 1)] if rows else None
+            self._set_cursor(target)
+        elif cursor is not None and old_line >= 0 and cursor._line != old_line:
+            top = round(self.scroll_y)
+            height = self._height()
+            if top <= old_line < top + height:  # it was on screen: it stays where it was
+                self.scroll_to(y=top + cursor._line - old_line, animate=False, force=True)
+            self._scroll_cursor_visible()
+        self.refresh()
+
+    def _shows(self, node: Node) -> bool:
+        """True when ``node`` is one of the rows laid out."""
+        line = node._line
+        return 0 <= line < len(self._rows) and self._rows[line] is node
+
+    def _height(self) -> int:
+        return self.scrollable_content_region.height or self.size.height
+
+    @property
+    def last_line(self) -> int:
+        """The last row's number (-1 when the tree is empty)."""
+        return len(self._rows) - 1
+
+    @property
+    def cursor_node(self) -> Node | None:
+        """The node under the cursor."""
+        return self._cursor
+
+    @property
+    def cursor_line(self) -> int:
+        """The cursor's row, or -1 when there is no cursor."""
+        cursor = self._cursor
+        return cursor._line if cursor is not None and self._shows(cursor) else -1
+
+    @cursor_line.setter
+    def cursor_line(self, line: int) -> None:
+        self.move_cursor_to_line(line)
+
+    def get_node_at_line(self, line: int) -> Node | None:
+        """The node shown on row ``line``."""
+        return self._rows[line] if 0 <= line < len(self._rows) else None
+
+    def move_cursor_to_line(self, line: int, *, center: bool = False) -> None:
+        """Put the cursor on row ``line`` (clamped to the rows there are) and scroll it into view."""
+        if self._rows:
+            self.move_cursor(self._rows[max(0, min(line, len(self._rows) - 1))], center=center)
+
+    def move_cursor(self, node: Node | None, animate: bool = False, *, center: bool = False) -> None:
+        """Put the cursor on ``node`` and scroll it into view (centred if asked)."""
+        self._set_cursor(node)
+        self._scroll_cursor_visible(center=center)
+
+    def _set_cursor(self, node: Node | None) -> None:
+        old = self._cursor
+        old_line = self.cursor_line
+        self._cursor = node
+        if old_line >= 0:
+            self.refresh_line(old_line)
+        new_line = self.cursor_line
+        if new_line >= 0 and new_line != old_line:
+            self.refresh_line(new_line)
+        if node is not None and node is not old:
+            self.post_message(self.NodeHighlighted(node))
+
+    def _scroll_cursor_visible(self, *, center: bool = False) -> None:
+        line = self.cursor_line
+        height = self._height()
+        if line < 0 or height <= 0:
+            return
+        top = round(self.scroll_y)
+        if center:
+            self.scroll_to(y=line + 0.5 - height / 2, animate=False, force=True)
+        elif line < top:
+            self.scroll_to(y=line, animate=False, force=True)
+        elif line >= top + height:
+            self.scroll_to(y=line - height + 1, animate=False, force=True)
+
+    def _clear_nodes(self) -> None:
+        """Drop every node (the sessions stay): a rebuild follows."""
+        self.root._children = []
+        self._group_nodes = {}
+        self._session_nodes = {}
+        self._loaded = set()
+
+    def _expand(self, node: Node) -> None:
+        """Expand ``node`` (its children loaded on first use) without laying the rows out."""
+        self._load_children(node)
+        node._expanded = True
 
     # ------------------------------------------------------------------ data
 
@@ -277,9 +574,22 @@ class SessionTree(Tree[NodeData]):
 
     def _visible(self, s: SessionSummary) -> bool:
         """Shown under the filter: it matches, or one of its descendants does."""
-        if self._matches(s):
-            return True
-        return any(self._visible(c) for c in self._kids.get(s.key, []))
+        return not self.filtered or s.key in self._shown()
+
+    def _shown(self) -> set[str]:
+        """The keys shown under the filters: each match and its ancestors (one pass, cached until a change)."""
+        shown = self._shown_keys
+        if shown is None:
+            shown = set()
+            parent_of = self._parent_of
+            for s in self._sessions:
+                if self._matches(s):
+                    key: str | None = s.key
+                    while key is not None and key not in shown:
+                        shown.add(key)
+                        key = parent_of.get(key)
+            self._shown_keys = shown
+        return shown
 
     def ordered(self) -> list[SessionSummary]:
         """Every visible session in display order (groups, parents, then their subagents)."""
@@ -302,6 +612,41 @@ class SessionTree(Tree[NodeData]):
             self._order_cache = out
         return self._order_cache
 
+    def flagged_sessions(self) -> list[SessionSummary]:
+        """The flagged sessions of :meth:`ordered`, in that order, without walking every session.
+
+        Only the subtrees holding a flagged session are visited and sorted (a stable sort of
+        a subset keeps the subset's order in the whole), so ``o`` costs the flagged sessions,
+        not the tree. Cached until the sessions, filters or order change.
+        """
+        if self._flagged_order is None:
+            marked: set[str] = set()
+            for s in self._sessions:
+                if s.attribution.flags:
+                    key: str | None = s.key
+                    while key is not None and key not in marked:
+                        marked.add(key)
+                        key = self._parent_of.get(key)
+            out: list[SessionSummary] = []
+            kids = self._kids
+            stack: list[Iterator[SessionSummary]] = []
+            for gkey in reversed(self._group_order()):
+                stack.append(iter(sort_sessions([s for s in self._top.get(gkey, []) if s.key in marked], self.session_order)))
+            while stack:
+                for s in stack[-1]:
+                    if not self._visible(s):
+                        continue
+                    if s.attribution.flags:
+                        out.append(s)
+                    below = [c for c in kids.get(s.key, []) if c.key in marked]
+                    if below:
+                        stack.append(iter(sort_sessions(below, self.session_order)))
+                        break
+                else:
+                    stack.pop()
+            self._flagged_order = out
+        return self._flagged_order
+
     def _group_order(self) -> list[tuple[str, str]]:
         roots = list(self.root_labels)
         return sorted(
@@ -319,13 +664,21 @@ class SessionTree(Tree[NodeData]):
         parts = s.path.split("/")
         return parts[-2] if len(parts) >= 2 and parts[-1] == "session.jsonl" else None
 
+    def _data_changed(self) -> None:
+        self._order_cache = None
+        self._flagged_order = None
+        self._count_cache = None
+        self._shown_keys = None
+
     def add_sessions(self, batch: Iterable[SessionSummary]) -> None:
         """Add newly indexed sessions, linking them to parents already seen.
 
         The label caches are updated for what the batch touches only (its groups and parents),
-        so adding a slice costs the slice, not the whole tree.
+        and under a sort only the siblings the batch joined are sorted again, so adding a
+        slice costs the slice (and one pass over the visible rows), not the whole tree.
         """
         added: list[SessionSummary] = []
+        touched: dict[int, Node] = {}
         for s in batch:
             if s.key in self._by_key:
                 continue
@@ -339,18 +692,22 @@ class SessionTree(Tree[NodeData]):
                 self._ids.setdefault((s.root, alias), s)
             parent = self._ids.get((s.root, s.parent_session_id)) if s.parent_session_id else None
             if parent is not None and parent is not s:
-                self._link_child(parent, s)
+                self._shown_keys = None
+                pnode = self._link_child(parent, s)
             else:
                 self._top.setdefault((s.root, s.format), []).append(s)
-                self._add_top_node(s)
-        self._order_cache = None
-        self._count_cache = None
+                pnode = self._add_top_node(s)
+            if pnode is not None:
+                touched[id(pnode)] = pnode
+        if not added:
+            return
+        self._data_changed()
         for s in added:
             pk = self._parent_of.get(s.key)
             self._prefix_cache.pop(pk if pk else (s.root, s.format), None)
         if any(s.attribution.flags for s in added):
             self._flagged_cache.clear()
-        if self._width_cache is not None and added:
+        if self._width_cache is not None:
             wp, wi, wm = self._width_cache
             self._width_cache = (
                 min(16, max(wp, *(len(provider_label(s)) for s in added))),
@@ -358,7 +715,9 @@ class SessionTree(Tree[NodeData]):
                 min(32, max(wm, *(len(s.declared_model or s.label or "-") for s in added))),
             )
         if self.session_order != "path":
-            self.rebuild()
+            for pnode in touched.values():
+                self._sort_children(pnode)
+        self._changed()
 
     def remove_sessions(self, batch: Iterable[SessionSummary]) -> None:
         """Forget sessions whose files are gone (live follow), and rebuild the nodes."""
@@ -368,26 +727,31 @@ class SessionTree(Tree[NodeData]):
         self._sessions = [s for s in self._sessions if s.key not in gone]
         for key in gone:
             del self._by_key[key]
+            self._pool.pop(key, None)
         self._ids = {k: v for k, v in self._ids.items() if v.key not in gone}
         self._kids = {p: [c for c in cs if c.key not in gone] for p, cs in self._kids.items() if p not in gone}
         self._parent_of = {c: p for c, p in self._parent_of.items() if c not in gone and p not in gone}
         self._top = {
             g: kept for g, tops in self._top.items() if (kept := [s for s in tops if s.key not in gone])
         }
+        self._width_cache = None
         self.rebuild()
 
-    def _link_child(self, parent: SessionSummary, child: SessionSummary) -> None:
-        self._kids.setdefault(parent.key, []).append(child)
+    def _link_child(self, parent: SessionSummary, child: SessionSummary) -> Node | None:
+        """Record ``child`` under ``parent``; returns the parent's node when a child node was added."""
+        siblings = self._kids.setdefault(parent.key, [])
+        siblings.append(child)
         self._parent_of[child.key] = parent.key
         pnode = self._session_nodes.get(parent.key)
         if pnode is None:
-            return
+            return None
         if parent.key in self._loaded:
             if self._visible(child):
-                self._add_session_node(pnode, child)
+                self._add_session_node(pnode, child, len(siblings) - 1)
+                return pnode
         elif not pnode.allow_expand:
             pnode.allow_expand = True
-            self._invalidate()
+        return None
 
     def finalize(
         self, top: list[SessionSummary], children: dict[str, list[SessionSummary]]
@@ -405,8 +769,7 @@ class SessionTree(Tree[NodeData]):
                 self._top.setdefault((s.root, s.format), []).append(s)
             self.rebuild()
         else:
-            self._order_cache = None
-            self._count_cache = None
+            self._data_changed()
             self._prefix_cache.clear()
             self._flagged_cache.clear()
             if self.flagged_only or self.session_order != "path":
@@ -416,7 +779,8 @@ class SessionTree(Tree[NodeData]):
 
     def refresh_labels(self) -> None:
         """Repaint every label (verdicts and flags may have changed)."""
-        self._invalidate()
+        self._generation += 1
+        self.refresh()
 
     # ------------------------------------------------------------------ nodes
 
@@ -426,89 +790,111 @@ class SessionTree(Tree[NodeData]):
         label = self.root_labels.get(root) or root
         return f"{label} › {fmt}"
 
-    def _ensure_group(self, root: str, fmt: str) -> TreeNode[NodeData]:
+    def _ensure_group(self, root: str, fmt: str) -> Node:
         key = (root, fmt)
         node = self._group_nodes.get(key)
         if node is not None:
             return node
         group = Group(root, fmt, self._group_title(root, fmt))
+        node = Node(self, self.root, group, expanded=True, allow_expand=True)
         order = self._group_order()
-        before: TreeNode[NodeData] | None = None
         idx = order.index(key) if key in order else len(order)
+        siblings = self.root._children
         for later in order[idx + 1 :]:
-            if later in self._group_nodes:
-                before = self._group_nodes[later]
+            before = self._group_nodes.get(later)
+            if before is not None:
+                siblings.insert(siblings.index(before), node)
                 break
-        if before is not None:
-            node = self.root.add(Text(group.title), group, before=before, expand=True)
         else:
-            node = self.root.add(Text(group.title), group, expand=True)
+            siblings.append(node)
         self._group_nodes[key] = node
         return node
 
-    def _add_top_node(self, s: SessionSummary) -> None:
+    def _add_top_node(self, s: SessionSummary) -> Node | None:
         if not self._visible(s):
-            return
+            return None
         gnode = self._ensure_group(s.root, s.format)
-        self._add_session_node(gnode, s)
+        self._add_session_node(gnode, s, len(self._top[(s.root, s.format)]) - 1)
+        return gnode
 
-    def _add_session_node(
-        self, parent: TreeNode[NodeData], s: SessionSummary
-    ) -> TreeNode[NodeData]:
-        has_children = any(self._visible(c) for c in self._kids.get(s.key, []))
-        # A Text, never a str: Tree would parse a str label as markup (a session id is data).
-        node = parent.add(Text(s.session_id or s.path), s, allow_expand=has_children)
+    def _add_session_node(self, parent: Node, s: SessionSummary, seq: int) -> Node:
+        """A node for ``s``, the ``seq``-th of its siblings as found, after ``parent``'s last child."""
+        kids = self._kids.get(s.key)
+        has_children = bool(kids) and (not self.filtered or any(self._visible(c) for c in kids or ()))
+        node = self._pool.get(s.key)
+        if node is None or node.data is not s:
+            node = self._pool[s.key] = Node(self, parent, s, allow_expand=has_children, seq=seq)
+        else:  # (the same session's node from an earlier build, made like new)
+            node.parent = parent
+            node._children = []
+            node._expanded = False
+            node.allow_expand = has_children
+            node._seq = seq
+        parent._children.append(node)
         self._session_nodes[s.key] = node
         return node
 
-    def _load_children(self, node: TreeNode[NodeData]) -> None:
+    def _load_children(self, node: Node) -> None:
         data = node.data
         if not isinstance(data, SessionSummary) or data.key in self._loaded:
             return
         self._loaded.add(data.key)
-        for c in sort_sessions(self._kids.get(data.key, []), self.session_order):
+        for i, c in enumerate(self._kids.get(data.key, [])):
             if self._visible(c):
-                self._add_session_node(node, c)
+                self._add_session_node(node, c, i)
+        _sort_nodes(node._children, self.session_order)
 
-    def _on_tree_node_expanded(self, event: Tree.NodeExpanded[NodeData]) -> None:
-        self._load_children(event.node)
+    def clear(self) -> SessionTree:
+        """Drop every node and the cursor (the sessions stay)."""
+        self._clear_nodes()
+        self._cursor = None
+        self._changed()
+        return self
 
     def rebuild(self) -> None:
         """Rebuild every node (after a filter change or new parent links), keeping the cursor."""
         current = self.current_session()
-        expanded = {k for k, n in self._session_nodes.items() if n.is_expanded}
-        collapsed_groups = {k for k, n in self._group_nodes.items() if not n.is_expanded}
-        self.clear()
-        self._group_nodes = {}
-        self._session_nodes = {}
-        self._loaded = set()
-        self._order_cache = None
-        self._count_cache = None
+        expanded = {k for k, n in self._session_nodes.items() if n._expanded}
+        collapsed_groups = {k for k, n in self._group_nodes.items() if not n._expanded}
+        self._clear_nodes()
+        self._data_changed()
         self._prefix_cache.clear()
         self._flagged_cache.clear()
         summarised: set[str] = set()
         for gkey in self._group_order():
-            tops = [s for s in sort_sessions(self._top.get(gkey, []), self.session_order) if self._visible(s)]
+            found = self._top.get(gkey, [])
+            tops = [(i, s) for i, s in enumerate(found) if self._visible(s)] if self.filtered else list(enumerate(found))
             if not tops:
                 continue
             if gkey[0] in self.fleet_rows and gkey[0] not in summarised:
                 summarised.add(gkey[0])
                 row = RootSummary(gkey[0], self.fleet_rows[gkey[0]])
-                self.root.add_leaf(Text(row.text), row)
+                self.root._children.append(Node(self, self.root, row))
             gnode = self._ensure_group(*gkey)
-            for s in tops:
-                self._add_session_node(gnode, s)
+            for i, s in tops:
+                self._add_session_node(gnode, s, i)
+            _sort_nodes(gnode._children, self.session_order)
             if gkey in collapsed_groups:
-                gnode.collapse()
-        for key in list(expanded):
-            node = self._session_nodes.get(key)
-            if node is not None:
-                self._load_children(node)
-                node.expand()
-        if current is not None and self._visible(current):
-            self.reveal(current)
-        elif self.root.children:
-            self.move_cursor(self.root.children[0])
+                gnode._expanded = False
+        # Parents before their children: a child's node exists once its parent is loaded.
+        pending = expanded
+        while pending:
+            left = set()
+            for key in pending:
+                node = self._session_nodes.get(key)
+                if node is None:
+                    left.add(key)
+                elif node.allow_expand:
+                    self._expand(node)
+            if len(left) == len(pending):
+                break
+            pending = left
+        self._cursor = None
+        self._changed()
+        if current is not None and self._visible(current) and self.reveal(current):
+            return
+        if self.root._children:
+            self.move_cursor(self.root._children[0])
 
     def set_filter(self, provider: str | None) -> None:
         """Show only sessions attributed to ``provider`` (and their ancestors); None shows all."""
@@ -538,46 +924,27 @@ class SessionTree(Tree[NodeData]):
         self.session_order = order
         self._reorder()
 
-    def _reorder(self) -> None:
-        """Put the nodes there are in ``session_order``: siblings are re-sorted in place, none is made again.
+    def _sort_children(self, parent: Node) -> None:
+        """Put ``parent``'s child nodes in ``session_order`` (as :func:`sort_sessions` orders them)."""
+        if len(parent._children) > 1:
+            _sort_nodes(parent._children, self.session_order)
 
-        A rebuild makes every node anew, seconds for tens of thousands of sessions; an order
-        changes nothing else. (``TreeNode._children`` is Textual's list of a node's children;
-        the pinned Textual version keeps it, and the sort tests would see it change.)
-        """
+    def _reorder(self) -> None:
+        """Put the nodes there are in ``session_order``: siblings are re-sorted in place, none is made again."""
         current = self.current_session()
-        # Each parent with its siblings as found (``path`` is that order), to sort from.
-        parents: list[tuple[TreeNode[NodeData], list[SessionSummary]]] = [
-            (n, self._top.get(g, [])) for g, n in self._group_nodes.items()
-        ]
-        parents += [(n, self._kids[k]) for k, n in self._session_nodes.items() if k in self._loaded and self._kids.get(k)]
-        for parent, found in parents:
-            kids = parent._children
-            rank = {s.key: i for i, s in enumerate(sort_sessions(found, self.session_order))}
-            if not all(isinstance(c.data, SessionSummary) and c.data.key in rank for c in kids):
-                self.rebuild()
-                return
-            kids.sort(key=lambda c: rank[c.data.key])  # type: ignore[union-attr]
+        parents = list(self._group_nodes.values())
+        parents += [n for k, n in self._session_nodes.items() if k in self._loaded and n._children]
+        for parent in parents:
+            self._sort_children(parent)
         self._order_cache = None
-        self._invalidate()
+        self._flagged_order = None
+        self._changed()
         if current is not None:
             self.reveal(current)
 
-    def action_first(self) -> None:
-        """g: the first line of the tree."""
-        if self.last_line >= 0:
-            self.cursor_line = 0
-            self.scroll_home(animate=False)
-
-    def action_last(self) -> None:
-        """G: the last line of the tree."""
-        if self.last_line >= 0:
-            self.cursor_line = self.last_line
-            self.scroll_end(animate=False)
-
     def current_session(self) -> SessionSummary | None:
         """The session under the cursor, if the cursor is on a session."""
-        node = self.cursor_node
+        node = self._cursor
         if node is not None and isinstance(node.data, SessionSummary):
             return node.data
         return None
@@ -594,12 +961,10 @@ class SessionTree(Tree[NodeData]):
             yield parent
             key = self._parent_of.get(key)
 
-    def node_for(self, s: SessionSummary) -> TreeNode[NodeData] | None:
+    def node_for(self, s: SessionSummary) -> Node | None:
         """The node of ``s``, expanding (and loading) its ancestors as needed."""
-        node: TreeNode[NodeData] | None
-        if s.key in self._session_nodes:
-            node = self._session_nodes[s.key]
-        else:
+        node = self._session_nodes.get(s.key)
+        if node is None:
             chain = list(self.session_ancestors(s))
             chain.reverse()
             for anc in chain:
@@ -610,32 +975,103 @@ class SessionTree(Tree[NodeData]):
             node = self._session_nodes.get(s.key)
             if node is None:
                 return None
+        changed = False
         parent = node.parent
         while parent is not None and parent is not self.root:
-            if isinstance(parent.data, SessionSummary):
-                self._load_children(parent)
-            if not parent.is_expanded:
-                parent.expand()
+            if not parent._expanded:
+                self._expand(parent)
+                changed = True
             parent = parent.parent
+        if changed:
+            self._changed()
         return node
 
     def reveal(self, s: SessionSummary) -> bool:
-        """Move the cursor to ``s`` (expanding its ancestors); False if it is not shown."""
+        """Move the cursor to ``s`` (expanding its ancestors), centred; False if it is not shown."""
         node = self.node_for(s)
-        if node is None:
+        if node is None or not self._shows(node):
             return False
-        _ = self.last_line  # rebuild the line table so the node knows its line
-        self.center_scroll = True
-        try:
-            self.move_cursor(node)
-        finally:
-            self.center_scroll = False
+        self.move_cursor(node, center=True)
         return True
 
     # ------------------------------------------------------------------ actions
 
+    def action_cursor_down(self) -> None:
+        self.move_cursor_to_line(self.cursor_line + 1 if self._cursor is not None else 0)
+
+    def action_cursor_up(self) -> None:
+        self.move_cursor_to_line(self.cursor_line - 1 if self._cursor is not None else self.last_line)
+
+    def action_page_down(self) -> None:
+        self.move_cursor_to_line(max(0, self.cursor_line) + max(1, self._height() - 1))
+
+    def action_page_up(self) -> None:
+        self.move_cursor_to_line(max(0, self.cursor_line) - max(1, self._height() - 1))
+
+    def action_first(self) -> None:
+        """g: the first line of the tree."""
+        if self._rows:
+            self.move_cursor(self._rows[0])
+
+    def action_last(self) -> None:
+        """G: the last line of the tree."""
+        if self._rows:
+            self.move_cursor(self._rows[-1])
+
+    def action_toggle_node(self) -> None:
+        node = self._cursor
+        if node is not None and node.allow_expand:
+            node.toggle()
+
+    def action_toggle_expand_all(self) -> None:
+        """Expand every sibling of the cursor's node when all are collapsed, else collapse them all."""
+        node = self._cursor
+        if node is None or node.parent is None:
+            return
+        siblings = [n for n in node.parent._children if n.allow_expand]
+        if all(not n._expanded for n in siblings):
+            for n in siblings:
+                self._expand(n)
+        else:
+            for n in siblings:
+                n._expanded = False
+        self._changed()
+
+    def action_cursor_parent(self) -> None:
+        node = self._cursor
+        if node is not None and node.parent is not None and node.parent is not self.root:
+            self.move_cursor(node.parent)
+
+    def action_cursor_parent_next_sibling(self) -> None:
+        node = self._cursor
+        if node is not None and node.parent is not None and node.parent is not self.root:
+            target = _next_sibling(node.parent)
+            if target is not None:
+                self.move_cursor(target)
+
+    def action_cursor_previous_sibling(self) -> None:
+        node = self._cursor
+        if node is None or node.parent is None:
+            return
+        siblings = node.parent._children
+        i = siblings.index(node)
+        if i > 0:
+            self.move_cursor(siblings[i - 1])
+        elif node.parent is not self.root:
+            self.move_cursor(node.parent)
+
+    def action_cursor_next_sibling(self) -> None:
+        node = self._cursor
+        if node is None:
+            return
+        target = _next_sibling(node)
+        if target is None and node.parent is not None and node.parent is not self.root:
+            target = _next_sibling(node.parent)
+        if target is not None:
+            self.move_cursor(target)
+
     def action_drill(self) -> None:
-        node = self.cursor_node
+        node = self._cursor
         if node is None:
             return
         if isinstance(node.data, SessionSummary):
@@ -646,92 +1082,200 @@ class SessionTree(Tree[NodeData]):
             node.toggle()
 
     def action_back(self) -> None:
-        node = self.cursor_node
+        node = self._cursor
         if node is None:
             self.post_message(FocusBack("tree"))
             return
-        if node.allow_expand and node.is_expanded and node.children:
+        if node.allow_expand and node.is_expanded and node._children:
             node.collapse()
             return
         parent = node.parent
         if parent is not None and parent is not self.root:
             self.move_cursor(parent)
 
-    # ------------------------------------------------------------------ labels
+    # ------------------------------------------------------------------ mouse and focus
 
-    def render_label(self, node: TreeNode[NodeData], base_style: Style, style: Style) -> Text:
+    def _row_at(self, event: events.MouseEvent) -> tuple[int, int] | None:
+        """The (row, column) under the pointer, if it is on a row."""
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return None
+        line = round(self.scroll_y) + offset.y
+        return (line, offset.x) if 0 <= line < len(self._rows) else None
+
+    async def _on_click(self, event: events.Click) -> None:
+        at = self._row_at(event)
+        if at is None:
+            return
+        line, x = at
+        node = self._rows[line]
+        self.move_cursor(node)
+        icon = _depth(node) * self.guide_depth
+        if node.allow_expand and icon <= x < icon + 2:  # the ▸/▾ toggles
+            node.toggle()
+
+    def _on_mouse_move(self, event: events.MouseMove) -> None:
+        at = self._row_at(event)
+        self._set_hover(at[0] if at is not None else -1)
+
+    def _on_leave(self, event: events.Leave) -> None:
+        self._set_hover(-1)
+
+    def _set_hover(self, line: int) -> None:
+        old = self.hover_line
+        if line == old:
+            return
+        self.hover_line = line
+        for y in (old, line):
+            if y >= 0:
+                self.refresh_line(y)
+
+    def _on_focus(self, event: events.Focus) -> None:
+        self.refresh()
+
+    def _on_blur(self, event: events.Blur) -> None:
+        self.refresh()
+
+    def _on_resize(self, event: events.Resize) -> None:
+        self._scroll_cursor_visible()
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._part_styles.clear()
+        self._generation += 1
+
+    # ------------------------------------------------------------------ rendering
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width or self.size.width
+        focus = self.has_focus
+        if focus != self._styles_focus:  # the focused tree has its own tint and cursor colours
+            self._styles_focus = focus
+            self._part_styles.clear()
+        base = self._base()
+        line = round(self.scroll_y) + y
+        rows = self._rows
+        if not 0 <= line < len(rows):
+            return Strip.blank(width, base)
+        cursor = line == self.cursor_line
+        hover = line == self.hover_line
+        key = (line, width, cursor, focus, hover, self._generation)
+        strip = self._strips.get(key)
+        if strip is None:
+            line_style = base + self._line_hover() if hover else base
+            pieces = self.row_pieces(rows[line], cursor)
+            segments = [Segment(t, line_style + st if st else line_style) for t, st in pieces if t]
+            strip = Strip(segments).adjust_cell_length(width, line_style).simplify()
+            self._strips[key] = strip
+        return strip
+
+    def row_pieces(self, node: Node, cursor: bool = False) -> list[Piece]:
+        """The row of ``node`` as (text, style) runs: guides, the ▸/▾ icon, the label cut to the room left.
+
+        On the cursor row every cell of the label takes the cursor's readable colours: part
+        colours (provider, dim) on the cursor background fell to about 1:1. Rows are built
+        as runs, not rich ``Text``, so a screenful renders in a few milliseconds.
+        """
         data = node.data
-        on_cursor = node is self.cursor_node
         room = max(8, self._label_room(node))
+        label: list[Piece]
         if isinstance(data, Group):
-            text = self._group_label(node, data)
+            label = self._group_label(data)
         elif isinstance(data, SessionSummary):
-            text = self._session_label(data, node, room)
+            label = self._session_label(data, node, room)
         elif isinstance(data, RootSummary):
-            text = Text(clean(data.text), style=self._part("session-tree--dim"), no_wrap=True)
+            label = [(clean(data.text), self._part("session-tree--dim"))]
         else:
-            text = Text(clean(str(node.label)))
-        if on_cursor:
-            # Every cell of the cursor row takes the cursor's colours (made readable):
-            # part colours (provider, dim) on the cursor background fell to about 1:1.
-            text = Text(text.plain, style=self._cursor_style(style), no_wrap=True, end="")
-        else:
-            text.stylize_before(style)
-        if text.cell_len > room:
-            text.truncate(room, overflow="ellipsis")
+            label = [(clean(node.label.plain), None)]
+        if cursor:
+            label = [("".join(t for t, _ in label), self._cursor_style())]
+        pieces: list[Piece] = []
+        guides = _guides(node)
+        if guides:
+            pieces.append((guides, self._part("session-tree--guides")))
         if node.allow_expand:
-            icon = "▾ " if node.is_expanded else "▸ "
-            return Text.assemble((icon, base_style), text)
-        return Text.assemble(("  ", base_style), text) if isinstance(data, SessionSummary) else text
+            pieces.append(("▾ " if node._expanded else "▸ ", None))
+        elif isinstance(data, SessionSummary):
+            pieces.append(("  ", None))
+        pieces += _fit(label, room)
+        return pieces
 
-    def _label_room(self, node: TreeNode[NodeData]) -> int:
+    def _label_room(self, node: Node) -> int:
         """Cells left for a label after the guides and the expand icon."""
         width = self.scrollable_content_region.width or self.size.width or 80
         return width - _depth(node) * self.guide_depth - 2
 
-    def _cursor_style(self, style: Style) -> Style:
-        key = f"cursor-{self.has_focus}-{style.bgcolor}-{style.color}"
-        cached = self._part_styles.get(key)
+    def _base(self) -> Style:
+        style = self._part_styles.get("")
+        if style is None:
+            style = self._part_styles[""] = self.rich_style
+        return style
+
+    def _line_hover(self) -> Style:
+        style = self._part_styles.get("hover")
+        if style is None:
+            style = self._part_styles["hover"] = self.get_component_rich_style("session-tree--highlight-line")
+        return Style(bgcolor=style.bgcolor)
+
+    def _cursor_style(self) -> Style:
+        """The cursor row's style: its background, and a foreground readable on it (>= 4.5:1)."""
+        cached = self._part_styles.get("cursor")
         if cached is not None:
             return cached
-        base = self.rich_style
-        bg_rich = style.bgcolor or base.bgcolor
-        fg_rich = style.color or base.color
-        bg = Color.from_rich_color(bg_rich) if bg_rich is not None else self.background_colors[1]
-        fg = Color.from_rich_color(fg_rich) if fg_rich is not None else bg.get_contrast_text(1.0)
+        base = self._base()
+        raw = base + self.get_component_rich_style("session-tree--cursor")
+        bg = Color.from_rich_color(raw.bgcolor) if raw.bgcolor is not None else self.background_colors[1]
+        fg = Color.from_rich_color(raw.color) if raw.color is not None else bg.get_contrast_text(1.0)
         fixed = readable(fg, bg)
-        out = Style(color=fixed.rich_color, bgcolor=bg.rich_color, bold=True)
-        self._part_styles[key] = out
+        out = Style(color=fixed.rich_color, bgcolor=bg.rich_color, bold=True, reverse=raw.reverse or None)
+        self._part_styles["cursor"] = out
         return out
 
-    def _group_label(self, node: TreeNode[NodeData], group: Group) -> Text:
-        text = Text(clean(group.title), style=self._part("session-tree--group"))
-        gkey = (group.root, group.format)
-        text.append(f"  ({self._group_count(gkey)})", style=self._part("session-tree--dim"))
-        flagged = self._group_flagged(gkey)
-        if flagged:
-            text.append(f" {flagged}⚑", style=self._part("session-tree--flag"))
-        return text
+    def _provider_style(self, provider: str) -> Style:
+        key = "provider:" + provider
+        style = self._part_styles.get(key)
+        if style is None:
+            pbg = self.background_colors[1]
+            style = provider_style(self.app.theme_variables, provider, pbg) + Style(bold=True)
+            self._part_styles[key] = style
+        return style
 
-    def _group_count(self, gkey: tuple[str, str]) -> int:
-        """Sessions shown under a group (tops and their descendants), cached until the next change."""
+    def _group_label(self, group: Group) -> list[Piece]:
+        count, flagged = self._group_stats((group.root, group.format))
+        style = self._part("session-tree--group")  # (under the count and flags too: bold)
+        label: list[Piece] = [
+            (clean(group.title), style),
+            (f"  ({count})", style + self._part("session-tree--dim")),
+        ]
+        if flagged:
+            label.append((f" {flagged}⚑", style + self._part("session-tree--flag")))
+        return label
+
+    def _group_stats(self, gkey: tuple[str, str]) -> tuple[int, int]:
+        """Sessions shown under a group (tops and their descendants) and how many are flagged.
+
+        One pass over the group, cached until the next change of the sessions or filters.
+        """
         if self._count_cache is None:
             self._count_cache = {}
-        count = self._count_cache.get(gkey)
-        if count is None:
-            tops = [s for s in self._top.get(gkey, []) if self._visible(s)]
-            count = len(tops) + sum(1 for s in tops for _ in self._descendants(s))
-            self._count_cache[gkey] = count
-        return count
-
-    def _group_flagged(self, gkey: tuple[str, str]) -> int:
-        key = f"group:{gkey[0]}\0{gkey[1]}"
-        n = self._flagged_cache.get(key)
-        if n is None:
-            tops = [s for s in self._top.get(gkey, []) if self._visible(s)]
-            n = sum(1 for s in tops if s.attribution.flags) + sum(self.flagged_inside(s) for s in tops)
-            self._flagged_cache[key] = n
-        return n
+        stats = self._count_cache.get(gkey)
+        if stats is None:
+            kids = self._kids
+            filtered = self.filtered
+            count = flagged = 0
+            stack = list(self._top.get(gkey, []))
+            while stack:
+                s = stack.pop()
+                if filtered and not self._visible(s):
+                    continue
+                count += 1
+                if s.attribution.flags:
+                    flagged += 1
+                below = kids.get(s.key)
+                if below:
+                    stack.extend(below)
+            stats = self._count_cache[gkey] = (count, flagged)
+        return stats
 
     def flagged_inside(self, s: SessionSummary) -> int:
         """How many descendants of ``s`` are flagged (shown on a collapsed parent)."""
@@ -740,17 +1284,6 @@ class SessionTree(Tree[NodeData]):
             n = sum(1 for d in self._descendants(s) if d.attribution.flags)
             self._flagged_cache[s.key] = n
         return n
-
-    def get_label_width(self, node: TreeNode[NodeData]) -> int:
-        """Labels fit the widget's width (they are cut to it), so no row scrolls sideways.
-
-        Asked for every line when the tree lays its lines out: the width is worked out once
-        per size and scrollbar state, not once per line.
-        """
-        key = (self.outer_size, self.show_vertical_scrollbar)
-        if self._label_width[0] != key:
-            self._label_width = (key, max(8, (self.scrollable_content_region.width or self.size.width or 40) - 8))
-        return self._label_width[1]
 
     def _descendants(self, s: SessionSummary) -> Iterator[SessionSummary]:
         for c in self._kids.get(s.key, []):
@@ -764,12 +1297,7 @@ class SessionTree(Tree[NodeData]):
             style = self._part_styles[name] = component_style(self, name)
         return style
 
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self._part_styles.clear()
-        self._label_width = (None, 0)
-
-    def _prefix_length(self, node: TreeNode[NodeData]) -> int:
+    def _prefix_length(self, node: Node) -> int:
         parent = node.parent
         data = parent.data if parent is not None else None
         if isinstance(data, SessionSummary):
@@ -785,16 +1313,15 @@ class SessionTree(Tree[NodeData]):
             n = self._prefix_cache[cache_key] = unique_prefix_length(_ident(s) for s in siblings)
         return n
 
-    def _session_label(self, s: SessionSummary, node: TreeNode[NodeData] | None = None, room: int = 200) -> Text:
-        """``⚑ 01a05efe-0 09-01 22:01 openai/azure   14 muse-special  Audit site/ for…``."""
+    def _session_label(self, s: SessionSummary, node: Node | None = None, room: int = 200) -> list[Piece]:
+        """``⚑ 01a05efe-0 09-01 22:01 openai/azure   14 muse-special  Audit site/ for…``, as runs."""
         dim = self._part("session-tree--dim")
         glyph = flag_glyph(s)
+        glyph_style: Style | None = None
         if glyph == OUTLIER_GLYPH:
             glyph_style = self._part("session-tree--outlier")
         elif glyph == FLAG_GLYPH:
             glyph_style = self._part("session-tree--flag")
-        else:
-            glyph_style = Style()
         ident = id_prefix(_ident(s), self._prefix_length(node) if node is not None else MIN_PREFIX)
         provider = provider_label(s)
         model_full = clean(s.declared_model or s.label or "-", 60)
@@ -810,31 +1337,27 @@ class SessionTree(Tree[NodeData]):
         if route:  # (it takes the model's room, not the time's: the columns stay aligned)
             base += len(route) + 1
         model = clean(model_full, max(4, room - base)) if len(model_full) > room - base else model_full
-        text = Text(end="", no_wrap=True)
-        text.append(glyph + " ", style=glyph_style)
-        text.append(ident)
-        text.append(" ")
+        pstyle = self._provider_style(s.attribution.provider)
+        out: list[Piece] = [(glyph + " ", glyph_style), (ident + " ", None)]
         if show_time:
-            text.append(when(s.started_at), style=dim)
-            text.append(" ")
-        pbg = self.background_colors[1]
-        pstyle = provider_style(self.app.theme_variables, s.attribution.provider, pbg) + Style(bold=True)
-        text.append(provider.ljust(wp), style=pstyle)
-        text.append(" ")
-        text.append(str(s.items).rjust(wi), style=dim)
-        text.append(" ")
+            out.append((when(s.started_at), dim))
+            out.append((" ", None))
+        out.append((provider.ljust(wp), pstyle))
+        out.append((" ", None))
+        out.append((str(s.items).rjust(wi), dim))
+        out.append((" ", None))
         if route:  # the route before the model: it is part of the verdict, the model is what was declared
-            text.append(route + " ", style=pstyle)
-        text.append(model)
+            out.append((route + " ", pstyle))
+        out.append((model, None))
         if s.malformed_lines:
-            text.append(f" ✗{s.malformed_lines}", style=self._part("session-tree--flag"))
+            out.append((f" ✗{s.malformed_lines}", self._part("session-tree--flag")))
         if inside:
-            text.append(f" +{inside}⚑", style=self._part("session-tree--flag"))
-        spare = room - text.cell_len
-        if s.title and spare >= 12:
-            text.append("  ")
-            text.append(clean(s.title, max(0, room - text.cell_len)), style=dim)
-        return text
+            out.append((f" +{inside}⚑", self._part("session-tree--flag")))
+        used = sum(cell_len(t) for t, _ in out)
+        if s.title and room - used >= 12:
+            out.append(("  ", None))
+            out.append((clean(s.title, max(0, room - used - 2)), dim))
+        return out
 
     def _widths(self) -> tuple[int, int, int]:
         """Column widths (provider, items, model) that fit every session in the tree."""
@@ -847,14 +1370,80 @@ class SessionTree(Tree[NodeData]):
         return self._width_cache
 
 
+_BY_SEQ = operator.attrgetter("_seq")
+_BY_TIME = operator.attrgetter("_by_time")
+_BY_PROVIDER = operator.attrgetter("_by_provider")
+_BY_SIZE = operator.attrgetter("_by_size")
+
+
+def _sort_nodes(nodes: list[Node], order: str) -> None:
+    """Sort sibling session nodes in place as :func:`sort_sessions` sorts their sessions.
+
+    From the found order, by stable sorts on keys kept on the nodes: ties stay in the found
+    order, as in a fresh build, and no Python runs per node (``provider`` is by provider and
+    host, then newest first: two stable passes).
+    """
+    if len(nodes) < 2:
+        return
+    nodes.sort(key=_BY_SEQ)
+    if order == "time":
+        nodes.sort(key=_BY_TIME)
+    elif order == "provider":
+        nodes.sort(key=_BY_TIME)
+        nodes.sort(key=_BY_PROVIDER)
+    elif order == "size":
+        nodes.sort(key=_BY_SIZE)
+
+
+def _fit(pieces: list[Piece], room: int) -> list[Piece]:
+    """The runs cut to ``room`` cells, the last one kept ending in ``…`` (as ``Text.truncate`` does)."""
+    if sum(cell_len(t) for t, _ in pieces) <= room:
+        return pieces
+    out: list[Piece] = []
+    left = room - 1
+    for text, style in pieces:
+        n = cell_len(text)
+        if n <= left:
+            out.append((text, style))
+            left -= n
+            continue
+        if left > 0:
+            out.append((set_cell_size(text, left), style))
+        out.append(("…", style))
+        break
+    return out
+
+
 def _ident(s: SessionSummary) -> str:
     return s.session_id or os.path.basename(s.path)
 
 
-def _depth(node: TreeNode[NodeData]) -> int:
+def _depth(node: Node) -> int:
+    """Levels below the groups (a group is 0, a session under it 1, a subagent 2 …)."""
     depth = 0
     parent = node.parent
     while parent is not None and parent.parent is not None:
         depth += 1
         parent = parent.parent
     return depth
+
+
+def _guides(node: Node) -> str:
+    """The guide cells before a node's row: ``│ `` or blanks per ancestor level, then ``├ `` or ``└ ``."""
+    parent = node.parent
+    if parent is None or parent.parent is None:
+        return ""
+    cells = ["└ " if node.is_last else "├ "]
+    while parent is not None and parent.parent is not None and parent.parent.parent is not None:
+        cells.append("  " if parent.is_last else "│ ")
+        parent = parent.parent
+    return "".join(reversed(cells))
+
+
+def _next_sibling(node: Node) -> Node | None:
+    parent = node.parent
+    if parent is None:
+        return None
+    siblings = parent._children
+    i = siblings.index(node)
+    return siblings[i + 1] if i + 1 < len(siblings) else None

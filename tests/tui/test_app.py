@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -49,9 +50,17 @@ async def test_first_paint_fills_the_tree(sample_root: str) -> None:
         assert "avocado-1.3" in rows and "meta" in rows
 
 
-async def test_o_pressed_before_indexing_ends_jumps_when_it_ends(sample_root: str) -> None:
+async def test_o_pressed_before_indexing_ends_jumps_when_it_ends(sample_root: str, tmp_path: Path) -> None:
     """o then 5 typed at once on start: the outlier is selected when indexing ends, its evidence shown."""
-    app = MuseApp([sample_root])
+    # The sample alone is indexed within the first frame (read ahead while the app starts), so
+    # the keys would come too late on a busy machine: 300 more sessions keep the index going.
+    tree = tmp_path / "tree"
+    shutil.copytree(sample_root, tree / "sample")
+    parent = next(Path(sample_root).glob("muse-vm/sessions/*/session.jsonl")).read_bytes()
+    for n in range(300):
+        (tree / "zz-vm" / "sessions" / f"{n:03}").mkdir(parents=True)
+        (tree / "zz-vm" / "sessions" / f"{n:03}" / "session.jsonl").write_bytes(parent)
+    app = MuseApp([str(tree)])
     async with app.run_test(size=(80, 24)) as pilot:
         scr = main(app)
         assert not scr.finished, "indexing already over: the test would not cover a deferred o"

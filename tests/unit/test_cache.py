@@ -420,3 +420,32 @@ def test_outcomes_and_states_pickle_by_fields_and_round_trip(sample_dir: Path) -
         assert again == obj
     assert isinstance(out.summary, SessionSummary) and isinstance(out.summary.attribution.evidence[0], Evidence)
     assert isinstance(out, Outcome)
+
+
+def test_light_outcome_keeps_every_field_it_carries(sample_dir: Path) -> None:
+    """A light outcome (what the cache and the workers of ``scan --json`` hand back) keeps each summary field but the heavy ones."""
+    import dataclasses
+
+    from musetui.index import light_blob, outcome_from_light
+    from musetui.scanner import scan_file
+
+    dropped = {"malformed", "notes", "attribution", "stored_record"}
+    checked = 0
+    for p in sorted(sample_dir.rglob("*.jsonl")):
+        out = scan_file(str(p), p.relative_to(sample_dir).as_posix(), str(sample_dir))
+        if out.summary is None:
+            continue
+        light = outcome_from_light(light_blob(out))
+        assert light is not None and light.summary is not None
+        s, ls = out.summary, light.summary
+        for f in dataclasses.fields(s):
+            if f.name not in dropped:
+                assert getattr(ls, f.name) == getattr(s, f.name), (p, f.name)
+        a, la = s.attribution, ls.attribution
+        assert (la.provider, la.host, la.confidence, la.via, la.flags, la.summary, la.evidence) == (
+            a.provider, a.host, a.confidence, a.via, a.flags, a.summary, [],
+        )
+        assert ls.stored_record is not None and orjson.loads(ls.stored_record) == s.record()
+        assert ls.record() == s.record()
+        checked += 1
+    assert checked > 5

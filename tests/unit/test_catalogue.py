@@ -298,3 +298,54 @@ def test_catalogue_without_routes() -> None:
     assert c.lookup("FOO-1") is not None
     assert c.lookup("azure/foo-1") is None
     assert c.lookup("foo-1", provider_hint="azure") is not None
+
+
+def _names(c: Catalogue) -> list[str]:
+    """Declared names that exercise every entry and route: patterns made concrete, routed, cased."""
+    bodies = [e.pattern.replace("*", "x").replace("?", "y") for e in c.entries]
+    names = bodies + [b.upper() for b in bodies] + ["", "  ", "nothing-known", "<synthetic>"]
+    for r in c.routes:
+        names += [r.prefix, r.prefix + "nothing-known"] + [r.prefix + b for b in bodies[::3]]
+        names.append(r.prefix + c.routes[0].prefix + bodies[0])  # two routes deep
+    return names
+
+
+def _shown(entry: object) -> tuple[object, ...] | None:
+    if entry is None:
+        return None
+    return tuple(getattr(entry, k) for k in ("pattern", "provider", "host", "family", "note"))
+
+
+def test_scan_lookup_reads_the_builtin_file_as_pydantic_validates_it() -> None:
+    """The scan's pydantic-free built-in tables equal the validated ones, and every lookup agrees."""
+    from musetui.fingerprints import catalogue_lookup
+
+    validated = builtin_catalogue()
+    models, routes = catalogue_lookup.read_builtin_tables()
+    assert [_shown(m) for m in models] == [_shown(e) for e in validated.entries]
+    fields = ("prefix", "host", "provider", "fallback_provider", "note")
+    assert [tuple(getattr(r, k) for k in fields) for r in routes] == [
+        tuple(getattr(r, k) for k in fields) for r in validated.routes
+    ]
+    plain = catalogue_lookup.builtin_models()
+    hints = [None, "azure", "openai", "bedrock", "unknown-hint", *(r.prefix.rstrip("/") for r in validated.routes)]
+    names = _names(validated)
+    assert len(names) > 300
+    for name in names:
+        for hint in hints:
+            assert _shown(plain.lookup(name, hint)) == _shown(validated.lookup(name, hint)), (name, hint)
+
+
+def test_scan_lookup_validates_a_user_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a user catalogue, the scan looks names up in the validated catalogue (user entries first)."""
+    from musetui.fingerprints import catalogue_lookup
+
+    monkeypatch.setenv("MUSETUI_CONFIG_DIR", str(tmp_path / "none"))
+    assert catalogue_lookup.scan_lookup() == catalogue_lookup.builtin_models().lookup
+    write(tmp_path / "cfg", '[[model]]\npattern = "avocado-v3"\nprovider = "xai"\nfamily = "ZZ"\n')
+    monkeypatch.setenv("MUSETUI_CONFIG_DIR", str(tmp_path / "cfg"))
+    entry = catalogue_lookup.scan_lookup()("avocado-v3")
+    assert isinstance(entry, CatalogueEntry) and entry.provider == "xai"
+    write(tmp_path / "cfg", '[[model]]\npattern = "zz-*"\nprovider = "facebook"\nfamily = "ZZ"\n')
+    with pytest.raises(CatalogueError, match="provider"):
+        catalogue_lookup.scan_lookup()

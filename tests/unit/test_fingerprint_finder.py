@@ -170,3 +170,22 @@ def test_only_the_id_prefixes_decode(prefix: str, body: bytes) -> None:
         assert extract._decode_id(token) is None, token
     data = b" " + token.encode() + b" "
     assert _hits(data, None) == _hits(data, extract.candidates_re)
+
+
+def test_raw_hits_without_keys_are_scan_raw_without_keys() -> None:
+    """The scanner's raw_hits(keys=False) gives scan_raw's hits (but the keys), on every hostile input.
+
+    Including inputs where a signature is the only candidate (no key is left over from the
+    id pass) and where the empty signature repeats.
+    """
+    extra = [b'{"signature":""}', b'{"a":{"signature":""},"b":{"thoughtSignature":""}}', b'"signature": "x"\n']
+    for data in [*HOSTILE, *extra]:
+        _lines, starts, _partial = scanner._split(data)
+        want = [(h.decoded, h.offset, h.value) for h in extract.scan_raw(data, starts, set())]
+        got = [
+            (dec, pos, None if raw is None else raw.decode("ascii", "replace"), key)
+            for dec, pos, key, raw in extract.raw_hits(data, set(), keys=False)
+        ]
+        assert [(d, p, v) for d, p, v, _k in got] == want, data
+        assert all(k is None for *_x, k in got if _x[0].detector in ("empty-signature", "anthropic-signature")), data
+    assert any(d.detector == "empty-signature" for d, *_ in extract.raw_hits(extra[0], set(), keys=False))

@@ -119,21 +119,23 @@ def _in_string_reference(v: str, needle: str, key: str | None, sub: str) -> str:
     return sub
 
 
-_WORDS = st.sampled_from(["rs_1", "ab", "", "x rs_1", '{"a": "rs_1"}', '["rs_1"]', "key"])
+_WORDS = st.sampled_from(["rs_1", "ab", "", "x rs_1", '{"a": "rs_1"}', '["rs_1"]', "key", '{".a": ["rs_1"]}', '[{"b": "x"}]'])
 _JSON = st.recursive(
     st.one_of(_WORDS, st.integers(), st.floats(allow_nan=False), st.booleans(), st.none()),
     lambda inner: st.one_of(
-        st.lists(inner, max_size=4), st.dictionaries(st.sampled_from(["a", "b", "key", "rs_1"]), inner, max_size=4)
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.sampled_from(["a", "b", "key", "rs_1", ".x", "", "[0]", ".."]), inner, max_size=4),
     ),
     max_leaves=25,
 )
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=3000, deadline=None)
 @given(_JSON, st.sampled_from([("rs_1", None), ("ab", None), ("", None), ("rs_1", "key"), ("x", "b")]))
 def test_field_path_is_the_plain_walk(obj: Any, needle_key: tuple[str, str | None]) -> None:
     needle, key = needle_key
     assert extract.field_path(obj, needle, key) == _find_path_reference(obj, needle, key)
+    assert extract.field_path(obj, needle, key) == extract._find_path(obj, needle, key, "", 0)  # the keyed walker too
 
 
 def test_with_value_is_replace_of_every_field() -> None:
@@ -145,3 +147,22 @@ def test_with_value_is_replace_of_every_field() -> None:
     values.update(time=1.5, fields=(("a", "b"),), problems=("p",))
     d = Decoded(**values)
     assert d.with_value("other") == replace(d, value="other")
+
+
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.one_of(
+        st.floats(min_value=-7e10, max_value=3e11, allow_nan=False),
+        st.integers(min_value=0, max_value=2**35).map(lambda s: s + 0.9995),
+        st.sampled_from([float("nan"), float("inf"), -1e20, 1e20, 253402300800.0, -62135596801.0, 0.0005, -0.0005]),
+    )
+)
+def test_iso_renders_as_isoformat_does(ts: float) -> None:
+    """model.iso spells out datetime.isoformat(timespec="milliseconds") with Z (rounding, padding, range)."""
+    from musetui.model import iso
+
+    try:
+        want: str | None = datetime.fromtimestamp(ts, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    except (OverflowError, OSError, ValueError):
+        want = None
+    assert iso(ts) == want

@@ -45,6 +45,9 @@ _ANTHROPIC_TOKEN_RE = re.compile(
 _ANTHROPIC_CANDIDATE_RE = re.compile(r"_01[1-9A-HJ-NP-Za-km-z]{20}")
 
 
+_WHERE = {"bedrock": " via AWS Bedrock", "vertex": " via Google Vertex AI"}
+
+
 def _uuid_text(b: bytes) -> str:
     """Format 16 bytes as a canonical lowercase UUID."""
     h = b.hex()
@@ -81,7 +84,7 @@ def decode_anthropic_id(s: str) -> Decoded | None:
         value = _B58_INDEX[digits[0]]
     for i in range(odd, len(digits), 2):  # two digits at a time
         value = value * 3364 + _B58_PAIRS[digits[i : i + 2]]
-    where = {"bedrock": " via AWS Bedrock", "vertex": " via Google Vertex AI"}.get(host or "", "")
+    where = _WHERE.get(host or "", "")
     fields: list[tuple[str, str]] = [("kind", kind)]
     if host:
         fields.append(("host", host))

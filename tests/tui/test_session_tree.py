@@ -1,0 +1,292 @@
+"""The session tree as a Line-API view: after every change its rows equal a fresh build,
+``o`` reveals the flagged session, the cursor stays on its session as sessions arrive, a
+cursor move repaints only the two rows it touches, and the mouse works.
+
+The sessions are indexed from a generated corpus (and the bundled sample) by the real app.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual import events
+from textual.app import App, ComposeResult
+
+from musetui.app import MuseApp
+from musetui.model import SessionSummary
+from musetui.widgets.session_tree import SORTS, Node, SessionTree
+from musetui_synth.corpus import generate
+
+from .helpers import main, press, settle
+
+SIZE = (120, 30)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A generated tree of about 2 MiB: 100 sessions of every format, two of them fleet outliers."""
+    root = tmp_path_factory.mktemp("tree") / "gen"
+    generate(root, 2.0, 3)
+    return root
+
+
+Row = tuple[str, bool, bool]
+
+
+def rows_of(tree: SessionTree) -> list[Row]:
+    """Every row: the session key (or group title), expanded, expandable."""
+    out: list[Row] = []
+    for line in range(tree.last_line + 1):
+        node = tree.get_node_at_line(line)
+        assert node is not None and node.line == line
+        name = node.data.key if isinstance(node.data, SessionSummary) else node.label.plain
+        out.append((name, node.is_expanded, node.allow_expand))
+    return out
+
+
+def texts_of(tree: SessionTree) -> list[str]:
+    """Every row's plain text, rendered at the tree's width (off screen rows too)."""
+    return ["".join(t for t, _ in tree.row_pieces(n)) for n in (tree.get_node_at_line(i) for i in range(tree.last_line + 1)) if n]
+
+
+def expanded_sessions(tree: SessionTree) -> list[SessionSummary]:
+    return [n.data for n in (tree.get_node_at_line(i) for i in range(tree.last_line + 1)) if n and n.is_expanded and isinstance(n.data, SessionSummary)]
+
+
+class OneTree(App[None]):
+    """Just a session tree, to build afresh from the sessions of another."""
+
+    def __init__(self, width: int) -> None:
+        super().__init__()
+        self.width = width
+
+    def compose(self) -> ComposeResult:
+        tree = SessionTree(id="tree")
+        tree.styles.width = self.width
+        yield tree
+
+
+async def fresh_build(tree: SessionTree) -> tuple[list[Row], list[str], str | None]:
+    """The rows, row texts and cursor session of a new tree given the same sessions and state."""
+    app = OneTree(tree.size.width)
+    async with app.run_test(size=(tree.size.width + 10, 30)) as pilot:
+        fresh = app.query_one(SessionTree)
+        fresh.root_labels = dict(tree.root_labels)
+        fresh.add_sessions(tree.sessions)
+        # The parent links the index gave (finalize), in their order: the ``path`` order is theirs.
+        fresh.finalize([s for tops in tree._top.values() for s in tops], {k: list(v) for k, v in tree._kids.items()})
+        fresh.set_filter(tree.provider_filter)
+        fresh.set_flagged_only(tree.flagged_only)
+        fresh.set_sort(tree.session_order)
+        for s in expanded_sessions(tree):
+            node = fresh.node_for(s)
+            assert node is not None
+            node.expand()
+        for gnode in tree.root.children:
+            if gnode.allow_expand and not gnode.is_expanded:
+                match = [n for n in fresh.root.children if n.label.plain == gnode.label.plain]
+                assert match
+                match[0].collapse()
+        cur = tree.current_session()
+        if cur is not None:
+            assert fresh.reveal(cur)
+        await pilot.pause()
+        got = fresh.current_session()
+        return rows_of(fresh), texts_of(fresh), got.key if got else None
+
+
+async def assert_like_fresh(tree: SessionTree, what: str) -> None:
+    rows, texts, cursor = await fresh_build(tree)
+    assert rows_of(tree) == rows, what
+    assert texts_of(tree) == texts, what
+    cur = tree.current_session()
+    assert (cur.key if cur else None) == cursor, what
+    line = tree.cursor_line
+    top = round(tree.scroll_y)
+    assert top <= line < top + tree.scrollable_content_region.height, f"{what}: the cursor is off screen"
+
+
+async def test_rows_cursor_and_expansion_after_every_sort_and_filter_equal_a_fresh_build(corpus: Path) -> None:
+    app = MuseApp([str(corpus)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        scr = main(app)
+        tree = scr.session_tree
+        parents = [s for s in tree.sessions if tree.children_of(s)]
+        assert len(parents) >= 3
+        for p in parents[:3]:  # three parents expanded, the cursor on the last one's last child
+            assert tree.reveal(tree.children_of(p)[-1])
+        tree.focus()
+        await pilot.pause()
+        await assert_like_fresh(tree, "before")
+        for order in [*SORTS[1:], SORTS[0]]:
+            before = tree.current_session()
+            await press(pilot, "s")
+            assert tree.session_order == order
+            assert tree.current_session() is before
+            await assert_like_fresh(tree, order)
+        await press(pilot, "f")
+        assert tree.flagged_only
+        await assert_like_fresh(tree, "flagged only")
+        await press(pilot, "s")  # a sort under the filter
+        await assert_like_fresh(tree, "flagged only, sorted")
+        await press(pilot, "f", "s", "s", "s")
+        assert not tree.flagged_only and tree.session_order == "path"
+        await assert_like_fresh(tree, "all again")
+
+
+async def test_o_reveals_each_flagged_session_on_screen(corpus: Path) -> None:
+    app = MuseApp([str(corpus)])
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(pilot)
+        scr = main(app)
+        tree = scr.session_tree
+        flagged = scr.flagged_order()
+        assert len(flagged) >= 2
+        assert tree.last_line + 1 > tree.scrollable_content_region.height, "the tree must be taller than the screen"
+        assert any(tree.parent_of(s) for s in flagged), "a flagged subagent: o must expand its parent"
+        visited = []
+        for _ in flagged:
+            await press(pilot, "o")
+            s = scr.current
+            assert s is not None and s.attribution.flags
+            node = tree.cursor_node
+            assert node is not None and node.data is s
+            for anc in tree.session_ancestors(s):
+                anode = tree.node_for(anc)
+                assert anode is not None and anode.is_expanded
+            top = round(tree.scroll_y)
+            assert top <= tree.cursor_line < top + tree.scrollable_content_region.height
+            row = tree.render_line(tree.cursor_line - top).text
+            assert ("⚑" in row or "!" in row) and s.attribution.provider in row
+            visited.append(s.key)
+        assert visited == [s.key for s in flagged]
+        await press(pilot, "o")  # it wraps
+        assert scr.current is not None and scr.current.key == flagged[0].key
+
+
+async def test_the_cursor_stays_on_its_session_as_sessions_arrive_and_go(corpus: Path) -> None:
+    source = MuseApp([str(corpus)])
+    async with source.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        sessions = list(main(source).session_tree.sessions)
+    app = OneTree(80)
+    async with app.run_test(size=(90, 20)) as pilot:
+        tree = app.query_one(SessionTree)
+        tree.set_sort("time")  # newer sessions go above older ones
+        first, rest = sessions[::2], sessions[1::2]
+        tree.add_sessions(first)
+        target = sorted(first, key=lambda s: -(s.started_at or 0))[len(first) // 2]
+        assert tree.reveal(target)
+        await pilot.pause()
+        on_screen = tree.cursor_line - round(tree.scroll_y)
+        for i in range(0, len(rest), 7):
+            tree.add_sessions(rest[i : i + 7])
+            await pilot.pause()
+            assert tree.current_session() is target
+            assert tree.cursor_line - round(tree.scroll_y) == on_screen, "the cursor keeps its place on the screen"
+        assert tree.cursor_line > 0
+        victims = [s for s in sessions if s is not target and tree.parent_of(s) is None and not tree.children_of(s)][:5]
+        tree.remove_sessions(victims)
+        await pilot.pause()
+        assert tree.current_session() is target
+        assert all(tree.node_for(v) is None for v in victims)
+        # The same rows as a tree given only the survivors, in the same batches.
+        fresh = SessionTree()
+        await app.mount(fresh)
+        fresh.set_sort("time")
+        fresh.add_sessions([s for s in first if s not in victims])
+        for i in range(0, len(rest), 7):
+            fresh.add_sessions([s for s in rest[i : i + 7] if s not in victims])
+        for s in expanded_sessions(tree):
+            node = fresh.node_for(s)
+            assert node is not None
+            node.expand()
+        assert rows_of(fresh) == rows_of(tree)
+
+
+async def test_a_cursor_move_repaints_only_its_two_rows(corpus: Path) -> None:
+    source = MuseApp([str(corpus)])
+    async with source.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        sessions = list(main(source).session_tree.sessions)
+    app = OneTree(80)
+    async with app.run_test(size=(90, 20)) as pilot:
+        tree = app.query_one(SessionTree)
+        tree.add_sessions(sessions)
+        tree.focus()
+        tree.move_cursor_to_line(3)
+        await pilot.pause()
+        await pilot.pause()
+        drawn: list[int] = []
+        built: list[Node] = []
+        render_line, row_pieces = tree.render_line, tree.row_pieces
+
+        def spy_line(y: int) -> Any:
+            drawn.append(y)
+            return render_line(y)
+
+        def spy_pieces(node: Node, cursor: bool = False) -> Any:
+            built.append(node)
+            return row_pieces(node, cursor)
+
+        tree.render_line = spy_line  # type: ignore[method-assign]
+        tree.row_pieces = spy_pieces  # type: ignore[method-assign]
+        await pilot.press("j")
+        await pilot.pause()
+        assert tree.cursor_line == 4
+        assert set(drawn) == {3, 4}, drawn
+        assert {n.line for n in built} == {3, 4}
+        drawn.clear()
+        built.clear()
+        await pilot.press("k", "j")  # back and forth: the rows come from the cache
+        await pilot.pause()
+        assert set(drawn) <= {3, 4} and len(built) == 0
+
+
+async def test_mouse_click_moves_the_cursor_the_icon_toggles_and_the_wheel_scrolls(corpus: Path) -> None:
+    app = MuseApp([str(corpus)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        tree = main(app).session_tree
+        parent_line = next(
+            i for i in range(tree.last_line + 1) if (n := tree.get_node_at_line(i)) and n.allow_expand and not n.is_expanded
+        )
+        node = tree.get_node_at_line(parent_line)
+        assert node is not None and parent_line < tree.scrollable_content_region.height
+        await pilot.click(tree, offset=(20, parent_line))  # on the label: the cursor moves there
+        assert tree.cursor_node is node and not node.is_expanded
+        await pilot.click(tree, offset=(2, parent_line))  # on the ▸ (after its guide): it expands
+        assert node.is_expanded and tree.cursor_node is node
+        assert tree.get_node_at_line(parent_line + 1) in node.children
+        await pilot.click(tree, offset=(2, parent_line))
+        assert not node.is_expanded
+        assert tree.scroll_y == 0
+        await pilot._post_mouse_events([events.MouseScrollDown], tree, offset=(10, 5))
+        await pilot.pause()
+        assert tree.scroll_y > 0
+        top = round(tree.scroll_y)
+        assert tree.render_line(0).text.strip() == "".join(t for t, _ in tree.row_pieces(tree.get_node_at_line(top))).strip()  # type: ignore[arg-type]
+
+
+async def test_G_and_g_scroll_to_the_ends_of_a_long_tree(corpus: Path) -> None:
+    app = MuseApp([str(corpus)])
+    async with app.run_test(size=(100, 24)) as pilot:
+        await settle(pilot)
+        tree = main(app).session_tree
+        tree.focus()
+        await press(pilot, "G")
+        height = tree.scrollable_content_region.height
+        assert tree.cursor_line == tree.last_line > height
+        assert round(tree.scroll_y) == tree.last_line - height + 1
+        await press(pilot, "pageup")
+        assert tree.cursor_line == tree.last_line - (height - 1)
+        await press(pilot, "g")
+        assert tree.cursor_line == 0 and tree.scroll_y == 0
+        await press(pilot, "space")  # the first group collapses: one row per group is left
+        groups = [n for n in tree.root.children if n.allow_expand]
+        assert not groups[0].is_expanded and tree.last_line >= len(groups) - 1
+        await press(pilot, "space")
+        assert groups[0].is_expanded
