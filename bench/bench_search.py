@@ -189,13 +189,14 @@ import os, sys, time
 sys.path.insert(0, sys.argv[1])
 from musetui.search import run_search
 corpus, query = sys.argv[2], sys.argv[3]
+workers = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[4] != "None" else None
 def cpu():
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
-sum(1 for _ in run_search([corpus], query))
+sum(1 for _ in run_search([corpus], query, workers=workers))
 c0 = cpu()
 t0 = time.perf_counter()
-n = sum(1 for _ in run_search([corpus], query))
+n = sum(1 for _ in run_search([corpus], query, workers=workers))
 print(time.perf_counter() - t0, n, cpu() - c0)
 """
 
@@ -288,10 +289,10 @@ class AppServer:
 CLI_AT = "import runpy, sys; sys.path.insert(0, {repo!r}); sys.argv[0] = 'musetui'; runpy.run_module('musetui', run_name='__main__')"
 
 
-def baseline_lib(repo: Path, corpus: Path, query: str) -> tuple[float, int, float]:
+def baseline_lib(repo: Path, corpus: Path, query: str, workers: int | None = None) -> tuple[float, int, float]:
     """Seconds, hits and CPU seconds of one in-process search by another checkout (timed in a child)."""
     out = subprocess.run(
-        [sys.executable, "-c", LIB_AT, str(repo), str(corpus), query],
+        [sys.executable, "-c", LIB_AT, str(repo), str(corpus), query, str(workers)],
         capture_output=True, text=True, check=True,
     )
     secs, n, cpu = out.stdout.split()
@@ -360,7 +361,7 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--local-gen", action="store_true", help="use the tiny local generator")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--workers", type=int, default=None)
+    ap.add_argument("--workers", type=int, default=None, help="cold lib (and its baseline): worker processes (default: musetui's choice)")
     ap.add_argument(
         "--query", action="append", default=[], help="extra musetui query (literal for rg: -F)"
     )
@@ -441,7 +442,7 @@ def main() -> int:
             clit.rss_kb.append(rss)
             clit.hits = n
             if args.baseline and base_cli is not None:
-                s, n, c = baseline_lib(args.baseline, corpus, q.musetui)
+                s, n, c = baseline_lib(args.baseline, corpus, q.musetui, args.workers)
                 blib.seconds.append(s)
                 blib.cpu.append(c)
                 blib.hits = n
