@@ -255,3 +255,59 @@ def test_invoke_model_stream_chunks_are_anthropic_events(tmp_path: Path) -> None
     (tmp_path / "s.yaml").write_bytes(_cassette(inter))
     (rec,) = _scan(tmp_path)
     assert (rec["provider"], rec["host"], rec["session_id"]) == ("anthropic", "bedrock", "msg_bdrk_01H8tV2orbi5sQVskxVthgZy")
+
+
+# ---------------------------------------------------------------------------------------------
+# The YAML loader: libyaml where it is safe, the pure-Python loader otherwise
+# ---------------------------------------------------------------------------------------------
+
+_ODD_YAML = [
+    "interactions:\n- request: {uri: 'https://api.openai.com/v1/responses'}\n",
+    "interactions:\n- response:\n    body:\n      string: '{\"id\": \"resp_1\", \"q\": \"it''s\"}'\n",
+    "interactions:\n- response: {body: {string: \"caf\\u00e9 \\t \\x1b[2J\"}}\n",
+    "interactions:\n- a: 2026-12-01T10:00:00Z\n  b: 0o17\n  c: 1_000\n  d: .inf\n  e: ~\n  f: yes\n",
+    "interactions:\n- a: |\n    line one\n    line two\n  b: >-\n    folded\n    text\n",
+    "interactions:\n- &x {k: v}\n- *x\n- *undefined\n",
+    "interactions:\n\t- tab\n",
+    "interactions: [unclosed\n",
+    "interactions:\n- k: v\n  k: duplicate\n",
+    "? complex key\n: value\ninteractions: []\n",
+    "interactions:\n- !!binary aGVsbG8=\n- !!python/object:os.system x\n",
+    "--- a\n--- b\n",
+]
+
+
+def _load_outcome(load: Any, data: bytes) -> tuple[str, Any]:
+    try:
+        return "ok", load(data)
+    except Exception as exc:  # the error and its words are part of what must agree
+        return "error", (type(exc).__name__, str(exc))
+
+
+def test_libyaml_loads_what_the_pure_python_loader_loads(real_dir: Path) -> None:
+    """The fast loader gives the same document, or the same error, on real and odd YAML."""
+    if getattr(yaml, "CSafeLoader", None) is None:
+        pytest.skip("this PyYAML was built without libyaml")
+    texts = [t.encode() for t in _ODD_YAML] + [b"interactions:\n- \xff\xfe invalid utf-8\n"]
+    texts += [p.read_bytes() for p in sorted(real_dir.rglob("*.y*ml"))]
+    assert len(texts) > len(_ODD_YAML) + 1, "no real cassettes under the fixtures"
+    fast = sum(http_capture._yaml_depth_within(t, yaml.CSafeLoader, http_capture.C_YAML_MAX_DEPTH) for t in texts)
+    assert fast > len(texts) // 2, "the libyaml path was hardly taken: the comparison would prove nothing"
+    for text in texts:
+        assert _load_outcome(http_capture._load_yaml, text) == _load_outcome(yaml.safe_load, text), text[:80]
+
+
+@pytest.mark.parametrize("body", [b"[" * 10**6 + b"]" * 10**6, b"\n    " + b"- " * 200_000 + b"x"],
+                         ids=["flow", "block"])
+def test_deeply_nested_yaml_is_a_diagnostic_not_a_crash(tmp_path: Path, body: bytes) -> None:
+    """libyaml's composer recurses in C: past the depth limit the pure-Python loader reports it."""
+    (tmp_path / "deep.yaml").write_bytes(b"interactions:\n- request: " + body + b"\n")
+    (tmp_path / "ok.yaml").write_text(
+        "interactions:\n- request: {uri: 'https://api.openai.com/v1/responses', method: POST}\n"
+        "  response: {status: {code: 200}, body: {string: '{\"id\": \"resp_68a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5\"}'}}\n",
+        encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "musetui", "scan", "--no-cache", "--json", str(tmp_path)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]  # a segfault would be -11
+    assert "deep.yaml: unreadable HTTP capture: YAML could not be loaded: RecursionError" in out.stderr
+    assert [json.loads(line)["path"] for line in out.stdout.splitlines()] == ["ok.yaml"]
