@@ -42,7 +42,11 @@ MAX_CAPTURE_BYTES = 64 * 1024 * 1024
 MAX_BODY_BYTES = 32 * 1024 * 1024
 
 _YAML_EXTS = (".yaml", ".yml")
-_INTERACTION_RE = re.compile(rb"^[ \t]*-[ \t]+(?:request|response):", re.MULTILINE)
+#: A cassette's interaction starts on a line ``- request:`` (or ``- response:``). The pattern
+#: starts with the newline, a literal, so ``re`` skips to candidates at memchr speed; the first
+#: line is matched on its own (``_interaction_starts``).
+_INTERACTION_RE = re.compile(rb"\n[ \t]*-[ \t]+(?:request|response):")
+_FIRST_INTERACTION_RE = re.compile(rb"[ \t]*-[ \t]+(?:request|response):")
 _HAR_ENTRY_RE = re.compile(rb'"startedDateTime"\s*:')
 _BEDROCK_MODEL_RE = re.compile(r"/model/([^/]+)/(?:invoke|converse)")
 _GOOGLE_MODEL_RE = re.compile(r"/models/([^/:]+):[A-Za-z]+")
@@ -50,7 +54,19 @@ _GOOGLE_MODEL_RE = re.compile(r"/models/([^/:]+):[A-Za-z]+")
 
 #: A cassette whose YAML aliases expand past this many values is refused (an alias bomb).
 MAX_NODES = 2_000_000
-_ANCHOR_RE = re.compile(rb"(?:^|[\s\[{,:-])&[^\s,\[\]{}]+")
+#: A YAML anchor: ``&name`` at the start or after whitespace or an indicator. The pattern starts
+#: with the ``&`` so that ``re`` skips to it at memchr speed; the byte before is checked in Python.
+_ANCHOR_RE = re.compile(rb"&[^\s,\[\]{}]")
+_ANCHOR_LEAD = frozenset(b" \t\r\n\x0b\x0c[{,:-")
+
+
+def _has_anchor(data: bytes) -> bool:
+    """Whether ``data`` may define a YAML anchor (so aliases may expand)."""
+    for m in _ANCHOR_RE.finditer(data):
+        i = m.start()
+        if i == 0 or data[i - 1] in _ANCHOR_LEAD:
+            return True
+    return False
 
 
 def _expanded_size(doc: Any, cap: int) -> int:
@@ -303,9 +319,14 @@ def _starts(data: bytes) -> list[int]:
     return starts
 
 
-def _spans(data: bytes, pattern: re.Pattern[bytes], count: int) -> list[tuple[int, int]]:
-    """Byte spans of ``count`` consecutive records that start where ``pattern`` matches."""
-    hits = [m.start() for m in pattern.finditer(data)]
+def _interaction_starts(data: bytes) -> list[int]:
+    """Byte offsets of the lines that start a cassette's interactions."""
+    first = [0] if _FIRST_INTERACTION_RE.match(data) else []
+    return first + [m.start() + 1 for m in _INTERACTION_RE.finditer(data)]
+
+
+def _spans(hits: list[int], data: bytes, count: int) -> list[tuple[int, int]]:
+    """Byte spans of ``count`` consecutive records that start at ``hits``."""
     if len(hits) != count:
         return [(0, len(data))] * count
     ends = [*hits[1:], len(data.rstrip())]
@@ -332,7 +353,7 @@ def parse(data: bytes, kind: str, document: Any = None) -> tuple[list[Exchange],
         if not is_har(doc):
             raise NotACapture("no log.entries")
         entries = [e for e in doc["log"]["entries"] if isinstance(e, dict)]
-        spans = _spans(data, _HAR_ENTRY_RE, len(entries))
+        spans = _spans([m.start() for m in _HAR_ENTRY_RE.finditer(data)], data, len(entries))
         return [_har_exchange(i, e, spans[i], starts) for i, e in enumerate(entries)], starts
     head = data[:65536]
     if b"interactions" not in head:
@@ -347,13 +368,13 @@ def parse(data: bytes, kind: str, document: Any = None) -> tuple[list[Exchange],
         raise CaptureError(f"not valid YAML{where}") from exc
     except (RecursionError, ValueError, TypeError) as exc:
         raise CaptureError(f"YAML could not be loaded: {type(exc).__name__}") from exc
-    if _ANCHOR_RE.search(data) and _expanded_size(doc, MAX_NODES) > MAX_NODES:
+    if _has_anchor(data) and _expanded_size(doc, MAX_NODES) > MAX_NODES:
         raise CaptureError(f"YAML aliases expand past {MAX_NODES:,} values")
     inter = doc.get("interactions") if isinstance(doc, dict) else None
     if not isinstance(inter, list) or not inter:
         raise NotACapture("no interactions")
     items = [x for x in inter if isinstance(x, dict)]
-    spans = _spans(data, _INTERACTION_RE, len(items))
+    spans = _spans(_interaction_starts(data), data, len(items))
     return [_vcr_exchange(i, x, spans[i], starts) for i, x in enumerate(items)], starts
 
 

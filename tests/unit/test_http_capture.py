@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 import struct
 import subprocess
 import sys
@@ -13,6 +14,8 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from musetui.fingerprints.decoders import (
     decode_anthropic_id,
@@ -311,3 +314,18 @@ def test_deeply_nested_yaml_is_a_diagnostic_not_a_crash(tmp_path: Path, body: by
     assert out.returncode == 0, out.stderr[-2000:]  # a segfault would be -11
     assert "deep.yaml: unreadable HTTP capture: YAML could not be loaded: RecursionError" in out.stderr
     assert [json.loads(line)["path"] for line in out.stdout.splitlines()] == ["ok.yaml"]
+
+
+_YAMLISH = st.lists(st.sampled_from(["\n", "\r\n", " ", "\t", "-", "&", "a", ",", "[", "{", ":", "request", "response",
+                                     "- request:", "  - response:", "x&y", "&a "]), max_size=30).map("".join)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_YAMLISH)
+def test_cheap_scans_match_their_regex_definitions(text: str) -> None:
+    """The memchr-friendly anchor and interaction scans find what the plain regexes define."""
+    data = text.encode()
+    anchor = re.compile(rb"(?:^|[\s\[{,:-])&[^\s,\[\]{}]+")
+    starts = re.compile(rb"^[ \t]*-[ \t]+(?:request|response):", re.MULTILINE)
+    assert http_capture._has_anchor(data) == (anchor.search(data) is not None)
+    assert http_capture._interaction_starts(data) == [m.start() for m in starts.finditer(data)]
