@@ -25,6 +25,7 @@ _KIMI_RE = re.compile(r"functions\.[A-Za-z0-9_\-.]+:\d+")
 _VLLM_RE = re.compile(r"chatcmpl-tool-[0-9a-f]{16,32}")
 _TOOLUSE_RE = re.compile(r"tooluse_[A-Za-z0-9_\-]{10,}")
 _NINE_RE = re.compile(r"[A-Za-z0-9]{9}")
+_HEX_CHARS = frozenset("0123456789abcdef")
 _GEMINI_CLI_RE = re.compile(r"[A-Za-z0-9_\-.]+-(\d{13})-[0-9a-f]{6,}")
 
 
@@ -155,7 +156,7 @@ def _classify_tool_id(s: str, strong_only: bool) -> Decoded | None:
                 "verified",
                 "9 mixed-case alphanumerics: Mistral-like",
             )
-        if has_lower and not has_upper:
+        if has_lower and not has_upper and not _HEX_CHARS.issuperset(s):
             return _tool(
                 s,
                 "9-char lowercase",
@@ -163,6 +164,16 @@ def _classify_tool_id(s: str, strong_only: bool) -> Decoded | None:
                 "weak",
                 "verified",
                 "9 lowercase alphanumerics: Groq-like",
+            )
+        if has_lower and not has_upper:
+            return _tool(
+                s,
+                "9-char hex",
+                None,
+                "weak",
+                "verified",
+                "9 lowercase hex digits: not Groq's base-36 alphabet (a Groq id is all hex about 7 "
+                "times in 10,000); Cerebras mints this shape",
             )
         return None
     if n >= 22 and "-" in s:
