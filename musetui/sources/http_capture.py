@@ -360,8 +360,10 @@ def parse(data: bytes, kind: str, document: Any = None) -> tuple[list[Exchange],
         raise NotACapture("no interactions")
     import yaml  # only captures need it
 
+    from musetui.sources.cassette_yaml import load_yaml
+
     try:
-        doc = _load_yaml(data)
+        doc = load_yaml(data)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark is not None else ""
@@ -376,50 +378,6 @@ def parse(data: bytes, kind: str, document: Any = None) -> tuple[list[Exchange],
     items = [x for x in inter if isinstance(x, dict)]
     spans = _spans(_interaction_starts(data), data, len(items))
     return [_vcr_exchange(i, x, spans[i], starts) for i, x in enumerate(items)], starts
-
-
-#: YAML nested deeper than this is loaded by PyYAML's pure-Python loader. libyaml's composer
-#: recurses in C once per level and overflows the stack (a segfault) on hostile nesting, where the
-#: Python loader raises RecursionError, which becomes a diagnostic. Real cassettes nest about 16 deep.
-C_YAML_MAX_DEPTH = 200
-
-
-def _load_yaml(data: bytes) -> Any:
-    """The YAML document of ``data``: through libyaml when it is there and the nesting is shallow.
-
-    libyaml (PyYAML's ``CSafeLoader``) loads cassettes about 25x faster than the pure-Python
-    loader, with the same constructor, so the same values. Its event stream is produced without
-    recursion, so it measures the depth first; a deep or invalid document goes to the pure-Python
-    loader, whose error (and line) is the one reported.
-    """
-    import yaml
-
-    loader = getattr(yaml, "CSafeLoader", None)
-    if loader is not None and _yaml_depth_within(data, loader, C_YAML_MAX_DEPTH):
-        try:
-            return yaml.load(data, Loader=loader)
-        except yaml.YAMLError:
-            pass  # a composer or constructor error: reported as the pure-Python loader words it
-    return yaml.safe_load(data)
-
-
-def _yaml_depth_within(data: bytes, loader: Any, limit: int) -> bool:
-    """Whether ``data`` parses as YAML with collections nested at most ``limit`` deep."""
-    import yaml
-    from yaml.events import CollectionEndEvent, CollectionStartEvent
-
-    depth = 0
-    try:
-        for event in yaml.parse(data, Loader=loader):
-            if isinstance(event, CollectionStartEvent):
-                depth += 1
-                if depth > limit:
-                    return False
-            elif isinstance(event, CollectionEndEvent):
-                depth -= 1
-    except yaml.YAMLError:
-        return False
-    return True
 
 
 def _vcr_exchange(i: int, x: dict[str, Any], span: tuple[int, int], starts: list[int]) -> Exchange:

@@ -24,7 +24,7 @@ from musetui.fingerprints.decoders import (
 )
 from musetui.index import Index
 from musetui.session import open_session
-from musetui.sources import bedrock, http_capture
+from musetui.sources import bedrock, cassette_yaml, http_capture
 
 
 def _scan(root: Path) -> list[dict[str, Any]]:
@@ -164,12 +164,15 @@ def test_har_log(tmp_path: Path) -> None:
 def test_yaml_that_is_no_cassette_is_skipped_quietly(tmp_path: Path) -> None:
     (tmp_path / "config.yaml").write_text("name: ci\nsteps:\n  - run: make\n", encoding="utf-8")
     (tmp_path / "broken.yaml").write_text("interactions:\n  - request: [unclosed\n", encoding="utf-8")
-    (tmp_path / "evil.yaml").write_text("interactions: !!python/object/apply:os.system ['true']\n", encoding="utf-8")
+    marker = tmp_path.parent / f"{tmp_path.name}-ran"
+    (tmp_path / "evil.yaml").write_text(f"interactions: !!python/object/apply:os.system ['touch {marker}']\n",
+                                        encoding="utf-8")
     index = Index([str(tmp_path)], workers=1, use_cache=False).scan()
     assert index.sessions == []
     msgs = [d.message for d in index.diagnostics]
-    assert not any("config.yaml" in d.path for d in index.diagnostics)
-    assert sum("unreadable HTTP capture" in m for m in msgs) == 2  # safe_load refuses the python tag
+    assert not any("config.yaml" in d.path or "evil.yaml" in d.path for d in index.diagnostics)
+    assert sum("unreadable HTTP capture" in m for m in msgs) == 1  # broken.yaml
+    assert not marker.exists()  # the python tag is read as data (a string), never called
 
 
 def test_real_cassette_as_har_gets_the_same_verdict(real_dir: Path, tmp_path: Path) -> None:
@@ -289,15 +292,36 @@ def _load_outcome(load: Any, data: bytes) -> tuple[str, Any]:
 
 def test_libyaml_loads_what_the_pure_python_loader_loads(real_dir: Path) -> None:
     """The fast loader gives the same document, or the same error, on real and odd YAML."""
-    if getattr(yaml, "CSafeLoader", None) is None:
+    fast, python = cassette_yaml.loaders()
+    if fast is None:
         pytest.skip("this PyYAML was built without libyaml")
     texts = [t.encode() for t in _ODD_YAML] + [b"interactions:\n- \xff\xfe invalid utf-8\n"]
     texts += [p.read_bytes() for p in sorted(real_dir.rglob("*.y*ml"))]
     assert len(texts) > len(_ODD_YAML) + 1, "no real cassettes under the fixtures"
-    fast = sum(http_capture._yaml_depth_within(t, yaml.CSafeLoader, http_capture.C_YAML_MAX_DEPTH) for t in texts)
-    assert fast > len(texts) // 2, "the libyaml path was hardly taken: the comparison would prove nothing"
+    taken = sum(cassette_yaml.depth_within(t, fast, cassette_yaml.C_YAML_MAX_DEPTH) for t in texts)
+    assert taken > len(texts) // 2, "the libyaml path was hardly taken: the comparison would prove nothing"
     for text in texts:
-        assert _load_outcome(http_capture._load_yaml, text) == _load_outcome(yaml.safe_load, text), text[:80]
+        want = _load_outcome(lambda d: yaml.load(d, Loader=python), text)
+        assert _load_outcome(cassette_yaml.load_yaml, text) == want, text[:80]
+
+
+def test_python_tags_are_data_never_calls(tmp_path: Path) -> None:
+    """aiohttp-recorded cassettes name header keys with multidict's istr: they load as strings."""
+    (tmp_path / "aiohttp.yaml").write_text(
+        "interactions:\n- request:\n    headers:\n"
+        "      ? !!python/object/apply:multidict._multidict.istr\n      - User-Agent\n      : - OpenAI/Python 1.109.1\n"
+        "    method: POST\n    uri: https://api.openai.com/v1/chat/completions\n"
+        "  response:\n    headers:\n"
+        "      ? !!python/object/new:multidict._multidict.istr\n      - openai-organization\n      : - user-abc\n"
+        "      x-run: !!python/object/apply:os.system ['touch " + str(tmp_path / "pwned") + "']\n"
+        "    status: {code: 200, message: OK}\n", encoding="utf-8")
+    doc = cassette_yaml.load_yaml((tmp_path / "aiohttp.yaml").read_bytes())
+    headers = doc["interactions"][0]["request"]["headers"]
+    assert headers == {"User-Agent": ["OpenAI/Python 1.109.1"]}
+    (rec,) = _scan(tmp_path)
+    assert (rec["format"], rec["provider"]) == ("http-capture", "openai")
+    assert any(e["detector"] == "http-header" and "openai-organization" in e["value"] for e in rec["evidence"])
+    assert not (tmp_path / "pwned").exists()
 
 
 @pytest.mark.parametrize("body", [b"[" * 10**6 + b"]" * 10**6, b"\n    " + b"- " * 200_000 + b"x"],
