@@ -337,6 +337,11 @@ def scan_bytes(
         if document is not None:
             _lines, starts, _partial = _split(data)
             return _scan_document(data, document, summary, starts, keep_offsets, attribute_session)
+    if nl < 0 or nl == len(data) - 1:  # one line: it may still be a whole capture (a minified HAR or cassette)
+        capture_doc = _one_line_capture(data)
+        if capture_doc is not None:
+            _lines, starts, _partial = _split(data)
+            return _scan_document(data, capture_doc, summary, starts, keep_offsets, attribute_session)
     state = ScanState(
         frozen=b"",
         fmt=None,
@@ -355,6 +360,17 @@ def scan_bytes(
     )
     return _scan_lines(data, summary, None, state, grew=grew, keep_offsets=keep_offsets,
                        attribute_session=attribute_session, want_state=want_state)
+
+
+def _one_line_capture(data: bytes) -> Any:
+    """The document of a one-line file that is an HTTP capture (HAR or JSON cassette), else None."""
+    if len(data) > MAX_DOCUMENT_BYTES or data.lstrip()[:1] != b"{" or (b'"request"' not in data and b'"log"' not in data):
+        return None
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    return document if sources.http_capture.is_capture_document(document) else None
 
 
 def _scan_lines(
@@ -791,7 +807,7 @@ def _scan_document(
     data: bytes, document: Any, summary: SessionSummary, starts: list[int], keep_offsets: bool, attribute_session: bool
 ) -> Outcome:
     """A whole-file JSON document (a pretty-printed API response, or a JSON array)."""
-    if sources.http_capture.is_har(document):
+    if sources.http_capture.is_capture_document(document):
         return _scan_capture(data, summary, "har", document, keep_offsets, attribute_session)
     records = document if isinstance(document, list) else [document]
     found = None

@@ -258,7 +258,7 @@ class FileSearch:
                         whole = orjson.loads(data)
                     except orjson.JSONDecodeError:
                         whole = None
-                    if whole is not None and http_capture.is_har(whole):
+                    if whole is not None and http_capture.is_capture_document(whole):
                         self._capture = True
                         whole = [r.obj for r in http_capture.records(data, self.task.path)] or None
                     if whole is not None:

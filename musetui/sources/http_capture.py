@@ -111,6 +111,36 @@ def is_har(document: Any) -> bool:
     return isinstance(log, dict) and isinstance(log.get("entries"), list)
 
 
+def _is_interaction(x: Any) -> bool:
+    """A VCR interaction: a request naming its URL, and a response with a status."""
+    if not isinstance(x, dict):
+        return False
+    req, resp = x.get("request"), x.get("response")
+    return (isinstance(req, dict) and isinstance(req.get("uri") or req.get("url"), str)
+            and isinstance(resp, dict) and "status" in resp)
+
+
+def json_interactions(document: Any) -> list[dict[str, Any]] | None:
+    """The interactions of a VCR cassette written as JSON, or None for any other document.
+
+    Two layouts are read: vcrpy's JSON serializer (``{"interactions": [...]}``) and one
+    interaction per file (``{"request": {...}, "response": {...}}``, as the Datadog test agent
+    records them).
+    """
+    if not isinstance(document, dict):
+        return None
+    inter = document.get("interactions")
+    if isinstance(inter, list):
+        items = [x for x in inter if isinstance(x, dict)]
+        return items if items and _is_interaction(items[0]) else None
+    return [document] if _is_interaction(document) else None
+
+
+def is_capture_document(document: Any) -> bool:
+    """True for a parsed JSON document that is an HTTP capture: a HAR log or a JSON cassette."""
+    return is_har(document) or json_interactions(document) is not None
+
+
 @dataclass(slots=True)
 class Exchange:
     """One request/response pair of a capture, located in the file."""
@@ -129,6 +159,7 @@ class Exchange:
     records: list[Any] = field(default_factory=list)
     body_text: str = ""
     time: float | None = None
+    container: str = "VCR cassette"  # or "HAR log"
 
     def normalized(self, body_format: str | None) -> dict[str, Any]:
         """The exchange as one plain record (what an opened item's raw view shows)."""
@@ -351,7 +382,11 @@ def parse(data: bytes, kind: str, document: Any = None) -> tuple[list[Exchange],
             except orjson.JSONDecodeError as exc:
                 raise CaptureError(f"not valid JSON: {exc}") from exc
         if not is_har(doc):
-            raise NotACapture("no log.entries")
+            inter = json_interactions(doc)
+            if inter is None:
+                raise NotACapture("no log.entries")
+            spans = [(0, len(data))] * len(inter)  # JSON has no line structure to split it by
+            return [_vcr_exchange(i, x, spans[i], starts) for i, x in enumerate(inter)], starts
         entries = [e for e in doc["log"]["entries"] if isinstance(e, dict)]
         spans = _spans([m.start() for m in _HAR_ENTRY_RE.finditer(data)], data, len(entries))
         return [_har_exchange(i, e, spans[i], starts) for i, e in enumerate(entries)], starts
@@ -449,6 +484,7 @@ def _har_exchange(i: int, e: dict[str, Any], span: tuple[int, int], starts: list
         records=records,
         body_text=text,
         time=parse_time(e.get("startedDateTime")) or _date_header(resp_headers),
+        container="HAR log",
     )
 
 
@@ -668,7 +704,7 @@ def scan(data: bytes, summary: SessionSummary, kind: str, document: Any = None) 
                     continue
                 seen.add(dec.value or f"{dec.detector}:request:{path}")
                 located.append(Located(dec, loc.line(ex, dec.value or path), "request.body." + path, ZONE_QUOTED, None))
-    summarize(exchanges, summary, kind)
+    summarize(exchanges, summary)
     return located, [ex.offset for ex in exchanges]
 
 
@@ -681,7 +717,7 @@ def _exchange_time(ex: Exchange) -> float | None:
     return ex.time
 
 
-def summarize(exchanges: list[Exchange], summary: SessionSummary, kind: str) -> None:
+def summarize(exchanges: list[Exchange], summary: SessionSummary) -> None:
     """Fill the summary fields of a capture: format, session id, declared models, times, items."""
     formats: dict[str, int] = {}
     times: list[float] = []
@@ -699,7 +735,7 @@ def summarize(exchanges: list[Exchange], summary: SessionSummary, kind: str) -> 
         if t is not None:
             times.append(t)
     summary.format = FORMAT
-    what = "HAR log" if kind == "har" else "VCR cassette"
+    what = exchanges[0].container if exchanges else "VCR cassette"
     summary.format_rule = f"http-capture: {what} with {len(exchanges)} interaction(s)"
     if summary.session_id is None:
         summary.session_id = os.path.splitext(os.path.basename(summary.path))[0]
@@ -748,7 +784,7 @@ def identify(data: bytes, summary: SessionSummary) -> bool:
     exchanges = _exchanges(data, summary.path)
     if not exchanges:
         return False
-    summarize(exchanges, summary, claims(summary.path, data) or "har")
+    summarize(exchanges, summary)
     return True
 
 

@@ -353,3 +353,38 @@ def test_cheap_scans_match_their_regex_definitions(text: str) -> None:
     starts = re.compile(rb"^[ \t]*-[ \t]+(?:request|response):", re.MULTILINE)
     assert http_capture._has_anchor(data) == (anchor.search(data) is not None)
     assert http_capture._interaction_starts(data) == [m.start() for m in starts.finditer(data)]
+
+
+def _json_interaction(uri: str, body: dict[str, Any]) -> dict[str, Any]:
+    return {"request": {"method": "POST", "url": uri, "headers": {"Content-Type": "application/json"},
+                        "body": json.dumps({"model": "mistral-small-latest"})},
+            "response": {"status": {"code": 200, "message": "OK"},
+                         "headers": {"Date": "Wed, 13 Aug 2025 15:05:41 GMT", "Content-Type": "application/json"},
+                         "body": json.dumps(body)}}
+
+
+def test_json_cassettes_are_captures(tmp_path: Path) -> None:
+    """VCR cassettes written as JSON: vcrpy's JSON serializer, and one interaction per file."""
+    body = {"id": "chatcmpl-1", "object": "chat.completion", "model": "mistral-small-latest",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}]}
+    one = _json_interaction("https://api.mistral.ai/v1/chat/completions", body)
+    (tmp_path / "single.json").write_text(json.dumps(one, indent=2), encoding="utf-8")
+    (tmp_path / "vcrpy.json").write_text(json.dumps({"interactions": [one, one], "version": 1}), encoding="utf-8")
+    (tmp_path / "not-a-capture.json").write_text(json.dumps({"request": "x", "response": {"status": 200}}), encoding="utf-8")
+    recs = {r["path"]: r for r in _scan(tmp_path)}
+    assert set(recs) == {"single.json", "vcrpy.json", "not-a-capture.json"}
+    for name, items in (("single.json", 1), ("vcrpy.json", 2)):
+        rec = recs[name]
+        assert (rec["format"], rec["provider"], rec["items"]) == ("http-capture", "mistral", items), name
+        assert rec["declared_model"] == "mistral-small-latest"
+        assert rec["started_at"] == "2025-08-13T15:05:41.000Z"
+        assert any(e["detector"] == "http-endpoint" and e["value"].startswith("api.mistral.ai") for e in rec["evidence"])
+    assert recs["not-a-capture.json"]["format"] != "http-capture"
+    index = Index([str(tmp_path)], workers=1, use_cache=False).scan()
+    (summary,) = [s for s in index.sessions if s.path == "vcrpy.json"]
+    opened = open_session(summary)
+    assert len(opened.items) == 2
+    assert opened.items[0].text.startswith("POST https://api.mistral.ai/v1/chat/completions")
+    out = subprocess.run([sys.executable, "-m", "musetui", "search", str(tmp_path), "api.mistral.ai"],
+                         capture_output=True, text=True, check=True)
+    assert "single.json" in out.stdout and "vcrpy.json" in out.stdout
