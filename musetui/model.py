@@ -42,7 +42,7 @@ Provider = Literal[
 ]
 Host = Literal["azure", "bedrock", "vertex", "fireworks"]
 #: Routers a response can pass through (the scan record's ``via``).
-Via = Literal["openrouter", "litellm", "portkey", "helicone"]
+Via = Literal["openrouter", "litellm", "portkey", "helicone", "huggingface", "snowflake"]
 PROVIDERS: tuple[str, ...] = get_args(Provider)
 HOSTS: tuple[str, ...] = get_args(Host)
 VIAS: tuple[str, ...] = get_args(Via)

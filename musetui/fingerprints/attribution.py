@@ -95,7 +95,7 @@ described in docs/fingerprints.md (shipped with musetui's source).
    blobs never decide OpenAI vs Azure; the new50 store byte is host evidence
    only for Codex, whose client policy is known (store:true only for Azure).
 
-5a. Via (openrouter, litellm, portkey, helicone, or null): the router the
+5a. Via (openrouter, litellm, portkey, helicone, huggingface, snowflake, or null): the router the
    response passed through, from its endpoint, its headers or its ids
    (OpenRouter's gen-<seconds>-<random>). A router is never the provider.
 

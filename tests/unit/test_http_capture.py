@@ -388,3 +388,20 @@ def test_json_cassettes_are_captures(tmp_path: Path) -> None:
     out = subprocess.run([sys.executable, "-m", "musetui", "search", str(tmp_path), "api.mistral.ai"],
                          capture_output=True, text=True, check=True)
     assert "single.json" in out.stdout and "vcrpy.json" in out.stdout
+
+
+@pytest.mark.parametrize(("uri", "via"), [
+    ("https://router.huggingface.co/together/v1/chat/completions", "huggingface"),
+    ("https://myorg-myaccount.snowflakecomputing.com/api/v2/cortex/v1/chat/completions", "snowflake"),
+])
+def test_gateways_are_routers_not_providers(tmp_path: Path, uri: str, via: str) -> None:
+    """A router's endpoint sets `via`; the provider stays the model's maker, never the router."""
+    body = {"id": "f1e2d3c4b5a69788", "object": "chat.completion", "model": "deepseek-ai/DeepSeek-R1",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}]}
+    inter = [{"request": {"method": "POST", "uri": uri, "headers": {}, "body": json.dumps({"model": "deepseek-ai/DeepSeek-R1"})},
+              "response": {"status": {"code": 200, "message": "OK"}, "headers": {"Content-Type": ["application/json"]},
+                           "body": {"string": json.dumps(body)}}}]
+    (tmp_path / "c.yaml").write_bytes(_cassette(inter))
+    (rec,) = _scan(tmp_path)
+    assert (rec["via"], rec["host"]) == (via, None)
+    assert rec["provider"] == "deepseek"
