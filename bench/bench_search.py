@@ -51,6 +51,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# The cold ``lib`` runs in this process: this checkout's musetui, not an installed one.
+sys.path.insert(0, str(ROOT))
 RG = shutil.which("rg") or "/usr/bin/rg"
 #: The file types musetui reads (see musetui.index); rg gets the same set.
 RG_GLOBS = [

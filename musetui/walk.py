@@ -5,7 +5,6 @@ Kept free of the scanner's dependencies so that search and other light tools can
 
 from __future__ import annotations
 
-import hashlib
 import operator
 import os
 import stat
@@ -163,6 +162,8 @@ def tree_digest(roots: Sequence[str], files: list[FileEntry], diagnostics: list[
     Two walks with the same digest found the same files, byte-for-byte unchanged as far as
     (device, inode, size, mtime_ns) can tell: the per-file cache makes the same promise.
     """
+    import hashlib  # (not at import: a search walks without it)
+
     h = hashlib.blake2b(digest_size=20)
     h.update(_dumps([os.path.abspath(r) for r in roots]))
     h.update(_dumps([(e.abspath, e.root, e.dev, e.ino, e.size, e.mtime_ns, e.ctime_ns, e.maybe) for e in files]))

@@ -11,8 +11,9 @@ Three parts, each its own module (as ripgrep splits searcher, matcher and engine
   Smart case and character classes are written out as bytes ``re`` means them.
 * :mod:`.executor` (with :mod:`.files` and :mod:`.evaluate`): walk the roots with the index's
   candidate rules, read each file once, match, then parse only the candidate lines (orjson)
-  to check the other terms and the item filters and to name the field; a process pool for
-  big trees; hits sorted by path, then line (:mod:`.results`).
+  to check the other terms and the item filters; :mod:`.locate` names the field and cuts
+  the snippet; forked helpers or a process pool for big trees; hits sorted by path, then
+  line (:mod:`.results`).
 
 What a term matches
 ===================

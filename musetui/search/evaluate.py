@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -13,9 +13,9 @@ import orjson
 
 from musetui.search import matcher
 from musetui.search.files import Info, Task, read
+from musetui.search.locate import first_match, on_line, raw_location, snippet, values
 from musetui.search.query import (
     REGEX_LINE_CAP,
-    SNIPPET_MAX,
     FieldFilter,
     Query,
     Term,
@@ -90,64 +90,8 @@ def session_passes(
 # One file
 # ---------------------------------------------------------------------------------------------
 
-_INVISIBLE_RE = re.compile("[\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
-_BLANK_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\s]+")
 _FERNET_STR_RE = re.compile(r"gAAAAA[A-Za-z0-9_\-]{6,}={0,2}")
 _UNSET: Any = object()
-
-
-def _clean(text: str) -> str:
-    """One line, no control, bidi or zero-width characters."""
-    return _BLANK_RE.sub(" ", _INVISIBLE_RE.sub("", text))
-
-
-def _scalar_text(v: Any) -> str:
-    if v is None:
-        return "null"
-    if v is True:
-        return "true"
-    if v is False:
-        return "false"
-    if isinstance(v, float):
-        return repr(v)
-    return str(v)
-
-
-def _values(obj: Any, path: str = "", depth: int = 0) -> Iterator[tuple[str, str, Any, bool]]:
-    """Every key and value of a record as text: (field path, text, value, is_key).
-
-    JSON held in a string is walked too (path suffix ``<json>``), as the fingerprint walk does.
-    """
-    if depth > 200:
-        return
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            sub = f"{path}.{k}" if path else str(k)
-            yield sub, str(k), v, True
-            yield from _values(v, sub, depth + 1)
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            yield from _values(v, f"{path}[{i}]", depth + 1)
-    elif isinstance(obj, str):
-        yield path, obj, obj, False
-        if len(obj) >= 2 and obj[0] in "{[" and obj[-1] in "}]":
-            try:
-                inner = orjson.loads(obj)
-            except orjson.JSONDecodeError:
-                return
-            if isinstance(inner, dict | list):
-                yield from _values(inner, path + "<json>", depth + 1)
-    else:
-        yield path, _scalar_text(obj), obj, False
-
-
-def _on_line(text: str, value: Any, is_key: bool, raw: bytes) -> bool:
-    """Whether a value (or key) is written on this physical line (pretty-printed documents)."""
-    if is_key:
-        return b'"' + orjson.dumps(text)[1:-1] + b'"' in raw
-    if isinstance(value, str):
-        return orjson.dumps(value)[1:-1] in raw
-    return text.encode("utf-8", "replace") in raw
 
 
 @dataclass(slots=True)
@@ -637,7 +581,7 @@ class FileSearch:
         if located is None:
             located = self._locate_filters(unit, item)
         fld, text, s, e = located
-        snippet, spans = _snippet(text, s, e, terms)
+        shown, spans = snippet(text, s, e, terms)
         t = self.task
         return Hit(
             path=t.path,
@@ -645,7 +589,7 @@ class FileSearch:
             session_id=info.session_id,
             line=unit.line,
             field=fld,
-            snippet=snippet,
+            snippet=shown,
             match_spans=spans,
             item_kind=item.kind if item is not None else None,
             offset=unit.offset,
@@ -654,34 +598,15 @@ class FileSearch:
 
     def _walk(self, unit: _Unit) -> Iterator[tuple[str, str, Any, bool]]:
         for obj in unit.objs:
-            for entry in _values(obj):
-                if unit.doc and not _on_line(entry[1], entry[2], entry[3], unit.raw):
+            for entry in values(obj):
+                if unit.doc and not on_line(entry[1], entry[2], entry[3], unit.raw):
                     continue
                 yield entry
 
     def _locate(self, term: TextTerm, unit: _Unit) -> tuple[str, str, int, int]:
         """The first value (or key) the term matches: (field, text, start, end)."""
-        key_hit: tuple[str, str, int, int] | None = None
-        for path, text, value, is_key in self._walk(unit):
-            m = term.search(text)
-            if m is None:
-                continue
-            if not is_key:
-                return path, text, m[0], m[1]
-            if key_hit is None:
-                shown = (
-                    text
-                    + ": "
-                    + (
-                        _scalar_text(value)
-                        if not isinstance(value, dict | list)
-                        else orjson.dumps(value).decode("utf-8", "replace")[:300]
-                    )
-                )
-                key_hit = (path, shown, m[0], m[1])
-        if key_hit is not None:
-            return key_hit
-        return _raw_location(term, unit.raw)
+        found = first_match(unit.objs, term.search, unit.raw if unit.doc else None)
+        return found if found is not None else raw_location(term, unit.raw)
 
     def _locate_filters(self, unit: _Unit, item: Item | None) -> tuple[str, str, int, int]:
         """Field and snippet for a hit that no text term located: from the filters that passed."""
@@ -744,61 +669,3 @@ def _has_fernet(raw: bytes) -> bool:
         if decode_fernet(m.group().decode("ascii")) is not None:
             return True
     return False
-
-
-def _raw_location(term: TextTerm, raw: bytes) -> tuple[str, str, int, int]:
-    text = raw.decode("utf-8", "replace")
-    found = term.search(text)
-    if found is not None:
-        return "raw", text, found[0], found[1]
-    if term.encoded_matcher is not None:
-        m = term.encoded_matcher.search(text)
-        if m is not None:
-            return "raw", text, m.start(), m.end()
-    return "raw", text, 0, 0
-
-
-def _snippet(
-    text: str, s: int, e: int, terms: Sequence[TextTerm]
-) -> tuple[str, list[tuple[int, int]]]:
-    """At most :data:`SNIPPET_MAX` characters of ``text`` around ``[s, e)``, one clean line."""
-    e = min(max(e, s), s + SNIPPET_MAX - 2)
-    w0, w1 = max(0, s - 400), min(len(text), e + 400)
-    before = _clean(text[w0:s])
-    middle = _clean(text[s:e])
-    after = _clean(text[e:w1])
-    if w0 == 0:
-        before = before.lstrip()
-    if w1 == len(text):
-        after = after.rstrip()
-    budget = SNIPPET_MAX - 2 - len(middle)
-    if budget < 0:
-        middle, budget = middle[: SNIPPET_MAX - 2], 0
-    lead = min(len(before), max(budget // 3, budget - len(after)))
-    tail = min(len(after), budget - lead)
-    left_cut = w0 > 0 or lead < len(before)
-    right_cut = w1 < len(text) or tail < len(after)
-    head = ("…" if left_cut else "") + before[len(before) - lead :]
-    snippet = head + middle + after[:tail] + ("…" if right_cut else "")
-    spans: set[tuple[int, int]] = set()
-    if middle:
-        spans.add((len(head), len(head) + len(middle)))
-    for term in terms:
-        found = term.spans(snippet)
-        if term.encoded_matcher is not None:
-            found += [m.span() for m in term.encoded_matcher.finditer(snippet)]
-        spans.update((a, b) for a, b in found if b > a)
-    return snippet, _merge(spans)
-
-
-def _merge(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for a, b in sorted(spans):
-        if out and a <= out[-1][1]:
-            if b > out[-1][1]:
-                out[-1] = (out[-1][0], b)
-        else:
-            out.append((a, b))
-    return out
-
-

@@ -20,13 +20,11 @@ import struct
 import zlib
 from bisect import bisect_right
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
 import orjson
 
-from musetui.fingerprints import extract
 from musetui.fingerprints.types import Decoded, Strength, Tag
 from musetui.model import Item, SessionSummary, parse_time
 from musetui.sources.base import ZONE_MODEL, ZONE_QUOTED, Record, dig, new_item, preview
@@ -493,6 +491,8 @@ def _date_header(headers: list[tuple[str, str]]) -> float | None:
     if not value:
         return None
     try:
+        from email.utils import parsedate_to_datetime
+
         return parsedate_to_datetime(value).timestamp()
     except (TypeError, ValueError, IndexError, OverflowError):
         return None
@@ -585,6 +585,8 @@ def upstream_evidence(obj: Any, via_hint: str | None) -> Decoded | None:
 
 def walk_body(obj: Any, via_hint: str | None = None) -> list[tuple[Decoded, str | None, str]]:
     """Every artifact of one response record, plus the router's upstream when it names one."""
+    from musetui.fingerprints import extract
+
     out = extract.walk_record(obj)
     if dig(obj, "type") == "content_block_start":
         # a stream opens every thinking block with "thinking": "", "signature": "": not unsigned reasoning
@@ -647,6 +649,7 @@ def scan(data: bytes, summary: SessionSummary, kind: str, document: Any = None) 
     Raises:
         NotACapture, CaptureError: see :func:`parse`.
     """
+    from musetui.fingerprints import extract
     from musetui.fingerprints.attribution import TOL_AFTER_CREATED_S, Located
 
     exchanges, starts = parse(data, kind, document)
