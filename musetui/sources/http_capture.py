@@ -413,7 +413,42 @@ def parse(data: bytes, kind: str, document: Any = None) -> tuple[list[Exchange],
     return [_vcr_exchange(i, x, spans[i], starts) for i, x in enumerate(items)], starts
 
 
+def _grpc_exchange(i: int, x: dict[str, Any], span: tuple[int, int], starts: list[int]) -> Exchange | None:
+    """A recorded gRPC call (pydantic-ai's cassettes of the xai-sdk), or None for anything else.
+
+    Each interaction holds ``request_sample`` and ``response_sample`` (a unary call) or
+    ``request_stream`` and ``response_stream`` (a streamed one), each with the message as
+    protobuf JSON under ``json`` (``chunks_json``: one message per chunk) beside its raw bytes.
+    The recording names no host, so only the bodies speak.
+    """
+    req = x.get("request_sample", x.get("request_stream"))
+    resp = x.get("response_sample", x.get("response_stream"))
+    if not isinstance(req, dict) or not isinstance(resp, dict):
+        return None
+    messages = resp.get("chunks_json") if "chunks_json" in resp else [resp.get("json")]
+    records = [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
+    offset, length = span
+    return Exchange(
+        index=i,
+        line=bisect_right(starts, offset),
+        offset=offset,
+        length=length,
+        method="gRPC",
+        uri="",
+        status=None,
+        req_headers=[],
+        resp_headers=[],
+        req_body=req.get("json"),
+        body_kind="grpc",
+        records=records,
+    )
+
+
 def _vcr_exchange(i: int, x: dict[str, Any], span: tuple[int, int], starts: list[int]) -> Exchange:
+    if "request" not in x:
+        grpc = _grpc_exchange(i, x, span, starts)
+        if grpc is not None:
+            return grpc
     req = x.get("request") if isinstance(x.get("request"), dict) else {}
     resp = x.get("response") if isinstance(x.get("response"), dict) else {}
     assert isinstance(req, dict) and isinstance(resp, dict)

@@ -405,3 +405,27 @@ def test_gateways_are_routers_not_providers(tmp_path: Path, uri: str, via: str) 
     (rec,) = _scan(tmp_path)
     assert (rec["via"], rec["host"]) == (via, None)
     assert rec["provider"] == "deepseek"
+
+
+def test_grpc_recordings_are_read_from_their_json(tmp_path: Path) -> None:
+    """pydantic-ai's xai-sdk cassettes: a unary call and a stream, as protobuf JSON beside raw bytes."""
+    response = {"id": "332bd54b-d862-b1d5-0a21-a866f9b59f89", "created": "2026-01-16T17:04:40.247661156Z",
+                "model": "grok-4-fast-non-reasoning", "system_fingerprint": "fp_4616e76413",
+                "outputs": [{"finish_reason": "REASON_TOOL_CALLS", "message": {"role": "ROLE_ASSISTANT", "tool_calls": [
+                    {"id": "call_56494531", "function": {"name": "get_weather", "arguments": "{}"}}]}}]}
+    chunk = {"id": "332bd54b-d862-b1d5-0a21-a866f9b59f89", "outputs": [{"delta": {"content": "Paris"}}]}
+    doc = {"version": 1, "interactions": [
+        {"request_sample": {"json": {"model": "grok-4-fast-non-reasoning"}, "raw": b"\x0a\x02hi"},
+         "response_sample": {"json": response, "raw": b"\x0a\x24"}},
+        {"request_stream": {"json": {"model": "grok-4-fast-non-reasoning"}, "raw": b""},
+         "response_stream": {"chunks_json": [chunk, chunk], "chunks_raw": [b"", b""]}},
+    ]}
+    (tmp_path / "test_tool_call.xai.yaml").write_bytes(yaml.safe_dump(doc, sort_keys=False).encode())
+    (rec,) = _scan(tmp_path)
+    assert (rec["format"], rec["items"], rec["provider"]) == ("http-capture", 2, "xai")
+    assert rec["declared_model"] == "grok-4-fast-non-reasoning"
+    assert rec["started_at"] == "2026-01-16T17:04:40.247Z"
+    assert any(e["detector"] == "tool-id" and e["value"] == "call_56494531" for e in rec["evidence"])
+    index = Index([str(tmp_path)], workers=1, use_cache=False).scan()
+    opened = open_session(index.sessions[0])
+    assert [it.text.split(" ", 1)[0] for it in opened.items] == ["gRPC", "gRPC"]
