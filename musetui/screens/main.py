@@ -921,7 +921,7 @@ class MainScreen(Screen[None]):
             self.opened = None
             self.session_decoded = None
             self.session_reasoning = None
-            self.items.clear("opening…")
+            self.items.clear("opening…", keep_height=True)
             self._set_items_title(summary)
             self.status.where_text = _tail(self.display_path(summary), 70)
             self._refresh_panes()

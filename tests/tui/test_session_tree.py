@@ -232,9 +232,9 @@ async def test_a_cursor_move_repaints_only_its_two_rows(corpus: Path) -> None:
             drawn.append(y)
             return render_line(y)
 
-        def spy_pieces(node: Node, cursor: bool = False) -> Any:
+        def spy_pieces(node: Node, cursor: bool = False, width: int | None = None) -> Any:
             built.append(node)
-            return row_pieces(node, cursor)
+            return row_pieces(node, cursor, width)
 
         tree.render_line = spy_line  # type: ignore[method-assign]
         tree.row_pieces = spy_pieces  # type: ignore[method-assign]
