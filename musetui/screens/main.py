@@ -47,6 +47,7 @@ from musetui.screens.search import SearchScreen, SearchState
 from musetui.widgets.header import MuseHeader, StatusLine, progress_bar
 from musetui.widgets.item_list import ItemList, index_for_line
 from musetui.widgets.panes import PANES, DetailPane, PaneContext
+from musetui.widgets.repaint import set_border_title
 from musetui.widgets.session_tree import (
     LEGEND,
     SORTS,
@@ -896,7 +897,7 @@ class MainScreen(Screen[None]):
             self.session_decoded = None
             self.session_reasoning = None
             self.items.clear("Select a session in the tree (enter) to list its items.")
-            self.query_one("#middle").border_title = Text("Items")
+            set_border_title(self.query_one("#middle"), Text("Items"))
             self.status.where_text = ""
             self._refresh_panes()
 
@@ -947,7 +948,7 @@ class MainScreen(Screen[None]):
         title.append(f" · {provider_label(s)}{clean(route, 40)} · {s.items:,} item{'s' if s.items != 1 else ''}")
         if s.attribution.flags:
             title.append(" · ⚑ " + ", ".join(s.attribution.flags))
-        self.query_one("#middle").border_title = title
+        set_border_title(self.query_one("#middle"), title)
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="open a session")
     def open_session(self, summary: SessionSummary) -> None:
@@ -1399,8 +1400,8 @@ class MainScreen(Screen[None]):
         """Order the tree's siblings by ``order`` (one of :data:`SORTS`)."""
         self.session_tree.set_sort(order)
         names = {"path": "path", "time": "newest first", "provider": "provider", "size": "biggest first"}
-        self.query_one("#left").border_title = Text(
-            "Sessions" if order == "path" else f"Sessions · by {names.get(order, order)}"
+        set_border_title(
+            self.query_one("#left"), Text("Sessions" if order == "path" else f"Sessions · by {names.get(order, order)}")
         )
         self.notify(f"Sessions sorted by {names.get(order, order)}", timeout=2)
 

@@ -20,7 +20,7 @@ from textual.strip import Strip
 
 from musetui.messages import FocusBack, ItemDrill, ItemHighlighted
 from musetui.model import Item, ItemKind
-from musetui.widgets.scrolling import set_virtual_height
+from musetui.widgets.repaint import set_virtual_height
 from musetui.widgets.styling import PartStyles, cursor_colours
 from musetui.widgets.text import clean, hms, human_size, short_id
 

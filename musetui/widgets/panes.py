@@ -30,7 +30,7 @@ from musetui.messages import FocusBack
 from musetui.model import Item, SessionSummary
 from musetui.report import human_bytes
 from musetui.widgets.item_list import blob_length
-from musetui.widgets.scrolling import set_virtual_height
+from musetui.widgets.repaint import set_virtual_height
 from musetui.widgets.text import clean, clean_block, stamp
 
 if TYPE_CHECKING:

@@ -33,7 +33,7 @@ from textual.strip import Strip
 from musetui.messages import FocusBack, SessionDrill
 from musetui.model import FORMATS, SessionSummary
 from musetui.theme import provider_style
-from musetui.widgets.scrolling import set_virtual_height
+from musetui.widgets.repaint import set_virtual_height
 from musetui.widgets.styling import PartStyles, cursor_colours
 from musetui.widgets.text import clean, when
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -10,10 +11,12 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
+from textual.geometry import Region
 from textual.strip import Strip
 
 from musetui.app import MuseApp
 from musetui.widgets.panes import Doc, EvidencePane, PaneContext, Rows
+from musetui.widgets.text import short_id
 
 from .helpers import OUTLIER_ID, SIZE, current, main, press, settle
 
@@ -257,3 +260,28 @@ async def test_a_session_change_leaves_the_items_and_panes_scroll_ranges_true(sa
             assert pane.virtual_size.height == lines
             assert pane.show_vertical_scrollbar == (lines > pane.scrollable_content_region.height)
         assert scrollbars == [True, False, True, False]
+
+
+async def test_a_new_border_title_is_painted_on_its_border_row(sample_root: str) -> None:
+    """The items' title follows the session (and the tree's the sort): its border row is painted again, not kept."""
+    app = MuseApp([sample_root])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        scr = main(app)
+        middle, left = scr.query_one("#middle"), scr.query_one("#left")
+
+        def top_row(widget: Any) -> str:
+            return str(widget.render_lines(Region(0, 0, widget.outer_size.width, 1))[0].text)
+
+        a, b = scr.session_tree.sessions[0], scr.session_tree.sessions[-1]
+        for s in (a, b, a):
+            scr.session_tree.reveal(s)
+            scr.select_session(s, immediate=True)
+            await settle(pilot)
+            want = f"Items: {short_id(s.session_id or os.path.basename(s.path))}"
+            assert want in top_row(middle), (want, top_row(middle))
+        scr.session_tree.focus()
+        await press(pilot, "s")
+        assert "Sessions · by newest first" in top_row(left)
+        await press(pilot, "s", "s", "s")
+        assert "Sessions ─" in top_row(left) or top_row(left).rstrip("─╮┐ ").endswith("Sessions")
