@@ -1214,10 +1214,7 @@ class SessionTree(ScrollView, can_focus=True):
         strip = self._strips.get(key)
         if strip is None:
             line_style = base + self._line_hover() if hover else base
-            pieces = self.row_pieces(rows[line], cursor, width)
-            segments = [Segment(t, line_style + st if st else line_style) for t, st in pieces if t]
-            strip = Strip(segments).adjust_cell_length(width, line_style).simplify()
-            self._strips[key] = strip
+            strip = self._strips[key] = _strip(self.row_pieces(rows[line], cursor, width), width, line_style)
         return strip
 
     def row_pieces(self, node: Node, cursor: bool = False, width: int | None = None) -> list[Piece]:
@@ -1464,6 +1461,43 @@ def _fit(pieces: list[Piece], room: int) -> list[Piece]:
         out.append(("…", style))
         break
     return out
+
+
+def _strip(pieces: list[Piece], width: int, line_style: Style) -> Strip:
+    """The runs as one strip of exactly ``width`` cells, runs of one style joined, padded in ``line_style``.
+
+    (Built in one go: Textual's ``adjust_cell_length`` and ``simplify`` would each make a new
+    strip, and a full tree repaints every row.)
+    """
+    segments: list[Segment] = []
+    used = 0
+    run_text = ""
+    run_style = line_style
+    for text, style in pieces:
+        if not text or used >= width:
+            continue
+        n = cell_len(text)
+        if used + n > width:
+            text = set_cell_size(text, width - used)
+            n = width - used
+        used += n
+        full = line_style + style if style else line_style
+        if full == run_style:
+            run_text += text
+        else:
+            if run_text:
+                segments.append(Segment(run_text, run_style))
+            run_text, run_style = text, full
+    if used < width:
+        if run_style == line_style:
+            run_text += " " * (width - used)
+        else:
+            if run_text:
+                segments.append(Segment(run_text, run_style))
+            run_text, run_style = " " * (width - used), line_style
+    if run_text:
+        segments.append(Segment(run_text, run_style))
+    return Strip(segments, width)
 
 
 def _ident(s: SessionSummary) -> str:
