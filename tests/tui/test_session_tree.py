@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual import events
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 
 from musetui.app import MuseApp
 from musetui.model import SessionSummary
@@ -82,6 +85,18 @@ async def indexed_sessions(corpus: Path) -> list[SessionSummary]:
     async with source.run_test(size=SIZE) as pilot:
         await settle(pilot)
         return list(main(source).session_tree.sessions)
+
+
+@asynccontextmanager
+async def focused_tree(corpus: Path, width: int, size: tuple[int, int]) -> AsyncIterator[tuple[Pilot[None], SessionTree]]:
+    """A bare tree ``width`` cells wide holding every session of ``corpus``, focused."""
+    sessions = await indexed_sessions(corpus)
+    app = OneTree(width)
+    async with app.run_test(size=size) as pilot:
+        tree = app.query_one(SessionTree)
+        tree.add_sessions(sessions)
+        tree.focus()
+        yield pilot, tree
 
 
 async def fresh_build(tree: SessionTree) -> tuple[list[Row], list[str], str | None]:
@@ -223,12 +238,7 @@ async def test_the_cursor_stays_on_its_session_as_sessions_arrive_and_go(corpus:
 
 
 async def test_a_cursor_move_repaints_only_its_two_rows(corpus: Path) -> None:
-    sessions = await indexed_sessions(corpus)
-    app = OneTree(80)
-    async with app.run_test(size=(90, 20)) as pilot:
-        tree = app.query_one(SessionTree)
-        tree.add_sessions(sessions)
-        tree.focus()
+    async with focused_tree(corpus, 80, (90, 20)) as (pilot, tree):
         tree.move_cursor_to_line(3)
         await pilot.pause()
         await pilot.pause()
@@ -342,12 +352,8 @@ def _uncached_pieces(tree: SessionTree) -> list[list[tuple[str, Any]]]:
 
 async def test_kept_labels_follow_flags_set_in_place_the_width_the_badge_and_the_focus(corpus: Path) -> None:
     """A node keeps its label across repaints; after each change it shows what a fresh build shows."""
-    sessions = await indexed_sessions(corpus)
-    app = OneTree(100)
-    async with app.run_test(size=(110, 30)) as pilot:
-        tree = app.query_one(SessionTree)
-        tree.add_sessions(sessions)
-        tree.focus()
+    async with focused_tree(corpus, 100, (110, 30)) as (pilot, tree):
+        app = pilot.app
         await pilot.pause()
         kept = _pieces(tree)
         assert kept == _uncached_pieces(tree)
