@@ -747,6 +747,8 @@ class MainScreen(Screen[None]):
             search.sessions_changed()
         _freeze_long_lived()
         self._warm_imports()
+        # o's order, made once the finished tree has painted rather than on the first o.
+        self.call_after_refresh(self.session_tree.flagged_sessions)
 
     @work(thread=True, exclusive=True, group="warm", exit_on_error=False, description="warm imports")
     def _warm_imports(self) -> None:
