@@ -18,7 +18,9 @@ Usage:
   group) on the finished tree, each on an idle app (the event loop on time for 0.3 s). Each
   is timed twice: until it took effect (the key handled), and until the frame that repaints
   the tree was written (what the user sees; it holds whatever else that frame repaints, such
-  as the panes of a session ``o`` opened). Medians per key are printed. ``--keys-only`` runs just this, each run in a fresh interpreter, and with
+  as the panes of a session ``o`` opened), and by the CPU time the app's thread spent until
+  that frame (``cpu``: on a shared machine the wall times also hold the time other
+  processes ran; the CPU time does not, though a busy machine still slows it). Medians per key are printed. ``--keys-only`` runs just this, each run in a fresh interpreter, and with
   ``--baseline`` alternates with the other checkout run by run.
 * **search** (headless, the cache on, the tree complete): ``/`` opens the search view and a
   query is typed (the input's value set at once); timed until the final results are shown.
@@ -201,14 +203,15 @@ async def _quiet(limit: float = 5.0, calm: float = 0.3) -> None:
             return
 
 
-async def keys_on_full_tree(corpus: str) -> list[tuple[str, float, float]]:
+async def keys_on_full_tree(corpus: str) -> list[tuple[str, float, float, float]]:
     """Per key of :data:`FULL_TREE_KEYS` on the finished tree (the cache on): the key, seconds
-    until it took effect, and seconds until the frame repainting the tree was written.
+    until it took effect, seconds until the frame repainting the tree was written, and the
+    CPU seconds of the app's thread until then.
     """
     from musetui.app import MuseApp
 
     app = MuseApp([corpus], use_cache=True)
-    out: list[tuple[str, float, float]] = []
+    out: list[tuple[str, float, float, float]] = []
     async with app.run_test(size=(160, 48)) as pilot:
         scr = app.main_screen
         tree = scr.session_tree
@@ -216,6 +219,7 @@ async def keys_on_full_tree(corpus: str) -> list[tuple[str, float, float]]:
         tree.focus()
         await pilot.pause(0.5)
         painted: list[float] = []
+        painted_cpu: list[float] = []
         tree_drawn = [False]
         render_lines = tree.render_lines
         display = app._display
@@ -228,6 +232,7 @@ async def keys_on_full_tree(corpus: str) -> list[tuple[str, float, float]]:
             result = display(*args, **kwargs)
             if tree_drawn[0]:
                 painted.append(time.perf_counter())
+                painted_cpu.append(time.thread_time())
             return result
 
         tree.render_lines = spy_render_lines  # type: ignore[method-assign]
@@ -242,17 +247,24 @@ async def keys_on_full_tree(corpus: str) -> list[tuple[str, float, float]]:
             before = state()
             tree_drawn[0] = False
             painted.clear()
+            painted_cpu.clear()
             t0 = time.perf_counter()
+            c0 = time.thread_time()
             _key(app, key)
             await _until(lambda before=before: state() != before, 5.0)  # type: ignore[misc]
             handled = time.perf_counter() - t0
             await _until(lambda: bool(painted), 5.0)
-            out.append((key, handled, (painted[0] if painted else time.perf_counter()) - t0))
+            out.append((
+                key,
+                handled,
+                (painted[0] if painted else time.perf_counter()) - t0,
+                (painted_cpu[0] if painted_cpu else time.thread_time()) - c0,
+            ))
             await asyncio.sleep(0.05)
     return out
 
 
-def keys_in_subprocess(corpus: str, code: str | None, cache_dir: str) -> list[tuple[str, float, float]]:
+def keys_in_subprocess(corpus: str, code: str | None, cache_dir: str) -> list[tuple[str, float, float, float]]:
     """:func:`keys_on_full_tree` in a fresh interpreter, measuring the musetui of ``code`` (None: this one)."""
     env = {**os.environ, "MUSETUI_CACHE_DIR": cache_dir, "MUSETUI_BENCH_CODE": code or str(REPO)}
     if code:
@@ -263,22 +275,24 @@ def keys_in_subprocess(corpus: str, code: str | None, cache_dir: str) -> list[tu
     return [tuple(row) for row in orjson.loads(done.stdout.strip().splitlines()[-1])]  # type: ignore[misc]
 
 
-def print_keys(label: str, runs: list[list[tuple[str, float, float]]]) -> None:
-    """Medians per key over every press of it in every run: handled, and painted."""
-    per: dict[str, tuple[list[float], list[float]]] = {}
+def print_keys(label: str, runs: list[list[tuple[str, float, float, float]]]) -> None:
+    """Medians per key over every press of it in every run: handled, painted, and the CPU until painted."""
+    per: dict[str, tuple[list[float], list[float], list[float]]] = {}
     for run in runs:
-        for key, handled, painted in run:
-            h, p = per.setdefault(key, ([], []))
+        for key, handled, painted, cpu in run:
+            h, p, c = per.setdefault(key, ([], [], []))
             h.append(handled * 1000)
             p.append(painted * 1000)
-    presses = sum(len(h) for h, _ in per.values())
+            c.append(cpu * 1000)
+    presses = sum(len(h) for h, _, _ in per.values())
     print(f"keys on the full tree{label}: {len(runs)} run(s), {presses} presses, each on an idle app   (target < 50 ms)")
-    missed = [key for run in runs for key, handled, _ in run if handled >= 5.0]
+    missed = [key for run in runs for key, handled, _, _ in run if handled >= 5.0]
     if missed:
         print(f"  (no visible effect within 5 s: {', '.join(missed)})")
-    for key, (h, p) in per.items():
+    for key, (h, p, c) in per.items():
         print(f"  {key:<6} handled median {statistics.median(h):6.1f} ms (max {max(h):6.1f})   "
-              f"painted median {statistics.median(p):6.1f} ms (max {max(p):6.1f})   n={len(h)}")
+              f"painted median {statistics.median(p):6.1f} ms (max {max(p):6.1f})   "
+              f"cpu to paint median {statistics.median(c):6.1f} ms   n={len(h)}")
 
 
 async def _longest_stall(done: Callable[[], bool], into: list[float]) -> None:
@@ -415,7 +429,7 @@ def keys_only(corpus: str, runs: int, baseline: str | None, cache_dir: str | Non
             subprocess.run([sys.executable, "-m", "musetui", "scan", "--json", "-q", corpus], cwd=code,
                            env={**os.environ, "MUSETUI_CACHE_DIR": caches[label], **({"PYTHONPATH": code} if code else {})},
                            stdout=subprocess.DEVNULL, check=True)
-        results: dict[str, list[list[tuple[str, float, float]]]] = {label: [] for label in codes}
+        results: dict[str, list[list[tuple[str, float, float, float]]]] = {label: [] for label in codes}
         for _ in range(runs):
             for label, code in codes.items():
                 load = os.getloadavg()[0]

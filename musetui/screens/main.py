@@ -47,6 +47,7 @@ from musetui.screens.search import SearchScreen, SearchState
 from musetui.widgets.header import MuseHeader, StatusLine, progress_bar
 from musetui.widgets.item_list import ItemList, index_for_line
 from musetui.widgets.panes import PANES, DetailPane, PaneContext
+from musetui.widgets.repaint import set_border_title
 from musetui.widgets.session_tree import (
     LEGEND,
     SORTS,
@@ -746,6 +747,8 @@ class MainScreen(Screen[None]):
             search.sessions_changed()
         _freeze_long_lived()
         self._warm_imports()
+        # o's order, made once the finished tree has painted rather than on the first o.
+        self.call_after_refresh(self.session_tree.flagged_sessions)
 
     @work(thread=True, exclusive=True, group="warm", exit_on_error=False, description="warm imports")
     def _warm_imports(self) -> None:
@@ -896,7 +899,7 @@ class MainScreen(Screen[None]):
             self.session_decoded = None
             self.session_reasoning = None
             self.items.clear("Select a session in the tree (enter) to list its items.")
-            self.query_one("#middle").border_title = Text("Items")
+            set_border_title(self.query_one("#middle"), Text("Items"))
             self.status.where_text = ""
             self._refresh_panes()
 
@@ -921,7 +924,7 @@ class MainScreen(Screen[None]):
             self.opened = None
             self.session_decoded = None
             self.session_reasoning = None
-            self.items.clear("opening…")
+            self.items.clear("opening…", keep_height=True)
             self._set_items_title(summary)
             self.status.where_text = _tail(self.display_path(summary), 70)
             self._refresh_panes()
@@ -947,7 +950,7 @@ class MainScreen(Screen[None]):
         title.append(f" · {provider_label(s)}{clean(route, 40)} · {s.items:,} item{'s' if s.items != 1 else ''}")
         if s.attribution.flags:
             title.append(" · ⚑ " + ", ".join(s.attribution.flags))
-        self.query_one("#middle").border_title = title
+        set_border_title(self.query_one("#middle"), title)
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="open a session")
     def open_session(self, summary: SessionSummary) -> None:
@@ -1399,8 +1402,8 @@ class MainScreen(Screen[None]):
         """Order the tree's siblings by ``order`` (one of :data:`SORTS`)."""
         self.session_tree.set_sort(order)
         names = {"path": "path", "time": "newest first", "provider": "provider", "size": "biggest first"}
-        self.query_one("#left").border_title = Text(
-            "Sessions" if order == "path" else f"Sessions · by {names.get(order, order)}"
+        set_border_title(
+            self.query_one("#left"), Text("Sessions" if order == "path" else f"Sessions · by {names.get(order, order)}")
         )
         self.notify(f"Sessions sorted by {names.get(order, order)}", timeout=2)
 

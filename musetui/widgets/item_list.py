@@ -14,16 +14,14 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
-from textual.color import Color
-from textual.geometry import Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from musetui.messages import FocusBack, ItemDrill, ItemHighlighted
 from musetui.model import Item, ItemKind
-from musetui.theme import readable
-from musetui.widgets.styling import component_style
+from musetui.widgets.repaint import set_virtual_height
+from musetui.widgets.styling import PartStyles, cursor_colours
 from musetui.widgets.text import clean, hms, human_size, short_id
 
 KINDS: tuple[str, ...] = get_args(ItemKind)
@@ -225,7 +223,7 @@ class ItemList(ScrollView, can_focus=True):
         self.placeholder = "Select a session in the tree (enter) to list its items."
         self._cache: LRUCache[tuple[int, bool, bool, int], Strip] = LRUCache(2048)
         self._markers: dict[int, str] = {}
-        self._styles: dict[str, Style] = {}
+        self._styles = PartStyles(self)
         #: The current search's matched text per line of this session (highlighted in the rows).
         self.hit_terms: dict[int, list[str]] = {}
 
@@ -238,12 +236,17 @@ class ItemList(ScrollView, can_focus=True):
 
     # ------------------------------------------------------------------ data
 
-    def set_items(self, items: Sequence[Item], cursor: int = 0) -> None:
-        """Show a new item sequence (no per-item work happens here)."""
+    def set_items(self, items: Sequence[Item], cursor: int = 0, *, keep_height: bool = False) -> None:
+        """Show a new item sequence (no per-item work happens here).
+
+        ``keep_height`` with no items keeps the scrollable height (and so the scrollbar) of
+        the list shown before: a session opening next lays the screen out again only if its
+        own rows need the scrollbar gone or back.
+        """
         self.items = items
         self._cache.clear()
         self._markers.clear()
-        self.virtual_size = Size(0, len(items))
+        set_virtual_height(self, len(items) if items or not keep_height else self.virtual_size.height)
         self.set_reactive(ItemList.cursor, max(0, min(cursor, len(items) - 1)))
         self.scroll_to(y=0, animate=False, immediate=True)
         self._scroll_cursor_visible()
@@ -251,11 +254,11 @@ class ItemList(ScrollView, can_focus=True):
         if items:
             self.post_message(ItemHighlighted(self.cursor))
 
-    def clear(self, placeholder: str | None = None) -> None:
-        """Show no items (with an explanation)."""
+    def clear(self, placeholder: str | None = None, *, keep_height: bool = False) -> None:
+        """Show no items (with an explanation); see :meth:`set_items` for ``keep_height``."""
         if placeholder is not None:
             self.placeholder = placeholder
-        self.set_items(())
+        self.set_items((), keep_height=keep_height)
 
     @property
     def current(self) -> Item | None:
@@ -363,27 +366,19 @@ class ItemList(ScrollView, can_focus=True):
     # ------------------------------------------------------------------ rendering
 
     def _part(self, name: str) -> Style:
-        style = self._styles.get(name)
-        if style is None:
-            style = self._styles[name] = component_style(self, name)
-        return style
+        return self._styles.part(name)
 
     def _base(self) -> Style:
-        style = self._styles.get("")
-        if style is None:
-            style = self._styles[""] = self.rich_style
-        return style
+        return self._styles.base()
 
     def _cursor_style(self) -> Style:
         """The cursor row's style: its background, and a foreground readable on it (>= 4.5:1)."""
-        style = self._styles.get("cursor")
-        if style is None:
-            raw = self._base() + self.get_component_rich_style("item-list--cursor")
-            bg = Color.from_rich_color(raw.bgcolor) if raw.bgcolor is not None else self.background_colors[1]
-            fg = Color.from_rich_color(raw.color) if raw.color is not None else bg.get_contrast_text(1.0)
-            style = Style(color=readable(fg, bg).rich_color, bgcolor=bg.rich_color, bold=raw.bold)
-            self._styles["cursor"] = style
-        return style
+
+        def make() -> Style:
+            raw, fg, bg = cursor_colours(self, self._base(), "item-list--cursor")
+            return Style(color=fg.rich_color, bgcolor=bg.rich_color, bold=raw.bold)
+
+        return self._styles.get("cursor", make)
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width or self.size.width

@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.geometry import Size
+from textual.geometry import Region
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
@@ -30,6 +30,7 @@ from musetui.messages import FocusBack
 from musetui.model import Item, SessionSummary
 from musetui.report import human_bytes
 from musetui.widgets.item_list import blob_length
+from musetui.widgets.repaint import set_virtual_height
 from musetui.widgets.text import clean, clean_block, stamp
 
 if TYPE_CHECKING:
@@ -102,6 +103,13 @@ class Doc:
         self.parts: list[RenderableType | Rows] = []
         self.lines: list[str] = []
         self.highlighted = 0
+        #: A stand-in while the content is still being read ("decoding the session…").
+        self.interim = False
+
+    def waiting(self, text: str) -> Doc:
+        """Mark the Doc as a stand-in for content still being read, with a note saying so."""
+        self.interim = True
+        return self.note(text)
 
     def add(self, text: Text) -> Doc:
         """A paragraph of rich Text (built from data, never markup)."""
@@ -340,6 +348,8 @@ class DetailPane(ScrollView):
         self._doc = Doc()
         self._lines: list[Strip] = []
         self._lines_width = -1
+        #: The base style and width of the paint under way (see render_lines).
+        self._paint: tuple[Style, int] | None = None
         self.plain = ""
 
     def set_context(self, ctx: PaneContext, visible: bool) -> None:
@@ -392,29 +402,16 @@ class DetailPane(ScrollView):
             return
         # A Doc taller than the pane shows a scrollbar, one column narrower: a long Doc (the
         # costly kind) is rendered once at that width, a short one again at the full width.
+        # A stand-in shown while the content is read keeps the scrollbar there is, so the
+        # session's content (long, as a rule) lays the screen out again only if it is short.
+        keep = self._doc.interim and self.show_vertical_scrollbar
         narrower = max(1, width - self.styles.scrollbar_size_vertical)
         lines = self._doc.render(self.app.console, narrower)
-        if len(lines) <= self.content_region.height and narrower != width:
+        if len(lines) <= self.content_region.height and narrower != width and not keep:
             lines = self._doc.render(self.app.console, width)
         self._lines = lines
         self._lines_width = width
-        self._set_height(len(lines))
-
-    def _set_height(self, height: int) -> None:
-        """A new content height; the screen is laid out again only when the scrollbar comes or goes.
-
-        (Setting ``virtual_size`` lays out the whole screen; a pane of fixed size needs only its
-        scrollbar updated. ``_scroll_update`` is Textual's own step for that, pinned 8.2.8.)
-        """
-        size = Size(0, height)
-        if size == self.virtual_size:
-            return
-        if (height > self.scrollable_content_region.height) != self.show_vertical_scrollbar:
-            self.virtual_size = size
-            return
-        self.set_reactive(DetailPane.virtual_size, size)
-        self._scroll_update(size)
-        self.refresh()
+        set_virtual_height(self, max(len(lines), self.virtual_size.height) if keep else len(lines))
 
     def _on_resize(self, event: events.Resize) -> None:
         self._layout_lines()
@@ -423,11 +420,23 @@ class DetailPane(ScrollView):
         super().notify_style_update()
         self.refresh()
 
-    def render_line(self, y: int) -> Strip:
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The base style is resolved once per paint, not once per line (it walks every ancestor's CSS).
         if self._lines_width != self.content_region.width:
             self._layout_lines()
-        width = self.scrollable_content_region.width
-        base = self.rich_style
+        self._paint = (self.rich_style, self.scrollable_content_region.width)
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint = None
+
+    def render_line(self, y: int) -> Strip:
+        paint = self._paint
+        if paint is None:
+            if self._lines_width != self.content_region.width:
+                self._layout_lines()
+            paint = (self.rich_style, self.scrollable_content_region.width)
+        base, width = paint
         index = round(self.scroll_y) + y
         if index >= len(self._lines):
             return Strip.blank(width, base)
@@ -559,7 +568,7 @@ def _session_list(ctx: PaneContext, *, signatures: bool) -> Doc:
     what = "Signatures and blobs" if signatures else "IDs"
     doc = Doc()
     if ctx.session_decoded is None:
-        return doc.heading(f"{what} in this session").note("decoding the session…")
+        return doc.heading(f"{what} in this session").waiting("decoding the session…")
     rows = [
         (i, d) for i, d in ctx.session_decoded if (d.detector in SIGNATURE_DETECTORS) == signatures
     ]
@@ -679,7 +688,7 @@ class ReasoningPane(DetailPane):
         doc = Doc()
         rs = ctx.session_reasoning
         if rs is None:
-            return doc.heading("Reasoning in this session").note("reading the session…")
+            return doc.heading("Reasoning in this session").waiting("reading the session…")
         counts: dict[str, int] = {}
         for _i, _line, mark, _text in rs:
             counts[mark] = counts.get(mark, 0) + 1

@@ -12,7 +12,6 @@ expanded.
 
 from __future__ import annotations
 
-import itertools
 import operator
 import os
 from collections.abc import Iterable, Iterator
@@ -26,16 +25,16 @@ from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
-from textual.color import Color
-from textual.geometry import Size
+from textual.geometry import Region
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from musetui.messages import FocusBack, SessionDrill
 from musetui.model import FORMATS, SessionSummary
-from musetui.theme import provider_style, readable
-from musetui.widgets.styling import component_style
+from musetui.theme import provider_style
+from musetui.widgets.repaint import set_virtual_height
+from musetui.widgets.styling import PartStyles, cursor_colours
 from musetui.widgets.text import clean, when
 
 #: The glyph of a session flagged as a fleet outlier, and of other flags.
@@ -92,17 +91,24 @@ def sort_sessions(sessions: Iterable[SessionSummary], order: str) -> list[Sessio
 
 
 def unique_prefix_length(ids: Iterable[str], minimum: int = MIN_PREFIX, maximum: int = MAX_PREFIX) -> int:
-    """The shortest prefix length (at least ``minimum``) that tells every id apart from the others."""
-    ordered = sorted(set(ids))
-    need = minimum
-    for a, b in itertools.pairwise(ordered):
-        common = 0
-        for x, y in zip(a, b, strict=False):
-            if x != y:
-                break
-            common += 1
-        need = max(need, common + 1)
-    return min(need, maximum)
+    """The shortest prefix length (at least ``minimum``, at most ``maximum``) that tells every id apart.
+
+    Prefixes of a length that tells the ids apart tell them apart at every greater length,
+    so the length is found by bisection, each step one set of slices: a group of thousands
+    of siblings costs a few milliseconds.
+    """
+    distinct = set(ids)
+    n = len(distinct)
+    lo, hi = minimum, maximum
+    if n < 2 or lo >= hi or len({i[:lo] for i in distinct}) == n:
+        return min(lo, hi)
+    while hi - lo > 1:  # prefixes of lo collide; those of hi tell apart (or hi is the cap)
+        mid = (lo + hi) // 2
+        if len({i[:mid] for i in distinct}) == n:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 def id_prefix(value: str, length: int) -> str:
@@ -142,7 +148,7 @@ def flag_glyph(s: SessionSummary) -> str:
 class Node:
     """One row of the tree (a group, a session or a fleet summary) with its children and state."""
 
-    __slots__ = ("_by_provider", "_by_size", "_by_time", "_children", "_expanded", "_line", "_seq", "_tree", "allow_expand", "data", "parent")
+    __slots__ = ("_by_provider", "_by_size", "_by_time", "_children", "_expanded", "_label", "_line", "_seq", "_tree", "allow_expand", "data", "parent")
 
     def __init__(
         self,
@@ -161,6 +167,8 @@ class Node:
         self._expanded = expanded
         self.allow_expand = allow_expand
         self._line = -1
+        #: The session row's label runs, with the key they were built for (see SessionTree._session_label).
+        self._label: tuple[tuple[object, ...], list[Piece]] | None = None
         #: The session's place among its siblings as found, and its keys for each order
         #: (see sort_sessions), read by C-level sorts (attrgetter), so a re-sort costs no Python per node.
         self._seq = seq
@@ -377,10 +385,13 @@ class SessionTree(ScrollView, can_focus=True):
         self.flagged_only = False
         self.session_order = "path"
         self._prefix_cache: dict[object, int] = {}
-        self._flagged_cache: dict[str, int] = {}
         self._width_cache: tuple[int, int, int] | None = None
-        #: Under a filter, the keys of the sessions shown (matching, or above one that matches).
-        self._shown_keys: set[str] | None = None
+        #: Per filter state (see _filter_state), kept until the sessions change, so a filter
+        #: toggled back finds them: the keys shown (each match and its ancestors), each
+        #: group's (shown, flagged) counts, and each collapsed parent's flagged descendants.
+        self._shown_keys: dict[tuple[str | None, bool], set[str]] = {}
+        self._count_cache: dict[tuple[str | None, bool], dict[tuple[str, str], tuple[int, int]]] = {}
+        self._flagged_cache: dict[tuple[str | None, bool], dict[str, int]] = {}
         #: Every session's node, kept across rebuilds: a filter toggled off again makes no node anew.
         self._pool: dict[str, Node] = {}
         self._sessions: list[SessionSummary] = []
@@ -395,9 +406,11 @@ class SessionTree(ScrollView, can_focus=True):
         self._final = False
         self._order_cache: list[SessionSummary] | None = None
         self._flagged_order: list[SessionSummary] | None = None
-        self._count_cache: dict[tuple[str, str], tuple[int, int]] | None = None
-        self._part_styles: dict[str, Style] = {}
+        self._styles = PartStyles(self)
         self._styles_focus: bool | None = None
+        #: Bumped when the summaries' labels may read differently (their verdicts and flags
+        #: set in place, sessions added or gone): part of each node's cached label key.
+        self._label_epoch = 0
         self.fleet_rows: dict[str, str] = {}  # root -> its summary row, in fleet rank order
         #: The visible nodes, top to bottom (rebuilt by _changed after each structural change).
         self._rows: list[Node] = []
@@ -432,7 +445,7 @@ class SessionTree(ScrollView, can_focus=True):
                 stack.pop()
         self._rows = rows
         self._generation += 1
-        self._set_row_count(len(rows))
+        set_virtual_height(self, len(rows))
         if self.scroll_y > self.max_scroll_y:
             self.scroll_to(y=self.max_scroll_y, animate=False, force=True)
         if cursor is not None and not self._shows(cursor):
@@ -449,23 +462,6 @@ class SessionTree(ScrollView, can_focus=True):
                 self.scroll_to(y=top + cursor._line - old_line, animate=False, force=True)
             self._scroll_cursor_visible()
         self.refresh()
-
-    def _set_row_count(self, rows: int) -> None:
-        """Make the scrollable height ``rows``, relaying the screen out only when the scrollbar comes or goes.
-
-        Setting ``virtual_size`` asks the whole screen for a new layout, which measures every
-        pane again (its rich tables): over 100 ms for a tree whose own size does not change.
-        (``_scroll_update`` is the pinned Textual's own update of the scrollbars for a new size.)
-        """
-        size = Size(0, rows)
-        if size == self.virtual_size:
-            return
-        height = self.container_size.height
-        if height and (rows > height) == self.show_vertical_scrollbar:
-            self.set_reactive(ScrollView.virtual_size, size)
-            self._scroll_update(size)
-        else:
-            self.virtual_size = size
 
     def _shows(self, node: Node) -> bool:
         """True when ``node`` is one of the rows laid out."""
@@ -593,9 +589,13 @@ class SessionTree(ScrollView, can_focus=True):
         """Shown under the filter: it matches, or one of its descendants does."""
         return not self.filtered or s.key in self._shown()
 
+    def _filter_state(self) -> tuple[str | None, bool]:
+        return (self.provider_filter, self.flagged_only)
+
     def _shown(self) -> set[str]:
         """The keys shown under the filters: each match and its ancestors (one pass, cached until a change)."""
-        shown = self._shown_keys
+        state = self._filter_state()
+        shown = self._shown_keys.get(state)
         if shown is None:
             shown = set()
             parent_of = self._parent_of
@@ -605,7 +605,7 @@ class SessionTree(ScrollView, can_focus=True):
                     while key is not None and key not in shown:
                         shown.add(key)
                         key = parent_of.get(key)
-            self._shown_keys = shown
+            self._shown_keys[state] = shown
         return shown
 
     def ordered(self) -> list[SessionSummary]:
@@ -695,10 +695,16 @@ class SessionTree(ScrollView, can_focus=True):
         return parts[-2] if len(parts) >= 2 and parts[-1] == "session.jsonl" else None
 
     def _data_changed(self) -> None:
+        """The sessions, their links or their flags changed: every derived cache is stale."""
+        self._order_changed()
+        self._count_cache.clear()
+        self._shown_keys.clear()
+        self._flagged_cache.clear()
+
+    def _order_changed(self) -> None:
+        """The rows' order or filter changed: the display orders are stale."""
         self._order_cache = None
         self._flagged_order = None
-        self._count_cache = None
-        self._shown_keys = None
 
     def add_sessions(self, batch: Iterable[SessionSummary]) -> None:
         """Add newly indexed sessions, linking them to parents already seen.
@@ -722,7 +728,7 @@ class SessionTree(ScrollView, can_focus=True):
                 self._ids.setdefault((s.root, alias), s)
             parent = self._ids.get((s.root, s.parent_session_id)) if s.parent_session_id else None
             if parent is not None and parent is not s:
-                self._shown_keys = None
+                self._shown_keys.clear()
                 pnode = self._link_child(parent, s)
             else:
                 self._top.setdefault((s.root, s.format), []).append(s)
@@ -735,8 +741,6 @@ class SessionTree(ScrollView, can_focus=True):
         for s in added:
             pk = self._parent_of.get(s.key)
             self._prefix_cache.pop(pk if pk else (s.root, s.format), None)
-        if any(s.attribution.flags for s in added):
-            self._flagged_cache.clear()
         if self._width_cache is not None:
             wp, wi, wm = self._width_cache
             self._width_cache = (
@@ -765,6 +769,8 @@ class SessionTree(ScrollView, can_focus=True):
             g: kept for g, tops in self._top.items() if (kept := [s for s in tops if s.key not in gone])
         }
         self._width_cache = None
+        self._prefix_cache.clear()
+        self._data_changed()
         self.rebuild()
 
     def _link_child(self, parent: SessionSummary, child: SessionSummary) -> Node | None:
@@ -788,6 +794,7 @@ class SessionTree(ScrollView, can_focus=True):
     ) -> None:
         """Adopt the index's final parent links; rebuild only if they differ from ours."""
         self._final = True
+        self._label_epoch += 1  # (fleet verdicts and flags were set on the summaries in place)
         parent_of = {c.key: p for p, cs in children.items() for c in cs}
         if parent_of != self._parent_of or {s.key for s in top} != {
             s.key for lst in self._top.values() for s in lst
@@ -797,11 +804,12 @@ class SessionTree(ScrollView, can_focus=True):
             self._top = {}
             for s in top:
                 self._top.setdefault((s.root, s.format), []).append(s)
+            self._prefix_cache.clear()
+            self._data_changed()
             self.rebuild()
         else:
             self._data_changed()
             self._prefix_cache.clear()
-            self._flagged_cache.clear()
             if self.flagged_only or self.session_order != "path":
                 self.rebuild()  # flags (fleet outliers) are final only now
             else:
@@ -809,6 +817,7 @@ class SessionTree(ScrollView, can_focus=True):
 
     def refresh_labels(self) -> None:
         """Repaint every label (verdicts and flags may have changed)."""
+        self._label_epoch += 1
         self._generation += 1
         self.refresh()
 
@@ -847,22 +856,37 @@ class SessionTree(ScrollView, can_focus=True):
         self._add_session_node(gnode, s, len(self._top[(s.root, s.format)]) - 1)
         return gnode
 
-    def _add_session_node(self, parent: Node, s: SessionSummary, seq: int) -> Node:
+    def _add_session_node(self, parent: Node, s: SessionSummary, seq: int) -> None:
         """A node for ``s``, the ``seq``-th of its siblings as found, after ``parent``'s last child."""
-        kids = self._kids.get(s.key)
-        has_children = bool(kids) and (not self.filtered or any(self._visible(c) for c in kids or ()))
-        node = self._pool.get(s.key)
-        if node is None or node.data is not s:
-            node = self._pool[s.key] = Node(self, parent, s, allow_expand=has_children, seq=seq)
-        else:  # (the same session's node from an earlier build, made like new)
-            node.parent = parent
-            node._children = []
-            node._expanded = False
-            node.allow_expand = has_children
-            node._seq = seq
-        parent._children.append(node)
-        self._session_nodes[s.key] = node
-        return node
+        self._add_session_nodes(parent, [(seq, s)])
+
+    def _add_session_nodes(self, parent: Node, found: Iterable[tuple[int, SessionSummary]]) -> None:
+        """Nodes for sessions (each with its place among its siblings as found) after ``parent``'s last child.
+
+        One loop with every lookup bound once: a rebuild without a filter makes a node for
+        each of the ~19,000 tops of the bench corpus.
+        """
+        kids = self._kids
+        pool = self._pool
+        nodes = self._session_nodes
+        append = parent._children.append
+        shown = self._shown() if self.filtered else None
+        for seq, s in found:
+            key = s.key
+            below = kids.get(key)
+            has_children = bool(below) and (shown is None or any(c.key in shown for c in below or ()))
+            node = pool.get(key)
+            if node is None or node.data is not s:
+                node = pool[key] = Node(self, parent, s, allow_expand=has_children, seq=seq)
+            else:  # (the same session's node from an earlier build, made like new)
+                node.parent = parent
+                if node._children:
+                    node._children = []
+                node._expanded = False
+                node.allow_expand = has_children
+                node._seq = seq
+            append(node)
+            nodes[key] = node
 
     def _load_children(self, node: Node) -> None:
         data = node.data
@@ -887,13 +911,12 @@ class SessionTree(ScrollView, can_focus=True):
         expanded = {k for k, n in self._session_nodes.items() if n._expanded}
         collapsed_groups = {k for k, n in self._group_nodes.items() if not n._expanded}
         self._clear_nodes()
-        self._data_changed()
-        self._prefix_cache.clear()
-        self._flagged_cache.clear()
+        self._order_changed()
         summarised: set[str] = set()
+        shown = self._shown() if self.filtered else None
         for gkey in self._group_order():
             found = self._top.get(gkey, [])
-            tops = [(i, s) for i, s in enumerate(found) if self._visible(s)] if self.filtered else list(enumerate(found))
+            tops = [(i, s) for i, s in enumerate(found) if s.key in shown] if shown is not None else list(enumerate(found))
             if not tops:
                 continue
             if gkey[0] in self.fleet_rows and gkey[0] not in summarised:
@@ -901,8 +924,7 @@ class SessionTree(ScrollView, can_focus=True):
                 row = RootSummary(gkey[0], self.fleet_rows[gkey[0]])
                 self.root._children.append(Node(self, self.root, row))
             gnode = self._ensure_group(*gkey)
-            for i, s in tops:
-                self._add_session_node(gnode, s, i)
+            self._add_session_nodes(gnode, tops)
             _sort_nodes(gnode._children, self.session_order)
             if gkey in collapsed_groups:
                 gnode._expanded = False
@@ -966,8 +988,7 @@ class SessionTree(ScrollView, can_focus=True):
         parents += [n for k, n in self._session_nodes.items() if k in self._loaded and n._children]
         for parent in parents:
             self._sort_children(parent)
-        self._order_cache = None
-        self._flagged_order = None
+        self._order_changed()
         self._changed()
         if current is not None:
             self.reveal(current)
@@ -1171,18 +1192,26 @@ class SessionTree(ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        self._part_styles.clear()
+        self._styles.clear()
         self._generation += 1
 
     # ------------------------------------------------------------------ rendering
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # The width is found once per paint, not once per row (it walks the widget's geometry).
+        self._paint_width = self.scrollable_content_region.width or self.size.width
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint_width = 0
+
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width or self.size.width
+        width = self._paint_width or self.scrollable_content_region.width or self.size.width
         focus = self.has_focus
         if focus != self._styles_focus:  # the focused tree has its own tint and cursor colours
             self._styles_focus = focus
-            self._part_styles.clear()
-        base = self._base()
+            self._styles.clear()
+        base = self._styles.base()
         line = round(self.scroll_y) + y
         rows = self._rows
         if not 0 <= line < len(rows):
@@ -1193,21 +1222,22 @@ class SessionTree(ScrollView, can_focus=True):
         strip = self._strips.get(key)
         if strip is None:
             line_style = base + self._line_hover() if hover else base
-            pieces = self.row_pieces(rows[line], cursor)
-            segments = [Segment(t, line_style + st if st else line_style) for t, st in pieces if t]
-            strip = Strip(segments).adjust_cell_length(width, line_style).simplify()
-            self._strips[key] = strip
+            strip = self._strips[key] = _strip(self.row_pieces(rows[line], cursor, width), width, line_style)
         return strip
 
-    def row_pieces(self, node: Node, cursor: bool = False) -> list[Piece]:
+    def row_pieces(self, node: Node, cursor: bool = False, width: int | None = None) -> list[Piece]:
         """The row of ``node`` as (text, style) runs: guides, the ▸/▾ icon, the label cut to the room left.
 
         On the cursor row every cell of the label takes the cursor's readable colours: part
         colours (provider, dim) on the cursor background fell to about 1:1. Rows are built
-        as runs, not rich ``Text``, so a screenful renders in a few milliseconds.
+        as runs, not rich ``Text``, so a screenful renders in a few milliseconds. ``width``
+        is the tree's (found when not given).
         """
         data = node.data
-        room = max(8, self._label_room(node))
+        if width is None:
+            width = self.scrollable_content_region.width or self.size.width or 80
+        depth = _depth(node)
+        room = max(8, width - depth * self.guide_depth - 2)
         label: list[Piece]
         if isinstance(data, Group):
             label = self._group_label(data)
@@ -1230,45 +1260,24 @@ class SessionTree(ScrollView, can_focus=True):
         pieces += _fit(label, room)
         return pieces
 
-    def _label_room(self, node: Node) -> int:
-        """Cells left for a label after the guides and the expand icon."""
-        width = self.scrollable_content_region.width or self.size.width or 80
-        return width - _depth(node) * self.guide_depth - 2
-
-    def _base(self) -> Style:
-        style = self._part_styles.get("")
-        if style is None:
-            style = self._part_styles[""] = self.rich_style
-        return style
-
     def _line_hover(self) -> Style:
-        style = self._part_styles.get("hover")
-        if style is None:
-            style = self._part_styles["hover"] = self.get_component_rich_style("session-tree--highlight-line")
+        style = self._styles.get("hover", lambda: self.get_component_rich_style("session-tree--highlight-line"))
         return Style(bgcolor=style.bgcolor)
 
     def _cursor_style(self) -> Style:
         """The cursor row's style: its background, and a foreground readable on it (>= 4.5:1)."""
-        cached = self._part_styles.get("cursor")
-        if cached is not None:
-            return cached
-        base = self._base()
-        raw = base + self.get_component_rich_style("session-tree--cursor")
-        bg = Color.from_rich_color(raw.bgcolor) if raw.bgcolor is not None else self.background_colors[1]
-        fg = Color.from_rich_color(raw.color) if raw.color is not None else bg.get_contrast_text(1.0)
-        fixed = readable(fg, bg)
-        out = Style(color=fixed.rich_color, bgcolor=bg.rich_color, bold=True, reverse=raw.reverse or None)
-        self._part_styles["cursor"] = out
-        return out
+
+        def make() -> Style:
+            raw, fg, bg = cursor_colours(self, self._styles.base(), "session-tree--cursor")
+            return Style(color=fg.rich_color, bgcolor=bg.rich_color, bold=True, reverse=raw.reverse or None)
+
+        return self._styles.get("cursor", make)
 
     def _provider_style(self, provider: str) -> Style:
-        key = "provider:" + provider
-        style = self._part_styles.get(key)
-        if style is None:
-            pbg = self.background_colors[1]
-            style = provider_style(self.app.theme_variables, provider, pbg) + Style(bold=True)
-            self._part_styles[key] = style
-        return style
+        return self._styles.get(
+            "provider:" + provider,
+            lambda: provider_style(self.app.theme_variables, provider, self.background_colors[1]) + Style(bold=True),
+        )
 
     def _group_label(self, group: Group) -> list[Piece]:
         count, flagged = self._group_stats((group.root, group.format))
@@ -1284,35 +1293,35 @@ class SessionTree(ScrollView, can_focus=True):
     def _group_stats(self, gkey: tuple[str, str]) -> tuple[int, int]:
         """Sessions shown under a group (tops and their descendants) and how many are flagged.
 
-        One pass over the group, cached until the next change of the sessions or filters.
+        One pass over the group, cached per filter state until the sessions change.
         """
-        if self._count_cache is None:
-            self._count_cache = {}
-        stats = self._count_cache.get(gkey)
+        cache = self._count_cache.setdefault(self._filter_state(), {})
+        stats = cache.get(gkey)
         if stats is None:
             kids = self._kids
-            filtered = self.filtered
+            shown = self._shown() if self.filtered else None
             count = flagged = 0
             stack = list(self._top.get(gkey, []))
             while stack:
                 s = stack.pop()
-                if filtered and not self._visible(s):
+                key = s.key
+                if shown is not None and key not in shown:
                     continue
                 count += 1
                 if s.attribution.flags:
                     flagged += 1
-                below = kids.get(s.key)
+                below = kids.get(key)
                 if below:
                     stack.extend(below)
-            stats = self._count_cache[gkey] = (count, flagged)
+            stats = cache[gkey] = (count, flagged)
         return stats
 
     def flagged_inside(self, s: SessionSummary) -> int:
         """How many descendants of ``s`` are flagged (shown on a collapsed parent)."""
-        n = self._flagged_cache.get(s.key)
+        cache = self._flagged_cache.setdefault(self._filter_state(), {})
+        n = cache.get(s.key)
         if n is None:
-            n = sum(1 for d in self._descendants(s) if d.attribution.flags)
-            self._flagged_cache[s.key] = n
+            n = cache[s.key] = sum(1 for d in self._descendants(s) if d.attribution.flags)
         return n
 
     def _descendants(self, s: SessionSummary) -> Iterator[SessionSummary]:
@@ -1322,10 +1331,7 @@ class SessionTree(ScrollView, can_focus=True):
                 yield from self._descendants(c)
 
     def _part(self, name: str) -> Style:
-        style = self._part_styles.get(name)
-        if style is None:
-            style = self._part_styles[name] = component_style(self, name)
-        return style
+        return self._styles.part(name)
 
     def _prefix_length(self, node: Node) -> int:
         parent = node.parent
@@ -1344,7 +1350,29 @@ class SessionTree(ScrollView, can_focus=True):
         return n
 
     def _session_label(self, s: SessionSummary, node: Node | None = None, room: int = 200) -> list[Piece]:
-        """``⚑ 01a05efe-0 09-01 22:01 openai/azure   14 muse-special  Audit site/ for…``, as runs."""
+        """``⚑ 01a05efe-0 09-01 22:01 openai/azure   14 muse-special  Audit site/ for…``, as runs.
+
+        A node keeps its label across repaints (a scroll, a sort, a collapse above it): it is
+        built again only when something it shows changes, each part of its key: the room,
+        the id prefix its siblings need, the ``+n⚑`` badge, the column widths, the styles,
+        and the summaries themselves (``_label_epoch``).
+        """
+        prefix = self._prefix_length(node) if node is not None else MIN_PREFIX
+        inside = self.flagged_inside(s) if node is not None and node.allow_expand and not node.is_expanded else 0
+        widths = self._widths()
+        key = (self._label_epoch, self._styles.epoch, room, prefix, inside, widths)
+        if node is not None:
+            cached = node._label
+            if cached is not None and cached[0] == key and node.data is s:
+                return cached[1]
+        out = self._build_session_label(s, room, prefix, inside, widths)
+        if node is not None:
+            node._label = (key, out)
+        return out
+
+    def _build_session_label(
+        self, s: SessionSummary, room: int, prefix: int, inside: int, widths: tuple[int, int, int]
+    ) -> list[Piece]:
         dim = self._part("session-tree--dim")
         glyph = flag_glyph(s)
         glyph_style: Style | None = None
@@ -1352,11 +1380,10 @@ class SessionTree(ScrollView, can_focus=True):
             glyph_style = self._part("session-tree--outlier")
         elif glyph == FLAG_GLYPH:
             glyph_style = self._part("session-tree--flag")
-        ident = id_prefix(_ident(s), self._prefix_length(node) if node is not None else MIN_PREFIX)
+        ident = id_prefix(_ident(s), prefix)
         provider = provider_label(s)
         model_full = clean(s.declared_model or s.label or "-", 60)
-        inside = self.flagged_inside(s) if node is not None and node.allow_expand and not node.is_expanded else 0
-        wp, wi, wm = self._widths()
+        wp, wi, wm = widths
         # Columns: glyph, id, [time], provider, items, model, [title]. The model is cut only
         # when the row has no room for it; the time and then the title come when it has.
         base = 2 + len(ident) + 1 + wp + 1 + wi + 1
@@ -1442,6 +1469,43 @@ def _fit(pieces: list[Piece], room: int) -> list[Piece]:
         out.append(("…", style))
         break
     return out
+
+
+def _strip(pieces: list[Piece], width: int, line_style: Style) -> Strip:
+    """The runs as one strip of exactly ``width`` cells, runs of one style joined, padded in ``line_style``.
+
+    (Built in one go: Textual's ``adjust_cell_length`` and ``simplify`` would each make a new
+    strip, and a full tree repaints every row.)
+    """
+    segments: list[Segment] = []
+    used = 0
+    run_text = ""
+    run_style = line_style
+    for text, style in pieces:
+        if not text or used >= width:
+            continue
+        n = cell_len(text)
+        if used + n > width:
+            text = set_cell_size(text, width - used)
+            n = width - used
+        used += n
+        full = line_style + style if style else line_style
+        if full == run_style:
+            run_text += text
+        else:
+            if run_text:
+                segments.append(Segment(run_text, run_style))
+            run_text, run_style = text, full
+    if used < width:
+        if run_style == line_style:
+            run_text += " " * (width - used)
+        else:
+            if run_text:
+                segments.append(Segment(run_text, run_style))
+            run_text, run_style = " " * (width - used), line_style
+    if run_text:
+        segments.append(Segment(run_text, run_style))
+    return Strip(segments, width)
 
 
 def _ident(s: SessionSummary) -> str:

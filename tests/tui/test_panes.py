@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import pytest
@@ -10,10 +11,12 @@ from hypothesis import strategies as st
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
+from textual.geometry import Region
 from textual.strip import Strip
 
 from musetui.app import MuseApp
 from musetui.widgets.panes import Doc, EvidencePane, PaneContext, Rows
+from musetui.widgets.text import short_id
 
 from .helpers import OUTLIER_ID, SIZE, current, main, press, settle
 
@@ -221,3 +224,64 @@ def test_what_a_session_open_imports_is_loaded_once_indexing_ends(sample_root: s
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+async def test_a_session_change_leaves_the_items_and_panes_scroll_ranges_true(sample_root: str) -> None:
+    """Long to short to long: the item list's and the shown pane's scroll range and scrollbar follow the new content.
+
+    (While the next session opens, the list keeps the scrollbar it had, so no screen layout
+    is asked for then; the range must still come out right once the items are in.)
+    """
+    app = MuseApp([sample_root])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        scr = main(app)
+        sessions = sorted(scr.session_tree.sessions, key=lambda s: s.items)
+        short, long = sessions[0], sessions[-1]
+        scrollbars = []
+        for s in (long, short, long, short):
+            had = scr.items.show_vertical_scrollbar
+            scr.session_tree.reveal(s)
+            scr.select_session(s, immediate=True)
+            assert not scr.items.items and scr.items.show_vertical_scrollbar == had  # (opening…)
+            await settle(pilot)
+            items = scr.items
+            view = items.scrollable_content_region.height
+            assert scr.opened is not None and scr.opened.summary.key == s.key
+            assert items.items is scr.opened.items
+            assert items.virtual_size.height == len(items.items)
+            assert items.show_vertical_scrollbar == (len(items.items) > view), s.path
+            assert items.max_scroll_y == max(0, len(items.items) - view)
+            scrollbars.append(items.show_vertical_scrollbar)
+            pane = scr.pane(scr.tabs.active or "ids")
+            pane.render_now()
+            await pilot.pause()
+            lines = len(pane._lines)
+            assert pane.virtual_size.height == lines
+            assert pane.show_vertical_scrollbar == (lines > pane.scrollable_content_region.height)
+        assert scrollbars == [True, False, True, False]
+
+
+async def test_a_new_border_title_is_painted_on_its_border_row(sample_root: str) -> None:
+    """The items' title follows the session (and the tree's the sort): its border row is painted again, not kept."""
+    app = MuseApp([sample_root])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        scr = main(app)
+        middle, left = scr.query_one("#middle"), scr.query_one("#left")
+
+        def top_row(widget: Any) -> str:
+            return str(widget.render_lines(Region(0, 0, widget.outer_size.width, 1))[0].text)
+
+        a, b = scr.session_tree.sessions[0], scr.session_tree.sessions[-1]
+        for s in (a, b, a):
+            scr.session_tree.reveal(s)
+            scr.select_session(s, immediate=True)
+            await settle(pilot)
+            want = f"Items: {short_id(s.session_id or os.path.basename(s.path))}"
+            assert want in top_row(middle), (want, top_row(middle))
+        scr.session_tree.focus()
+        await press(pilot, "s")
+        assert "Sessions · by newest first" in top_row(left)
+        await press(pilot, "s", "s", "s")
+        assert "Sessions ─" in top_row(left) or top_row(left).rstrip("─╮┐ ").endswith("Sessions")

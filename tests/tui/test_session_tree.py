@@ -7,16 +7,27 @@ The sessions are indexed from a generated corpus (and the bundled sample) by the
 
 from __future__ import annotations
 
+import itertools
+import random
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual import events
 from textual.app import App, ComposeResult
+from textual.pilot import Pilot
 
 from musetui.app import MuseApp
 from musetui.model import SessionSummary
-from musetui.widgets.session_tree import SORTS, Node, SessionTree
+from musetui.widgets.session_tree import (
+    OUTLIER_GLYPH,
+    SORTS,
+    Node,
+    SessionTree,
+    unique_prefix_length,
+)
 from musetui_synth.corpus import generate
 
 from .helpers import main, press, settle
@@ -74,6 +85,18 @@ async def indexed_sessions(corpus: Path) -> list[SessionSummary]:
     async with source.run_test(size=SIZE) as pilot:
         await settle(pilot)
         return list(main(source).session_tree.sessions)
+
+
+@asynccontextmanager
+async def focused_tree(corpus: Path, width: int, size: tuple[int, int]) -> AsyncIterator[tuple[Pilot[None], SessionTree]]:
+    """A bare tree ``width`` cells wide holding every session of ``corpus``, focused."""
+    sessions = await indexed_sessions(corpus)
+    app = OneTree(width)
+    async with app.run_test(size=size) as pilot:
+        tree = app.query_one(SessionTree)
+        tree.add_sessions(sessions)
+        tree.focus()
+        yield pilot, tree
 
 
 async def fresh_build(tree: SessionTree) -> tuple[list[Row], list[str], str | None]:
@@ -215,12 +238,7 @@ async def test_the_cursor_stays_on_its_session_as_sessions_arrive_and_go(corpus:
 
 
 async def test_a_cursor_move_repaints_only_its_two_rows(corpus: Path) -> None:
-    sessions = await indexed_sessions(corpus)
-    app = OneTree(80)
-    async with app.run_test(size=(90, 20)) as pilot:
-        tree = app.query_one(SessionTree)
-        tree.add_sessions(sessions)
-        tree.focus()
+    async with focused_tree(corpus, 80, (90, 20)) as (pilot, tree):
         tree.move_cursor_to_line(3)
         await pilot.pause()
         await pilot.pause()
@@ -232,9 +250,9 @@ async def test_a_cursor_move_repaints_only_its_two_rows(corpus: Path) -> None:
             drawn.append(y)
             return render_line(y)
 
-        def spy_pieces(node: Node, cursor: bool = False) -> Any:
+        def spy_pieces(node: Node, cursor: bool = False, width: int | None = None) -> Any:
             built.append(node)
-            return row_pieces(node, cursor)
+            return row_pieces(node, cursor, width)
 
         tree.render_line = spy_line  # type: ignore[method-assign]
         tree.row_pieces = spy_pieces  # type: ignore[method-assign]
@@ -294,3 +312,112 @@ async def test_G_and_g_scroll_to_the_ends_of_a_long_tree(corpus: Path) -> None:
         assert not groups[0].is_expanded and tree.last_line >= len(groups) - 1
         await press(pilot, "space")
         assert groups[0].is_expanded
+
+
+def _pairwise_prefix_length(ids: list[str], minimum: int, maximum: int) -> int:
+    """The definition: one more than the longest prefix two distinct ids share, within the bounds."""
+    ordered = sorted(set(ids))
+    need = minimum
+    for a, b in itertools.pairwise(ordered):
+        common = 0
+        while common < min(len(a), len(b)) and a[common] == b[common]:
+            common += 1
+        need = max(need, common + 1)
+    return min(need, maximum)
+
+
+def test_the_unique_prefix_length_is_the_shortest_that_tells_the_ids_apart() -> None:
+    rng = random.Random(7)
+    for _ in range(400):
+        stem = "".join(rng.choice("0a") for _ in range(rng.randint(0, 24)))
+        ids = [stem[: rng.randint(0, len(stem))] + "".join(rng.choice("01ab") for _ in range(rng.randint(0, 8))) for _ in range(rng.randint(0, 30))]
+        ids += rng.sample(ids, min(len(ids), 3))  # duplicates count once
+        lo = rng.randint(0, 8)
+        hi = rng.randint(lo, 22) if rng.random() < 0.9 else rng.randint(0, 8)  # (sometimes a cap below the floor)
+        assert unique_prefix_length(ids, lo, hi) == _pairwise_prefix_length(ids, lo, hi), (ids, lo, hi)
+
+
+def _pieces(tree: SessionTree) -> list[list[tuple[str, Any]]]:
+    return [tree.row_pieces(n) for n in (tree.get_node_at_line(i) for i in range(tree.last_line + 1)) if n]
+
+
+def _uncached_pieces(tree: SessionTree) -> list[list[tuple[str, Any]]]:
+    """Every row built afresh: each node's kept label dropped first."""
+    for line in range(tree.last_line + 1):
+        node = tree.get_node_at_line(line)
+        if node is not None:
+            node._label = None
+    return _pieces(tree)
+
+
+async def test_kept_labels_follow_flags_set_in_place_the_width_the_badge_and_the_focus(corpus: Path) -> None:
+    """A node keeps its label across repaints; after each change it shows what a fresh build shows."""
+    async with focused_tree(corpus, 100, (110, 30)) as (pilot, tree):
+        app = pilot.app
+        await pilot.pause()
+        kept = _pieces(tree)
+        assert kept == _uncached_pieces(tree)
+
+        # A verdict's flags set in place (as the fleet outliers are when indexing ends).
+        line, node = next(
+            (i, n) for i in range(1, tree.last_line + 1)
+            if (n := tree.get_node_at_line(i)) and isinstance(n.data, SessionSummary) and not n.data.attribution.flags and not n.allow_expand
+        )
+        assert isinstance(node.data, SessionSummary)
+        before = "".join(t for t, _ in tree.row_pieces(node))
+        node.data.attribution.flags.append("outlier")
+        try:
+            tree.finalize([s for tops in tree._top.values() for s in tops], {k: list(v) for k, v in tree._kids.items()})
+            await pilot.pause()
+            after = "".join(t for t, _ in tree.row_pieces(node))
+            assert after != before and OUTLIER_GLYPH in after
+            assert _pieces(tree) == _uncached_pieces(tree)
+            assert tree.render_line(line - round(tree.scroll_y)).text.rstrip() == after.rstrip()
+        finally:
+            node.data.attribution.flags.remove("outlier")
+            tree.refresh_labels()
+        await pilot.pause()
+        assert OUTLIER_GLYPH not in "".join(t for t, _ in tree.row_pieces(node))
+
+        # A narrower tree: the labels are cut to the new room.
+        wide = _pieces(tree)
+        tree.styles.width = 60
+        await pilot.pause()
+        narrow = _pieces(tree)
+        assert narrow != wide
+        assert narrow == _uncached_pieces(tree)
+
+        # The +n⚑ badge of a parent with a flagged subagent: on while collapsed, off when expanded.
+        parent = next(
+            n for n in tree.root.children[0].children
+            if n.allow_expand and isinstance(n.data, SessionSummary) and not n.is_expanded
+        )
+        assert isinstance(parent.data, SessionSummary)
+        child = tree.children_of(parent.data)[0]
+        child.attribution.flags.append("declared-mismatch")
+        try:
+            tree.finalize([s for tops in tree._top.values() for s in tops], {k: list(v) for k, v in tree._kids.items()})
+            await pilot.pause()
+            badge = "+1⚑" if tree.flagged_inside(parent.data) == 1 else f"+{tree.flagged_inside(parent.data)}⚑"
+            assert badge in "".join(t for t, _ in tree.row_pieces(parent))
+            parent.expand()
+            await pilot.pause()
+            assert "⚑" not in "".join(t for t, _ in tree.row_pieces(parent))
+            assert _pieces(tree) == _uncached_pieces(tree)
+            parent.collapse()
+            await pilot.pause()
+            assert badge in "".join(t for t, _ in tree.row_pieces(parent))
+        finally:
+            child.attribution.flags.remove("declared-mismatch")
+            tree.refresh_labels()
+
+        # The focus (the focused tree has its own tint and styles) and a new theme.
+        for change in ("blur", "theme"):
+            if change == "blur":
+                tree.blur()
+            else:
+                app.theme = "textual-light"
+            await pilot.pause()
+            for line in range(tree.size.height):
+                tree.render_line(line)
+            assert _pieces(tree) == _uncached_pieces(tree), change
