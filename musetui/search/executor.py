@@ -71,15 +71,20 @@ SessionItem = tuple[str, str, "int | None", "SessionSummary"]
 Unit = Task | Subtree | SessionItem | DirItem | FileItem
 
 
-def _session_units(sessions: Iterable[SessionSummary]) -> list[SessionItem]:
-    """The sessions' files, sorted by (path, root) as :func:`~musetui.search.files.tasks_of` sorts them."""
-    units = [(s.abspath, s.path, s.read_bytes or None, s) for s in sessions]
-    units.sort(key=_session_key)
+def _session_units(sessions: Sequence[SessionSummary]) -> list[SessionItem]:
+    """The sessions' files, sorted by (path, root) as :func:`~musetui.search.files.tasks_of` sorts them.
+
+    Sorted on (path, root, position) tuples, compared in C (no key call per session; the
+    position keeps equal keys in their order and never compares two summaries).
+    """
+    order = [(s.path, s.root, i) for i, s in enumerate(sessions)]
+    order.sort()
+    units: list[SessionItem] = []
+    add = units.append
+    for _path, _root, i in order:
+        s = sessions[i]
+        add((s.abspath, s.path, s.read_bytes or None, s))
     return units
-
-
-def _session_key(u: SessionItem) -> tuple[str, str]:
-    return u[1], u[3].root
 
 
 def _session_task(s: SessionSummary) -> Task:
@@ -92,15 +97,23 @@ def _tasks(units: list[Unit]) -> list[Task | Subtree]:
     return [_session_task(u[3]) if type(u) is tuple else u for u in units]  # type: ignore[misc]
 
 
-def _size(u: Unit) -> int:
-    """The unit's size when the index knows it, else 0."""
-    if isinstance(u, tuple):
-        return u[3].size if len(u) == 4 else 0
-    return u.size if isinstance(u, Task) else 0
-
-
-def _is_dir(u: Unit) -> bool:
-    return isinstance(u, Subtree) or (isinstance(u, tuple) and len(u) == 2)
+def _shape(units: Sequence[Unit]) -> tuple[int, list[int]]:
+    """How many units are directories, and the sizes of the others (0 where the index does not know it)."""
+    ndirs = 0
+    sizes: list[int] = []
+    add = sizes.append
+    for u in units:
+        if type(u) is tuple:
+            n = len(u)
+            if n == 2:
+                ndirs += 1
+            else:
+                add(u[3].size if n == 4 else 0)  # type: ignore[misc]
+        elif isinstance(u, Subtree):
+            ndirs += 1
+        else:
+            add(u.size if isinstance(u, Task) else 0)
+    return ndirs, sizes
 
 
 #: Files smaller than this are read into one reused buffer and, when the query has a driving
@@ -293,8 +306,7 @@ def _execute(
             work = list[Unit](spread(work[0], stats.notes, nworkers * 32))
         elif nworkers > 1 and any(isinstance(u, Subtree) for u in work):
             work = list(split(cast("list[Task | Subtree]", work), stats.notes, nworkers * 32))
-        ndirs = sum(1 for u in work if _is_dir(u))
-        sizes = [_size(u) for u in work if not _is_dir(u)]
+        ndirs, sizes = _shape(work)
         sized = bool(sizes) and ndirs == 0 and all(sizes)
         big = (ndirs >= 16 or len(sizes) >= PARALLEL_MIN_FILES) and not (
             sized and sum(sizes) < PARALLEL_MIN_BYTES
@@ -422,7 +434,7 @@ def _two_passes(
     TUI search of every session then sends a fraction of what the tasks would weigh.
     """
     first: deque[tuple[int, Future[tuple[list[int], int, int]]]] = deque(
-        (a, executor.submit(_quick_chunk_of, (query, [_light(u) for u in work[a:b]])))
+        (a, executor.submit(_quick_chunk_of, (query, _light(work[a:b]))))
         for a, b in bounds
     )
     second: deque[Future[tuple[list[PackedHit], Stats]]] = deque()
@@ -449,10 +461,9 @@ def _two_passes(
             fut2.cancel()
 
 
-def _light(u: Unit) -> tuple[str, str, int | None, None]:
-    """A session's file as the first pass needs it: its path and read limit."""
-    assert isinstance(u, tuple) and len(u) == 4
-    return u[0], "", u[2], None
+def _light(units: list[Unit]) -> list[tuple[str, str, int | None, None]]:
+    """Sessions' files as the first pass needs them: their paths and read limits."""
+    return [(u[0], "", u[2], None) for u in cast("list[SessionItem]", units)]
 
 
 def _quick_chunk_of(args: tuple[Query, list[Any]]) -> tuple[list[int], int, int]:
