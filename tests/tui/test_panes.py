@@ -285,3 +285,31 @@ async def test_a_new_border_title_is_painted_on_its_border_row(sample_root: str)
         assert "Sessions · by newest first" in top_row(left)
         await press(pilot, "s", "s", "s")
         assert "Sessions ─" in top_row(left) or top_row(left).rstrip("─╮┐ ").endswith("Sessions")
+
+
+async def test_a_session_opens_after_its_selection_is_painted_and_only_the_last_one_chosen(sample_root: str) -> None:
+    """The open worker starts after the frame showing the selection; a selection changed meanwhile opens only the last one."""
+    app = MuseApp([sample_root])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        scr = main(app)
+        started: list[str] = []
+        open_session = scr.open_session
+
+        def spy(summary: Any) -> Any:
+            started.append(summary.key)
+            return open_session(summary)
+
+        scr.open_session = spy  # type: ignore[method-assign]
+        a, b = scr.session_tree.sessions[0], scr.session_tree.sessions[-1]
+        scr.select_session(a, immediate=True)
+        assert started == [] and scr.current is a  # (not yet: the frame first)
+        scr.select_session(b, immediate=True)
+        await settle(pilot)
+        assert started == [b.key]
+        assert scr.opened is not None and scr.opened.summary.key == b.key
+        assert scr.items.items is scr.opened.items and len(scr.items.items) > 0
+        scr.select_session(a, immediate=True)
+        await settle(pilot)
+        assert started == [b.key, a.key]
+        assert scr.opened is not None and scr.opened.summary.key == a.key
