@@ -651,6 +651,8 @@ def _observe_pending(
     pending: list[int], lines: list[bytes], sse: bool, observer: Any, base_line: int, times: list[Any], zones: bytearray
 ) -> None:
     """Observe the lines held back while the format was unknown, with a parser of their own."""
+    if not pending:
+        return
     parser = simdjson.Parser()
     for j in pending:
         line = _clean(lines[j], sse)

@@ -14,7 +14,7 @@ from typing import Any
 from musetui._pickling import reduce_by_fields
 from musetui.diagnostics import json_name
 from musetui.fingerprints.types import Decoded
-from musetui.model import Attribution, Evidence, SessionSummary, iso
+from musetui.model import HOSTS, PROVIDERS, Attribution, Evidence, SessionSummary, iso
 
 #: Evidence minted this many seconds *after* the line that records it is impossible.
 TOL_AFTER_S = 5.0
@@ -229,8 +229,8 @@ def build_evidence(
     first_party: list[str] = []
     self_hosted: list[str] = []
     anomalies: dict[str, list[Evidence]] = defaultdict(list)
-    store_bytes: Counter[str] = Counter()
-    sig_models: Counter[str] = Counter()
+    store_bytes: dict[str, int] = {}  # (plain dicts: a Counter per session costs more than its counts)
+    sig_models: dict[str, int] = {}
     for key, locs in groups.items():
         detector, provider, host, shape, genuine = key
         if len(locs) > 1:
@@ -267,11 +267,12 @@ def build_evidence(
             if item_ids:
                 body = dec.value.split("_", 1)[-1]
                 if len(body) == 50:
-                    store_bytes[body[16:18]] += 1
+                    sb_key = body[16:18]
+                    store_bytes[sb_key] = store_bytes.get(sb_key, 0) + 1
             if signatures:
                 for k, v in dec.fields:
                     if k == "model" and v:
-                        sig_models[v] += 1
+                        sig_models[v] = sig_models.get(v, 0) + 1
             anomaly = _anomaly(dec, loc, delta) if dec.problems or delta is not None else None
             if i >= EXAMPLES and (anomaly is None or len(anomalies[anomaly]) >= MAX_LISTED_ANOMALIES):
                 if anomaly:
@@ -355,8 +356,6 @@ def _evidence_counts(evidence: Sequence[Evidence]) -> str:
 
 def declared_family(summary: SessionSummary, lookup: Any) -> tuple[str | None, str | None, str]:
     """The provider and host a session declares, via the model catalogue; and a description."""
-    from musetui.model import HOSTS, PROVIDERS
-
     dp = (summary.declared_provider or "").lower() or None
     model = summary.declared_model
     provider: str | None = None
@@ -451,7 +450,7 @@ def attribute(
         host = d_host
         host_note = f"host {host} (declared)"
     if summary.format == "codex" and provider == "openai":
-        sb: Counter[str] = facts["store_bytes"]
+        sb: dict[str, int] = facts["store_bytes"]
         declared_azure = (summary.declared_provider or "").lower() == "azure"
         if sb.get("00") and not declared_azure:
             flags.append("declared-mismatch")
@@ -460,7 +459,7 @@ def attribute(
         elif sb.get("01") and declared_azure:
             flags.append("declared-mismatch")
             notes.append(f"declared azure but {sb['01']} ids carry store byte 01 (store:false: not Codex-on-Azure)")
-    sig_models: Counter[str] = facts["sig_models"]
+    sig_models: dict[str, int] = facts["sig_models"]
     if sig_models and summary.models:
         declared_models = {m.lower() for m in summary.models}
         for m in sig_models:
