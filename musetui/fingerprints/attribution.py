@@ -197,11 +197,8 @@ def fmt_delta(delta: float) -> str:
 _by_line = attrgetter("line")
 
 
-def _weight(dec: Decoded, zone: int) -> float:
-    w = STRENGTH_WEIGHT.get(dec.strength, 0.2)
-    if not dec.genuine:
-        w = 0.0
-    return w * (QUOTED_FACTOR if zone else 1.0)
+def _all_truncated(problems: tuple[str, ...]) -> bool:
+    return all(p == "truncated" for p in problems)
 
 
 def build_evidence(
@@ -215,7 +212,8 @@ def build_evidence(
     groups: dict[tuple[str, str | None, str | None, str, bool], list[Located]] = {}
     for loc in located:
         dec = loc.decoded
-        gkey = (dec.detector, dec.provider, dec.host, dec.shape, dec.genuine)
+        problems = dec.problems  # dec.genuine, inline (a property call per artifact)
+        gkey = (dec.detector, dec.provider, dec.host, dec.shape, not problems or _all_truncated(problems))
         group = groups.get(gkey)
         if group is None:
             groups[gkey] = [loc]
@@ -243,8 +241,11 @@ def build_evidence(
                 n_model += x.count
         n_total = n_model + n_quoted
         dec0 = locs[0].decoded
-        w_model = _weight(dec0, 0)
-        w = max(w_model * (1 - 0.5**n_model) if n_model else 0.0, _weight(dec0, 1) * (1 - 0.5**n_quoted) if n_quoted else 0.0)
+        w_model = STRENGTH_WEIGHT.get(dec0.strength, 0.2) if genuine else 0.0  # the group's weight from model output
+        w = max(
+            w_model * (1 - 0.5**n_model) if n_model else 0.0,
+            w_model * QUOTED_FACTOR * (1 - 0.5**n_quoted) if n_quoted else 0.0,  # from quoted input
+        )
         if provider and w > 0:
             contributions[provider].append(w)
             imitable = detector in LOOKALIKE_DETECTORS and dec0.time is None
@@ -280,7 +281,7 @@ def build_evidence(
                 continue
             if not loc.field and resolve is not None:
                 loc.field = resolve(loc)
-            # _weight(dec, zone), with the group's genuine (part of its key)
+            # the weight of this zone, with the group's genuine (part of its key)
             weight = STRENGTH_WEIGHT.get(dec.strength, 0.2) if genuine else 0.0
             value = dec.value
             ev = Evidence(  # detector, provider, host, weight, line, field, value, detail, count, time, delta_s, tag
