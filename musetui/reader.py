@@ -72,9 +72,8 @@ def read_file(path: str, start: int = 0, limit: int | None = None, whole_max: in
         TooLarge: when there are more than ``whole_max`` bytes to read (nothing is read).
         OSError: when it cannot be opened or read (permissions, I/O errors).
     """
-    fd = open_regular(path)
+    fd, st = _open_regular(path)
     try:
-        st = os.fstat(fd)
         size = st.st_size
         if whole_max is not None and size - start > whole_max:
             raise TooLarge(size)
@@ -105,6 +104,11 @@ def open_regular(path: str) -> int:
         NotRegularFile: when the path is not a regular file (it is closed again unread).
         OSError: when it cannot be opened.
     """
+    return _open_regular(path)[0]
+
+
+def _open_regular(path: str) -> tuple[int, os.stat_result]:
+    """:func:`open_regular`, with the ``fstat`` that found the file regular."""
     fd = open_ro(path)
     try:
         st = os.fstat(fd)
@@ -114,7 +118,7 @@ def open_regular(path: str) -> int:
     if not stat.S_ISREG(st.st_mode):
         os.close(fd)
         raise NotRegularFile(f"not a regular file ({_kind(st.st_mode)})")
-    return fd
+    return fd, st
 
 
 def read_range(path: str, offset: int, length: int) -> bytes:

@@ -73,19 +73,28 @@ def _classify(exc: BaseException, line: bytes, partial_last: bool, grew: bool) -
 
 
 def _split(data: bytes) -> tuple[list[bytes], list[int], bool]:
-    """Split into lines; returns (lines, start offsets, whether the last line had no newline)."""
-    lines = data.split(b"\n")
-    partial = True
-    if lines and lines[-1] == b"":
-        lines.pop()
-        partial = False
+    """Split into lines; returns (lines, start offsets, whether the last line had no newline).
+
+    ``bytes.find`` (memchr) per line, not ``bytes.split``: CPython splits on one byte with a
+    plain byte loop, about four instructions per byte, a twentieth of a cold scan.
+    """
+    lines: list[bytes] = []
     starts: list[int] = []
+    add_line = lines.append
+    add_start = starts.append
+    find = data.find
     pos = 0
-    append = starts.append
-    for ln in lines:
-        append(pos)
-        pos += len(ln) + 1
-    return lines, starts, partial and bool(lines)
+    j = find(b"\n")
+    while j >= 0:
+        add_start(pos)
+        add_line(data[pos:j])
+        pos = j + 1
+        j = find(b"\n", pos)
+    partial = pos < len(data)
+    if partial:
+        add_start(pos)
+        add_line(data[pos:])
+    return lines, starts, partial
 
 
 @dataclass(slots=True)
@@ -658,6 +667,8 @@ def _observe_pending(
     pending: list[int], lines: list[bytes], sse: bool, observer: Any, base_line: int, times: list[Any], zones: bytearray
 ) -> None:
     """Observe the lines held back while the format was unknown, with a parser of their own."""
+    if not pending:
+        return
     parser = simdjson.Parser()
     for j in pending:
         line = _clean(lines[j], sse)

@@ -14,7 +14,7 @@ from typing import Any
 from musetui._pickling import reduce_by_fields
 from musetui.diagnostics import json_name
 from musetui.fingerprints.types import Decoded
-from musetui.model import Attribution, Evidence, SessionSummary, iso
+from musetui.model import HOSTS, PROVIDERS, Attribution, Evidence, SessionSummary, iso
 
 #: Evidence minted this many seconds *after* the line that records it is impossible.
 TOL_AFTER_S = 5.0
@@ -197,11 +197,8 @@ def fmt_delta(delta: float) -> str:
 _by_line = attrgetter("line")
 
 
-def _weight(dec: Decoded, zone: int) -> float:
-    w = STRENGTH_WEIGHT.get(dec.strength, 0.2)
-    if not dec.genuine:
-        w = 0.0
-    return w * (QUOTED_FACTOR if zone else 1.0)
+def _all_truncated(problems: tuple[str, ...]) -> bool:
+    return all(p == "truncated" for p in problems)
 
 
 def build_evidence(
@@ -215,7 +212,8 @@ def build_evidence(
     groups: dict[tuple[str, str | None, str | None, str, bool], list[Located]] = {}
     for loc in located:
         dec = loc.decoded
-        gkey = (dec.detector, dec.provider, dec.host, dec.shape, dec.genuine)
+        problems = dec.problems  # dec.genuine, inline (a property call per artifact)
+        gkey = (dec.detector, dec.provider, dec.host, dec.shape, not problems or _all_truncated(problems))
         group = groups.get(gkey)
         if group is None:
             groups[gkey] = [loc]
@@ -229,8 +227,8 @@ def build_evidence(
     first_party: list[str] = []
     self_hosted: list[str] = []
     anomalies: dict[str, list[Evidence]] = defaultdict(list)
-    store_bytes: Counter[str] = Counter()
-    sig_models: Counter[str] = Counter()
+    store_bytes: dict[str, int] = {}  # (plain dicts: a Counter per session costs more than its counts)
+    sig_models: dict[str, int] = {}
     for key, locs in groups.items():
         detector, provider, host, shape, genuine = key
         if len(locs) > 1:
@@ -243,8 +241,11 @@ def build_evidence(
                 n_model += x.count
         n_total = n_model + n_quoted
         dec0 = locs[0].decoded
-        w_model = _weight(dec0, 0)
-        w = max(w_model * (1 - 0.5**n_model) if n_model else 0.0, _weight(dec0, 1) * (1 - 0.5**n_quoted) if n_quoted else 0.0)
+        w_model = STRENGTH_WEIGHT.get(dec0.strength, 0.2) if genuine else 0.0  # the group's weight from model output
+        w = max(
+            w_model * (1 - 0.5**n_model) if n_model else 0.0,
+            w_model * QUOTED_FACTOR * (1 - 0.5**n_quoted) if n_quoted else 0.0,  # from quoted input
+        )
         if provider and w > 0:
             contributions[provider].append(w)
             imitable = detector in LOOKALIKE_DETECTORS and dec0.time is None
@@ -267,11 +268,12 @@ def build_evidence(
             if item_ids:
                 body = dec.value.split("_", 1)[-1]
                 if len(body) == 50:
-                    store_bytes[body[16:18]] += 1
+                    sb_key = body[16:18]
+                    store_bytes[sb_key] = store_bytes.get(sb_key, 0) + 1
             if signatures:
                 for k, v in dec.fields:
                     if k == "model" and v:
-                        sig_models[v] += 1
+                        sig_models[v] = sig_models.get(v, 0) + 1
             anomaly = _anomaly(dec, loc, delta) if dec.problems or delta is not None else None
             if i >= EXAMPLES and (anomaly is None or len(anomalies[anomaly]) >= MAX_LISTED_ANOMALIES):
                 if anomaly:
@@ -279,7 +281,7 @@ def build_evidence(
                 continue
             if not loc.field and resolve is not None:
                 loc.field = resolve(loc)
-            # _weight(dec, zone), with the group's genuine (part of its key)
+            # the weight of this zone, with the group's genuine (part of its key)
             weight = STRENGTH_WEIGHT.get(dec.strength, 0.2) if genuine else 0.0
             value = dec.value
             ev = Evidence(  # detector, provider, host, weight, line, field, value, detail, count, time, delta_s, tag
@@ -355,8 +357,6 @@ def _evidence_counts(evidence: Sequence[Evidence]) -> str:
 
 def declared_family(summary: SessionSummary, lookup: Any) -> tuple[str | None, str | None, str]:
     """The provider and host a session declares, via the model catalogue; and a description."""
-    from musetui.model import HOSTS, PROVIDERS
-
     dp = (summary.declared_provider or "").lower() or None
     model = summary.declared_model
     provider: str | None = None
@@ -451,7 +451,7 @@ def attribute(
         host = d_host
         host_note = f"host {host} (declared)"
     if summary.format == "codex" and provider == "openai":
-        sb: Counter[str] = facts["store_bytes"]
+        sb: dict[str, int] = facts["store_bytes"]
         declared_azure = (summary.declared_provider or "").lower() == "azure"
         if sb.get("00") and not declared_azure:
             flags.append("declared-mismatch")
@@ -460,7 +460,7 @@ def attribute(
         elif sb.get("01") and declared_azure:
             flags.append("declared-mismatch")
             notes.append(f"declared azure but {sb['01']} ids carry store byte 01 (store:false: not Codex-on-Azure)")
-    sig_models: Counter[str] = facts["sig_models"]
+    sig_models: dict[str, int] = facts["sig_models"]
     if sig_models and summary.models:
         declared_models = {m.lower() for m in summary.models}
         for m in sig_models:

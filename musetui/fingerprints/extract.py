@@ -133,6 +133,10 @@ def scan_raw(
             yield Hit(decoded, line, pos, value=raw.decode("ascii", "replace"))
 
 
+#: The decode shared by every value of one time-less id shape, by (group, prefix, length).
+_BY_SHAPE: dict[tuple[str | None, bytes, int], Decoded | None] = {}
+_MAX_SHAPES = 4096
+
 #: One raw-pass hit: (decoded, byte offset, key, raw value). ``raw`` is set (and ``key`` is
 #: None) when ``decoded`` is a time-less decode shared by every value of its shape.
 RawHit = tuple[Decoded, int, "str | None", "bytes | None"]
@@ -151,8 +155,12 @@ def raw_hits(
     if seen is None:
         seen = set()
     u, k, g, s = _candidates(data) if finder is None else finder(data)
-    # Time-less shapes decode the same way for every value of one shape: decode once, reuse.
-    by_shape: dict[tuple[str | None, bytes, int], Decoded | None] = {}
+    # Time-less shapes decode the same way for every value of one shape: decode once per
+    # process, reuse (for another value, the shared decode is carried with the raw value).
+    by_shape = _BY_SHAPE
+    if len(by_shape) > _MAX_SHAPES:
+        by_shape.clear()
+    here: dict[tuple[str | None, bytes, int], Decoded] = {}  # this file's decode of each shape met
     seen_add = seen.add
     id_groups = _ID_GROUPS
     key_chars = _KEY_CHARS
@@ -177,25 +185,37 @@ def raw_hits(
             if group == "b58" and _random_anthropic(raw, start - tstart):
                 # Not a UUIDv7 and within 128 bits: decodes like every other random id of this shape.
                 skey = (group, prefix, len(raw))
+                base = here.get(skey)
+                if base is not None:
+                    yield base, pos, None, raw
+                    continue
                 if skey in by_shape:
                     base = by_shape[skey]
-                    if base is not None:
-                        yield base, pos, None, raw
+                    if base is not None:  # this file's first of the shape: as its own decode would be
+                        here[skey] = base = base.with_value(raw.decode("ascii", "replace"))
+                        yield base, pos, None, None
                     continue
                 decoded = _decode_id(raw.decode("ascii", "replace"))
                 if decoded is not None and decoded.time is None and not decoded.problems:
-                    by_shape[skey] = decoded
+                    by_shape[skey] = here[skey] = decoded
             elif prefix == b"call":
                 # an id without upper case is its own class (a compatible server's look-alike)
                 skey = (group if raw.lower() != raw else "lower", prefix, len(raw))
+                base = here.get(skey)
+                if base is not None:
+                    yield base, pos, None, raw
+                    continue
                 if skey in by_shape:
                     base = by_shape[skey]
                     if base is not None:
-                        yield base, pos, None, raw
+                        here[skey] = base = base.with_value(raw.decode("ascii", "replace"))
+                        yield base, pos, None, None
                     continue
                 decoded = _decode_id(raw.decode("ascii", "replace"))
                 if decoded is None or (decoded.time is None and not decoded.problems):
                     by_shape[skey] = decoded
+                    if decoded is not None:
+                        here[skey] = decoded
             else:
                 decoded = _decode_id(raw.decode("ascii", "replace"))
         elif group == "kval":

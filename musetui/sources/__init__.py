@@ -46,14 +46,25 @@ def observer_for(fmt: str, summary: SessionSummary) -> Observer:
 
 
 def probe_for(fmt: str) -> Probe:
-    """Byte-level line probes for a format (observe everything when the format has none)."""
-    if fmt == muse.FORMAT:
-        return muse.MuseProbe()
-    if fmt == codex.FORMAT:
-        return codex.CodexProbe()
-    if fmt == claude_code.FORMAT:
-        return claude_code.ClaudeProbe()
-    return Probe()
+    """Byte-level line probes for a format (observe everything when the format has none).
+
+    Probes hold no state: each format's is made once per process.
+    """
+    probe = _PROBES.get(fmt)
+    if probe is None:
+        if fmt == muse.FORMAT:
+            probe = muse.MuseProbe()
+        elif fmt == codex.FORMAT:
+            probe = codex.CodexProbe()
+        elif fmt == claude_code.FORMAT:
+            probe = claude_code.ClaudeProbe()
+        else:
+            probe = Probe()
+        _PROBES[fmt] = probe
+    return probe
+
+
+_PROBES: dict[str, Probe] = {}
 
 
 def build_items(fmt: str, records: list[Record]) -> list[Item]:

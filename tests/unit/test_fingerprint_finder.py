@@ -189,3 +189,29 @@ def test_raw_hits_without_keys_are_scan_raw_without_keys() -> None:
         assert [(d, p, v) for d, p, v, _k in got] == want, data
         assert all(k is None for *_x, k in got if _x[0].detector in ("empty-signature", "anthropic-signature")), data
     assert any(d.detector == "empty-signature" for d, *_ in extract.raw_hits(extra[0], set(), keys=False))
+
+
+def _cold_then_warm(files: list[Path]) -> int:
+    """Each file's hits with the shape cache empty equal its hits after every other file warmed it."""
+    cold = []
+    for p in files:
+        extract._BY_SHAPE.clear()
+        cold.append(_hits(p.read_bytes(), None))
+    extract._BY_SHAPE.clear()
+    for p in reversed(files):  # warm: every shape decoded first by some other file
+        _hits(p.read_bytes(), None)
+    shared = 0
+    for p, want in zip(files, cold, strict=True):
+        got = _hits(p.read_bytes(), None)
+        assert got == want, p
+        shared += sum(1 for h in got if h[-1] is not None)
+    return shared
+
+
+def test_shape_decodes_shared_across_files(sample_dir: Path, real_dir: Path, tmp_path: Path) -> None:
+    """The time-less shape decodes kept for the process give every file what its own decodes would."""
+    generate(tmp_path / "gen", 2.0, 5)
+    shared = 0
+    for root in (sample_dir, real_dir, tmp_path / "gen"):
+        shared += _cold_then_warm(_files(root))
+    assert shared > 50  # shapes were shared within files too (value carried as raw)

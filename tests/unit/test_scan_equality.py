@@ -166,3 +166,34 @@ def test_iso_renders_as_isoformat_does(ts: float) -> None:
     except (OverflowError, OSError, ValueError):
         want = None
     assert iso(ts) == want
+
+
+_TEXT = st.one_of(st.none(), st.text(max_size=8))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TEXT, min_size=12, max_size=12), st.integers(min_value=6, max_value=12), st.booleans())
+def test_decoded_init_stores_what_the_dataclass_would(values: list[Any], n: int, by_keyword: bool) -> None:
+    """Decoded's slot-storing ``__init__`` keeps the dataclass's fields, order, defaults and frozenness."""
+    import dataclasses
+
+    from musetui.fingerprints.types import Decoded
+
+    names = [f.name for f in dataclasses.fields(Decoded)]
+    defaults: list[Any] = [None, (), "", (), "", None]  # time, fields, meaning, problems, shape, via
+    args = values[:n]
+    d = Decoded(**dict(zip(names, args, strict=False))) if by_keyword else Decoded(*args)
+    assert [getattr(d, k) for k in names] == args + defaults[n - 6 :]
+    assert d == dataclasses.replace(d) and hash(d) == hash(dataclasses.replace(d))
+    try:
+        setattr(d, "value", "x")  # noqa: B010 (an assignment, as mypy would refuse it)
+    except dataclasses.FrozenInstanceError:
+        pass
+    else:
+        raise AssertionError("Decoded is no longer frozen")
+    for bad in ({"detector": "a"}, {**dict(zip(names, args, strict=False)), "nope": 1}):
+        try:
+            Decoded(**bad)
+        except TypeError:
+            continue
+        raise AssertionError(f"accepted {bad}")
