@@ -49,9 +49,11 @@ NEVER = (
     "musetui.fingerprints.attribution",
 )
 
-#: Runs ``musetui.cli.main`` for each query (stdout to /dev/null), then prints the exit codes and sys.modules.
+#: Runs ``musetui.cli.main`` for each query (stdout to /dev/null), then prints the exit codes and the
+#: modules the searches added (what the interpreter's own start-up loaded, ``site`` included, is not theirs).
 _CODE = r"""
 import json, os, sys
+before = set(sys.modules)
 from musetui.cli import main
 queries = json.loads(sys.argv[2])
 null = os.open(os.devnull, os.O_WRONLY)
@@ -60,7 +62,7 @@ os.dup2(null, 1)
 codes = [main(["search", sys.argv[1], *q]) for q in queries]
 sys.stdout.flush()
 os.dup2(saved, 1)
-print(json.dumps({"codes": codes, "modules": sorted(sys.modules)}))
+print(json.dumps({"codes": codes, "modules": sorted(set(sys.modules) - before)}))
 """
 
 
