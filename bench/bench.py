@@ -3,12 +3,19 @@
 
 Usage:
     python bench/bench.py [--corpus DIR] [--size-mb 500] [--runs 5] [--seed 1] [--baseline DIR]
+    python bench/bench.py --corpus DIR --instructions 40 [--baseline DIR]
 
 The corpus is generated (seeded) when DIR does not exist. Each run executes the three
 commands in rotation, so machine noise hits them alike; medians are reported, with
 ratios and the peak RSS of the scan (over its whole process tree). ``--baseline DIR`` adds
 the scan of another checkout of musetui (``git archive`` of an older commit, say) to the
 rotation, so that before and after are measured side by side in one run.
+
+``--instructions N`` measures instead what machine load cannot move: the instructions
+(valgrind's callgrind) of the in-process scan of every Nth file (``scan_file`` and the light
+record a worker sends, per file) for this checkout and the baseline, beside the orjson
+loop over the same files. Only the work inside one ``functools.reduce`` call is counted,
+so start-up and imports are left out.
 """
 
 from __future__ import annotations
@@ -53,6 +60,76 @@ for root, dirs, files in os.walk(sys.argv[1]):
                 n += 1
 print(n)
 """
+
+#: The in-process work ``--instructions`` counts: argv = checkout, root, step, "scan" | "orjson".
+INSTRUCTIONS = r"""
+import functools, os, sys
+sys.path.insert(0, sys.argv[1])
+root, step, what = sys.argv[2], int(sys.argv[3]), sys.argv[4]
+files = []
+for base, dirs, names in os.walk(root):
+    dirs.sort()
+    files += [os.path.join(base, n) for n in sorted(names) if n.endswith((".jsonl", ".json"))]
+files = files[::step]
+if what == "scan":
+    from musetui import scanner
+    from musetui.index import light_blob
+    scanner.prepare()
+    for p in files[:3]:
+        light_blob(scanner.scan_file(p, os.path.relpath(p, root), root))  # warm: first-use tables
+    def work(acc, p):
+        light_blob(scanner.scan_file(p, os.path.relpath(p, root), root))
+else:
+    import orjson
+    def work(acc, p):
+        with open(p, "rb") as f:
+            for line in f:
+                try:
+                    orjson.loads(line)
+                except orjson.JSONDecodeError:
+                    pass
+functools.reduce(work, files, None)
+"""
+
+
+def instructions(repo: Path, corpus: Path, step: int, what: str) -> int:
+    """Instructions executed inside the ``functools.reduce`` of :data:`INSTRUCTIONS` (callgrind)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "callgrind.out"
+        env = bench_env()
+        exe = os.path.realpath(sys.executable)  # not a shim script: valgrind follows no exec
+        subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", "--collect-atstart=no",
+             "--toggle-collect=functools_reduce", exe, "-c", INSTRUCTIONS, str(repo), str(corpus), str(step), what],
+            check=True, capture_output=True, env=env,
+        )  # fmt: skip
+        for line in out.read_text().splitlines():
+            if line.startswith(("summary:", "totals:")):
+                return int(line.split()[1])
+    raise RuntimeError("callgrind wrote no totals")
+
+
+def main_instructions(args: argparse.Namespace) -> int:
+    """``--instructions N``: callgrind counts of the scan (this checkout, the baseline) and the orjson loop."""
+    if not shutil.which("valgrind"):
+        print("valgrind not found", file=sys.stderr)
+        return 2
+    step = args.instructions
+    rows = [("musetui scan", REPO, "scan")]
+    if args.baseline:
+        rows.append(("baseline scan", args.baseline.resolve(), "scan"))
+    rows.append(("orjson loop", REPO, "orjson"))
+    counts = {name: instructions(repo, args.corpus, step, what) for name, repo, what in rows}
+    print(f"instructions, every {step}th file of {args.corpus}, in-process (callgrind):")
+    loop = counts["orjson loop"]
+    for name, n in counts.items():
+        print(f"  {name:<14} {n / 1e6:>9.1f} M   {n / loop:.2f}x the orjson loop")
+    if "baseline scan" in counts:
+        print(f"  scan / baseline = {counts['musetui scan'] / counts['baseline scan']:.3f}")
+    return 0
+
 
 MEASURE = r"""
 import resource, subprocess, sys, time
@@ -99,7 +176,11 @@ def main() -> int:
     ap.add_argument("--json-out", type=Path, default=None)
     ap.add_argument("--baseline", type=Path, default=None, help="another musetui checkout to time beside this one")
     ap.add_argument("--no-warm", action="store_true", help="skip the warm-reopen and append measurements")
+    ap.add_argument("--instructions", type=int, default=0, metavar="N",
+                    help="count instructions (callgrind) of the in-process scan of every Nth file instead of timing")
     args = ap.parse_args()
+    if args.instructions:
+        return main_instructions(args)
 
     corpus: Path = args.corpus
     if not corpus.exists():
