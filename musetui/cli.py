@@ -169,7 +169,7 @@ def _scan_fleet_options(args: argparse.Namespace) -> int:
 
 def _records(sessions: Sequence[object], names: dict[str, str] | None = None) -> Iterator[bytes]:
     """The JSON Lines of ``scan --json``, one line at a time, ``root`` as given (see :func:`_root_names`)."""
-    from musetui.diagnostics import json_name
+    from musetui.diagnostics import json_name, record_json
     from musetui.model import SessionSummary
 
     names = names or {}
@@ -187,23 +187,7 @@ def _records(sessions: Sequence[object], names: dict[str, str] | None = None) ->
             record = s.record()
             if given is not None:
                 record["root"] = json_name(given)
-            try:
-                yield orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
-            except TypeError:  # a string taken from a file name that is not UTF-8: escape it as paths are
-                yield orjson.dumps(_json_safe(record), option=orjson.OPT_APPEND_NEWLINE)
-
-
-def _json_safe(value: object) -> object:
-    """``value`` with every string JSON can carry (see :func:`musetui.diagnostics.json_name`)."""
-    from musetui.diagnostics import json_name
-
-    if isinstance(value, str):
-        return json_name(value)
-    if isinstance(value, dict):
-        return {json_name(str(k)): _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
-    return value
+            yield record_json(record)
 
 
 def _root_names(paths: Sequence[str]) -> dict[str, str]:

@@ -14,6 +14,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+import orjson
+
 from musetui.model import Diagnostic
 
 __all__ = [
@@ -112,6 +114,29 @@ def json_name(text: str) -> str:
     except UnicodeEncodeError:
         return "".join(f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else (c if not 0xD800 <= ord(c) <= 0xDFFF else f"\\u{ord(c):04x}") for c in text)
     return text
+
+
+def json_safe(value: object) -> object:
+    """``value`` with every string as JSON can carry it (see :func:`json_name`), keys included."""
+    if isinstance(value, str):
+        return json_name(value)
+    if isinstance(value, dict):
+        return {json_name(str(k)): json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
+
+
+def record_json(record: dict[str, object]) -> bytes:
+    """A scan record as one line of JSON (newline included).
+
+    A string taken from a file name that is not UTF-8 (a session id from the name, say) is
+    escaped as paths are, so the record can always be written.
+    """
+    try:
+        return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+    except TypeError:
+        return orjson.dumps(json_safe(record), option=orjson.OPT_APPEND_NEWLINE)
 
 
 def resolve_cli_path(path: str) -> str:

@@ -17,10 +17,8 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-import orjson
-
 from musetui.cache import CachedFile, IndexCache, unpickle_outcome, unpickle_state
-from musetui.diagnostics import internal_error
+from musetui.diagnostics import internal_error, record_json
 from musetui.fingerprints.attribution import mark_outliers
 from musetui.model import Attribution, Diagnostic, SessionSummary
 from musetui.procs import pool_context
@@ -105,7 +103,7 @@ def light_blob(outcome: Outcome) -> bytes:
         s.declared_provider, s.declared_model, s.items, s.malformed_lines, s.started_at, s.ended_at,
         s.size, s.mtime_ns, s.inode, s.device, s.read_bytes, s.label, dict(s.models),
         a.provider, a.host, a.confidence, [f for f in a.flags if f != "outlier"], a.summary,
-        orjson.dumps(s.record()), s.title, a.via,
+        record_json(s.record())[:-1], s.title, a.via,
     )
     return marshal.dumps((light, diags))
 

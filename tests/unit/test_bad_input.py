@@ -192,3 +192,25 @@ def test_scan_writes_nothing_under_root(tmp_path: Path, sample_dir: Path) -> Non
         open_session(s)
     assert _tree_state(root) == before
     assert {str(d): d.stat().st_mtime_ns for d in [root, *root.rglob("*")] if d.is_dir()} == dir_mtimes
+
+
+def test_a_session_id_from_a_file_name_that_is_not_utf8_is_cached_and_written(tmp_path: Path) -> None:
+    """The id of a Claude Code session comes from its file name; a name that is not UTF-8 must not
+    turn the session into an internal error once the cache stores its record (found by hypothesis)."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "tree"
+    root.mkdir()
+    summary = b'{"type":"summary","summary":"Deploy a site","leafUuid":"cd0e85c3-54fd-4034-abdb-a38ab4528fbc"}\n'
+    (Path(os.fsdecode(os.fsencode(root) + b"/bad\xff.jsonl"))).write_bytes(summary)
+    env = {**os.environ, "MUSETUI_CACHE_DIR": str(tmp_path / "cache")}
+    outs = []
+    for argv in (["--no-cache"], [], []):  # off, cold, warm
+        run = subprocess.run([sys.executable, "-m", "musetui", "scan", "--json", str(root), *argv],
+                             capture_output=True, env=env, check=True)
+        assert b"internal error" not in run.stderr, run.stderr
+        outs.append(run.stdout)
+    assert outs[0] == outs[1] == outs[2]
+    (rec,) = [orjson.loads(line) for line in outs[0].splitlines()]
+    assert (rec["path"], rec["session_id"], rec["format"]) == ("bad\\xff.jsonl", "bad\\xff", "claude-code")
