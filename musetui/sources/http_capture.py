@@ -159,6 +159,12 @@ class Exchange:
     time: float | None = None
     container: str = "VCR cassette"  # or "HAR log"
 
+    @classmethod
+    def at(cls, i: int, span: tuple[int, int], starts: list[int], **fields: Any) -> Exchange:
+        """Exchange ``i``, whose bytes are ``span`` (offset, length) of a file with these line starts."""
+        offset, length = span
+        return cls(index=i, line=bisect_right(starts, offset), offset=offset, length=length, **fields)
+
     def normalized(self, body_format: str | None) -> dict[str, Any]:
         """The exchange as one plain record (what an opened item's raw view shows)."""
         body: Any = self.records[0] if len(self.records) == 1 else (self.records or self.body_text)
@@ -427,12 +433,10 @@ def _grpc_exchange(i: int, x: dict[str, Any], span: tuple[int, int], starts: lis
         return None
     messages = resp.get("chunks_json") if "chunks_json" in resp else [resp.get("json")]
     records = [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
-    offset, length = span
-    return Exchange(
-        index=i,
-        line=bisect_right(starts, offset),
-        offset=offset,
-        length=length,
+    return Exchange.at(
+        i,
+        span,
+        starts,
         method="gRPC",
         uri="",
         status=None,
@@ -467,12 +471,10 @@ def _vcr_exchange(i: int, x: dict[str, Any], span: tuple[int, int], starts: list
     req_body = req.get("parsed_body") if "parsed_body" in req else req.get("body")
     if isinstance(req_body, dict) and "string" in req_body:
         req_body = req_body.get("string")
-    offset, length = span
-    return Exchange(
-        index=i,
-        line=bisect_right(starts, offset),
-        offset=offset,
-        length=length,
+    return Exchange.at(
+        i,
+        span,
+        starts,
         method=_text(req.get("method")) or "?",
         uri=_text(req.get("uri") or req.get("url")),
         status=_status(resp.get("status")),
@@ -501,12 +503,10 @@ def _har_exchange(i: int, e: dict[str, Any], span: tuple[int, int], starts: list
     kind, records, text = _body_records(body, ctype)
     post = req.get("postData") if isinstance(req.get("postData"), dict) else {}
     assert isinstance(post, dict)
-    offset, length = span
-    return Exchange(
-        index=i,
-        line=bisect_right(starts, offset),
-        offset=offset,
-        length=length,
+    return Exchange.at(
+        i,
+        span,
+        starts,
         method=_text(req.get("method")) or "?",
         uri=_text(req.get("url")),
         status=_status(resp.get("status")),
