@@ -88,6 +88,16 @@ class Timing:
 TIME = "/usr/bin/time" if os.path.exists("/usr/bin/time") else None
 
 
+def _vs_rg(name: str, t: Timing, rg: Timing) -> dict[str, float]:
+    """A timing's median wall and CPU seconds, and their ratios to rg's, as ``name_*`` row fields."""
+    return {
+        f"{name}_s": round(t.median, 3),
+        f"{name}_ratio": round(t.median / rg.median, 2),
+        f"{name}_cpu_s": round(t.cpu_median, 3),
+        f"{name}_cpu_ratio": round(t.cpu_median / rg.cpu_median, 2),
+    }
+
+
 def run_child(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, int, int, float]:
     """Run a command, read its stdout through a pipe; (seconds, output lines, peak RSS in KiB, CPU seconds).
 
@@ -475,22 +485,11 @@ def main() -> int:
             "cpu_runs": {"rg": rg.cpu, "lib": lib.cpu, "cli": clit.cpu},
         }
         if app is not None:
-            row.update(
-                app_s=round(appt.median, 3),
-                app_ratio=round(appt.median / rg.median, 2),
-                app_cpu_s=round(appt.cpu_median, 3),
-                app_cpu_ratio=round(appt.cpu_median / rg.cpu_median, 2),
-                app_hits=appt.hits,
-            )
+            row.update(_vs_rg("app", appt, rg), app_hits=appt.hits)
             row["runs"]["app"] = appt.seconds  # type: ignore[index]
             row["cpu_runs"]["app"] = appt.cpu  # type: ignore[index]
         if base_app is not None:
-            row.update(
-                base_app_s=round(bapp.median, 3),
-                base_app_ratio=round(bapp.median / rg.median, 2),
-                base_app_cpu_s=round(bapp.cpu_median, 3),
-                base_app_cpu_ratio=round(bapp.cpu_median / rg.cpu_median, 2),
-            )
+            row.update(_vs_rg("base_app", bapp, rg))
         if args.baseline:
             row.update(
                 base_lib_s=round(blib.median, 3),
