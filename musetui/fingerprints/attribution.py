@@ -81,7 +81,8 @@ described in docs/fingerprints.md (shipped with musetui's source).
    Look-alikes: shapes that OpenAI-compatible servers mint too (call_ + 24,
    chatcmpl- ids, system_fingerprint, service_tier) earn OpenAI nothing against a
    declared non-OpenAI model, and a call_ id without one upper-case letter is
-   never OpenAI's.
+   never OpenAI's. Below 0.5 and with no declaration, such imitable shapes alone
+   (tool-id, chatcmpl-id, system-fingerprint, key) name no provider: `unknown`.
 
 5. Host (azure, bedrock, vertex, fireworks, or null). Only host evidence decides
    a host: the endpoint of a capture, Azure-only keys and headers
@@ -414,6 +415,13 @@ def attribute(
         elif d_provider and d_provider != provider and provider not in SERVING_PROVIDERS:
             flags.append("declared-mismatch")
             notes.append(f"declared {d_desc} ({d_provider}) but artifacts say {provider}")
+    elif best is not None and best_score > 0 and d_provider is None and facts["lookalike_only"].get(best):
+        provider = "unknown"
+        conf = 0.0
+        notes.append(
+            f"only weak shapes that compatible servers mint too point to {best} ({best_score:.2f}): "
+            "not enough for a verdict without a declaration"
+        )
     elif best is not None and best_score > 0 and (d_provider is None or d_provider == best):
         provider = best
         conf = min(0.5, best_score + (0.2 if d_provider == best else 0.0))

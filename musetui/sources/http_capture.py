@@ -118,12 +118,26 @@ def _is_interaction(x: Any) -> bool:
             and isinstance(resp, dict) and "status" in resp)
 
 
+def _is_lone_response(x: dict[str, Any]) -> bool:
+    """A recorded response without its request: an HTTP status, headers and a body (and nothing else of note)."""
+    status = x.get("status")
+    return (
+        type(status) is int
+        and 100 <= status <= 599
+        and isinstance(x.get("headers"), dict | list)
+        and "body" in x
+        and "request" not in x
+        and "response" not in x
+    )
+
+
 def json_interactions(document: Any) -> list[dict[str, Any]] | None:
     """The interactions of a VCR cassette written as JSON, or None for any other document.
 
-    Two layouts are read: vcrpy's JSON serializer (``{"interactions": [...]}``) and one
+    Three layouts are read: vcrpy's JSON serializer (``{"interactions": [...]}``), one
     interaction per file (``{"request": {...}, "response": {...}}``, as the Datadog test agent
-    records them).
+    records them), and one response without its request (``{"status": 200, "headers": {...},
+    "body": ...}``, as mock-server fixtures store them: no URL, so only the body and headers speak).
     """
     if not isinstance(document, dict):
         return None
@@ -131,7 +145,11 @@ def json_interactions(document: Any) -> list[dict[str, Any]] | None:
     if isinstance(inter, list):
         items = [x for x in inter if isinstance(x, dict)]
         return items if items and _is_interaction(items[0]) else None
-    return [document] if _is_interaction(document) else None
+    if _is_interaction(document):
+        return [document]
+    if _is_lone_response(document):
+        return [{"request": {"uri": ""}, "response": document}]
+    return None
 
 
 def is_capture_document(document: Any) -> bool:
@@ -462,7 +480,7 @@ def _vcr_exchange(i: int, x: dict[str, Any], span: tuple[int, int], starts: list
         body: Any = resp.get("parsed_body")
     else:
         body = resp.get("body")
-        if isinstance(body, dict):
+        if isinstance(body, dict) and ("string" in body or "base64_string" in body):  # (else: the JSON body itself)
             body = body.get("string", body.get("base64_string"))
             if isinstance(body, str) and "base64_string" in (resp.get("body") or {}):
                 with contextlib.suppress(binascii.Error, ValueError):

@@ -70,6 +70,13 @@ def builtin() -> Catalogue:
         ("llama-3.3-70b-versatile", "meta", None, "Llama"),  # Groq is not derivable from the name
         ("groq/llama-3.3-70b-versatile", "groq", None, "Llama"),
         ("<synthetic>", "unknown", None, "synthetic"),
+        # non-chat models a capture declares (traceloop/openllmetry, Arize openinference cassettes)
+        ("text-embedding-3-large", "openai", None, "OpenAI embeddings"),
+        ("text-embedding-ada-002", "openai", None, "OpenAI embeddings"),
+        ("text-embedding-004", "google", None, "Google text embeddings"),
+        ("davinci-002", "openai", None, "GPT base (completions)"),
+        ("omni-moderation-latest", "openai", None, "Moderation"),
+        ("facebook/opt-125m", "meta", None, "opt-125m"),
     ],
 )
 def test_builtin_lookup(
@@ -146,6 +153,8 @@ def test_http_capture_tables(builtin: Catalogue) -> None:
     assert azure is not None and azure.host == "azure" and azure.provider is None
     bedrock = builtin.endpoint("bedrock-runtime.eu-central-1.amazonaws.com")
     assert bedrock is not None and bedrock.host == "bedrock"
+    agents = builtin.endpoint("bedrock-agent-runtime.us-east-1.amazonaws.com")
+    assert agents is not None and (agents.host, agents.provider) == ("bedrock", None)
     assert builtin.endpoint("openrouter.ai").via == "openrouter"  # type: ignore[union-attr]
     assert builtin.endpoint("api.openai.com").provider == "openai"  # type: ignore[union-attr]
     assert builtin.endpoint("api.openai.com.evil.example") is None

@@ -780,6 +780,13 @@ def test_tool_id_classes(
     assert (got.provider, got.host, got.shape, got.strength) == (provider, host, shape, strength)
 
 
+@pytest.mark.parametrize("word", ["available", "withdrawn", "completed", "Available", "getStatus", "Withdrawn"])
+def test_nine_letter_words_are_no_tool_ids(word: str) -> None:
+    """A watsonx model list's lifecycle ``{"id": "available"}`` gave Groq credit (traceloop/openllmetry cassettes)."""
+    assert d.classify_tool_id(word) is None
+    assert not [x for x in d.decode_string(word, "id") if x.detector == "tool-id"]
+
+
 def test_tool_id_uuid4hex_meaning() -> None:
     got = d.classify_tool_id("call_0123456789abcdef0123456789abcdef")
     assert got is not None and "self-hosted server or harness" in got.meaning

@@ -390,6 +390,25 @@ def test_json_cassettes_are_captures(tmp_path: Path) -> None:
     assert "single.json" in out.stdout and "vcrpy.json" in out.stdout
 
 
+def test_a_lone_recorded_response_is_a_capture(tmp_path: Path) -> None:
+    """``{status, headers, body}`` (a mock server's fixture, as in Arize openinference): its body and headers speak."""
+    msg = {"model": "claude-sonnet-4-6", "id": "msg_redacted01", "type": "message", "role": "assistant",
+           "content": [{"type": "text", "text": "42"}], "stop_reason": "end_turn",
+           "usage": {"input_tokens": 49, "output_tokens": 5}}
+    (tmp_path / "string-body.json").write_text(json.dumps(
+        {"status": 200, "headers": {"content-type": "application/json"}, "body": json.dumps(msg)}, indent=2), encoding="utf-8")
+    (tmp_path / "object-body.json").write_text(json.dumps(
+        {"status": 200, "headers": {"request-id": "req_011CSHxvQKtNeTVqHdLrt5Nr"}, "body": msg}), encoding="utf-8")
+    (tmp_path / "status-only.json").write_text(json.dumps({"status": 200, "body": "ok"}), encoding="utf-8")
+    recs = {r["path"]: r for r in _scan(tmp_path)}
+    for name in ("string-body.json", "object-body.json"):
+        rec = recs[name]
+        assert (rec["format"], rec["declared_model"], rec["provider"]) == ("http-capture", "claude-sonnet-4-6", "anthropic"), name
+    assert recs["string-body.json"]["confidence"] == 0.5  # declared only: nothing in it decodes
+    assert any(e["detector"] == "anthropic-id" for e in recs["object-body.json"]["evidence"])  # the header's request id
+    assert recs["status-only.json"]["format"] != "http-capture"  # no headers: not a recorded response
+
+
 @pytest.mark.parametrize(("uri", "via"), [
     ("https://router.huggingface.co/together/v1/chat/completions", "huggingface"),
     ("https://myorg-myaccount.snowflakecomputing.com/api/v2/cortex/v1/chat/completions", "snowflake"),

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from musetui.fingerprints.attribution import Located, attribute
 from musetui.fingerprints.catalogue import builtin_catalogue
-from musetui.fingerprints.decoders import decode_chatcmpl_id, decode_string
+from musetui.fingerprints.decoders import decode_chatcmpl_id, decode_key, decode_string
 from musetui.model import SessionSummary
 
 ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
@@ -93,3 +93,22 @@ def test_a_compatible_server_capture_is_its_makers(tmp_path: Path) -> None:
                          capture_output=True, check=True, text=True)
     rec = json.loads(out.stdout)
     assert rec["provider"] == "alibaba" and "declared-mismatch" not in rec["flags"]
+
+
+def test_weak_imitable_shapes_alone_name_no_provider() -> None:
+    """No declaration and only shapes any compatible server mints, below 0.5: ``unknown``, saying what they resemble."""
+    nothing = SessionSummary(path="s.json", abspath="/x/s.json", root="/x", format="openai-chat", format_rule="")
+    tier = decode_key("service_tier", "standard")  # Writer's Palmyra answers with one (traceloop/openllmetry)
+    assert tier is not None and tier.provider == "anthropic" and tier.strength == "weak"
+    for located in ([Located(tier, 1, "service_tier", 0, None)], _located([("id", "ax9fskhev")]),
+                    _located([("id", "gSIMJiOkT")])):
+        values = [x.decoded.value for x in located]
+        assert located and all(x.decoded.provider for x in located), values  # each is weak evidence for a maker ...
+        a = attribute(nothing, located, builtin_catalogue().lookup)
+        assert (a.provider, a.confidence) == ("unknown", 0.0), (values, a.summary)  # ... but names none alone
+        assert "compatible servers mint too" in a.summary
+    # The same weak evidence beside an agreeing declaration still adds to it.
+    declared = attribute(_summary("llama-3.3-70b"), _located([("id", "ax9fskhev")]), builtin_catalogue().lookup)
+    assert declared.provider == "meta"
+    mistral = attribute(_summary("mistral-small-latest"), _located([("id", "gSIMJiOkT")]), builtin_catalogue().lookup)
+    assert mistral.provider == "mistral" and mistral.confidence > 0

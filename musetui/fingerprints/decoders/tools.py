@@ -145,8 +145,14 @@ def _classify_tool_id(s: str, strong_only: bool) -> Decoded | None:
     if n == 9:
         if _NINE_RE.fullmatch(s) is None:
             return None
-        has_upper = any(c.isupper() for c in s)
+        n_upper = sum(1 for c in s if c.isupper())
+        has_upper = n_upper > 0
         has_lower = any(c.islower() for c in s)
+        has_digit = any(c.isdigit() for c in s)
+        if has_upper and has_lower and not has_digit and n_upper < 2:
+            return None  # a word (``Available``, ``getStatus``), not base62: 0.4% of random ids look so
+        if has_lower and not has_upper and not has_digit:
+            return None  # a word (``available``, ``withdrawn``): 5% of Groq's base-36 ids have no digit
         if has_upper and has_lower:
             return _tool(
                 s,
