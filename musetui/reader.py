@@ -58,10 +58,76 @@ class FileData:
     inode: int
     device: int
     grew: bool = False  # the file was larger after the read than before it
+    note: str | None = None  # what the reader could not read whole (a truncated gzip stream)
+    expanded: bool = False  # ``data`` is the expansion of a gzip file (``size`` is the file's own)
 
 
 class TooLarge(Exception):
     """The file is larger than the caller wants to hold at once (see ``read_file(whole_max=…)``)."""
+
+
+#: A gzip-compressed transcript (``session.jsonl.gz``, LangChain's ``*.yaml.gz`` cassettes) is
+#: read whole and expanded in memory, never written anywhere, up to this many bytes.
+MAX_EXPANDED_BYTES = 64 * 1024 * 1024
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def is_gzip_name(path: str) -> bool:
+    """Whether a file is read as gzip: by its name (``.gz``); its first bytes then must agree."""
+    return path[-3:].lower() == ".gz"
+
+
+class CompressedError(OSError):
+    """A ``.gz`` file that cannot be expanded (corrupt, not gzip, or past :data:`MAX_EXPANDED_BYTES`)."""
+
+
+def _expand(raw: bytes) -> tuple[bytes, str | None]:
+    """The bytes a gzip file holds (every member), and a note when its stream ends early.
+
+    Raises:
+        CompressedError: not gzip, corrupt, or expanding past :data:`MAX_EXPANDED_BYTES`.
+    """
+    import zlib  # (only compressed files need it)
+
+    if raw[:2] != GZIP_MAGIC:
+        raise CompressedError("named .gz but not gzip data")
+    out: list[bytes] = []
+    total = 0
+    rest = raw
+    note = None
+    while rest[:2] == GZIP_MAGIC:
+        d = zlib.decompressobj(wbits=31)
+        try:
+            chunk = d.decompress(rest, MAX_EXPANDED_BYTES + 1 - total)
+        except zlib.error as exc:
+            if out:  # a later member is corrupt: keep what the earlier ones hold
+                note = f"gzip member at byte {len(raw) - len(rest)} is corrupt ({exc}): read the members before it"
+                break
+            raise CompressedError(f"corrupt gzip data ({exc})") from exc
+        total += len(chunk)
+        out.append(chunk)
+        if total > MAX_EXPANDED_BYTES or d.unconsumed_tail:
+            raise CompressedError(f"gzip data expands past {MAX_EXPANDED_BYTES // 2**20} MiB (the limit for compressed files)")
+        if not d.eof:
+            note = f"gzip stream ends early (truncated at byte {len(raw)}): read the {total:,} bytes it holds"
+            break
+        rest = d.unused_data
+    return (out[0] if len(out) == 1 else b"".join(out)), note
+
+
+def _expanded(fd: int, st: os.stat_result) -> tuple[bytes, str | None]:
+    """The expansion of the open gzip file ``fd`` (read whole: gzip has no random access)."""
+    if st.st_size > MAX_EXPANDED_BYTES:
+        raise CompressedError(f"gzip file of {st.st_size:,} bytes: past the {MAX_EXPANDED_BYTES // 2**20} MiB limit for compressed files")
+    parts: list[bytes] = []
+    pos = 0
+    while pos < st.st_size:
+        chunk = os.pread(fd, min(st.st_size - pos, 16 * 1024 * 1024), pos)
+        if not chunk:
+            break
+        parts.append(chunk)
+        pos += len(chunk)
+    return _expand(parts[0] if len(parts) == 1 else b"".join(parts))
 
 
 def read_file(path: str, start: int = 0, limit: int | None = None, whole_max: int | None = None) -> FileData:
@@ -75,6 +141,10 @@ def read_file(path: str, start: int = 0, limit: int | None = None, whole_max: in
     fd, st = _open_regular(path)
     try:
         size = st.st_size
+        if is_gzip_name(path):  # read whole and expanded; offsets and lines are the expanded text's
+            expanded, note = _expanded(fd, st)
+            end = len(expanded) if limit is None else min(len(expanded), start + limit)
+            return FileData(expanded[start:end], size, st.st_mtime_ns, st.st_ino, st.st_dev, note=note, expanded=True)
         if whole_max is not None and size - start > whole_max:
             raise TooLarge(size)
         want = max(0, size - start)
@@ -122,12 +192,14 @@ def _open_regular(path: str) -> tuple[int, os.stat_result]:
 
 
 def read_range(path: str, offset: int, length: int) -> bytes:
-    """Read ``length`` bytes at ``offset`` (pread), read-only."""
+    """Read ``length`` bytes at ``offset`` (pread; of the expanded text for a gzip file), read-only."""
     fd = open_ro(path)
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise NotRegularFile(f"not a regular file ({_kind(st.st_mode)})")
+        if is_gzip_name(path):
+            return _expanded(fd, st)[0][offset : offset + length]
         return os.pread(fd, length, offset)
     finally:
         os.close(fd)

@@ -164,6 +164,10 @@ def _scan_file(
         device=fd.device,
         read_bytes=len(data),
     )
+    if fd.expanded:
+        summary.notes.append(f"gzip file: its lines and byte offsets are those of the {len(data):,} bytes it expands to")
+    if fd.note:
+        summary.notes.append(fd.note)
     if not data.strip():
         return Outcome(None, [Diagnostic(relpath, 0, "empty file: no records")])
     return scan_bytes(

@@ -39,7 +39,14 @@ _NAME = operator.attrgetter("name")
 
 
 def candidate(name: str) -> bool | None:
-    """True: a JSON file; None: maybe (sniff it); False: not a transcript."""
+    """True: a JSON file; None: maybe (sniff it); False: not a transcript.
+
+    A gzip file (``.gz``) is what its inner name says (``session.jsonl.gz``, ``c.yaml.gz``): the
+    reader expands it in memory.
+    """
+    if name[-3:].lower() == ".gz":
+        inner = name[:-3]
+        return candidate(inner) if inner and inner[-3:].lower() != ".gz" else False
     if name.endswith((".jsonl", ".json")):
         return not (name.endswith(".meta.json") and name.startswith("agent-"))  # Claude subagent sidecar
     if name.endswith(".chunks.txt"):

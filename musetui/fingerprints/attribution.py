@@ -28,6 +28,9 @@ STRENGTH_WEIGHT = {"strong": 1.0, "medium": 0.6, "weak": 0.2}
 QUOTED_FACTOR = 0.25
 #: Providers that serve other makers' open models: a model name does not contradict them.
 SERVING_PROVIDERS = frozenset({"groq"})
+#: The family words of Claude's public model names. A signature naming none of them names an
+#: internal model (LangChain's Bedrock cassettes: ``claude-saffron`` for ``claude-sonnet-5``).
+CLAUDE_FAMILIES = ("opus", "sonnet", "haiku", "instant")
 #: Detectors whose shapes point to self-hosted serving (no provider signature).
 SELF_HOSTED_SHAPES = frozenset({"call_+32hex", "chatcmpl-tool-hex"})
 #: OpenAI-credited shapes that OpenAI-compatible servers mint too (Together, Fireworks, vLLM,
@@ -111,7 +114,8 @@ described in docs/fingerprints.md (shipped with musetui's source).
    a [guess] layout (Gemini responseIds) is shown but never raises it.
 
 7. Flags. declared-mismatch (declared provider/model family differs from a
-   >= 0.5 evidence verdict, or a signature names another model); time-mismatch;
+   >= 0.5 evidence verdict, or a signature names another public model; an internal name such as
+   claude-saffron is noted, never flagged); time-mismatch;
    imitation-id; mixed-providers (two providers each >= 0.6 from model output);
    truncated-blob (a Fernet token or signature whose structure is cut or broken);
    outlier (see 8).
@@ -473,6 +477,12 @@ def attribute(
         declared_models = {m.lower() for m in summary.models}
         for m in sig_models:
             if not any(m.lower() in dm or dm in m.lower() for dm in declared_models):
+                if not any(family in m.lower() for family in CLAUDE_FAMILIES):
+                    notes.append(  # an internal name: nothing to compare it with
+                        f"thinking signature names {m}, not a public model name: not compared with the declared "
+                        + ", ".join(sorted(summary.models))
+                    )
+                    continue
                 if "declared-mismatch" not in flags:
                     flags.append("declared-mismatch")
                 notes.append(f"thinking signature names {m}, transcript declares {', '.join(sorted(summary.models))}")

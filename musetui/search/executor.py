@@ -10,7 +10,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 from musetui import reader
-from musetui.reader import O_NOATIME, open_ro
+from musetui.reader import O_NOATIME, is_gzip_name, open_ro
 from musetui.search.evaluate import FileSearch, group_finder, session_passes
 from musetui.search.files import (
     INFO_FIELDS,
@@ -198,7 +198,7 @@ def _search_units(
             if cancelled is not None and cancelled():
                 return
             data: bytes | None = None
-            if quick is not None and not maybe:
+            if quick is not None and not maybe and not is_gzip_name(abspath):  # (compressed bytes hold no text to test)
                 try:
                     fd = os.open(abspath, flags)
                 except OSError:

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from musetui.reader import open_ro
+from musetui.reader import is_gzip_name, open_ro, read_file
 from musetui.walk import candidate
 
 if TYPE_CHECKING:
@@ -318,6 +318,8 @@ def read(path: str, limit: int | None) -> bytes:
     Opened read-only and non-blocking (a FIFO swapped in cannot block), checked to be a
     regular file; a file that grew while it was read ends at its last complete line.
     """
+    if is_gzip_name(path):  # expanded in memory, as the scan read it
+        return read_file(path, 0, limit).data
     fd = open_ro(path)
     try:
         st = os.fstat(fd)

@@ -7,6 +7,7 @@ from ``orjson``. :func:`dig` works on both.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -15,6 +16,14 @@ from musetui.model import Item, SessionSummary, parse_time
 #: Zone of a record: model output (provenance) or quoted input (prompts, tool results).
 ZONE_MODEL = 0
 ZONE_QUOTED = 1
+
+
+def file_stem(path: str) -> str:
+    """A file's name without its extension (nor a ``.gz`` after it): ``c.yaml.gz`` -> ``c``."""
+    name = os.path.basename(path)
+    if name[-3:].lower() == ".gz":
+        name = name[:-3]
+    return os.path.splitext(name)[0]
 
 
 def dig(doc: Any, *keys: str) -> Any:

@@ -23,6 +23,7 @@ from musetui.sources.base import (
     as_text,
     content_text,
     dig,
+    file_stem,
     find_string_value,
     json_text,
     new_item,
@@ -143,7 +144,7 @@ class ClaudeObserver(Observer):
     def finish(self) -> None:
         s = self.summary
         s.items = max(0, s.items - self.duplicates)
-        stem = os.path.splitext(os.path.basename(s.path))[0]
+        stem = file_stem(s.path)
         if self.agent and self.session and self.agent != self.session:
             # A subagent's lines carry its own agentId and the parent's sessionId, whatever the file's name.
             s.session_id = self.agent

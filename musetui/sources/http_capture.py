@@ -14,7 +14,6 @@ from __future__ import annotations
 import base64
 import binascii
 import contextlib
-import os
 import re
 import struct
 import zlib
@@ -27,7 +26,7 @@ import orjson
 
 from musetui.fingerprints.types import Decoded, Strength, Tag
 from musetui.model import Item, SessionSummary, parse_time
-from musetui.sources.base import ZONE_MODEL, ZONE_QUOTED, Record, dig, new_item, preview
+from musetui.sources.base import ZONE_MODEL, ZONE_QUOTED, Record, dig, file_stem, new_item, preview
 
 if TYPE_CHECKING:
     from musetui.fingerprints.attribution import Located
@@ -96,6 +95,8 @@ def claims(path: str, data: bytes) -> str | None:
     ``endswith`` and nothing more.
     """
     low = path.lower()
+    if low.endswith(".gz"):  # (read expanded: a LangChain ``*.yaml.gz`` cassette)
+        low = low[:-3]
     if low.endswith(_YAML_EXTS):
         return "vcr"
     if low.endswith(".har"):
@@ -131,6 +132,18 @@ def _is_lone_response(x: dict[str, Any]) -> bool:
     )
 
 
+def _paired(document: dict[str, Any]) -> list[dict[str, Any]] | None:
+    """The interactions of a cassette that lists ``requests`` and ``responses`` apart, paired in order.
+
+    LangChain's VCR serializer writes this layout (its ``*.yaml.gz`` cassettes).
+    """
+    reqs, resps = document.get("requests"), document.get("responses")
+    if not isinstance(reqs, list) or not isinstance(resps, list) or not reqs or len(reqs) != len(resps):
+        return None
+    items = [{"request": q, "response": r} for q, r in zip(reqs, resps, strict=True)]
+    return items if all(isinstance(q, dict) and isinstance(r, dict) for q, r in zip(reqs, resps, strict=True)) and _is_interaction(items[0]) else None
+
+
 def json_interactions(document: Any) -> list[dict[str, Any]] | None:
     """The interactions of a VCR cassette written as JSON, or None for any other document.
 
@@ -145,6 +158,9 @@ def json_interactions(document: Any) -> list[dict[str, Any]] | None:
     if isinstance(inter, list):
         items = [x for x in inter if isinstance(x, dict)]
         return items if items and _is_interaction(items[0]) else None
+    paired = _paired(document)
+    if paired is not None:
+        return paired
     if _is_interaction(document):
         return [document]
     if _is_lone_response(document):
@@ -378,6 +394,17 @@ def _interaction_starts(data: bytes) -> list[int]:
     return first + [m.start() + 1 for m in _INTERACTION_RE.finditer(data)]
 
 
+def _response_starts(data: bytes) -> list[int]:
+    """Byte offsets of the entries of a top-level ``responses:`` list (the paired layout), else none."""
+    at = data.find(b"\nresponses:")
+    if at < 0:
+        return []
+    return [m.start() + 1 for m in _TOP_ITEM_RE.finditer(data, at + 1)]
+
+
+_TOP_ITEM_RE = re.compile(rb"\n- ")
+
+
 def _spans(hits: list[int], data: bytes, count: int) -> list[tuple[int, int]]:
     """Byte spans of ``count`` consecutive records that start at ``hits``."""
     if len(hits) != count:
@@ -413,7 +440,7 @@ def parse(data: bytes, kind: str, document: Any = None) -> tuple[list[Exchange],
         spans = _spans([m.start() for m in _HAR_ENTRY_RE.finditer(data)], data, len(entries))
         return [_har_exchange(i, e, spans[i], starts) for i, e in enumerate(entries)], starts
     head = data[:65536]
-    if b"interactions" not in head:
+    if b"interactions" not in head and b"requests" not in head:
         raise NotACapture("no interactions")
     import yaml  # only captures need it
 
@@ -430,6 +457,11 @@ def parse(data: bytes, kind: str, document: Any = None) -> tuple[list[Exchange],
     if _has_anchor(data) and _expanded_size(doc, MAX_NODES) > MAX_NODES:
         raise CaptureError(f"YAML aliases expand past {MAX_NODES:,} values")
     inter = doc.get("interactions") if isinstance(doc, dict) else None
+    if inter is None and isinstance(doc, dict):
+        paired = _paired(doc)
+        if paired is not None:  # each item is located at its response (the requests are listed first)
+            spans = _spans(_response_starts(data), data, len(paired))
+            return [_vcr_exchange(i, x, spans[i], starts) for i, x in enumerate(paired)], starts
     if not isinstance(inter, list) or not inter:
         raise NotACapture("no interactions")
     items = [x for x in inter if isinstance(x, dict)]
@@ -794,7 +826,7 @@ def summarize(exchanges: list[Exchange], summary: SessionSummary) -> None:
     what = exchanges[0].container if exchanges else "VCR cassette"
     summary.format_rule = f"http-capture: {what} with {len(exchanges)} interaction(s)"
     if summary.session_id is None:
-        summary.session_id = os.path.splitext(os.path.basename(summary.path))[0]
+        summary.session_id = file_stem(summary.path)
     summary.items = len(exchanges)
     if times:
         summary.started_at, summary.ended_at = min(times), max(times)

@@ -112,3 +112,22 @@ def test_weak_imitable_shapes_alone_name_no_provider() -> None:
     assert declared.provider == "meta"
     mistral = attribute(_summary("mistral-small-latest"), _located([("id", "gSIMJiOkT")]), builtin_catalogue().lookup)
     assert mistral.provider == "mistral" and mistral.confidence > 0
+
+
+def test_an_internal_model_name_in_a_signature_is_noted_not_flagged() -> None:
+    """LangChain's Bedrock cassettes for claude-sonnet-5 carry signatures naming ``claude-saffron``."""
+    from musetui.fingerprints.types import Decoded
+
+    def sig(model: str) -> Located:
+        dec = Decoded("anthropic-signature", "EsgECmQIDxABGAIq", "anthropic", "bedrock", "strong", "verified",
+                      fields=(("version", "15"), ("model", model)), meaning=f"naming model {model}")
+        return Located(dec, 3, "signature", 0, None)
+
+    declared = _summary("us.anthropic.claude-sonnet-5")
+    internal = attribute(declared, [sig("claude-saffron")], builtin_catalogue().lookup)
+    assert internal.provider == "anthropic" and "declared-mismatch" not in internal.flags
+    assert "claude-saffron, not a public model name" in internal.summary
+    other = attribute(_summary("us.anthropic.claude-sonnet-5"), [sig("claude-opus-4-6")], builtin_catalogue().lookup)
+    assert "declared-mismatch" in other.flags  # a public name that differs still raises it
+    same = attribute(_summary("us.anthropic.claude-sonnet-5"), [sig("claude-sonnet-5")], builtin_catalogue().lookup)
+    assert "declared-mismatch" not in same.flags
