@@ -27,10 +27,11 @@ from yaml.events import CollectionEndEvent, CollectionStartEvent
 C_YAML_MAX_DEPTH = 200
 
 _PYTHON_TAG = "tag:yaml.org,2002:python/"
+_RUBY_TAG = "!ruby/"
 
 
 def _python_tag_as_data(loader: Any, suffix: str, node: yaml.Node) -> Any:
-    """The data under a ``!!python/…`` tag, as if the tag were not there."""
+    """The data under a ``!!python/…`` (or ``!ruby/…``) tag, as if the tag were not there."""
     if isinstance(node, yaml.ScalarNode):
         return loader.construct_scalar(node)
     if isinstance(node, yaml.SequenceNode):
@@ -48,7 +49,7 @@ def loaders() -> tuple[type[Any] | None, type[Any]]:
     class PythonLoader(yaml.SafeLoader):
         pass
 
-    PythonLoader.add_multi_constructor(_PYTHON_TAG, _python_tag_as_data)
+    _tolerate(PythonLoader)
     base = getattr(yaml, "CSafeLoader", None)
     if base is None:
         return None, PythonLoader
@@ -56,8 +57,19 @@ def loaders() -> tuple[type[Any] | None, type[Any]]:
     class CLoader(base):  # type: ignore[misc, valid-type]
         pass
 
-    CLoader.add_multi_constructor(_PYTHON_TAG, _python_tag_as_data)
+    _tolerate(CLoader)
     return CLoader, PythonLoader
+
+
+def _tolerate(loader: Any) -> None:
+    """Teach a safe loader the tags cassettes carry, as plain data: Python's, and Ruby's (VCR's gem).
+
+    Ruby's Psych writes a body that is not valid UTF-8 as ``!binary`` (base64, as YAML's own
+    ``!!binary``), and objects as ``!ruby/…``.
+    """
+    loader.add_multi_constructor(_PYTHON_TAG, _python_tag_as_data)
+    loader.add_multi_constructor(_RUBY_TAG, _python_tag_as_data)
+    loader.add_constructor("!binary", yaml.SafeLoader.construct_yaml_binary)
 
 
 def load_yaml(data: bytes) -> Any:

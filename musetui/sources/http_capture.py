@@ -456,7 +456,7 @@ def parse(data: bytes, kind: str, document: Any = None) -> tuple[list[Exchange],
         raise CaptureError(f"YAML could not be loaded: {type(exc).__name__}") from exc
     if _has_anchor(data) and _expanded_size(doc, MAX_NODES) > MAX_NODES:
         raise CaptureError(f"YAML aliases expand past {MAX_NODES:,} values")
-    inter = doc.get("interactions") if isinstance(doc, dict) else None
+    inter = doc.get("interactions", doc.get("http_interactions")) if isinstance(doc, dict) else None  # (Ruby's VCR)
     if inter is None and isinstance(doc, dict):
         paired = _paired(doc)
         if paired is not None:  # each item is located at its response (the requests are listed first)

@@ -390,6 +390,50 @@ def test_json_cassettes_are_captures(tmp_path: Path) -> None:
     assert "single.json" in out.stdout and "vcrpy.json" in out.stdout
 
 
+def test_ruby_vcr_cassettes_are_captures(tmp_path: Path) -> None:
+    """The VCR gem (ruby_llm, ruby-openai …): ``http_interactions``, Psych's ``!binary`` bodies and ``!ruby/…`` tags."""
+    body = {"id": "chatcmpl-f6f23e76-835b-4d4c-b360-735ea2615b93", "object": "chat.completion",
+            "model": "mistral.voxtral-mini-3b-2507", "created": 1787150211,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}]}
+    b64 = base64.b64encode(json.dumps(body).encode()).decode()
+    text = f"""---
+http_interactions:
+- request:
+    method: post
+    uri: https://bedrock-runtime.us-west-2.amazonaws.com/model/mistral.voxtral-mini-3b-2507/converse
+    body:
+      encoding: UTF-8
+      string: '{{"messages":[{{"role":"user","content":[{{"text":"hi"}}]}}]}}'
+    headers:
+      Content-Type:
+      - application/json
+  response:
+    status:
+      code: 200
+      message: OK
+    headers:
+      Date:
+      - Wed, 19 Aug 2026 14:36:51 GMT
+      Content-Type:
+      - application/json
+      X-Amzn-Bedrock-Input-Token-Count:
+      - '7'
+    body:
+      encoding: ASCII-8BIT
+      string: !binary |-
+        {b64}
+    adapter_metadata: !ruby/object:Faraday::Env
+      name: net_http
+  recorded_at: Wed, 19 Aug 2026 14:36:51 GMT
+recorded_with: VCR 6.4.0
+"""
+    (tmp_path / "voxtral.yml").write_text(text, encoding="utf-8")
+    (rec,) = _scan(tmp_path)
+    assert (rec["format"], rec["provider"], rec["host"], rec["items"]) == ("http-capture", "mistral", "bedrock", 1)
+    assert rec["declared_model"] == "mistral.voxtral-mini-3b-2507"  # read from the !binary body
+    assert rec["started_at"] == "2026-08-19T14:36:51.000Z"
+
+
 def test_a_lone_recorded_response_is_a_capture(tmp_path: Path) -> None:
     """``{status, headers, body}`` (a mock server's fixture, as in Arize openinference): its body and headers speak."""
     msg = {"model": "claude-sonnet-4-6", "id": "msg_redacted01", "type": "message", "role": "assistant",
