@@ -154,7 +154,7 @@ def json_interactions(document: Any) -> list[dict[str, Any]] | None:
     """
     if not isinstance(document, dict):
         return None
-    inter = document.get("interactions")
+    inter = document.get("interactions", document.get("http_interactions"))  # (vcrpy's; Ruby's and R's VCR)
     if isinstance(inter, list):
         items = [x for x in inter if isinstance(x, dict)]
         return items if items and _is_interaction(items[0]) else None
@@ -375,7 +375,10 @@ def _content_type(headers: list[tuple[str, str]]) -> str:
 
 
 def _status(value: Any) -> int | None:
+    """An HTTP status: ``200``, ``{code: 200, …}`` (vcrpy, Ruby's VCR) or ``"200 OK"`` (go-vcr)."""
     code = value.get("code") if isinstance(value, dict) else value
+    if isinstance(code, str) and code[:3].isdigit() and code[3:4] in ("", " "):
+        return int(code[:3])
     return code if isinstance(code, int) and not isinstance(code, bool) else None
 
 

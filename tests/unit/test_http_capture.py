@@ -434,6 +434,31 @@ recorded_with: VCR 6.4.0
     assert rec["started_at"] == "2026-08-19T14:36:51.000Z"
 
 
+def test_go_vcr_and_json_http_interactions_are_captures(tmp_path: Path) -> None:
+    """go-vcr (``url``, ``status: 200 OK`` beside ``code``) and VCR's JSON serializer (Ruby's, R's ``vcr``)."""
+    msg = {"model": "claude-sonnet-4-5-20250929", "id": "msg_01XrsJCi8CQoLcnnWdY8RsJz", "type": "message",
+           "role": "assistant", "content": [{"type": "text", "text": "Hello"}], "stop_reason": "end_turn",
+           "usage": {"input_tokens": 8, "output_tokens": 5}}
+    go = {"version": 2, "interactions": [{"id": 0, "request": {
+        "proto": "HTTP/1.1", "host": "api.anthropic.com", "url": "https://api.anthropic.com/v1/messages", "method": "POST",
+        "body": json.dumps({"model": "claude-sonnet-4-5-20250929", "messages": []}), "headers": {"Content-Type": ["application/json"]}},
+        "response": {"proto": "HTTP/2.0", "body": json.dumps(msg), "headers": {"Content-Type": ["application/json"]},
+                     "status": "200 OK", "code": 200, "duration": "1.2s"}}]}
+    (tmp_path / "go.yaml").write_text(yaml.safe_dump(go), encoding="utf-8")
+    ruby_json = {"http_interactions": [{"request": {"method": "post", "uri": "https://api.anthropic.com/v1/messages",
+                                                    "body": {"encoding": "UTF-8", "string": "{}"}, "headers": {}},
+                                        "response": {"status": {"code": 200, "message": "OK"}, "headers": {},
+                                                     "body": {"encoding": "UTF-8", "string": json.dumps(msg)}},
+                                        "recorded_at": "Wed, 19 Aug 2026 14:34:12 GMT"}], "recorded_with": "VCR 6.4.0"}
+    (tmp_path / "ruby.json").write_text(json.dumps(ruby_json), encoding="utf-8")
+    recs = {r["path"]: r for r in _scan(tmp_path)}
+    for name in ("go.yaml", "ruby.json"):
+        rec = recs[name]
+        assert (rec["format"], rec["provider"], rec["declared_model"]) == ("http-capture", "anthropic", "claude-sonnet-4-5-20250929"), name
+        assert any(e["detector"] == "http-endpoint" for e in rec["evidence"]), name
+    assert http_capture._status("200 OK") == 200 and http_capture._status("OK") is None
+
+
 def test_a_lone_recorded_response_is_a_capture(tmp_path: Path) -> None:
     """``{status, headers, body}`` (a mock server's fixture, as in Arize openinference): its body and headers speak."""
     msg = {"model": "claude-sonnet-4-6", "id": "msg_redacted01", "type": "message", "role": "assistant",
