@@ -77,6 +77,8 @@ def builtin() -> Catalogue:
         ("davinci-002", "openai", None, "GPT base (completions)"),
         ("omni-moderation-latest", "openai", None, "Moderation"),
         ("facebook/opt-125m", "meta", None, "opt-125m"),
+        ("openai.gpt-5.6-luna", "openai", "bedrock", "GPT (Bedrock)"),  # bedrock-mantle (pydantic-ai cassettes)
+        ("openai-gpt-4.1", "openai", None, "GPT (Snowflake Cortex)"),
     ],
 )
 def test_builtin_lookup(
