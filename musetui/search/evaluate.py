@@ -360,11 +360,14 @@ class FileSearch:
         q = self.query
         group = q.groups[q.driver]
         spans = self.candidates(group)
-        if not spans:
+        encoded = self._encoded_exchanges() if may_encode_bodies(self.task.path, self.data) else []
+        if not spans and not encoded:
             return []
         info = self._session_ok()
         if info is None:
             return []
+        if encoded:
+            return self._encoded_hits(group, info, encoded)
         data = self.data
         doc = self.document()
         doc_items: list[Item] | None = None
@@ -386,6 +389,37 @@ class FileSearch:
                 unit = _Unit(lineno, ls, raw, objs, items, False)
             if exact >= 0:
                 unit.memo[id(group[exact].atom)] = "raw"
+            hit = self._evaluate(unit, info)
+            if hit is not None:
+                hits.append(hit)
+        return hits
+
+    def _encoded_exchanges(self) -> list[Any]:
+        """A capture's exchanges (records) when some of its bodies are stored encoded, else none."""
+        from musetui.sources import http_capture
+
+        if self.document() is None or not self._capture:
+            return []
+        return http_capture.records(self.data, self.task.path)
+
+    def _encoded_hits(self, group: tuple[Term, ...], info: Info, recs: list[Any]) -> list[Hit]:
+        """The hits of a capture whose bodies are base64 (VCR ``!binary``, ``base64_string``, HAR ``encoding``).
+
+        The raw bytes do not show such a body's text, so each exchange is matched as its decoded
+        record (what the item view shows: request and response, headers and bodies), and a hit
+        is placed on the exchange's first line, one per exchange.
+        """
+        lf = group_finder(group)
+        doc = self.document()
+        assert doc is not None
+        doc_items = self._items_of_doc(info, doc)
+        hits: list[Hit] = []
+        for k, rec in enumerate(recs):
+            text = orjson.dumps(rec.obj)
+            if lf is not None and not lf.lines(text):
+                continue
+            items = [doc_items[k]] if k < len(doc_items) else doc_items
+            unit = _Unit(rec.line, rec.offset, text, [rec.obj], items, True)
             hit = self._evaluate(unit, info)
             if hit is not None:
                 hits.append(hit)
@@ -650,6 +684,20 @@ def _identified(summary: Any, observer: Any, agent_file: bool) -> bool:
             else bool(getattr(observer, "session", None))
         )
     return summary.session_id is not None
+
+
+#: A capture storing bodies encoded: VCR's ``!!binary``/``!binary`` and ``base64_string``, HAR's
+#: ``"encoding": "base64"``. Their text is not in the raw bytes (see :meth:`FileSearch._encoded_hits`).
+ENCODED_BODY = re.compile(rb"!!?binary |base64_string|\"encoding\": ?\"base64\"")
+
+
+#: The names of files that can be captures storing bodies encoded (a transcript never pays the check).
+CAPTURE_NAMES = (".yaml", ".yml", ".har", ".json", ".yaml.gz", ".yml.gz", ".har.gz", ".json.gz")
+
+
+def may_encode_bodies(path: str, data: bytes | memoryview) -> bool:
+    """Whether a file may be a capture whose bodies are encoded (their text is not in its bytes)."""
+    return path.endswith(CAPTURE_NAMES) and ENCODED_BODY.search(data) is not None
 
 
 def _line_items(items: list[Item], raw: bytes) -> list[Item]:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from musetui import reader
 from musetui.reader import O_NOATIME, is_gzip_name, open_ro
-from musetui.search.evaluate import FileSearch, group_finder, session_passes
+from musetui.search.evaluate import FileSearch, group_finder, may_encode_bodies, session_passes
 from musetui.search.files import (
     INFO_FIELDS,
     OPEN_FLAGS,
@@ -211,7 +211,8 @@ def _search_units(
                         v = view if limit is None or limit >= cap else view[:limit]
                         n = os.readv(fd, [v])
                         if n < cap:
-                            if not quick.any(v[:n] if n < len(v) else v):
+                            head = v[:n] if n < len(v) else v
+                            if not quick.any(head) and not may_encode_bodies(abspath, head):
                                 stats.files += 1
                                 stats.bytes += n
                                 continue

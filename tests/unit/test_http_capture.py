@@ -517,3 +517,33 @@ def test_grpc_recordings_are_read_from_their_json(tmp_path: Path) -> None:
     index = Index([str(tmp_path)], workers=1, use_cache=False).scan()
     opened = open_session(index.sessions[0])
     assert [it.text.split(" ", 1)[0] for it in opened.items] == ["gRPC", "gRPC"]
+
+
+def test_search_reads_encoded_bodies(tmp_path: Path) -> None:
+    """A body stored as base64 (VCR's !!binary, Ruby's !binary, base64_string) is searched as the item view shows it."""
+    body = {"output": {"message": {"role": "assistant", "content": [
+        {"toolUse": {"toolUseId": "tooluse_Hc3MXzVAJJ7C28xbJu45mA", "name": "get_weather", "input": {}}}]}},
+        "stopReason": "tool_use"}
+    b64 = base64.b64encode(json.dumps(body).encode()).decode()
+    uri = "https://bedrock-runtime.us-west-2.amazonaws.com/model/us.anthropic.claude-sonnet-4-6/converse"
+    for name, tag in (("py.yaml", "!!binary"), ("rb.yml", "!binary")):
+        (tmp_path / name).write_text(
+            f"interactions:\n- request:\n    method: POST\n    uri: {uri}\n    body: '{{}}'\n    headers: {{}}\n"
+            f"  response:\n    status: {{code: 200, message: OK}}\n    headers: {{}}\n    body:\n      string: {tag} |-\n        {b64}\n",
+            encoding="utf-8")
+    plain = json.dumps(body)
+    (tmp_path / "plain.yaml").write_text(
+        f"interactions:\n- request:\n    method: POST\n    uri: {uri}\n    body: '{{}}'\n    headers: {{}}\n"
+        f"  response:\n    status: {{code: 200, message: OK}}\n    headers: {{}}\n    body:\n      string: '{plain}'\n",
+        encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "musetui", "search", "--json", str(tmp_path), "tooluse_Hc3MXzVAJJ7C28xbJu45mA"],
+                         capture_output=True, text=True, check=True)
+    hits = {h["path"]: h for h in map(json.loads, out.stdout.splitlines())}
+    assert set(hits) == {"py.yaml", "rb.yml", "plain.yaml"}
+    for name in ("py.yaml", "rb.yml"):
+        assert hits[name]["field"] == "response.body.output.message.content[0].toolUse.toolUseId", name
+        assert hits[name]["line"] == 2  # the exchange's first line: its body's text is not in the file's bytes
+    assert "tooluse_Hc3MXzVAJJ7C28xbJu45mA" in hits["rb.yml"]["snippet"]
+    none = subprocess.run([sys.executable, "-m", "musetui", "search", str(tmp_path), "tooluse_NotThere000000000000"],
+                          capture_output=True, text=True, check=False)
+    assert none.returncode == 1 and not none.stdout
