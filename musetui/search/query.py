@@ -57,7 +57,8 @@ Filters (a | inside the value means OR: kind:reasoning|tool_call)
 provider:, host: and flag: need the attribution scan; the others never read a skipped session.
 Every query runs in linear time (Hyperscan), (a+)+$ included; a regex with back-references
 or look-arounds is confirmed by Python re on the first MiB of each candidate line.
-A query with only filters lists every item that passes.
+A query with only filters lists every item that passes. An HTTP capture whose bodies are
+stored base64 (VCR !!binary) is searched exchange by exchange, as its items show it.
 """
 
 #: Longest part of one line that Python ``re`` confirms a prefiltered regex over.
