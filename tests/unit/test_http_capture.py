@@ -435,7 +435,7 @@ recorded_with: VCR 6.4.0
 
 
 def test_go_vcr_and_json_http_interactions_are_captures(tmp_path: Path) -> None:
-    """go-vcr (``url``, ``status: 200 OK`` beside ``code``) and VCR's JSON serializer (Ruby's, R's ``vcr``)."""
+    """go-vcr (``url``, ``status: 200 OK`` beside ``code``), VCR's JSON serializer (Ruby's, R's ``vcr``), httpx names."""
     msg = {"model": "claude-sonnet-4-5-20250929", "id": "msg_01XrsJCi8CQoLcnnWdY8RsJz", "type": "message",
            "role": "assistant", "content": [{"type": "text", "text": "Hello"}], "stop_reason": "end_turn",
            "usage": {"input_tokens": 8, "output_tokens": 5}}
@@ -451,8 +451,12 @@ def test_go_vcr_and_json_http_interactions_are_captures(tmp_path: Path) -> None:
                                                      "body": {"encoding": "UTF-8", "string": json.dumps(msg)}},
                                         "recorded_at": "Wed, 19 Aug 2026 14:34:12 GMT"}], "recorded_with": "VCR 6.4.0"}
     (tmp_path / "ruby.json").write_text(json.dumps(ruby_json), encoding="utf-8")
+    home_made = {"key": "deadbeefcafe1234", "request": {"method": "POST", "url": "https://api.anthropic.com/v1/messages"},
+                 "response": {"status_code": 200, "headers": [["content-type", "application/json"]],
+                              "body_b64": base64.b64encode(json.dumps(msg).encode()).decode()}}  # (an httpx transport's own)
+    (tmp_path / "home-made.json").write_text(json.dumps(home_made, indent=2), encoding="utf-8")
     recs = {r["path"]: r for r in _scan(tmp_path)}
-    for name in ("go.yaml", "ruby.json"):
+    for name in ("go.yaml", "ruby.json", "home-made.json"):
         rec = recs[name]
         assert (rec["format"], rec["provider"], rec["declared_model"]) == ("http-capture", "anthropic", "claude-sonnet-4-5-20250929"), name
         assert any(e["detector"] == "http-endpoint" for e in rec["evidence"]), name
