@@ -1,7 +1,11 @@
 """The main screen: session tree, item stream and evidence panes, driven from the keyboard.
 
-Workers (indexing, opening a session, decoding it) only post messages; the handlers
-here own every piece of state.
+Workers (indexing, opening a session, decoding it) only post messages; the handlers here
+own every piece of state. What the workers do lives beside the screen, free of widgets:
+the scan and the live follow in :mod:`musetui.screens.indexing`, reading and decoding a
+session in :mod:`musetui.screens.opening`. The layout's arithmetic is in
+:mod:`musetui.screens.layout`, the keys in :mod:`musetui.screens.main_bindings`, and the
+pager's command in :mod:`musetui.pager`.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Container, Horizontal, Vertical
 from textual.markup import escape
 from textual.screen import Screen
@@ -43,8 +47,21 @@ from musetui.messages import (
     SessionsReplaced,
 )
 from musetui.model import Item, SessionSummary
+from musetui.pager import pager_command, pager_invocation, safe_less_options
+from musetui.screens.indexing import IndexDriver, finished_text, progress_texts, refreshed_text
+from musetui.screens.layout import (
+    LAYOUT_CLASSES,
+    layout_classes,
+    layout_mode,
+    panes_hint,
+    single_part,
+    stepped_delta,
+    tree_width,
+)
+from musetui.screens.main_bindings import MAIN_BINDINGS
+from musetui.screens.opening import decode_session, session_reader
 from musetui.screens.search import SearchScreen, SearchState
-from musetui.widgets.header import MuseHeader, StatusLine, progress_bar
+from musetui.widgets.header import MuseHeader, StatusLine
 from musetui.widgets.item_list import ItemList, index_for_line
 from musetui.widgets.panes import PANES, DetailPane, PaneContext
 from musetui.widgets.repaint import set_border_title
@@ -56,108 +73,22 @@ from musetui.widgets.session_tree import (
     provider_label,
     route_label,
 )
-from musetui.widgets.text import clean, short_id
+from musetui.widgets.text import clean, display_root, short_id, tail_path
 
 if TYPE_CHECKING:
-    from musetui.early import Answer, HeadStart
-    from musetui.index import Progress
+    from musetui.early import HeadStart
     from musetui.session import OpenedSession
+
+__all__ = ["PANE_IDS", "MainScreen", "pager_command", "safe_less_options"]
 
 #: Pane ids in key order (1–5).
 PANE_IDS = ("raw", "ids", "signature", "reasoning", "evidence")
-#: Indexing posts a batch of new sessions at least this often (seconds) or this many at once.
-BATCH_SECONDS = 0.1
-BATCH_SIZE = 5000
-PROGRESS_SECONDS = 0.1
 #: Sessions added to the tree per turn of the event loop (keys pressed meanwhile go between).
 ADD_SLICE = 500
-#: Files scanned at once, before the walk of a big tree ends, so the first rows paint early.
-HEAD_START = 32
-#: Niceness added to the index's worker processes, so that keys are answered first while it
-#: runs. Moderate, because nicer workers also yield to every other busy process on the machine.
-WORKER_NICE = 5
-#: Seconds the index waits for the rows read ahead by a child process (musetui.early) before reading them itself.
-HEAD_WAIT_S = 2.0
-#: Seconds the first frame waits for them: a frame with rows a little later beats an empty one
-#: now and the rows a frame after (the layout of the first frame takes about as long).
-HEAD_FIRST_FRAME_S = 0.25
-
-
-def worker_nice() -> int:
-    """The niceness added to the index's workers: ``MUSETUI_WORKER_NICE``, else :data:`WORKER_NICE`."""
-    try:
-        return max(0, min(19, int(os.environ.get("MUSETUI_WORKER_NICE", WORKER_NICE))))
-    except ValueError:
-        return WORKER_NICE
-
-
-#: Live follow: default seconds between polls of the roots (env MUSETUI_LIVE_INTERVAL; 0 turns it off).
-LIVE_INTERVAL_S = 1.0
-
-
-def _progress_fields(p: Progress) -> tuple[int, int, int, int, int, bool]:
-    return p.done, p.total, p.bytes_done, p.bytes_total, p.sessions, p.walked
-
-
-def batch_interval(found: int) -> float:
-    """Seconds between batches: fast at first, then slower as the tree grows.
-
-    Each batch re-lays the tree out (O(sessions)), so the pause grows with the tree.
-    """
-    if found < 1000:
-        return BATCH_SECONDS
-    if found < 5000:
-        return 0.5
-    return found / 5000
-
-
-#: Whole-session decoding stops after this many items (the IDs pane says so).
-DECODE_ITEM_LIMIT = 20_000
-DECODE_SECONDS = 3.0
-REASONING_LIMIT = 2_000
-DECODE_DELAY_S = 0.15
 #: Moving the tree cursor opens the session after this pause.
 OPEN_DEBOUNCE_S = 0.06
 #: Moving the item cursor re-renders the panes after this pause (key repeat stays fast).
 PANE_DEBOUNCE_S = 0.04
-
-_PANES_GROUP = Binding.Group("panes", compact=True)
-
-#: From this width the three parts sit side by side; from MEDIUM_MIN the items sit above the
-#: panes, right of the tree; below it one part is shown at a time (the focused one).
-WIDE_MIN = 150
-MEDIUM_MIN = 100
-#: The parts of the main screen, in focus order.
-PARTS = ("tree", "items", "panes")
-#: Columns added or taken by one press of ] or [.
-TREE_STEP = 4
-
-
-def layout_mode(width: int) -> str:
-    """``wide`` (three columns), ``medium`` (tree | items over panes) or ``narrow`` (one part)."""
-    if width >= WIDE_MIN:
-        return "wide"
-    if width >= MEDIUM_MIN:
-        return "medium"
-    return "narrow"
-
-
-def tree_width(width: int, mode: str, delta: int = 0) -> int:
-    """The session tree's width in a screen ``width`` columns wide (``delta``: the user's [ and ])."""
-    if mode == "wide":
-        auto = max(52, min(66, round(width * 0.33)))
-    else:
-        auto = max(36, min(64, round(width * 0.45)))
-    return max(20, min(width - 30, auto + delta))
-
-
-def display_root(root: str) -> str:
-    """A root as the user would write it (``~`` for the home directory)."""
-    home = os.path.expanduser("~")
-    if home and home != "/" and (root == home or root.startswith(home + os.sep)):
-        return "~" + root[len(home) :]
-    return root
-
 
 
 def _freeze_long_lived() -> None:
@@ -172,195 +103,11 @@ def _freeze_long_lived() -> None:
     """
     gc.freeze()
 
+
 class MainScreen(Screen[None]):
     """Tree · items · panes, with the header, a status line and the footer."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "o",
-            "next_flagged",
-            "next flagged",
-            id="main.next_flagged",
-            tooltip="Jump to the next flagged session (outliers first)",
-        ),
-        Binding(
-            "O",
-            "prev_flagged",
-            "prev flagged",
-            show=False,
-            id="main.prev_flagged",
-            tooltip="Jump to the previous flagged session",
-        ),
-        Binding(
-            "slash",
-            "search",
-            "search",
-            key_display="/",
-            priority=True,
-            id="main.search",
-            tooltip="Search every session",
-        ),
-        Binding(
-            "n",
-            "next_hit",
-            "next hit",
-            show=False,
-            id="main.next_hit",
-            tooltip="Go to the next search hit",
-        ),
-        Binding(
-            "N",
-            "prev_hit",
-            "prev hit",
-            show=False,
-            id="main.prev_hit",
-            tooltip="Go to the previous search hit",
-        ),
-        Binding(
-            "y",
-            "copy_evidence",
-            "copy evidence",
-            id="main.copy",
-            tooltip="Copy the evidence report of the selected item, else of the session",
-        ),
-        Binding(
-            "Y",
-            "copy_raw",
-            "copy raw",
-            show=False,
-            id="main.copy_raw",
-            tooltip="Copy the raw line of the selected item",
-        ),
-        Binding(
-            "p",
-            "filter_provider",
-            "provider",
-            id="main.filter",
-            tooltip="Show only the sessions of one provider",
-        ),
-        Binding(
-            "1",
-            "pane('raw')",
-            "Raw",
-            id="main.pane1",
-            tooltip="Pane 1: the raw item as JSON",
-            group=_PANES_GROUP,
-        ),
-        Binding(
-            "2",
-            "pane('ids')",
-            "IDs",
-            id="main.pane2",
-            tooltip="Pane 2: decoded ids",
-            group=_PANES_GROUP,
-        ),
-        Binding(
-            "3",
-            "pane('signature')",
-            "Signature",
-            id="main.pane3",
-            tooltip="Pane 3: signatures and encrypted blobs",
-            group=_PANES_GROUP,
-        ),
-        Binding(
-            "4",
-            "pane('reasoning')",
-            "Reasoning",
-            id="main.pane4",
-            tooltip="Pane 4: reasoning",
-            group=_PANES_GROUP,
-        ),
-        Binding(
-            "5",
-            "pane('evidence')",
-            "Evidence",
-            id="main.pane5",
-            tooltip="Pane 5: the verdict and its evidence",
-            group=_PANES_GROUP,
-        ),
-        Binding(
-            "tab",
-            "app.focus_next",
-            "next pane",
-            show=False,
-            id="main.focus_next",
-            tooltip="Cycle focus: tree → items → panes",
-        ),
-        Binding(
-            "shift+tab",
-            "app.focus_previous",
-            "previous pane",
-            show=False,
-            id="main.focus_previous",
-            tooltip="Cycle focus backwards",
-        ),
-        Binding(
-            "escape",
-            "escape",
-            "stop",
-            show=False,
-            id="main.escape",
-            tooltip="Stop indexing; else clear the provider filter",
-        ),
-        Binding(
-            "question_mark",
-            "help",
-            "help",
-            key_display="?",
-            id="main.help",
-            tooltip="Every key, and the search query language",
-        ),
-        Binding(
-            "z",
-            "zoom",
-            "zoom",
-            show=False,
-            id="main.zoom",
-            tooltip="Zoom the focused part (tree, items or panes) to the whole screen; esc comes back",
-        ),
-        Binding(
-            "right_square_bracket",
-            "tree_width(1)",
-            "wider tree",
-            key_display="]",
-            show=False,
-            id="main.tree_wider",
-            tooltip="Make the session tree wider",
-        ),
-        Binding(
-            "left_square_bracket",
-            "tree_width(-1)",
-            "narrower tree",
-            key_display="[",
-            show=False,
-            id="main.tree_narrower",
-            tooltip="Make the session tree narrower",
-        ),
-        Binding(
-            "s",
-            "cycle_sort",
-            "sort",
-            show=False,
-            id="main.sort",
-            tooltip="Sort the tree: path → newest first → provider → size",
-        ),
-        Binding(
-            "f",
-            "toggle_flagged",
-            "flagged only",
-            show=False,
-            id="main.flagged_only",
-            tooltip="Show only flagged sessions (again: show all)",
-        ),
-        Binding(
-            "D",
-            "diagnostics",
-            "diagnostics",
-            show=False,
-            id="main.diagnostics",
-            tooltip="List the diagnostics: unreadable files and malformed lines",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = MAIN_BINDINGS
 
     def __init__(
         self,
@@ -372,17 +119,11 @@ class MainScreen(Screen[None]):
     ) -> None:
         super().__init__()
         self.roots = [str(r) for r in roots]
-        self.head = head
-        self._early: tuple[dict[str, SessionSummary], Answer | None] = ({}, None)
         self.use_cache = use_cache
-        self._live_index: Any = None
+        #: The scan and the live follow: run in worker threads, they post what they find here.
+        self.indexer = IndexDriver(self.roots, workers=workers, use_cache=use_cache, head=head)
         self.live_updates = 0
-        try:
-            self.live_interval = float(os.environ.get("MUSETUI_LIVE_INTERVAL", LIVE_INTERVAL_S))
-        except ValueError:
-            self.live_interval = LIVE_INTERVAL_S
         self.root_labels = {os.path.abspath(r): display_root(r) for r in self.roots}
-        self.index_workers = workers
         self.indexing = False
         self.index_done = 0
         self.index_total = 0
@@ -457,6 +198,11 @@ class MainScreen(Screen[None]):
         """The pane widget of ``raw`` / ``ids`` / ``signature`` / ``reasoning`` / ``evidence``."""
         return self.query_one(f"#pane-{pane_id}", DetailPane)
 
+    @property
+    def _live_index(self) -> Any:
+        """The finished index, which the live follow polls (None until indexing ends)."""
+        return self.indexer.index
+
     def on_mount(self) -> None:
         self.query_one("#left").border_title = Text("Sessions")
         self.query_one("#middle").border_title = Text("Items")
@@ -465,13 +211,11 @@ class MainScreen(Screen[None]):
         self.session_tree.focus()
         self.apply_layout()
         self.status.index_text = "Indexing… · Esc to stop"
-        if self.head is not None and self.head.ready(HEAD_FIRST_FRAME_S):
-            # Read ahead while the app started: the first frame shows these rows.
-            self._early = self._take_head(0.0)
-            if self._early[0]:
-                self.first_batch_at = time.monotonic() - self._started
-                self._pending_sessions.extend(self._early[0].values())
-                self._add_pending(everything=True)
+        early = self.indexer.first_frame_sessions()
+        if early:  # read ahead while the app started: the first frame shows these rows
+            self.first_batch_at = time.monotonic() - self._started
+            self._pending_sessions.extend(early)
+            self._add_pending(everything=True)
         self._refresh_panes()
         _freeze_long_lived()
         self._index_worker = self.run_index()
@@ -501,24 +245,17 @@ class MainScreen(Screen[None]):
             left.styles.width = "1fr"
         else:
             left.styles.width = tree_width(width, mode, self.tree_delta)
-        hint = ""
-        if self.zoomed is not None:
-            hint = " · zoomed: esc or z back"
-        elif mode == "narrow":
-            hint = " · tab: next part · esc: tree"
+        hint = panes_hint(mode, self.zoomed)
         self.query_one("#panes").border_title = Text("Panes" + hint) if hint else None
 
     def _layout_classes(self, width: int) -> tuple[str, str | None]:
         """Set the screen's layout classes for ``width``; return the mode and the single part shown."""
         mode = layout_mode(width)
         self.mode = mode
-        single = self.zoomed or (self.shown_part if mode == "narrow" else None)
-        classes = {f"-{m}" for m in ("wide", "medium", "narrow") if m == mode}
-        classes |= {"-single"} if single is not None else set()
-        classes |= {f"-only-{part}" for part in PARTS if part == single}
-        known = {"-wide", "-medium", "-narrow", "-single", *(f"-only-{p}" for p in PARTS)}
-        if {c for c in self.classes if c in known} != classes:
-            self.set_classes((set(self.classes) - known) | classes)
+        single = single_part(mode, self.zoomed, self.shown_part)
+        classes = layout_classes(mode, single)
+        if {c for c in self.classes if c in LAYOUT_CLASSES} != classes:
+            self.set_classes((set(self.classes) - LAYOUT_CLASSES) | classes)
         return mode, single
 
     def show_part(self, part: str) -> None:
@@ -539,103 +276,18 @@ class MainScreen(Screen[None]):
     def action_tree_width(self, step: int) -> None:
         """[ and ]: narrower or wider session tree."""
         width = self.size.width or self.app.size.width
-        before = tree_width(width, self.mode, self.tree_delta)
-        self.tree_delta += step * TREE_STEP
-        after = tree_width(width, self.mode, self.tree_delta)
-        self.tree_delta -= (before + step * TREE_STEP) - after  # stop at the limits
+        self.tree_delta = stepped_delta(width, self.mode, self.tree_delta, step)
         self.apply_layout()
 
     # ------------------------------------------------------------------ indexing
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def run_index(self) -> None:
-        """Scan the roots in a thread, posting batches of sessions and coalescing progress."""
-
+        """Scan the roots in a thread (:meth:`IndexDriver.scan` posts the sessions and the progress)."""
         worker = get_current_worker()
-        started = time.monotonic()
-        try:
-            # Rows read ahead by the child process (musetui.early) go on screen before anything else.
-            early, answer = self._early
-            if self.head is not None:
-                early, answer = self._take_head(HEAD_WAIT_S)
-                if early:
-                    self.post_message(SessionsFound(list(early.values())))
-            self._early = ({}, None)
-            early = dict(early)
-            preloaded = {t[0].abspath: t for t in answer.outcomes()} if answer is not None else {}
-            found = len(early)
-            from musetui.index import Index
+        self.indexer.scan(self.post_message, lambda: worker.is_cancelled)
 
-            index = Index(
-                self.roots,
-                workers=self.index_workers,
-                use_cache=self.use_cache,
-                follow=True,
-                head_start=0 if preloaded else HEAD_START,  # (the child read the first files)
-                preloaded=preloaded,
-                worker_nice=worker_nice(),
-            )
-            batch: list[SessionSummary] = []
-            replaced: list[SessionSummary] = []
-            last = last_progress = time.monotonic()
 
-            def cancelled() -> bool:
-                return worker.is_cancelled
-
-            progress: Progress | None = None
-
-            def walked_so_far(p: Progress) -> None:
-                self.post_message(IndexProgress(*_progress_fields(p)))
-
-            for outcome, progress in index.iter_scan(cancelled, tick=walked_so_far):
-                s = outcome.summary
-                if s is not None:
-                    was = early.pop(s.key, None) if early else None
-                    if was is None:
-                        batch.append(s)
-                    elif was is not s:  # its file changed after it was read ahead
-                        replaced.append(s)
-                now = time.monotonic()
-                if batch and (not found or now - last >= batch_interval(found) or len(batch) >= BATCH_SIZE):
-                    found += len(batch)
-                    self.post_message(SessionsFound(batch))
-                    batch = []
-                    last = now
-                # (Not on done == total: while the walk streams, every cache hit is that.)
-                if now - last_progress >= PROGRESS_SECONDS:
-                    last_progress = now
-                    self.post_message(IndexProgress(*_progress_fields(progress)))
-                if worker.is_cancelled:
-                    break
-            if batch:
-                self.post_message(SessionsFound(batch))
-            if (replaced or early) and not worker.is_cancelled:
-                gone = [*early.values(), *replaced]  # (a replaced one is removed by its key)
-                self.post_message(SessionsReplaced(gone, replaced))
-            if progress is not None:
-                self.post_message(IndexProgress(*_progress_fields(progress)))
-            index.finalize()
-            self._live_index = index
-            self.post_message(
-                IndexFinished(
-                    worker.is_cancelled,
-                    list(index.top),
-                    {k: list(v) for k, v in index.children.items()},
-                    time.monotonic() - started,
-                    len(index.diagnostics),
-                    list(index.diagnostics),
-                )
-            )
-        except Exception as exc:  # reported in the status line, never a crash
-            self.post_message(IndexFailed(f"{type(exc).__name__}: {exc}"))
-
-    def _take_head(self, timeout: float) -> tuple[dict[str, SessionSummary], Answer | None]:
-        """The sessions read ahead by the child (by key), and its answer (the outcomes, for the index)."""
-        head, self.head = self.head, None
-        if head is None:
-            return {}, None
-        answer = head.take(timeout)
-        return {s.key: s for s in answer.sessions if isinstance(s, SessionSummary)}, answer
 
     @on(SessionsFound)
     def _sessions_found(self, message: SessionsFound) -> None:
@@ -692,18 +344,9 @@ class MainScreen(Screen[None]):
         self.index_done, self.index_total = message.done, message.total
         self.indexing = True
         sessions = len(self.session_tree.sessions)  # the header's count, so the two agree
-        found = f"{sessions:,} session{'s' if sessions != 1 else ''}"
-        if not message.walked:  # the totals still grow: a share of them would mean nothing yet
-            self.status.index_text = f"Finding files: {message.total:,} found, {message.done:,} read · {found} · Esc to stop"
-            self.query_one(MuseHeader).progress = f"indexing · {message.total:,} files found"
-            return
-        # The share done never goes back (a resumed or re-walked total can shrink it).
-        frac = message.bytes_done / message.bytes_total if message.bytes_total else 0.0
-        self.progress_fraction = max(self.progress_fraction, min(1.0, frac))
-        bar = progress_bar(round(1000 * self.progress_fraction), 1000)
-        pct = int(100 * self.progress_fraction)
-        self.status.index_text = f"Indexed {message.done:,}/{message.total:,} files {bar} {pct}% · {found} · Esc to stop"
-        self.query_one(MuseHeader).progress = f"indexing {bar} {pct}%"
+        status, header, self.progress_fraction = progress_texts(message, sessions, self.progress_fraction)
+        self.status.index_text = status
+        self.query_one(MuseHeader).progress = header
 
     @on(IndexFinished)
     def _finished(self, message: IndexFinished) -> None:
@@ -716,22 +359,10 @@ class MainScreen(Screen[None]):
         tree.finalize(message.top, message.children)
         self._rank_roots()
         self._keep_cursor_on_top()
-        n = len(tree.sessions)
-        flagged = sum(1 for s in tree.sessions if s.attribution.flags)
-        outliers = sum(1 for s in tree.sessions if "outlier" in s.attribution.flags)
-        what = "Stopped" if message.cancelled else "Indexed"
-        files = f" at {self.index_done:,}/{self.index_total:,} files" if message.cancelled else ""
-        text = f"{what}{files}: {n:,} session{'s' if n != 1 else ''} · {flagged} flagged"
-        if outliers:
-            text += f" ({outliers} outlier{'s' if outliers != 1 else ''}: press o)"
-        if message.diagnostics:
-            text += f" · {message.diagnostics} diagnostic{'s' if message.diagnostics != 1 else ''} (D)"
-        if n == 0 and not message.cancelled:
-            text = "No transcripts found under " + ", ".join(display_root(r) for r in self.roots)
-            if message.diagnostics:
-                text += f" · {message.diagnostics} diagnostic{'s' if message.diagnostics != 1 else ''} (D)"
+        text = finished_text(message, tree.sessions, self.index_done, self.index_total, self.roots)
+        if not tree.sessions and not message.cancelled:
             self.items.clear(text + ".")
-        if not message.cancelled and self._live_index is not None and self.live_interval > 0:
+        if not message.cancelled and self._live_index is not None and self.indexer.live_interval > 0:
             text += " · live"
             self.follow_index(self._live_index)
         self.status.index_text = text
@@ -767,33 +398,9 @@ class MainScreen(Screen[None]):
     # index here, on the UI thread; for 19,000 sessions that froze the app for 1.8 s.)
     @work(thread=True, exclusive=True, group="follow", exit_on_error=False, description="live follow")
     def follow_index(self, index: Any) -> None:
-        """Live follow: poll the roots (about once a second) and post what changed."""
+        """Live follow in a thread (:meth:`IndexDriver.follow` polls the roots and posts what changed)."""
         worker = get_current_worker()
-        interval = self.live_interval
-        while not worker.is_cancelled:
-            deadline = time.monotonic() + interval
-            while time.monotonic() < deadline:
-                if worker.is_cancelled:
-                    return
-                time.sleep(0.05)
-            started = time.monotonic()
-            try:
-                result = index.refresh()
-            except Exception as exc:  # a failed poll is reported, and the next one tries again
-                self.post_message(IndexFailed(f"live follow: {type(exc).__name__}: {exc}"))
-                continue
-            # Big trees: never spend more than about a fifth of the time walking them.
-            interval = max(self.live_interval, 5 * (time.monotonic() - started))
-            if result.added or result.changed or result.removed:
-                self.post_message(
-                    IndexRefreshed(
-                        list(result.added),
-                        list(result.changed),
-                        list(result.removed),
-                        list(index.top),
-                        {k: list(v) for k, v in index.children.items()},
-                    )
-                )
+        self.indexer.follow(index, self.post_message, lambda: worker.is_cancelled)
 
     @on(IndexRefreshed)
     def _refreshed(self, message: IndexRefreshed) -> None:
@@ -806,14 +413,8 @@ class MainScreen(Screen[None]):
         tree.finalize(message.top, message.children)
         self._rank_roots()
         self._update_header(recount=True)
-        n = len(tree.sessions)
-        flagged = sum(1 for s in tree.sessions if s.attribution.flags)
         self.live_updates += 1
-        gone = f", -{len(message.removed)} gone" if message.removed else ""
-        self.status.index_text = (
-            f"Indexed: {n:,} sessions · {flagged} flagged · live "
-            f"(+{len(message.added)} new, {len(message.changed)} updated{gone} at {time.strftime('%H:%M:%S')})"
-        )
+        self.status.index_text = refreshed_text(message, tree.sessions, time.strftime("%H:%M:%S"))
         current = self.current
         if current is not None and any(s.key == current.key for s in message.changed):
             item = self.selected_item()
@@ -926,7 +527,7 @@ class MainScreen(Screen[None]):
             self.session_reasoning = None
             self.items.clear("opening…", keep_height=True)
             self._set_items_title(summary)
-            self.status.where_text = _tail(self.display_path(summary), 70)
+            self.status.where_text = tail_path(self.display_path(summary), 70)
             self._refresh_panes()
         self._cancel_open_timer()
         if immediate:
@@ -965,52 +566,20 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="open a session")
     def open_session(self, summary: SessionSummary) -> None:
         """Read a session's items in a thread (lazily when it is huge), then decode it for the panes."""
-        from musetui.session import open_session
-        from musetui.widgets.lazy_session import LazyItems, can_open_lazily, open_lazily, sibling
-
+        read = session_reader()
         worker = get_current_worker()
         started = time.monotonic()
         try:
-            opened = open_lazily(summary) if can_open_lazily(summary) else open_session(summary)
+            opened = read(summary)
         except Exception as exc:
             self.post_message(SessionOpenFailed(summary.key, f"{type(exc).__name__}: {exc}"))
             return
         if worker.is_cancelled:
             return
         self.post_message(SessionOpened(summary.key, opened, time.monotonic() - started))
-        items: Sequence[Item] = opened.items
-        if isinstance(items, LazyItems):
-            items = sibling(items)
-        decoded: list[tuple[int, Decoded]] = []
-        reasoning: list[tuple[int, int, str, str]] = []
-        seen: set[str] = set()
-        capped = False
-        time.sleep(DECODE_DELAY_S)  # let the UI paint the items first
-        t0 = time.monotonic()
-        for n in range(len(items)):
-            if worker.is_cancelled:
-                return
-            if n % 32 == 31:
-                time.sleep(0.001)  # hand the GIL back to the UI thread
-            if n >= DECODE_ITEM_LIMIT or (n % 256 == 0 and time.monotonic() - t0 > DECODE_SECONDS):
-                capped = True
-                break
-            item = items[n]
-            if (item.reasoning or item.kind == "reasoning") and len(reasoning) < REASONING_LIMIT:
-                reasoning.append(
-                    (item.index, item.line, item.reasoning or "visible", clean(item.text, 160))
-                )
-            try:
-                found = opened.decoded(item)
-            except Exception:
-                continue
-            for dec in found:
-                if dec.value in seen:
-                    continue
-                seen.add(dec.value)
-                decoded.append((item.index, dec))
-        if not worker.is_cancelled:
-            self.post_message(SessionDecoded(summary.key, decoded, capped, reasoning))
+        decoding = decode_session(opened, lambda: worker.is_cancelled)
+        if decoding is not None and not worker.is_cancelled:
+            self.post_message(SessionDecoded(summary.key, *decoding))
 
     @on(SessionOpened)
     def _opened(self, message: SessionOpened) -> None:
@@ -1080,7 +649,7 @@ class MainScreen(Screen[None]):
     def _item_highlighted(self, message: ItemHighlighted) -> None:
         item = self.items.current
         if item is not None and self.current is not None:
-            self.status.where_text = f"{_tail(self.display_path(self.current), 70)}:{item.line}"
+            self.status.where_text = f"{tail_path(self.display_path(self.current), 70)}:{item.line}"
         if self._pane_timer is not None:
             self._pane_timer.stop()
         self._pane_timer = self.set_timer(PANE_DEBOUNCE_S, self._refresh_panes)
@@ -1288,23 +857,7 @@ class MainScreen(Screen[None]):
 
     def hit_terms_for(self, s: SessionSummary) -> dict[int, list[str]]:
         """The current search's matched text in session ``s``, per line."""
-        st = self.search_state
-        out: dict[int, list[str]] = {}
-        if not st.query.strip():
-            return out
-        for hit in st.hits:
-            if getattr(hit, "abspath", None) != s.abspath:
-                continue
-            snippet = getattr(hit, "snippet", "") or ""
-            terms = out.setdefault(int(getattr(hit, "line", 0) or 0), [])
-            for span in getattr(hit, "match_spans", ()) or ():
-                try:
-                    term = snippet[int(span[0]) : int(span[1])]
-                except (TypeError, ValueError, IndexError):
-                    continue
-                if term and term not in terms:
-                    terms.append(term)
-        return out
+        return self.search_state.hit_terms(s.abspath)
 
     def _search_done(self, index: int | None) -> None:
         st = self.search_state
@@ -1317,16 +870,7 @@ class MainScreen(Screen[None]):
         self.jump_to_hit(st.hits[index])
 
     def _update_search_status(self) -> None:
-        st = self.search_state
-        if not st.query.strip():
-            self.status.search_text = ""
-            return
-        pos = (
-            f"hit {st.position + 1} of {len(st.hits):,}"
-            if st.position >= 0
-            else f"{len(st.hits):,} hits"
-        )
-        self.status.search_text = f"/{clean(st.query, 40)}: {pos} (n/N)"
+        self.status.search_text = self.search_state.status_text()
 
     def jump_to_hit(self, hit: Any) -> None:
         """Select the hit's session, open it and put the item cursor on the hit's line."""
@@ -1343,16 +887,11 @@ class MainScreen(Screen[None]):
         self._update_search_status()
 
     def _walk_hits(self, step: int) -> None:
-        st = self.search_state
-        if not st.hits:
+        hit = self.search_state.step(step)
+        if hit is None:
             self.notify("No search hits: press / to search.", timeout=3)
             return
-        st.position = (
-            (st.position + step) % len(st.hits)
-            if st.position >= 0
-            else (0 if step > 0 else len(st.hits) - 1)
-        )
-        self.jump_to_hit(st.hits[st.position])
+        self.jump_to_hit(hit)
 
     def action_next_hit(self) -> None:
         self._walk_hits(+1)
@@ -1472,7 +1011,6 @@ class MainScreen(Screen[None]):
 
     def open_in_pager(self) -> None:
         """Open the current session's file in ``$PAGER`` (default ``less``), read-only."""
-        import shlex
         import subprocess
 
         from textual.app import SuspendNotSupported
@@ -1481,14 +1019,9 @@ class MainScreen(Screen[None]):
         if s is None:
             self.notify("No session selected.", severity="warning", timeout=3)
             return
-        pager = shlex.split(os.environ.get("PAGER") or "less") or ["less"]
         item = self.selected_item() or (self.items.current if self.opened is not None else None)
-        command = pager_command(pager, s.abspath, item.line if item is not None else None)
+        command, env = pager_invocation(s.abspath, item.line if item is not None else None, os.environ)
         self.last_pager_command = command
-        env = dict(os.environ)
-        # less shows escape sequences as ^[ unless -R/-r asks it to pass them to the terminal
-        env["LESS"] = safe_less_options(env.get("LESS", ""))
-        env["LESSSECURE"] = "1"
         try:
             with self.app.suspend():
                 subprocess.call(command, env=env)
@@ -1497,37 +1030,3 @@ class MainScreen(Screen[None]):
         except OSError as exc:
             self.notify(escape(f"Could not run the pager: {exc}"), severity="error", timeout=5)
         self.refresh()
-
-
-#: Pagers that take ``+N`` for "start at line N" (less takes ``+Ng``).
-PLUS_LINE_PAGERS = frozenset({"more", "most", "vi", "vim", "nvim", "view", "nano", "emacs", "micro"})
-
-
-def pager_command(pager: Sequence[str], path: str, line: int | None) -> list[str]:
-    """The command that opens ``path`` in ``pager``, at ``line`` when the pager can start there."""
-    name = os.path.basename(pager[0]) if pager else ""
-    if line and name == "less":
-        return [*pager, f"+{line}g", path]
-    if line and name in PLUS_LINE_PAGERS:
-        return [*pager, f"+{line}", path]
-    return [*pager, path]
-
-
-def safe_less_options(options: str) -> str:
-    """``$LESS`` without -r/-R (which let escape sequences from the file reach the terminal)."""
-    out: list[str] = []
-    for token in options.split():
-        if token.lower() == "--raw-control-chars":
-            continue
-        if token.startswith("-") and not token.startswith("--"):
-            token = token[0] + "".join(c for c in token[1:] if c not in "rR")
-            if token == "-":
-                continue
-        out.append(token)
-    return " ".join(out)
-
-
-def _tail(path: str, limit: int) -> str:
-    """The end of a long path, cut on the left: ``…/subagents/01a05efe…/session.jsonl``."""
-    text = clean(path)
-    return text if len(text) <= limit else "…" + text[-(limit - 1) :]
