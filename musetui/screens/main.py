@@ -28,7 +28,6 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
 from textual.worker import Worker, get_current_worker
 
-from musetui.clipboard import copy_text
 from musetui.fingerprints.types import Decoded
 from musetui.messages import (
     FocusBack,
@@ -47,7 +46,8 @@ from musetui.messages import (
     SessionsReplaced,
 )
 from musetui.model import Item, SessionSummary
-from musetui.pager import pager_command, pager_invocation, safe_less_options
+from musetui.pager import pager_command, safe_less_options
+from musetui.screens.evidence import EvidenceExport
 from musetui.screens.indexing import IndexDriver, finished_text, progress_texts, refreshed_text
 from musetui.screens.layout import (
     LAYOUT_CLASSES,
@@ -59,15 +59,15 @@ from musetui.screens.layout import (
     tree_width,
 )
 from musetui.screens.main_bindings import MAIN_BINDINGS
+from musetui.screens.navigation import Navigator
 from musetui.screens.opening import decode_session, session_reader
-from musetui.screens.search import SearchScreen, SearchState
+from musetui.screens.search import SearchState
 from musetui.widgets.header import MuseHeader, StatusLine
 from musetui.widgets.item_list import ItemList, index_for_line
 from musetui.widgets.panes import PANES, DetailPane, PaneContext
 from musetui.widgets.repaint import set_border_title
 from musetui.widgets.session_tree import (
     LEGEND,
-    SORTS,
     Node,
     SessionTree,
     provider_label,
@@ -129,8 +129,6 @@ class MainScreen(Screen[None]):
         self.index_total = 0
         self.index_elapsed = 0.0
         self.finished = False
-        #: o/O pressed before indexing ended with nothing flagged yet: the step to take when it ends.
-        self.pending_flagged: int | None = None
         self.current: SessionSummary | None = None
         self.opened: OpenedSession | None = None
         self.session_decoded: list[tuple[int, Decoded]] | None = None
@@ -139,7 +137,10 @@ class MainScreen(Screen[None]):
         self.pending_line: int | None = None
         self.pending_focus_items = False
         self.search_state = SearchState()
-        self.last_copied = ""
+        #: y, Y, the file's path, the pager and the HTML report.
+        self.evidence = EvidenceExport(self)
+        #: o/O, /, n/N, p, f, s, D and the palette's jumps.
+        self.navigator = Navigator(self)
         self._open_timer: Timer | None = None
         self._pane_timer: Timer | None = None
         self._pane_generation = 0
@@ -157,7 +158,6 @@ class MainScreen(Screen[None]):
         self.tree_delta = 0
         self.selection_from = "tree"
         self.diagnostics: list[Any] = []
-        self.last_pager_command: list[str] = []
 
     # ------------------------------------------------------------------ layout
 
@@ -313,9 +313,7 @@ class MainScreen(Screen[None]):
         self._provider_counts.update(s.attribution.provider for s in chunk)
         self._keep_cursor_on_top()
         self._update_header()
-        search = self._search_screen()
-        if search is not None:
-            search.sessions_changed()
+        self.navigator.sessions_changed()
         if self._pending_sessions and not everything:
             self.call_later(self._add_pending)
 
@@ -366,16 +364,12 @@ class MainScreen(Screen[None]):
             text += " · live"
             self.follow_index(self._live_index)
         self.status.index_text = text
-        if self.pending_flagged is not None:
-            step, self.pending_flagged = self.pending_flagged, None
-            self._go_flagged(step, keep_part=True)
+        self.navigator.indexing_finished()
         self.query_one(MuseHeader).progress = ""
         self._update_header(recount=True)
         self._pane_generation += 1  # (fleet flags and notes were set on the summaries in place)
         self._refresh_panes()
-        search = self._search_screen()
-        if search is not None:
-            search.sessions_changed()
+        self.navigator.sessions_changed()
         _freeze_long_lived()
         self._warm_imports()
         # o's order, made once the finished tree has painted rather than on the first o.
@@ -425,9 +419,7 @@ class MainScreen(Screen[None]):
             self._start_open(current)
         self._pane_generation += 1
         self._refresh_panes()
-        search = self._search_screen()
-        if search is not None:
-            search.sessions_changed()
+        self.navigator.sessions_changed()
 
     def _rank_roots(self) -> None:
         """With several roots open, rank them as ``musetui fleet`` does and show one summary row each."""
@@ -437,31 +429,6 @@ class MainScreen(Screen[None]):
 
         ranked = fleet.rank(fleet.machines_from_sessions(self.roots, self.session_tree.sessions))
         self.session_tree.set_fleet([(m.root, fleet.summary_line(i, m)) for i, m in enumerate(ranked, 1)])
-
-    def write_report(self) -> None:
-        """Palette: write the evidence report (HTML) of the open roots, outside every scanned tree."""
-        index = self._live_index
-        if index is None:
-            self.notify("The report is written once indexing has finished.", severity="warning")
-            return
-        self._write_report(list(index.sessions), list(index.files), list(index.diagnostics))
-
-    @work(thread=True, exclusive=True, group="report", exit_on_error=False, description="write report")
-    def _write_report(self, sessions: list[SessionSummary], files: list[Any], diagnostics: list[Any]) -> None:
-        from musetui import evidence_report as er
-
-        try:
-            path = er.default_output(self.roots)
-            data = er.from_index(self.roots, sessions, files, diagnostics)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(er.render_html(data))
-        except OSError as exc:
-            self.app.call_from_thread(self.notify, escape(clean(f"Report not written: {exc}", 300)), severity="error")
-            return
-        flagged = len(er.flagged_sessions(data.sessions))
-        self.app.call_from_thread(
-            self.notify, escape(clean(f"Report written: {path} ({len(data.sessions)} sessions, {flagged} flagged)", 300))
-        )
 
     @on(IndexFailed)
     def _index_failed(self, message: IndexFailed) -> None:
@@ -594,7 +561,7 @@ class MainScreen(Screen[None]):
             idx = index_for_line(message.opened.items, self.pending_line)
             cursor = idx if idx is not None else 0
         self.items.set_items(message.opened.items, cursor)
-        self.items.set_hit_terms(self.hit_terms_for(message.opened.summary))
+        self.items.set_hit_terms(self.navigator.hit_terms_for(message.opened.summary))
         self._apply_pending()
         self._refresh_panes()
 
@@ -748,213 +715,49 @@ class MainScreen(Screen[None]):
                 self.show_part("panes")
                 self.apply_layout()
 
-    def flagged_order(self) -> list[SessionSummary]:
-        """Flagged sessions in the order o visits them: outliers first, then other flags."""
-        order = self.session_tree.flagged_sessions()
-        outliers = [s for s in order if "outlier" in s.attribution.flags]
-        others = [s for s in order if s.attribution.flags and "outlier" not in s.attribution.flags]
-        return outliers + others
-
-    def _go_flagged(self, step: int, keep_part: bool = False) -> None:
-        """Select the next (or previous) flagged session; before indexing ends, go there when it does.
-
-        ``keep_part`` keeps the focus where the user moved it meanwhile (a deferred jump after
-        ``o`` then ``5`` shows the evidence, not the tree).
-        """
-        order = self.flagged_order()
-        if not order:
-            if not self.finished:
-                self.pending_flagged = step
-                self.notify("Indexing: o jumps to the first flagged session when it ends", timeout=3)
-            else:
-                self.notify("No flagged sessions", timeout=3)
-            return
-        cur = self.current
-        keys = [s.key for s in order]
-        if cur is not None and cur.key in keys:
-            pos = (keys.index(cur.key) + step) % len(order)
-        else:
-            pos = 0 if step > 0 else len(order) - 1
-        target = order[pos]
-        self.session_tree.reveal(target)
-        if not (keep_part and self.part_of(self.focused) == "panes"):
-            self.session_tree.focus()
-        self.select_session(target, immediate=True)
-
     def action_next_flagged(self) -> None:
-        self._go_flagged(+1)
+        """o: the next flagged session (outliers first)."""
+        self.navigator.go_flagged(+1)
 
     def action_prev_flagged(self) -> None:
-        self._go_flagged(-1)
+        """O: the previous flagged session."""
+        self.navigator.go_flagged(-1)
 
     def action_copy_evidence(self) -> None:
         """y: the item's report when an item is selected, else the session's (``musetui show``)."""
-        s = self.current
-        if s is None:
-            self.notify("Nothing selected: move to a session first.", severity="warning", timeout=3)
-            return
-        item = self.selected_item()
-        self.build_report(s, item if self.opened is not None else None, self.opened)
-
-    @work(thread=True, exclusive=True, group="report", exit_on_error=False, description="evidence report")
-    def build_report(self, s: SessionSummary, item: Item | None, opened: OpenedSession | None) -> None:
-        """The report exactly as ``musetui show PATH [--line N]`` prints it (same summary, same text)."""
-        from musetui.report import item_markdown, session_markdown, show_summary
-
-        try:
-            summary, _ = show_summary(s.abspath, use_cache=self.use_cache)
-            summary = summary or s
-            if item is not None and opened is not None:
-                text = item_markdown(summary, item, opened.raw(item), opened.decoded(item))
-                what = f"evidence for {short_id(s.session_id)} line {item.line}"
-            else:
-                text = session_markdown(summary)
-                what = f"evidence for {short_id(s.session_id)}"
-        except Exception as exc:  # reported, never a crash
-            self.post_message(ReportReady("", "", f"{type(exc).__name__}: {exc}"))
-            return
-        self.post_message(ReportReady(text, what))
+        self.evidence.copy_evidence()
 
     @on(ReportReady)
     def _report_ready(self, message: ReportReady) -> None:
-        if message.error:
-            self.notify(escape(f"Could not build the report: {clean(message.error, 200)}"), severity="error")
-            return
-        self.last_copied = message.text
-        copy_text(self.app, message.text, message.what)
+        self.evidence.report_ready(message)
 
     def action_copy_raw(self) -> None:
         """Y: the raw line of the selected item (or of the item under the list cursor)."""
-        s = self.current
-        item = self.selected_item() or (self.items.current if self.opened is not None else None)
-        if s is None or item is None or self.opened is None:
-            self.notify(
-                "No item: open a session (enter) and pick an item first.",
-                severity="warning",
-                timeout=3,
-            )
-            return
-        text = self.opened.raw(item).decode("utf-8", "replace")
-        self.last_copied = text
-        copy_text(self.app, text, f"raw line {item.line} of {short_id(s.session_id)}")
+        self.evidence.copy_raw()
 
     async def action_search(self) -> None:
-        """/: open the search view, and wait until its query box has the focus.
-
-        A priority binding runs before the app hands on the next key; waiting for the
-        view to mount here means every key typed after / reaches the box, in order.
-        """
-        await self.app.push_screen(
-            SearchScreen(self.search_state, lambda: list(self.session_tree.sessions)),
-            self._search_done,
-        )
-
-    def _search_screen(self) -> SearchScreen | None:
-        for screen in self.app.screen_stack:
-            if isinstance(screen, SearchScreen):
-                return screen
-        return None
-
-    def hit_terms_for(self, s: SessionSummary) -> dict[int, list[str]]:
-        """The current search's matched text in session ``s``, per line."""
-        return self.search_state.hit_terms(s.abspath)
-
-    def _search_done(self, index: int | None) -> None:
-        st = self.search_state
-        self._update_search_status()
-        if self.opened is not None:
-            self.items.set_hit_terms(self.hit_terms_for(self.opened.summary))
-        if index is None or not (0 <= index < len(st.hits)):
-            return
-        st.position = index
-        self.jump_to_hit(st.hits[index])
-
-    def _update_search_status(self) -> None:
-        self.status.search_text = self.search_state.status_text()
-
-    def jump_to_hit(self, hit: Any) -> None:
-        """Select the hit's session, open it and put the item cursor on the hit's line."""
-        s = self.session_tree.summary(getattr(hit, "abspath", ""))
-        if s is None:
-            self.notify("That session is not in the index.", severity="warning", timeout=3)
-            return
-        if self.session_tree.filtered and not self.session_tree.is_shown(s):
-            self.clear_filters()
-        self.pending_line = int(getattr(hit, "line", 0) or 0) or None
-        self.pending_focus_items = True
-        self.session_tree.reveal(s)
-        self.select_session(s, immediate=True)
-        self._update_search_status()
-
-    def _walk_hits(self, step: int) -> None:
-        hit = self.search_state.step(step)
-        if hit is None:
-            self.notify("No search hits: press / to search.", timeout=3)
-            return
-        self.jump_to_hit(hit)
+        """/: open the search view (its query box has the focus when this returns)."""
+        await self.navigator.search()
 
     def action_next_hit(self) -> None:
-        self._walk_hits(+1)
+        """n: the next search hit."""
+        self.navigator.walk_hits(+1)
 
     def action_prev_hit(self) -> None:
-        self._walk_hits(-1)
+        """N: the previous search hit."""
+        self.navigator.walk_hits(-1)
 
     def action_filter_provider(self) -> None:
-        from musetui.screens.provider_filter import ALL, ProviderFilterScreen
-
-        def done(choice: str | None) -> None:
-            if choice is None:
-                return
-            self.apply_filter(None if choice == ALL else choice)
-
-        self.app.push_screen(
-            ProviderFilterScreen(self.provider_counts(), self.session_tree.provider_filter), done
-        )
-
-    def apply_filter(self, provider: str | None) -> None:
-        """Filter the tree by attributed provider (None: show all).
-
-        The focus stays where it was while the current session is still shown, so ``y``
-        copies what the user sees selected; else the tree takes it.
-        """
-        self.session_tree.set_filter(provider)
-        self._filters_changed()
-
-    def _filters_changed(self) -> None:
-        tree = self.session_tree
-        parts = []
-        if tree.provider_filter:
-            parts.append(f"provider: {tree.provider_filter} (p)")
-        if tree.flagged_only:
-            parts.append("flagged only (f)")
-        self.status.filter_text = " · ".join(parts) + (" · esc clears" if parts else "")
-        cur = self.current
-        if cur is None or not tree.is_shown(cur) or self.part_of(self.focused) is None:
-            tree.focus()
-
-    def clear_filters(self) -> None:
-        """Show every session again (no provider, no flagged-only filter)."""
-        self.session_tree.clear_filters()
-        self._filters_changed()
+        """p: show only the sessions of one provider."""
+        self.navigator.filter_provider()
 
     def action_toggle_flagged(self) -> None:
         """f: only flagged sessions (and the parents they sit under), or all again."""
-        self.session_tree.set_flagged_only(not self.session_tree.flagged_only)
-        self._filters_changed()
+        self.navigator.toggle_flagged()
 
     def action_cycle_sort(self) -> None:
         """s: the next tree order (path, newest first, provider, size)."""
-        tree = self.session_tree
-        self.set_sort(SORTS[(SORTS.index(tree.session_order) + 1) % len(SORTS)])
-
-    def set_sort(self, order: str) -> None:
-        """Order the tree's siblings by ``order`` (one of :data:`SORTS`)."""
-        self.session_tree.set_sort(order)
-        names = {"path": "path", "time": "newest first", "provider": "provider", "size": "biggest first"}
-        set_border_title(
-            self.query_one("#left"), Text("Sessions" if order == "path" else f"Sessions · by {names.get(order, order)}")
-        )
-        self.notify(f"Sessions sorted by {names.get(order, order)}", timeout=2)
+        self.navigator.cycle_sort()
 
     def action_escape(self) -> None:
         if self.zoomed is not None:
@@ -965,68 +768,16 @@ class MainScreen(Screen[None]):
             self.status.index_text = f"Stopping at {self.index_done:,}/{self.index_total:,} files…"
             return
         if self.session_tree.filtered:
-            self.clear_filters()
+            self.navigator.clear_filters()
             return
         if self.focused is not self.session_tree:
             self.session_tree.focus()
 
     def action_diagnostics(self) -> None:
         """D: the diagnostics (unreadable files, malformed lines), grouped by file and reason."""
-        from musetui.screens.diagnostics import DiagnosticsScreen
-
-        def done(key: str | None) -> None:
-            if key is not None:
-                self.jump_to_session(key)
-
-        def key_of(path: str) -> str | None:
-            s = self.session_tree.summary(path)
-            return s.key if s is not None else None
-
-        self.app.push_screen(DiagnosticsScreen(self.diagnostics, self.roots, key_of), done)
+        self.navigator.diagnostics()
 
     def action_help(self) -> None:
         from musetui.screens.help import HelpScreen
 
         self.app.push_screen(HelpScreen())
-
-    def jump_to_session(self, key: str) -> bool:
-        """Select the session with this key (palette: jump to a session by id)."""
-        s = self.session_tree.summary(key)
-        if s is None:
-            return False
-        if self.session_tree.filtered and not self.session_tree.is_shown(s):
-            self.clear_filters()
-        self.session_tree.reveal(s)
-        self.session_tree.focus()
-        self.select_session(s, immediate=True)
-        return True
-
-    def copy_path(self) -> None:
-        """Copy the current session's absolute file path."""
-        s = self.current
-        if s is None:
-            self.notify("No session selected.", severity="warning", timeout=3)
-            return
-        copy_text(self.app, s.abspath, f"path of {short_id(s.session_id)}")
-
-    def open_in_pager(self) -> None:
-        """Open the current session's file in ``$PAGER`` (default ``less``), read-only."""
-        import subprocess
-
-        from textual.app import SuspendNotSupported
-
-        s = self.current
-        if s is None:
-            self.notify("No session selected.", severity="warning", timeout=3)
-            return
-        item = self.selected_item() or (self.items.current if self.opened is not None else None)
-        command, env = pager_invocation(s.abspath, item.line if item is not None else None, os.environ)
-        self.last_pager_command = command
-        try:
-            with self.app.suspend():
-                subprocess.call(command, env=env)
-        except SuspendNotSupported:
-            self.notify("Cannot suspend in this environment.", severity="warning", timeout=3)
-        except OSError as exc:
-            self.notify(escape(f"Could not run the pager: {exc}"), severity="error", timeout=5)
-        self.refresh()
