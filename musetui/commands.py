@@ -71,7 +71,7 @@ class MuseCommands(Provider):
             partial(main.navigator.apply_filter, None),
             "Clear the provider filter",
         )
-        counts = main.provider_counts()
+        counts = main.feed.provider_counts()
         for p in PROVIDERS:
             if counts.get(p):
                 yield (

@@ -9,6 +9,7 @@ screen hands it back to :meth:`EvidenceExport.report_ready`).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,19 @@ class EvidenceExport:
         #: The command the pager was last run with.
         self.last_pager_command: list[str] = []
 
+    def _current(self, missing: str) -> SessionSummary | None:
+        """The current session, or None after telling the user ``missing``."""
+        s = self.screen.current
+        if s is None:
+            self.screen.notify(missing, severity="warning", timeout=3)
+        return s
+
+    def _run_in_thread(self, work: Callable[[], None], name: str, description: str) -> None:
+        """Run ``work`` in the screen's ``report`` worker group (a newer one replaces an older one)."""
+        self.screen.run_worker(
+            work, name=name, group="report", description=description, exclusive=True, exit_on_error=False, thread=True
+        )
+
     def _item_or_cursor(self) -> Item | None:
         """The selected item, else the one under the item list's cursor (once a session is open)."""
         screen = self.screen
@@ -42,22 +56,13 @@ class EvidenceExport:
 
     def copy_evidence(self) -> None:
         """y: the item's report when an item is selected, else the session's (``musetui show``)."""
-        screen = self.screen
-        s = screen.current
+        s = self._current("Nothing selected: move to a session first.")
         if s is None:
-            screen.notify("Nothing selected: move to a session first.", severity="warning", timeout=3)
             return
-        item = screen.selected_item()
-        opened = screen.opened
-        screen.run_worker(
-            partial(self._build_report, s, item if opened is not None else None, opened),
-            name="build_report",
-            group="report",
-            description="evidence report",
-            exclusive=True,
-            exit_on_error=False,
-            thread=True,
-        )
+        item = self.screen.selected_item()
+        opened = self.screen.opened
+        work = partial(self._build_report, s, item if opened is not None else None, opened)
+        self._run_in_thread(work, "build_report", "evidence report")
 
     def _build_report(self, s: SessionSummary, item: Item | None, opened: OpenedSession | None) -> None:
         """The report exactly as ``musetui show PATH [--line N]`` prints it (same summary, same text)."""
@@ -103,9 +108,8 @@ class EvidenceExport:
 
     def copy_path(self) -> None:
         """Copy the current session's absolute file path."""
-        s = self.screen.current
+        s = self._current("No session selected.")
         if s is None:
-            self.screen.notify("No session selected.", severity="warning", timeout=3)
             return
         copy_text(self.screen.app, s.abspath, f"path of {short_id(s.session_id)}")
 
@@ -116,9 +120,8 @@ class EvidenceExport:
         from textual.app import SuspendNotSupported
 
         screen = self.screen
-        s = screen.current
+        s = self._current("No session selected.")
         if s is None:
-            screen.notify("No session selected.", severity="warning", timeout=3)
             return
         item = self._item_or_cursor()
         command, env = pager_invocation(s.abspath, item.line if item is not None else None, os.environ)
@@ -138,15 +141,8 @@ class EvidenceExport:
         if index is None:
             self.screen.notify("The report is written once indexing has finished.", severity="warning")
             return
-        self.screen.run_worker(
-            partial(self._write_report, list(index.sessions), list(index.files), list(index.diagnostics)),
-            name="_write_report",
-            group="report",
-            description="write report",
-            exclusive=True,
-            exit_on_error=False,
-            thread=True,
-        )
+        work = partial(self._write_report, list(index.sessions), list(index.files), list(index.diagnostics))
+        self._run_in_thread(work, "_write_report", "write report")
 
     def _write_report(self, sessions: list[SessionSummary], files: list[Any], diagnostics: list[Any]) -> None:
         from musetui import evidence_report as er

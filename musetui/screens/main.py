@@ -1,19 +1,22 @@
 """The main screen: session tree, item stream and evidence panes, driven from the keyboard.
 
 Workers (indexing, opening a session, decoding it) only post messages; the handlers here
-own every piece of state. What the workers do lives beside the screen, free of widgets:
-the scan and the live follow in :mod:`musetui.screens.indexing`, reading and decoding a
-session in :mod:`musetui.screens.opening`. The layout's arithmetic is in
-:mod:`musetui.screens.layout`, the keys in :mod:`musetui.screens.main_bindings`, and the
-pager's command in :mod:`musetui.pager`.
+own the screen's state: the selection (the current session, its items and decoded values),
+the panes and the layout. The rest sits beside it:
+
+- :mod:`~musetui.screens.indexing`: the scan and the live follow (run in worker threads);
+- :mod:`~musetui.screens.tree_feed`: the tree filling from the index, the header's counts;
+- :mod:`~musetui.screens.opening`: reading and decoding a session (in the ``open`` worker);
+- :mod:`~musetui.screens.navigation`: o/O, search and n/N, filters, orders, jumps;
+- :mod:`~musetui.screens.evidence`: y/Y, the file's path, the pager, the HTML report;
+- :mod:`~musetui.screens.layout` and :mod:`~musetui.screens.main_bindings`: the layout's
+  arithmetic and the keys (data, no state).
 """
 
 from __future__ import annotations
 
-import gc
 import os
 import time
-from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -60,8 +63,9 @@ from musetui.screens.layout import (
 )
 from musetui.screens.main_bindings import MAIN_BINDINGS
 from musetui.screens.navigation import Navigator
-from musetui.screens.opening import decode_session, session_reader
+from musetui.screens.opening import decode_session, session_reader, warm_imports
 from musetui.screens.search import SearchState
+from musetui.screens.tree_feed import TreeFeed, freeze_long_lived
 from musetui.widgets.header import MuseHeader, StatusLine
 from musetui.widgets.item_list import ItemList, index_for_line
 from musetui.widgets.panes import PANES, DetailPane, PaneContext
@@ -83,25 +87,10 @@ __all__ = ["PANE_IDS", "MainScreen", "pager_command", "safe_less_options"]
 
 #: Pane ids in key order (1–5).
 PANE_IDS = ("raw", "ids", "signature", "reasoning", "evidence")
-#: Sessions added to the tree per turn of the event loop (keys pressed meanwhile go between).
-ADD_SLICE = 500
 #: Moving the tree cursor opens the session after this pause.
 OPEN_DEBOUNCE_S = 0.06
 #: Moving the item cursor re-renders the panes after this pause (key repeat stays fast).
 PANE_DEBOUNCE_S = 0.04
-
-
-def _freeze_long_lived() -> None:
-    """Move every object alive now out of the cycle collector's reach (``gc.freeze``).
-
-    Called as the app starts, as each slice of sessions joins the tree, and when indexing
-    ends: what exists then (modules, widgets, the summaries and tree nodes) lives as long as
-    the app. A full collection walks every object it tracks; on the bench corpus 6-7 of
-    them ran while indexing (0.12-0.27 s each, the UI frozen meanwhile) and they stalled a
-    search by 0.14-0.4 s. Frozen objects are still freed by reference counting when
-    dropped; only cycles among them wait (the app unfreezes them as it exits).
-    """
-    gc.freeze()
 
 
 class MainScreen(Screen[None]):
@@ -137,6 +126,8 @@ class MainScreen(Screen[None]):
         self.pending_line: int | None = None
         self.pending_focus_items = False
         self.search_state = SearchState()
+        #: The tree filling from the index, and the header's counts.
+        self.feed = TreeFeed(self)
         #: y, Y, the file's path, the pager and the HTML report.
         self.evidence = EvidenceExport(self)
         #: o/O, /, n/N, p, f, s, D and the palette's jumps.
@@ -145,11 +136,9 @@ class MainScreen(Screen[None]):
         self._pane_timer: Timer | None = None
         self._pane_generation = 0
         self._opening_key: str | None = None
-        self._provider_counts: Counter[str] = Counter()
         self._index_worker: Worker[None] | None = None
         self._started = time.monotonic()
         self.first_batch_at: float | None = None
-        self._pending_sessions: list[SessionSummary] = []
         self.last_open_seconds: float | None = None
         self.mode = "wide"
         self.progress_fraction = 0.0
@@ -198,11 +187,6 @@ class MainScreen(Screen[None]):
         """The pane widget of ``raw`` / ``ids`` / ``signature`` / ``reasoning`` / ``evidence``."""
         return self.query_one(f"#pane-{pane_id}", DetailPane)
 
-    @property
-    def _live_index(self) -> Any:
-        """The finished index, which the live follow polls (None until indexing ends)."""
-        return self.indexer.index
-
     def on_mount(self) -> None:
         self.query_one("#left").border_title = Text("Sessions")
         self.query_one("#middle").border_title = Text("Items")
@@ -214,10 +198,9 @@ class MainScreen(Screen[None]):
         early = self.indexer.first_frame_sessions()
         if early:  # read ahead while the app started: the first frame shows these rows
             self.first_batch_at = time.monotonic() - self._started
-            self._pending_sessions.extend(early)
-            self._add_pending(everything=True)
+            self.feed.add(early, everything=True)
         self._refresh_panes()
-        _freeze_long_lived()
+        freeze_long_lived()
         self._index_worker = self.run_index()
 
     # ------------------------------------------------------------------ fitting the terminal
@@ -287,55 +270,15 @@ class MainScreen(Screen[None]):
         worker = get_current_worker()
         self.indexer.scan(self.post_message, lambda: worker.is_cancelled)
 
-
-
     @on(SessionsFound)
     def _sessions_found(self, message: SessionsFound) -> None:
         if self.first_batch_at is None:
             self.first_batch_at = time.monotonic() - self._started
-        self._pending_sessions.extend(message.sessions)
-        self._add_pending()
-
-    def _add_pending(self, everything: bool = False) -> None:
-        """Add found sessions to the tree, a slice at a time so keys pressed meanwhile go first.
-
-        The rest of a big batch is added by a callback queued behind the messages that
-        arrived while this slice was added (key presses among them).
-        """
-        pending = self._pending_sessions
-        if not pending:
-            return
-        n = len(pending) if everything else ADD_SLICE
-        chunk, self._pending_sessions = pending[:n], pending[n:]
-        tree = self.session_tree
-        tree.add_sessions(chunk)
-        _freeze_long_lived()
-        self._provider_counts.update(s.attribution.provider for s in chunk)
-        self._keep_cursor_on_top()
-        self._update_header()
-        self.navigator.sessions_changed()
-        if self._pending_sessions and not everything:
-            self.call_later(self._add_pending)
-
-    def _keep_cursor_on_top(self) -> None:
-        """Until a session is chosen, the cursor stays on the first group as groups arrive."""
-        tree = self.session_tree
-        if not tree.root.children or self.current is not None:
-            return
-        node = tree.cursor_node
-        first = tree.root.children[0]
-        if node is None or (node is not first and not isinstance(node.data, SessionSummary)):
-            _ = tree.last_line
-            tree.move_cursor(first)
+        self.feed.add(message.sessions)
 
     @on(SessionsReplaced)
     def _sessions_replaced(self, message: SessionsReplaced) -> None:
-        self._add_pending(everything=True)
-        tree = self.session_tree
-        tree.remove_sessions(message.removed)
-        tree.add_sessions(message.added)
-        self._provider_counts = Counter(s.attribution.provider for s in tree.sessions)
-        self._update_header()
+        self.feed.replace(message.removed, message.added)
 
     @on(IndexProgress)
     def _progress(self, message: IndexProgress) -> None:
@@ -348,45 +291,36 @@ class MainScreen(Screen[None]):
 
     @on(IndexFinished)
     def _finished(self, message: IndexFinished) -> None:
-        self._add_pending(everything=True)
+        self.feed.add_pending(everything=True)
         self.indexing = False
         self.finished = True
         self.index_elapsed = message.elapsed
         self.diagnostics = list(message.diagnostic_list)
         tree = self.session_tree
-        tree.finalize(message.top, message.children)
-        self._rank_roots()
-        self._keep_cursor_on_top()
+        self.feed.finish(message.top, message.children)
         text = finished_text(message, tree.sessions, self.index_done, self.index_total, self.roots)
         if not tree.sessions and not message.cancelled:
             self.items.clear(text + ".")
-        if not message.cancelled and self._live_index is not None and self.indexer.live_interval > 0:
+        index = self.indexer.index
+        if not message.cancelled and index is not None and self.indexer.live_interval > 0:
             text += " · live"
-            self.follow_index(self._live_index)
+            self.follow_index(index)
         self.status.index_text = text
         self.navigator.indexing_finished()
         self.query_one(MuseHeader).progress = ""
-        self._update_header(recount=True)
+        self.feed.update_header(recount=True)
         self._pane_generation += 1  # (fleet flags and notes were set on the summaries in place)
         self._refresh_panes()
         self.navigator.sessions_changed()
-        _freeze_long_lived()
+        freeze_long_lived()
         self._warm_imports()
         # o's order, made once the finished tree has painted rather than on the first o.
         self.call_after_refresh(self.session_tree.flagged_sessions)
 
     @work(thread=True, exclusive=True, group="warm", exit_on_error=False, description="warm imports")
     def _warm_imports(self) -> None:
-        """Import what opening a session needs while the app is idle, so the first open is quicker.
-
-        (The first frame must not wait for them; here they cost the user nothing, where the
-        first ``o`` or ``enter`` paid about 0.16 s for them.)
-        """
-        import musetui.session
-        import musetui.widgets.lazy_session  # noqa: F401
-        from musetui.widgets.panes import warm_syntax
-
-        warm_syntax()
+        """Import what opening a session needs while the app is idle (:func:`warm_imports`)."""
+        warm_imports()
 
     # (An explicit description: Textual would otherwise repr() the arguments, the whole
     # index here, on the UI thread; for 19,000 sessions that froze the app for 1.8 s.)
@@ -398,17 +332,9 @@ class MainScreen(Screen[None]):
 
     @on(IndexRefreshed)
     def _refreshed(self, message: IndexRefreshed) -> None:
-        self._add_pending(everything=True)
-        tree = self.session_tree
-        if message.removed:
-            tree.remove_sessions(message.removed)
-        if message.added:
-            tree.add_sessions(message.added)
-        tree.finalize(message.top, message.children)
-        self._rank_roots()
-        self._update_header(recount=True)
+        self.feed.refresh(message)
         self.live_updates += 1
-        self.status.index_text = refreshed_text(message, tree.sessions, time.strftime("%H:%M:%S"))
+        self.status.index_text = refreshed_text(message, self.session_tree.sessions, time.strftime("%H:%M:%S"))
         current = self.current
         if current is not None and any(s.key == current.key for s in message.changed):
             item = self.selected_item()
@@ -421,33 +347,11 @@ class MainScreen(Screen[None]):
         self._refresh_panes()
         self.navigator.sessions_changed()
 
-    def _rank_roots(self) -> None:
-        """With several roots open, rank them as ``musetui fleet`` does and show one summary row each."""
-        if len(self.roots) < 2:
-            return
-        from musetui import fleet
-
-        ranked = fleet.rank(fleet.machines_from_sessions(self.roots, self.session_tree.sessions))
-        self.session_tree.set_fleet([(m.root, fleet.summary_line(i, m)) for i, m in enumerate(ranked, 1)])
-
     @on(IndexFailed)
     def _index_failed(self, message: IndexFailed) -> None:
         self.indexing = False
         self.query_one(MuseHeader).progress = ""
         self.status.index_text = f"Indexing failed: {clean(message.error, 200)}"
-
-    def _update_header(self, recount: bool = False) -> None:
-        if recount:
-            self._provider_counts = Counter(
-                s.attribution.provider for s in self.session_tree.sessions
-            )
-        self.query_one(MuseHeader).set_counts(
-            self._provider_counts, len(self.session_tree.sessions)
-        )
-
-    def provider_counts(self) -> dict[str, int]:
-        """Sessions per attributed provider (all sessions, ignoring the filter)."""
-        return dict(self._provider_counts)
 
     # ------------------------------------------------------------------ opening sessions
 

@@ -182,7 +182,7 @@ class Navigator:
             self.apply_filter(None if choice == ALL else choice)
 
         screen.app.push_screen(
-            ProviderFilterScreen(screen.provider_counts(), screen.session_tree.provider_filter), done
+            ProviderFilterScreen(screen.feed.provider_counts(), screen.session_tree.provider_filter), done
         )
 
     def apply_filter(self, provider: str | None) -> None:
