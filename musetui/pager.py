@@ -6,7 +6,6 @@ No Textual here: the main screen suspends the app and runs what these functions 
 from __future__ import annotations
 
 import os
-import shlex
 from collections.abc import Mapping, Sequence
 
 #: Pagers that take ``+N`` for "start at line N" (less takes ``+Ng``).
@@ -48,6 +47,8 @@ def pager_invocation(path: str, line: int | None, environ: Mapping[str, str]) ->
     Returns:
         The command, and the environment with ``$LESS`` made safe and ``LESSSECURE=1``.
     """
+    import shlex  # (only when a pager runs: the app's start does not pay for it)
+
     pager = shlex.split(environ.get("PAGER") or "less") or ["less"]
     command = pager_command(pager, path, line)
     env = dict(environ)
