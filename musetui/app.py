@@ -110,7 +110,7 @@ class MuseApp(App[None]):
     def on_unmount(self) -> None:
         if self._search_pool is not None:
             self._search_pool.close()
-        # The main screen froze the index for the cycle collector (see MainScreen._finished);
+        # The main screen froze the index for the cycle collector (see tree_feed.freeze_long_lived);
         # hand it back, for an app run inside a longer-lived process (tests, a notebook).
         gc.unfreeze()
 

@@ -41,10 +41,10 @@ class MuseCommands(Provider):
             main.action_copy_raw,
             "Copy the raw line of the selected item (Y)",
         )
-        yield ("session: copy path", main.copy_path, "Copy the session file's path")
+        yield ("session: copy path", main.evidence.copy_path, "Copy the session file's path")
         yield (
             "session: open raw in $PAGER",
-            main.open_in_pager,
+            main.evidence.open_in_pager,
             "Read the raw session file in your pager",
         )
         yield (
@@ -64,19 +64,19 @@ class MuseCommands(Provider):
             ("provider", "by attributed provider"),
             ("size", "biggest file first"),
         ):
-            yield (f"sort: by {order}", partial(main.set_sort, order), f"Order the tree's sessions {what} (s cycles)")
-        yield ("report: write evidence report", main.write_report, "Write the HTML evidence report of the open roots")
+            yield (f"sort: by {order}", partial(main.navigator.set_sort, order), f"Order the tree's sessions {what} (s cycles)")
+        yield ("report: write evidence report", main.evidence.write_report, "Write the HTML evidence report of the open roots")
         yield (
             "filter: all providers",
-            partial(main.apply_filter, None),
+            partial(main.navigator.apply_filter, None),
             "Clear the provider filter",
         )
-        counts = main.provider_counts()
+        counts = main.feed.provider_counts()
         for p in PROVIDERS:
             if counts.get(p):
                 yield (
                     f"filter: provider {p}",
-                    partial(main.apply_filter, p),
+                    partial(main.navigator.apply_filter, p),
                     f"{counts[p]} sessions",
                 )
 
@@ -105,7 +105,7 @@ class MuseCommands(Provider):
                 yield Hit(
                     score,
                     _highlight(matcher, title),
-                    partial(main.jump_to_session, s.key),
+                    partial(main.navigator.jump_to_session, s.key),
                     text=title,
                     help=f"{short_id(s.session_id)} · {label} · {clean(s.path, 80)}",
                 )

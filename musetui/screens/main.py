@@ -1,22 +1,29 @@
 """The main screen: session tree, item stream and evidence panes, driven from the keyboard.
 
-Workers (indexing, opening a session, decoding it) only post messages; the handlers
-here own every piece of state.
+Workers (indexing, opening a session, decoding it) only post messages; the handlers here
+own the screen's state: the selection (the current session, its items and decoded values),
+the panes and the layout. The rest sits beside it:
+
+- :mod:`~musetui.screens.indexing`: the scan and the live follow (run in worker threads);
+- :mod:`~musetui.screens.tree_feed`: the tree filling from the index, the header's counts;
+- :mod:`~musetui.screens.opening`: reading and decoding a session (in the ``open`` worker);
+- :mod:`~musetui.screens.navigation`: o/O, search and n/N, filters, orders, jumps;
+- :mod:`~musetui.screens.evidence`: y/Y, the file's path, the pager, the HTML report;
+- :mod:`~musetui.screens.layout` and :mod:`~musetui.screens.main_bindings`: the layout's
+  arithmetic and the keys (data, no state).
 """
 
 from __future__ import annotations
 
-import gc
 import os
 import time
-from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import events, on, work
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.containers import Container, Horizontal, Vertical
 from textual.markup import escape
 from textual.screen import Screen
@@ -24,7 +31,6 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
 from textual.worker import Worker, get_current_worker
 
-from musetui.clipboard import copy_text
 from musetui.fingerprints.types import Decoded
 from musetui.messages import (
     FocusBack,
@@ -43,324 +49,54 @@ from musetui.messages import (
     SessionsReplaced,
 )
 from musetui.model import Item, SessionSummary
-from musetui.screens.search import SearchScreen, SearchState
-from musetui.widgets.header import MuseHeader, StatusLine, progress_bar
+from musetui.pager import pager_command, safe_less_options
+from musetui.screens.evidence import EvidenceExport
+from musetui.screens.indexing import IndexDriver, finished_text, progress_texts, refreshed_text
+from musetui.screens.layout import (
+    LAYOUT_CLASSES,
+    layout_classes,
+    layout_mode,
+    panes_hint,
+    single_part,
+    stepped_delta,
+    tree_width,
+)
+from musetui.screens.main_bindings import MAIN_BINDINGS
+from musetui.screens.navigation import Navigator
+from musetui.screens.opening import decode_session, session_reader, warm_imports
+from musetui.screens.search import SearchState
+from musetui.screens.tree_feed import TreeFeed, freeze_long_lived
+from musetui.widgets.header import MuseHeader, StatusLine
 from musetui.widgets.item_list import ItemList, index_for_line
 from musetui.widgets.panes import PANES, DetailPane, PaneContext
 from musetui.widgets.repaint import set_border_title
 from musetui.widgets.session_tree import (
     LEGEND,
-    SORTS,
     Node,
     SessionTree,
     provider_label,
     route_label,
 )
-from musetui.widgets.text import clean, short_id
+from musetui.widgets.text import clean, display_root, short_id, tail_path
 
 if TYPE_CHECKING:
-    from musetui.early import Answer, HeadStart
-    from musetui.index import Progress
+    from musetui.early import HeadStart
     from musetui.session import OpenedSession
+
+__all__ = ["PANE_IDS", "MainScreen", "pager_command", "safe_less_options"]
 
 #: Pane ids in key order (1–5).
 PANE_IDS = ("raw", "ids", "signature", "reasoning", "evidence")
-#: Indexing posts a batch of new sessions at least this often (seconds) or this many at once.
-BATCH_SECONDS = 0.1
-BATCH_SIZE = 5000
-PROGRESS_SECONDS = 0.1
-#: Sessions added to the tree per turn of the event loop (keys pressed meanwhile go between).
-ADD_SLICE = 500
-#: Files scanned at once, before the walk of a big tree ends, so the first rows paint early.
-HEAD_START = 32
-#: Niceness added to the index's worker processes, so that keys are answered first while it
-#: runs. Moderate, because nicer workers also yield to every other busy process on the machine.
-WORKER_NICE = 5
-#: Seconds the index waits for the rows read ahead by a child process (musetui.early) before reading them itself.
-HEAD_WAIT_S = 2.0
-#: Seconds the first frame waits for them: a frame with rows a little later beats an empty one
-#: now and the rows a frame after (the layout of the first frame takes about as long).
-HEAD_FIRST_FRAME_S = 0.25
-
-
-def worker_nice() -> int:
-    """The niceness added to the index's workers: ``MUSETUI_WORKER_NICE``, else :data:`WORKER_NICE`."""
-    try:
-        return max(0, min(19, int(os.environ.get("MUSETUI_WORKER_NICE", WORKER_NICE))))
-    except ValueError:
-        return WORKER_NICE
-
-
-#: Live follow: default seconds between polls of the roots (env MUSETUI_LIVE_INTERVAL; 0 turns it off).
-LIVE_INTERVAL_S = 1.0
-
-
-def _progress_fields(p: Progress) -> tuple[int, int, int, int, int, bool]:
-    return p.done, p.total, p.bytes_done, p.bytes_total, p.sessions, p.walked
-
-
-def batch_interval(found: int) -> float:
-    """Seconds between batches: fast at first, then slower as the tree grows.
-
-    Each batch re-lays the tree out (O(sessions)), so the pause grows with the tree.
-    """
-    if found < 1000:
-        return BATCH_SECONDS
-    if found < 5000:
-        return 0.5
-    return found / 5000
-
-
-#: Whole-session decoding stops after this many items (the IDs pane says so).
-DECODE_ITEM_LIMIT = 20_000
-DECODE_SECONDS = 3.0
-REASONING_LIMIT = 2_000
-DECODE_DELAY_S = 0.15
 #: Moving the tree cursor opens the session after this pause.
 OPEN_DEBOUNCE_S = 0.06
 #: Moving the item cursor re-renders the panes after this pause (key repeat stays fast).
 PANE_DEBOUNCE_S = 0.04
 
-_PANES_GROUP = Binding.Group("panes", compact=True)
-
-#: From this width the three parts sit side by side; from MEDIUM_MIN the items sit above the
-#: panes, right of the tree; below it one part is shown at a time (the focused one).
-WIDE_MIN = 150
-MEDIUM_MIN = 100
-#: The parts of the main screen, in focus order.
-PARTS = ("tree", "items", "panes")
-#: Columns added or taken by one press of ] or [.
-TREE_STEP = 4
-
-
-def layout_mode(width: int) -> str:
-    """``wide`` (three columns), ``medium`` (tree | items over panes) or ``narrow`` (one part)."""
-    if width >= WIDE_MIN:
-        return "wide"
-    if width >= MEDIUM_MIN:
-        return "medium"
-    return "narrow"
-
-
-def tree_width(width: int, mode: str, delta: int = 0) -> int:
-    """The session tree's width in a screen ``width`` columns wide (``delta``: the user's [ and ])."""
-    if mode == "wide":
-        auto = max(52, min(66, round(width * 0.33)))
-    else:
-        auto = max(36, min(64, round(width * 0.45)))
-    return max(20, min(width - 30, auto + delta))
-
-
-def display_root(root: str) -> str:
-    """A root as the user would write it (``~`` for the home directory)."""
-    home = os.path.expanduser("~")
-    if home and home != "/" and (root == home or root.startswith(home + os.sep)):
-        return "~" + root[len(home) :]
-    return root
-
-
-
-def _freeze_long_lived() -> None:
-    """Move every object alive now out of the cycle collector's reach (``gc.freeze``).
-
-    Called as the app starts, as each slice of sessions joins the tree, and when indexing
-    ends: what exists then (modules, widgets, the summaries and tree nodes) lives as long as
-    the app. A full collection walks every object it tracks; on the bench corpus 6-7 of
-    them ran while indexing (0.12-0.27 s each, the UI frozen meanwhile) and they stalled a
-    search by 0.14-0.4 s. Frozen objects are still freed by reference counting when
-    dropped; only cycles among them wait (the app unfreezes them as it exits).
-    """
-    gc.freeze()
 
 class MainScreen(Screen[None]):
     """Tree · items · panes, with the header, a status line and the footer."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "o",
-            "next_flagged",
-            "next flagged",
-            id="main.next_flagged",
-            tooltip="Jump to the next flagged session (outliers first)",
-        ),
-        Binding(
-            "O",
-            "prev_flagged",
-            "prev flagged",
-            show=False,
-            id="main.prev_flagged",
-            tooltip="Jump to the previous flagged session",
-        ),
-        Binding(
-            "slash",
-            "search",
-            "search",
-            key_display="/",
-            priority=True,
-            id="main.search",
-            tooltip="Search every session",
-        ),
-        Binding(
-            "n",
-            "next_hit",
-            "next hit",
-            show=False,
-            id="main.next_hit",
-            tooltip="Go to the next search hit",
-        ),
-        Binding(
-            "N",
-            "prev_hit",
-            "prev hit",
-            show=False,
-            id="main.prev_hit",
-            tooltip="Go to the previous search hit",
-        ),
-        Binding(
-            "y",
-            "copy_evidence",
-            "copy evidence",
-            id="main.copy",
-            tooltip="Copy the evidence report of the selected item, else of the session",
-        ),
-        Binding(
-            "Y",
-            "copy_raw",
-            "copy raw",
-            show=False,
-            id="main.copy_raw",
-            tooltip="Copy the raw line of the selected item",
-        ),
-        Binding(
-            "p",
-            "filter_provider",
-            "provider",
-            id="main.filter",
-            tooltip="Show only the sessions of one provider",
-        ),
-        Binding(
-            "1",
-            "pane('raw')",
-            "Raw",
-            id="main.pane1",
-            tooltip="Pane 1: the raw item as JSON",
-            group=_PANES_GROUP,
-        ),
-        Binding(
-            "2",
-            "pane('ids')",
-            "IDs",
-            id="main.pane2",
-            tooltip="Pane 2: decoded ids",
-            group=_PANES_GROUP,
-        ),
-        Binding(
-            "3",
-            "pane('signature')",
-            "Signature",
-            id="main.pane3",
-            tooltip="Pane 3: signatures and encrypted blobs",
-            group=_PANES_GROUP,
-        ),
-        Binding(
-            "4",
-            "pane('reasoning')",
-            "Reasoning",
-            id="main.pane4",
-            tooltip="Pane 4: reasoning",
-            group=_PANES_GROUP,
-        ),
-        Binding(
-            "5",
-            "pane('evidence')",
-            "Evidence",
-            id="main.pane5",
-            tooltip="Pane 5: the verdict and its evidence",
-            group=_PANES_GROUP,
-        ),
-        Binding(
-            "tab",
-            "app.focus_next",
-            "next pane",
-            show=False,
-            id="main.focus_next",
-            tooltip="Cycle focus: tree → items → panes",
-        ),
-        Binding(
-            "shift+tab",
-            "app.focus_previous",
-            "previous pane",
-            show=False,
-            id="main.focus_previous",
-            tooltip="Cycle focus backwards",
-        ),
-        Binding(
-            "escape",
-            "escape",
-            "stop",
-            show=False,
-            id="main.escape",
-            tooltip="Stop indexing; else clear the provider filter",
-        ),
-        Binding(
-            "question_mark",
-            "help",
-            "help",
-            key_display="?",
-            id="main.help",
-            tooltip="Every key, and the search query language",
-        ),
-        Binding(
-            "z",
-            "zoom",
-            "zoom",
-            show=False,
-            id="main.zoom",
-            tooltip="Zoom the focused part (tree, items or panes) to the whole screen; esc comes back",
-        ),
-        Binding(
-            "right_square_bracket",
-            "tree_width(1)",
-            "wider tree",
-            key_display="]",
-            show=False,
-            id="main.tree_wider",
-            tooltip="Make the session tree wider",
-        ),
-        Binding(
-            "left_square_bracket",
-            "tree_width(-1)",
-            "narrower tree",
-            key_display="[",
-            show=False,
-            id="main.tree_narrower",
-            tooltip="Make the session tree narrower",
-        ),
-        Binding(
-            "s",
-            "cycle_sort",
-            "sort",
-            show=False,
-            id="main.sort",
-            tooltip="Sort the tree: path → newest first → provider → size",
-        ),
-        Binding(
-            "f",
-            "toggle_flagged",
-            "flagged only",
-            show=False,
-            id="main.flagged_only",
-            tooltip="Show only flagged sessions (again: show all)",
-        ),
-        Binding(
-            "D",
-            "diagnostics",
-            "diagnostics",
-            show=False,
-            id="main.diagnostics",
-            tooltip="List the diagnostics: unreadable files and malformed lines",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = MAIN_BINDINGS
 
     def __init__(
         self,
@@ -372,24 +108,16 @@ class MainScreen(Screen[None]):
     ) -> None:
         super().__init__()
         self.roots = [str(r) for r in roots]
-        self.head = head
-        self._early: tuple[dict[str, SessionSummary], Answer | None] = ({}, None)
         self.use_cache = use_cache
-        self._live_index: Any = None
+        #: The scan and the live follow: run in worker threads, they post what they find here.
+        self.indexer = IndexDriver(self.roots, workers=workers, use_cache=use_cache, head=head)
         self.live_updates = 0
-        try:
-            self.live_interval = float(os.environ.get("MUSETUI_LIVE_INTERVAL", LIVE_INTERVAL_S))
-        except ValueError:
-            self.live_interval = LIVE_INTERVAL_S
         self.root_labels = {os.path.abspath(r): display_root(r) for r in self.roots}
-        self.index_workers = workers
         self.indexing = False
         self.index_done = 0
         self.index_total = 0
         self.index_elapsed = 0.0
         self.finished = False
-        #: o/O pressed before indexing ended with nothing flagged yet: the step to take when it ends.
-        self.pending_flagged: int | None = None
         self.current: SessionSummary | None = None
         self.opened: OpenedSession | None = None
         self.session_decoded: list[tuple[int, Decoded]] | None = None
@@ -398,16 +126,19 @@ class MainScreen(Screen[None]):
         self.pending_line: int | None = None
         self.pending_focus_items = False
         self.search_state = SearchState()
-        self.last_copied = ""
+        #: The tree filling from the index, and the header's counts.
+        self.feed = TreeFeed(self)
+        #: y, Y, the file's path, the pager and the HTML report.
+        self.evidence = EvidenceExport(self)
+        #: o/O, /, n/N, p, f, s, D and the palette's jumps.
+        self.navigator = Navigator(self)
         self._open_timer: Timer | None = None
         self._pane_timer: Timer | None = None
         self._pane_generation = 0
         self._opening_key: str | None = None
-        self._provider_counts: Counter[str] = Counter()
         self._index_worker: Worker[None] | None = None
         self._started = time.monotonic()
         self.first_batch_at: float | None = None
-        self._pending_sessions: list[SessionSummary] = []
         self.last_open_seconds: float | None = None
         self.mode = "wide"
         self.progress_fraction = 0.0
@@ -416,7 +147,6 @@ class MainScreen(Screen[None]):
         self.tree_delta = 0
         self.selection_from = "tree"
         self.diagnostics: list[Any] = []
-        self.last_pager_command: list[str] = []
 
     # ------------------------------------------------------------------ layout
 
@@ -465,15 +195,12 @@ class MainScreen(Screen[None]):
         self.session_tree.focus()
         self.apply_layout()
         self.status.index_text = "Indexing… · Esc to stop"
-        if self.head is not None and self.head.ready(HEAD_FIRST_FRAME_S):
-            # Read ahead while the app started: the first frame shows these rows.
-            self._early = self._take_head(0.0)
-            if self._early[0]:
-                self.first_batch_at = time.monotonic() - self._started
-                self._pending_sessions.extend(self._early[0].values())
-                self._add_pending(everything=True)
+        early = self.indexer.first_frame_sessions()
+        if early:  # read ahead while the app started: the first frame shows these rows
+            self.first_batch_at = time.monotonic() - self._started
+            self.feed.add(early, everything=True)
         self._refresh_panes()
-        _freeze_long_lived()
+        freeze_long_lived()
         self._index_worker = self.run_index()
 
     # ------------------------------------------------------------------ fitting the terminal
@@ -501,24 +228,17 @@ class MainScreen(Screen[None]):
             left.styles.width = "1fr"
         else:
             left.styles.width = tree_width(width, mode, self.tree_delta)
-        hint = ""
-        if self.zoomed is not None:
-            hint = " · zoomed: esc or z back"
-        elif mode == "narrow":
-            hint = " · tab: next part · esc: tree"
+        hint = panes_hint(mode, self.zoomed)
         self.query_one("#panes").border_title = Text("Panes" + hint) if hint else None
 
     def _layout_classes(self, width: int) -> tuple[str, str | None]:
         """Set the screen's layout classes for ``width``; return the mode and the single part shown."""
         mode = layout_mode(width)
         self.mode = mode
-        single = self.zoomed or (self.shown_part if mode == "narrow" else None)
-        classes = {f"-{m}" for m in ("wide", "medium", "narrow") if m == mode}
-        classes |= {"-single"} if single is not None else set()
-        classes |= {f"-only-{part}" for part in PARTS if part == single}
-        known = {"-wide", "-medium", "-narrow", "-single", *(f"-only-{p}" for p in PARTS)}
-        if {c for c in self.classes if c in known} != classes:
-            self.set_classes((set(self.classes) - known) | classes)
+        single = single_part(mode, self.zoomed, self.shown_part)
+        classes = layout_classes(mode, single)
+        if {c for c in self.classes if c in LAYOUT_CLASSES} != classes:
+            self.set_classes((set(self.classes) - LAYOUT_CLASSES) | classes)
         return mode, single
 
     def show_part(self, part: str) -> None:
@@ -539,281 +259,82 @@ class MainScreen(Screen[None]):
     def action_tree_width(self, step: int) -> None:
         """[ and ]: narrower or wider session tree."""
         width = self.size.width or self.app.size.width
-        before = tree_width(width, self.mode, self.tree_delta)
-        self.tree_delta += step * TREE_STEP
-        after = tree_width(width, self.mode, self.tree_delta)
-        self.tree_delta -= (before + step * TREE_STEP) - after  # stop at the limits
+        self.tree_delta = stepped_delta(width, self.mode, self.tree_delta, step)
         self.apply_layout()
 
     # ------------------------------------------------------------------ indexing
 
     @work(thread=True, exclusive=True, group="index", exit_on_error=False)
     def run_index(self) -> None:
-        """Scan the roots in a thread, posting batches of sessions and coalescing progress."""
-
+        """Scan the roots in a thread (:meth:`IndexDriver.scan` posts the sessions and the progress)."""
         worker = get_current_worker()
-        started = time.monotonic()
-        try:
-            # Rows read ahead by the child process (musetui.early) go on screen before anything else.
-            early, answer = self._early
-            if self.head is not None:
-                early, answer = self._take_head(HEAD_WAIT_S)
-                if early:
-                    self.post_message(SessionsFound(list(early.values())))
-            self._early = ({}, None)
-            early = dict(early)
-            preloaded = {t[0].abspath: t for t in answer.outcomes()} if answer is not None else {}
-            found = len(early)
-            from musetui.index import Index
-
-            index = Index(
-                self.roots,
-                workers=self.index_workers,
-                use_cache=self.use_cache,
-                follow=True,
-                head_start=0 if preloaded else HEAD_START,  # (the child read the first files)
-                preloaded=preloaded,
-                worker_nice=worker_nice(),
-            )
-            batch: list[SessionSummary] = []
-            replaced: list[SessionSummary] = []
-            last = last_progress = time.monotonic()
-
-            def cancelled() -> bool:
-                return worker.is_cancelled
-
-            progress: Progress | None = None
-
-            def walked_so_far(p: Progress) -> None:
-                self.post_message(IndexProgress(*_progress_fields(p)))
-
-            for outcome, progress in index.iter_scan(cancelled, tick=walked_so_far):
-                s = outcome.summary
-                if s is not None:
-                    was = early.pop(s.key, None) if early else None
-                    if was is None:
-                        batch.append(s)
-                    elif was is not s:  # its file changed after it was read ahead
-                        replaced.append(s)
-                now = time.monotonic()
-                if batch and (not found or now - last >= batch_interval(found) or len(batch) >= BATCH_SIZE):
-                    found += len(batch)
-                    self.post_message(SessionsFound(batch))
-                    batch = []
-                    last = now
-                # (Not on done == total: while the walk streams, every cache hit is that.)
-                if now - last_progress >= PROGRESS_SECONDS:
-                    last_progress = now
-                    self.post_message(IndexProgress(*_progress_fields(progress)))
-                if worker.is_cancelled:
-                    break
-            if batch:
-                self.post_message(SessionsFound(batch))
-            if (replaced or early) and not worker.is_cancelled:
-                gone = [*early.values(), *replaced]  # (a replaced one is removed by its key)
-                self.post_message(SessionsReplaced(gone, replaced))
-            if progress is not None:
-                self.post_message(IndexProgress(*_progress_fields(progress)))
-            index.finalize()
-            self._live_index = index
-            self.post_message(
-                IndexFinished(
-                    worker.is_cancelled,
-                    list(index.top),
-                    {k: list(v) for k, v in index.children.items()},
-                    time.monotonic() - started,
-                    len(index.diagnostics),
-                    list(index.diagnostics),
-                )
-            )
-        except Exception as exc:  # reported in the status line, never a crash
-            self.post_message(IndexFailed(f"{type(exc).__name__}: {exc}"))
-
-    def _take_head(self, timeout: float) -> tuple[dict[str, SessionSummary], Answer | None]:
-        """The sessions read ahead by the child (by key), and its answer (the outcomes, for the index)."""
-        head, self.head = self.head, None
-        if head is None:
-            return {}, None
-        answer = head.take(timeout)
-        return {s.key: s for s in answer.sessions if isinstance(s, SessionSummary)}, answer
+        self.indexer.scan(self.post_message, lambda: worker.is_cancelled)
 
     @on(SessionsFound)
     def _sessions_found(self, message: SessionsFound) -> None:
         if self.first_batch_at is None:
             self.first_batch_at = time.monotonic() - self._started
-        self._pending_sessions.extend(message.sessions)
-        self._add_pending()
-
-    def _add_pending(self, everything: bool = False) -> None:
-        """Add found sessions to the tree, a slice at a time so keys pressed meanwhile go first.
-
-        The rest of a big batch is added by a callback queued behind the messages that
-        arrived while this slice was added (key presses among them).
-        """
-        pending = self._pending_sessions
-        if not pending:
-            return
-        n = len(pending) if everything else ADD_SLICE
-        chunk, self._pending_sessions = pending[:n], pending[n:]
-        tree = self.session_tree
-        tree.add_sessions(chunk)
-        _freeze_long_lived()
-        self._provider_counts.update(s.attribution.provider for s in chunk)
-        self._keep_cursor_on_top()
-        self._update_header()
-        search = self._search_screen()
-        if search is not None:
-            search.sessions_changed()
-        if self._pending_sessions and not everything:
-            self.call_later(self._add_pending)
-
-    def _keep_cursor_on_top(self) -> None:
-        """Until a session is chosen, the cursor stays on the first group as groups arrive."""
-        tree = self.session_tree
-        if not tree.root.children or self.current is not None:
-            return
-        node = tree.cursor_node
-        first = tree.root.children[0]
-        if node is None or (node is not first and not isinstance(node.data, SessionSummary)):
-            _ = tree.last_line
-            tree.move_cursor(first)
+        self.feed.add(message.sessions)
 
     @on(SessionsReplaced)
     def _sessions_replaced(self, message: SessionsReplaced) -> None:
-        self._add_pending(everything=True)
-        tree = self.session_tree
-        tree.remove_sessions(message.removed)
-        tree.add_sessions(message.added)
-        self._provider_counts = Counter(s.attribution.provider for s in tree.sessions)
-        self._update_header()
+        self.feed.replace(message.removed, message.added)
 
     @on(IndexProgress)
     def _progress(self, message: IndexProgress) -> None:
         self.index_done, self.index_total = message.done, message.total
         self.indexing = True
         sessions = len(self.session_tree.sessions)  # the header's count, so the two agree
-        found = f"{sessions:,} session{'s' if sessions != 1 else ''}"
-        if not message.walked:  # the totals still grow: a share of them would mean nothing yet
-            self.status.index_text = f"Finding files: {message.total:,} found, {message.done:,} read · {found} · Esc to stop"
-            self.query_one(MuseHeader).progress = f"indexing · {message.total:,} files found"
-            return
-        # The share done never goes back (a resumed or re-walked total can shrink it).
-        frac = message.bytes_done / message.bytes_total if message.bytes_total else 0.0
-        self.progress_fraction = max(self.progress_fraction, min(1.0, frac))
-        bar = progress_bar(round(1000 * self.progress_fraction), 1000)
-        pct = int(100 * self.progress_fraction)
-        self.status.index_text = f"Indexed {message.done:,}/{message.total:,} files {bar} {pct}% · {found} · Esc to stop"
-        self.query_one(MuseHeader).progress = f"indexing {bar} {pct}%"
+        status, header, self.progress_fraction = progress_texts(message, sessions, self.progress_fraction)
+        self.status.index_text = status
+        self.query_one(MuseHeader).progress = header
 
     @on(IndexFinished)
     def _finished(self, message: IndexFinished) -> None:
-        self._add_pending(everything=True)
+        self.feed.add_pending(everything=True)
         self.indexing = False
         self.finished = True
         self.index_elapsed = message.elapsed
         self.diagnostics = list(message.diagnostic_list)
         tree = self.session_tree
-        tree.finalize(message.top, message.children)
-        self._rank_roots()
-        self._keep_cursor_on_top()
-        n = len(tree.sessions)
-        flagged = sum(1 for s in tree.sessions if s.attribution.flags)
-        outliers = sum(1 for s in tree.sessions if "outlier" in s.attribution.flags)
-        what = "Stopped" if message.cancelled else "Indexed"
-        files = f" at {self.index_done:,}/{self.index_total:,} files" if message.cancelled else ""
-        text = f"{what}{files}: {n:,} session{'s' if n != 1 else ''} · {flagged} flagged"
-        if outliers:
-            text += f" ({outliers} outlier{'s' if outliers != 1 else ''}: press o)"
-        if message.diagnostics:
-            text += f" · {message.diagnostics} diagnostic{'s' if message.diagnostics != 1 else ''} (D)"
-        if n == 0 and not message.cancelled:
-            text = "No transcripts found under " + ", ".join(display_root(r) for r in self.roots)
-            if message.diagnostics:
-                text += f" · {message.diagnostics} diagnostic{'s' if message.diagnostics != 1 else ''} (D)"
+        self.feed.finish(message.top, message.children)
+        text = finished_text(message, tree.sessions, self.index_done, self.index_total, self.roots)
+        if not tree.sessions and not message.cancelled:
             self.items.clear(text + ".")
-        if not message.cancelled and self._live_index is not None and self.live_interval > 0:
+        index = self.indexer.index
+        if not message.cancelled and index is not None and self.indexer.live_interval > 0:
             text += " · live"
-            self.follow_index(self._live_index)
+            self.follow_index(index)
         self.status.index_text = text
-        if self.pending_flagged is not None:
-            step, self.pending_flagged = self.pending_flagged, None
-            self._go_flagged(step, keep_part=True)
+        self.navigator.indexing_finished()
         self.query_one(MuseHeader).progress = ""
-        self._update_header(recount=True)
+        self.feed.update_header(recount=True)
         self._pane_generation += 1  # (fleet flags and notes were set on the summaries in place)
         self._refresh_panes()
-        search = self._search_screen()
-        if search is not None:
-            search.sessions_changed()
-        _freeze_long_lived()
+        self.navigator.sessions_changed()
+        freeze_long_lived()
         self._warm_imports()
         # o's order, made once the finished tree has painted rather than on the first o.
         self.call_after_refresh(self.session_tree.flagged_sessions)
 
     @work(thread=True, exclusive=True, group="warm", exit_on_error=False, description="warm imports")
     def _warm_imports(self) -> None:
-        """Import what opening a session needs while the app is idle, so the first open is quicker.
-
-        (The first frame must not wait for them; here they cost the user nothing, where the
-        first ``o`` or ``enter`` paid about 0.16 s for them.)
-        """
-        import musetui.session
-        import musetui.widgets.lazy_session  # noqa: F401
-        from musetui.widgets.panes import warm_syntax
-
-        warm_syntax()
+        """Import what opening a session needs while the app is idle (:func:`warm_imports`)."""
+        warm_imports()
 
     # (An explicit description: Textual would otherwise repr() the arguments, the whole
     # index here, on the UI thread; for 19,000 sessions that froze the app for 1.8 s.)
     @work(thread=True, exclusive=True, group="follow", exit_on_error=False, description="live follow")
     def follow_index(self, index: Any) -> None:
-        """Live follow: poll the roots (about once a second) and post what changed."""
+        """Live follow in a thread (:meth:`IndexDriver.follow` polls the roots and posts what changed)."""
         worker = get_current_worker()
-        interval = self.live_interval
-        while not worker.is_cancelled:
-            deadline = time.monotonic() + interval
-            while time.monotonic() < deadline:
-                if worker.is_cancelled:
-                    return
-                time.sleep(0.05)
-            started = time.monotonic()
-            try:
-                result = index.refresh()
-            except Exception as exc:  # a failed poll is reported, and the next one tries again
-                self.post_message(IndexFailed(f"live follow: {type(exc).__name__}: {exc}"))
-                continue
-            # Big trees: never spend more than about a fifth of the time walking them.
-            interval = max(self.live_interval, 5 * (time.monotonic() - started))
-            if result.added or result.changed or result.removed:
-                self.post_message(
-                    IndexRefreshed(
-                        list(result.added),
-                        list(result.changed),
-                        list(result.removed),
-                        list(index.top),
-                        {k: list(v) for k, v in index.children.items()},
-                    )
-                )
+        self.indexer.follow(index, self.post_message, lambda: worker.is_cancelled)
 
     @on(IndexRefreshed)
     def _refreshed(self, message: IndexRefreshed) -> None:
-        self._add_pending(everything=True)
-        tree = self.session_tree
-        if message.removed:
-            tree.remove_sessions(message.removed)
-        if message.added:
-            tree.add_sessions(message.added)
-        tree.finalize(message.top, message.children)
-        self._rank_roots()
-        self._update_header(recount=True)
-        n = len(tree.sessions)
-        flagged = sum(1 for s in tree.sessions if s.attribution.flags)
+        self.feed.refresh(message)
         self.live_updates += 1
-        gone = f", -{len(message.removed)} gone" if message.removed else ""
-        self.status.index_text = (
-            f"Indexed: {n:,} sessions · {flagged} flagged · live "
-            f"(+{len(message.added)} new, {len(message.changed)} updated{gone} at {time.strftime('%H:%M:%S')})"
-        )
+        self.status.index_text = refreshed_text(message, self.session_tree.sessions, time.strftime("%H:%M:%S"))
         current = self.current
         if current is not None and any(s.key == current.key for s in message.changed):
             item = self.selected_item()
@@ -824,62 +345,13 @@ class MainScreen(Screen[None]):
             self._start_open(current)
         self._pane_generation += 1
         self._refresh_panes()
-        search = self._search_screen()
-        if search is not None:
-            search.sessions_changed()
-
-    def _rank_roots(self) -> None:
-        """With several roots open, rank them as ``musetui fleet`` does and show one summary row each."""
-        if len(self.roots) < 2:
-            return
-        from musetui import fleet
-
-        ranked = fleet.rank(fleet.machines_from_sessions(self.roots, self.session_tree.sessions))
-        self.session_tree.set_fleet([(m.root, fleet.summary_line(i, m)) for i, m in enumerate(ranked, 1)])
-
-    def write_report(self) -> None:
-        """Palette: write the evidence report (HTML) of the open roots, outside every scanned tree."""
-        index = self._live_index
-        if index is None:
-            self.notify("The report is written once indexing has finished.", severity="warning")
-            return
-        self._write_report(list(index.sessions), list(index.files), list(index.diagnostics))
-
-    @work(thread=True, exclusive=True, group="report", exit_on_error=False, description="write report")
-    def _write_report(self, sessions: list[SessionSummary], files: list[Any], diagnostics: list[Any]) -> None:
-        from musetui import evidence_report as er
-
-        try:
-            path = er.default_output(self.roots)
-            data = er.from_index(self.roots, sessions, files, diagnostics)
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(er.render_html(data))
-        except OSError as exc:
-            self.app.call_from_thread(self.notify, escape(clean(f"Report not written: {exc}", 300)), severity="error")
-            return
-        flagged = len(er.flagged_sessions(data.sessions))
-        self.app.call_from_thread(
-            self.notify, escape(clean(f"Report written: {path} ({len(data.sessions)} sessions, {flagged} flagged)", 300))
-        )
+        self.navigator.sessions_changed()
 
     @on(IndexFailed)
     def _index_failed(self, message: IndexFailed) -> None:
         self.indexing = False
         self.query_one(MuseHeader).progress = ""
         self.status.index_text = f"Indexing failed: {clean(message.error, 200)}"
-
-    def _update_header(self, recount: bool = False) -> None:
-        if recount:
-            self._provider_counts = Counter(
-                s.attribution.provider for s in self.session_tree.sessions
-            )
-        self.query_one(MuseHeader).set_counts(
-            self._provider_counts, len(self.session_tree.sessions)
-        )
-
-    def provider_counts(self) -> dict[str, int]:
-        """Sessions per attributed provider (all sessions, ignoring the filter)."""
-        return dict(self._provider_counts)
 
     # ------------------------------------------------------------------ opening sessions
 
@@ -926,7 +398,7 @@ class MainScreen(Screen[None]):
             self.session_reasoning = None
             self.items.clear("opening…", keep_height=True)
             self._set_items_title(summary)
-            self.status.where_text = _tail(self.display_path(summary), 70)
+            self.status.where_text = tail_path(self.display_path(summary), 70)
             self._refresh_panes()
         self._cancel_open_timer()
         if immediate:
@@ -965,52 +437,20 @@ class MainScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="open a session")
     def open_session(self, summary: SessionSummary) -> None:
         """Read a session's items in a thread (lazily when it is huge), then decode it for the panes."""
-        from musetui.session import open_session
-        from musetui.widgets.lazy_session import LazyItems, can_open_lazily, open_lazily, sibling
-
+        read = session_reader()
         worker = get_current_worker()
         started = time.monotonic()
         try:
-            opened = open_lazily(summary) if can_open_lazily(summary) else open_session(summary)
+            opened = read(summary)
         except Exception as exc:
             self.post_message(SessionOpenFailed(summary.key, f"{type(exc).__name__}: {exc}"))
             return
         if worker.is_cancelled:
             return
         self.post_message(SessionOpened(summary.key, opened, time.monotonic() - started))
-        items: Sequence[Item] = opened.items
-        if isinstance(items, LazyItems):
-            items = sibling(items)
-        decoded: list[tuple[int, Decoded]] = []
-        reasoning: list[tuple[int, int, str, str]] = []
-        seen: set[str] = set()
-        capped = False
-        time.sleep(DECODE_DELAY_S)  # let the UI paint the items first
-        t0 = time.monotonic()
-        for n in range(len(items)):
-            if worker.is_cancelled:
-                return
-            if n % 32 == 31:
-                time.sleep(0.001)  # hand the GIL back to the UI thread
-            if n >= DECODE_ITEM_LIMIT or (n % 256 == 0 and time.monotonic() - t0 > DECODE_SECONDS):
-                capped = True
-                break
-            item = items[n]
-            if (item.reasoning or item.kind == "reasoning") and len(reasoning) < REASONING_LIMIT:
-                reasoning.append(
-                    (item.index, item.line, item.reasoning or "visible", clean(item.text, 160))
-                )
-            try:
-                found = opened.decoded(item)
-            except Exception:
-                continue
-            for dec in found:
-                if dec.value in seen:
-                    continue
-                seen.add(dec.value)
-                decoded.append((item.index, dec))
-        if not worker.is_cancelled:
-            self.post_message(SessionDecoded(summary.key, decoded, capped, reasoning))
+        decoding = decode_session(opened, lambda: worker.is_cancelled)
+        if decoding is not None and not worker.is_cancelled:
+            self.post_message(SessionDecoded(summary.key, *decoding))
 
     @on(SessionOpened)
     def _opened(self, message: SessionOpened) -> None:
@@ -1025,7 +465,7 @@ class MainScreen(Screen[None]):
             idx = index_for_line(message.opened.items, self.pending_line)
             cursor = idx if idx is not None else 0
         self.items.set_items(message.opened.items, cursor)
-        self.items.set_hit_terms(self.hit_terms_for(message.opened.summary))
+        self.items.set_hit_terms(self.navigator.hit_terms_for(message.opened.summary))
         self._apply_pending()
         self._refresh_panes()
 
@@ -1080,7 +520,7 @@ class MainScreen(Screen[None]):
     def _item_highlighted(self, message: ItemHighlighted) -> None:
         item = self.items.current
         if item is not None and self.current is not None:
-            self.status.where_text = f"{_tail(self.display_path(self.current), 70)}:{item.line}"
+            self.status.where_text = f"{tail_path(self.display_path(self.current), 70)}:{item.line}"
         if self._pane_timer is not None:
             self._pane_timer.stop()
         self._pane_timer = self.set_timer(PANE_DEBOUNCE_S, self._refresh_panes)
@@ -1179,243 +619,49 @@ class MainScreen(Screen[None]):
                 self.show_part("panes")
                 self.apply_layout()
 
-    def flagged_order(self) -> list[SessionSummary]:
-        """Flagged sessions in the order o visits them: outliers first, then other flags."""
-        order = self.session_tree.flagged_sessions()
-        outliers = [s for s in order if "outlier" in s.attribution.flags]
-        others = [s for s in order if s.attribution.flags and "outlier" not in s.attribution.flags]
-        return outliers + others
-
-    def _go_flagged(self, step: int, keep_part: bool = False) -> None:
-        """Select the next (or previous) flagged session; before indexing ends, go there when it does.
-
-        ``keep_part`` keeps the focus where the user moved it meanwhile (a deferred jump after
-        ``o`` then ``5`` shows the evidence, not the tree).
-        """
-        order = self.flagged_order()
-        if not order:
-            if not self.finished:
-                self.pending_flagged = step
-                self.notify("Indexing: o jumps to the first flagged session when it ends", timeout=3)
-            else:
-                self.notify("No flagged sessions", timeout=3)
-            return
-        cur = self.current
-        keys = [s.key for s in order]
-        if cur is not None and cur.key in keys:
-            pos = (keys.index(cur.key) + step) % len(order)
-        else:
-            pos = 0 if step > 0 else len(order) - 1
-        target = order[pos]
-        self.session_tree.reveal(target)
-        if not (keep_part and self.part_of(self.focused) == "panes"):
-            self.session_tree.focus()
-        self.select_session(target, immediate=True)
-
     def action_next_flagged(self) -> None:
-        self._go_flagged(+1)
+        """o: the next flagged session (outliers first)."""
+        self.navigator.go_flagged(+1)
 
     def action_prev_flagged(self) -> None:
-        self._go_flagged(-1)
+        """O: the previous flagged session."""
+        self.navigator.go_flagged(-1)
 
     def action_copy_evidence(self) -> None:
         """y: the item's report when an item is selected, else the session's (``musetui show``)."""
-        s = self.current
-        if s is None:
-            self.notify("Nothing selected: move to a session first.", severity="warning", timeout=3)
-            return
-        item = self.selected_item()
-        self.build_report(s, item if self.opened is not None else None, self.opened)
-
-    @work(thread=True, exclusive=True, group="report", exit_on_error=False, description="evidence report")
-    def build_report(self, s: SessionSummary, item: Item | None, opened: OpenedSession | None) -> None:
-        """The report exactly as ``musetui show PATH [--line N]`` prints it (same summary, same text)."""
-        from musetui.report import item_markdown, session_markdown, show_summary
-
-        try:
-            summary, _ = show_summary(s.abspath, use_cache=self.use_cache)
-            summary = summary or s
-            if item is not None and opened is not None:
-                text = item_markdown(summary, item, opened.raw(item), opened.decoded(item))
-                what = f"evidence for {short_id(s.session_id)} line {item.line}"
-            else:
-                text = session_markdown(summary)
-                what = f"evidence for {short_id(s.session_id)}"
-        except Exception as exc:  # reported, never a crash
-            self.post_message(ReportReady("", "", f"{type(exc).__name__}: {exc}"))
-            return
-        self.post_message(ReportReady(text, what))
+        self.evidence.copy_evidence()
 
     @on(ReportReady)
     def _report_ready(self, message: ReportReady) -> None:
-        if message.error:
-            self.notify(escape(f"Could not build the report: {clean(message.error, 200)}"), severity="error")
-            return
-        self.last_copied = message.text
-        copy_text(self.app, message.text, message.what)
+        self.evidence.report_ready(message)
 
     def action_copy_raw(self) -> None:
         """Y: the raw line of the selected item (or of the item under the list cursor)."""
-        s = self.current
-        item = self.selected_item() or (self.items.current if self.opened is not None else None)
-        if s is None or item is None or self.opened is None:
-            self.notify(
-                "No item: open a session (enter) and pick an item first.",
-                severity="warning",
-                timeout=3,
-            )
-            return
-        text = self.opened.raw(item).decode("utf-8", "replace")
-        self.last_copied = text
-        copy_text(self.app, text, f"raw line {item.line} of {short_id(s.session_id)}")
+        self.evidence.copy_raw()
 
     async def action_search(self) -> None:
-        """/: open the search view, and wait until its query box has the focus.
-
-        A priority binding runs before the app hands on the next key; waiting for the
-        view to mount here means every key typed after / reaches the box, in order.
-        """
-        await self.app.push_screen(
-            SearchScreen(self.search_state, lambda: list(self.session_tree.sessions)),
-            self._search_done,
-        )
-
-    def _search_screen(self) -> SearchScreen | None:
-        for screen in self.app.screen_stack:
-            if isinstance(screen, SearchScreen):
-                return screen
-        return None
-
-    def hit_terms_for(self, s: SessionSummary) -> dict[int, list[str]]:
-        """The current search's matched text in session ``s``, per line."""
-        st = self.search_state
-        out: dict[int, list[str]] = {}
-        if not st.query.strip():
-            return out
-        for hit in st.hits:
-            if getattr(hit, "abspath", None) != s.abspath:
-                continue
-            snippet = getattr(hit, "snippet", "") or ""
-            terms = out.setdefault(int(getattr(hit, "line", 0) or 0), [])
-            for span in getattr(hit, "match_spans", ()) or ():
-                try:
-                    term = snippet[int(span[0]) : int(span[1])]
-                except (TypeError, ValueError, IndexError):
-                    continue
-                if term and term not in terms:
-                    terms.append(term)
-        return out
-
-    def _search_done(self, index: int | None) -> None:
-        st = self.search_state
-        self._update_search_status()
-        if self.opened is not None:
-            self.items.set_hit_terms(self.hit_terms_for(self.opened.summary))
-        if index is None or not (0 <= index < len(st.hits)):
-            return
-        st.position = index
-        self.jump_to_hit(st.hits[index])
-
-    def _update_search_status(self) -> None:
-        st = self.search_state
-        if not st.query.strip():
-            self.status.search_text = ""
-            return
-        pos = (
-            f"hit {st.position + 1} of {len(st.hits):,}"
-            if st.position >= 0
-            else f"{len(st.hits):,} hits"
-        )
-        self.status.search_text = f"/{clean(st.query, 40)}: {pos} (n/N)"
-
-    def jump_to_hit(self, hit: Any) -> None:
-        """Select the hit's session, open it and put the item cursor on the hit's line."""
-        s = self.session_tree.summary(getattr(hit, "abspath", ""))
-        if s is None:
-            self.notify("That session is not in the index.", severity="warning", timeout=3)
-            return
-        if self.session_tree.filtered and not self.session_tree.is_shown(s):
-            self.clear_filters()
-        self.pending_line = int(getattr(hit, "line", 0) or 0) or None
-        self.pending_focus_items = True
-        self.session_tree.reveal(s)
-        self.select_session(s, immediate=True)
-        self._update_search_status()
-
-    def _walk_hits(self, step: int) -> None:
-        st = self.search_state
-        if not st.hits:
-            self.notify("No search hits: press / to search.", timeout=3)
-            return
-        st.position = (
-            (st.position + step) % len(st.hits)
-            if st.position >= 0
-            else (0 if step > 0 else len(st.hits) - 1)
-        )
-        self.jump_to_hit(st.hits[st.position])
+        """/: open the search view (its query box has the focus when this returns)."""
+        await self.navigator.search()
 
     def action_next_hit(self) -> None:
-        self._walk_hits(+1)
+        """n: the next search hit."""
+        self.navigator.walk_hits(+1)
 
     def action_prev_hit(self) -> None:
-        self._walk_hits(-1)
+        """N: the previous search hit."""
+        self.navigator.walk_hits(-1)
 
     def action_filter_provider(self) -> None:
-        from musetui.screens.provider_filter import ALL, ProviderFilterScreen
-
-        def done(choice: str | None) -> None:
-            if choice is None:
-                return
-            self.apply_filter(None if choice == ALL else choice)
-
-        self.app.push_screen(
-            ProviderFilterScreen(self.provider_counts(), self.session_tree.provider_filter), done
-        )
-
-    def apply_filter(self, provider: str | None) -> None:
-        """Filter the tree by attributed provider (None: show all).
-
-        The focus stays where it was while the current session is still shown, so ``y``
-        copies what the user sees selected; else the tree takes it.
-        """
-        self.session_tree.set_filter(provider)
-        self._filters_changed()
-
-    def _filters_changed(self) -> None:
-        tree = self.session_tree
-        parts = []
-        if tree.provider_filter:
-            parts.append(f"provider: {tree.provider_filter} (p)")
-        if tree.flagged_only:
-            parts.append("flagged only (f)")
-        self.status.filter_text = " · ".join(parts) + (" · esc clears" if parts else "")
-        cur = self.current
-        if cur is None or not tree.is_shown(cur) or self.part_of(self.focused) is None:
-            tree.focus()
-
-    def clear_filters(self) -> None:
-        """Show every session again (no provider, no flagged-only filter)."""
-        self.session_tree.clear_filters()
-        self._filters_changed()
+        """p: show only the sessions of one provider."""
+        self.navigator.filter_provider()
 
     def action_toggle_flagged(self) -> None:
         """f: only flagged sessions (and the parents they sit under), or all again."""
-        self.session_tree.set_flagged_only(not self.session_tree.flagged_only)
-        self._filters_changed()
+        self.navigator.toggle_flagged()
 
     def action_cycle_sort(self) -> None:
         """s: the next tree order (path, newest first, provider, size)."""
-        tree = self.session_tree
-        self.set_sort(SORTS[(SORTS.index(tree.session_order) + 1) % len(SORTS)])
-
-    def set_sort(self, order: str) -> None:
-        """Order the tree's siblings by ``order`` (one of :data:`SORTS`)."""
-        self.session_tree.set_sort(order)
-        names = {"path": "path", "time": "newest first", "provider": "provider", "size": "biggest first"}
-        set_border_title(
-            self.query_one("#left"), Text("Sessions" if order == "path" else f"Sessions · by {names.get(order, order)}")
-        )
-        self.notify(f"Sessions sorted by {names.get(order, order)}", timeout=2)
+        self.navigator.cycle_sort()
 
     def action_escape(self) -> None:
         if self.zoomed is not None:
@@ -1426,108 +672,16 @@ class MainScreen(Screen[None]):
             self.status.index_text = f"Stopping at {self.index_done:,}/{self.index_total:,} files…"
             return
         if self.session_tree.filtered:
-            self.clear_filters()
+            self.navigator.clear_filters()
             return
         if self.focused is not self.session_tree:
             self.session_tree.focus()
 
     def action_diagnostics(self) -> None:
         """D: the diagnostics (unreadable files, malformed lines), grouped by file and reason."""
-        from musetui.screens.diagnostics import DiagnosticsScreen
-
-        def done(key: str | None) -> None:
-            if key is not None:
-                self.jump_to_session(key)
-
-        def key_of(path: str) -> str | None:
-            s = self.session_tree.summary(path)
-            return s.key if s is not None else None
-
-        self.app.push_screen(DiagnosticsScreen(self.diagnostics, self.roots, key_of), done)
+        self.navigator.diagnostics()
 
     def action_help(self) -> None:
         from musetui.screens.help import HelpScreen
 
         self.app.push_screen(HelpScreen())
-
-    def jump_to_session(self, key: str) -> bool:
-        """Select the session with this key (palette: jump to a session by id)."""
-        s = self.session_tree.summary(key)
-        if s is None:
-            return False
-        if self.session_tree.filtered and not self.session_tree.is_shown(s):
-            self.clear_filters()
-        self.session_tree.reveal(s)
-        self.session_tree.focus()
-        self.select_session(s, immediate=True)
-        return True
-
-    def copy_path(self) -> None:
-        """Copy the current session's absolute file path."""
-        s = self.current
-        if s is None:
-            self.notify("No session selected.", severity="warning", timeout=3)
-            return
-        copy_text(self.app, s.abspath, f"path of {short_id(s.session_id)}")
-
-    def open_in_pager(self) -> None:
-        """Open the current session's file in ``$PAGER`` (default ``less``), read-only."""
-        import shlex
-        import subprocess
-
-        from textual.app import SuspendNotSupported
-
-        s = self.current
-        if s is None:
-            self.notify("No session selected.", severity="warning", timeout=3)
-            return
-        pager = shlex.split(os.environ.get("PAGER") or "less") or ["less"]
-        item = self.selected_item() or (self.items.current if self.opened is not None else None)
-        command = pager_command(pager, s.abspath, item.line if item is not None else None)
-        self.last_pager_command = command
-        env = dict(os.environ)
-        # less shows escape sequences as ^[ unless -R/-r asks it to pass them to the terminal
-        env["LESS"] = safe_less_options(env.get("LESS", ""))
-        env["LESSSECURE"] = "1"
-        try:
-            with self.app.suspend():
-                subprocess.call(command, env=env)
-        except SuspendNotSupported:
-            self.notify("Cannot suspend in this environment.", severity="warning", timeout=3)
-        except OSError as exc:
-            self.notify(escape(f"Could not run the pager: {exc}"), severity="error", timeout=5)
-        self.refresh()
-
-
-#: Pagers that take ``+N`` for "start at line N" (less takes ``+Ng``).
-PLUS_LINE_PAGERS = frozenset({"more", "most", "vi", "vim", "nvim", "view", "nano", "emacs", "micro"})
-
-
-def pager_command(pager: Sequence[str], path: str, line: int | None) -> list[str]:
-    """The command that opens ``path`` in ``pager``, at ``line`` when the pager can start there."""
-    name = os.path.basename(pager[0]) if pager else ""
-    if line and name == "less":
-        return [*pager, f"+{line}g", path]
-    if line and name in PLUS_LINE_PAGERS:
-        return [*pager, f"+{line}", path]
-    return [*pager, path]
-
-
-def safe_less_options(options: str) -> str:
-    """``$LESS`` without -r/-R (which let escape sequences from the file reach the terminal)."""
-    out: list[str] = []
-    for token in options.split():
-        if token.lower() == "--raw-control-chars":
-            continue
-        if token.startswith("-") and not token.startswith("--"):
-            token = token[0] + "".join(c for c in token[1:] if c not in "rR")
-            if token == "-":
-                continue
-        out.append(token)
-    return " ".join(out)
-
-
-def _tail(path: str, limit: int) -> str:
-    """The end of a long path, cut on the left: ``…/subagents/01a05efe…/session.jsonl``."""
-    text = clean(path)
-    return text if len(text) <= limit else "…" + text[-(limit - 1) :]

@@ -49,6 +49,41 @@ class SearchState:
     position: int = -1
     generation: int = 0
 
+    def hit_terms(self, abspath: str) -> dict[int, list[str]]:
+        """The matched text in the session file ``abspath``, per line."""
+        out: dict[int, list[str]] = {}
+        if not self.query.strip():
+            return out
+        for hit in self.hits:
+            if getattr(hit, "abspath", None) != abspath:
+                continue
+            snippet = getattr(hit, "snippet", "") or ""
+            terms = out.setdefault(int(getattr(hit, "line", 0) or 0), [])
+            for span in getattr(hit, "match_spans", ()) or ():
+                try:
+                    term = snippet[int(span[0]) : int(span[1])]
+                except (TypeError, ValueError, IndexError):
+                    continue
+                if term and term not in terms:
+                    terms.append(term)
+        return out
+
+    def status_text(self) -> str:
+        """The status line's search part: the query and where n/N stand (empty without a query)."""
+        if not self.query.strip():
+            return ""
+        pos = f"hit {self.position + 1} of {len(self.hits):,}" if self.position >= 0 else f"{len(self.hits):,} hits"
+        return f"/{clean(self.query, 40)}: {pos} (n/N)"
+
+    def step(self, step: int) -> Any | None:
+        """Move to the next (``+1``) or previous (``-1``) hit, wrapping; return it (None: no hits)."""
+        if not self.hits:
+            return None
+        self.position = (
+            (self.position + step) % len(self.hits) if self.position >= 0 else (0 if step > 0 else len(self.hits) - 1)
+        )
+        return self.hits[self.position]
+
 
 class SearchScreen(ModalScreen[int | None]):
     """Returns the index of the chosen hit in ``state.hits``, or None."""

@@ -1,7 +1,8 @@
-"""Small text helpers shared by the widgets: safe text, short ids, times and sizes."""
+"""Small text helpers shared by the widgets: safe text, short ids, times, sizes and paths."""
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime
 
 from rich.text import Text
@@ -99,3 +100,17 @@ def fmt_delta(seconds: float) -> str:
     if a < 172_800:
         return f"Δ {sign}{a / 3600:.1f} h"
     return f"Δ {sign}{a / 86400:.1f} d"
+
+
+def display_root(root: str) -> str:
+    """A root as the user would write it (``~`` for the home directory)."""
+    home = os.path.expanduser("~")
+    if home and home != "/" and (root == home or root.startswith(home + os.sep)):
+        return "~" + root[len(home) :]
+    return root
+
+
+def tail_path(path: str, limit: int) -> str:
+    """The end of a long path, cut on the left: ``…/subagents/01a05efe…/session.jsonl``."""
+    text = clean(path)
+    return text if len(text) <= limit else "…" + text[-(limit - 1) :]

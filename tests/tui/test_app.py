@@ -66,7 +66,7 @@ async def test_o_pressed_before_indexing_ends_jumps_when_it_ends(sample_root: st
         assert not scr.finished, "indexing already over: the test would not cover a deferred o"
         await pilot.press("o", "5")
         await settle(pilot)
-        assert scr.finished and scr.pending_flagged is None
+        assert scr.finished and scr.navigator.pending_flagged is None
         assert current(app).session_id == OUTLIER_ID
         evidence = scr.pane("evidence")
         evidence.render_now()

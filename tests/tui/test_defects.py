@@ -93,8 +93,8 @@ async def test_pager_opens_at_the_selected_item(sample_root: str, monkeypatch) -
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await press(pilot, "o", "enter", "j", "j", "j")
-        main(app).open_in_pager()  # suspending is not possible under Pilot: the command is kept
-        assert main(app).last_pager_command == ["less", "+4g", current(app).abspath]
+        main(app).evidence.open_in_pager()  # suspending is not possible under Pilot: the command is kept
+        assert main(app).evidence.last_pager_command == ["less", "+4g", current(app).abspath]
 
 
 async def test_g_and_G_in_the_tree(sample_root: str) -> None:
@@ -177,7 +177,7 @@ async def test_one_item_is_singular_and_sizes_are_human(sample_root: str) -> Non
         await settle(pilot)
         scr = main(app)
         one = next(s for s in scr.session_tree.sessions if s.items == 1)
-        assert scr.jump_to_session(one.key)
+        assert scr.navigator.jump_to_session(one.key)
         await settle(pilot)
         title = str(scr.query_one("#middle").border_title)
         assert "· 1 item" in title and "1 items" not in title

@@ -153,7 +153,7 @@ async def test_pager_command_without_a_terminal(
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await press(pilot, "o")
-        main(app).open_in_pager()
+        main(app).evidence.open_in_pager()
         await settle(pilot, rounds=1)
         assert app.is_running
 

@@ -176,7 +176,7 @@ async def test_o_reveals_each_flagged_session_on_screen(corpus: Path) -> None:
         await settle(pilot)
         scr = main(app)
         tree = scr.session_tree
-        flagged = scr.flagged_order()
+        flagged = scr.navigator.flagged_order()
         assert len(flagged) >= 2
         assert tree.last_line + 1 > tree.scrollable_content_region.height, "the tree must be taller than the screen"
         assert any(tree.parent_of(s) for s in flagged), "a flagged subagent: o must expand its parent"

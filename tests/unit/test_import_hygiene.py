@@ -11,6 +11,7 @@ def test_core_does_not_import_textual() -> None:
         "import sys\n"
         "import musetui.cli, musetui.index, musetui.scanner, musetui.session, musetui.report\n"
         "import musetui.fingerprints.decoders, musetui.fingerprints.attribution, musetui.search\n"
+        "import musetui.pager, musetui.screens.layout\n"
         "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
         "print(','.join(bad))\n"
     )
