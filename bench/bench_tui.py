@@ -323,7 +323,7 @@ async def search_in_tui(corpus: str, runs: int) -> dict[str, tuple[list[float], 
     out: dict[str, tuple[list[float], int, float]] = {}
     async with app.run_test(size=(160, 48)) as pilot:
         scr = app.main_screen
-        await _until(lambda: bool(scr.session_tree.sessions) and not scr.indexing, 300)
+        await _until(lambda: scr.finished, 300)  # (indexing is False before its first progress message)
         await pilot.press("slash")
         await _until(lambda: isinstance(app.screen, SearchScreen))
         search = app.screen
