@@ -24,7 +24,7 @@ from musetui.fingerprints.decoders import (
 )
 from musetui.index import Index
 from musetui.session import open_session
-from musetui.sources import bedrock, cassette_yaml, http_capture
+from musetui.sources import bedrock, capture_read, cassette_yaml, http_capture
 
 
 def _scan(root: Path) -> list[dict[str, Any]]:
@@ -351,8 +351,8 @@ def test_cheap_scans_match_their_regex_definitions(text: str) -> None:
     data = text.encode()
     anchor = re.compile(rb"(?:^|[\s\[{,:-])&[^\s,\[\]{}]+")
     starts = re.compile(rb"^[ \t]*-[ \t]+(?:request|response):", re.MULTILINE)
-    assert http_capture._has_anchor(data) == (anchor.search(data) is not None)
-    assert http_capture._interaction_starts(data) == [m.start() for m in starts.finditer(data)]
+    assert capture_read._has_anchor(data) == (anchor.search(data) is not None)
+    assert capture_read._interaction_starts(data) == [m.start() for m in starts.finditer(data)]
 
 
 def _json_interaction(uri: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -460,7 +460,7 @@ def test_go_vcr_and_json_http_interactions_are_captures(tmp_path: Path) -> None:
         rec = recs[name]
         assert (rec["format"], rec["provider"], rec["declared_model"]) == ("http-capture", "anthropic", "claude-sonnet-4-5-20250929"), name
         assert any(e["detector"] == "http-endpoint" for e in rec["evidence"]), name
-    assert http_capture._status("200 OK") == 200 and http_capture._status("OK") is None
+    assert capture_read._status("200 OK") == 200 and capture_read._status("OK") is None
 
 
 def test_a_lone_recorded_response_is_a_capture(tmp_path: Path) -> None:
