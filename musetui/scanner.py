@@ -1,8 +1,9 @@
 """Scan one transcript file into a :class:`SessionSummary` (the hot path).
 
 Per file: one read-only read; lines validated with simdjson (lazy: only the fields an
-adapter asks for are materialised); fingerprints found by three regex passes over
-the raw bytes; a handful of lines re-parsed with orjson to name evidence fields.
+adapter asks for are materialised); fingerprints found by one Hyperscan pass over the raw
+bytes (:mod:`musetui.fingerprints.extract`) and located, zoned and named by
+:mod:`musetui.scan_evidence`, which re-parses a handful of lines with orjson to name fields.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from musetui import sources
 from musetui._pickling import reduce_by_fields
 from musetui.diagnostics import LineError, internal_error
 from musetui.fingerprints import extract
-from musetui.fingerprints.attribution import EXAMPLES, TOL_AFTER_CREATED_S, Located, attribute
+from musetui.fingerprints.attribution import TOL_AFTER_CREATED_S, Located, attribute
 from musetui.model import Diagnostic, Malformed, SessionSummary, parse_time
 from musetui.reader import (
     MAX_DOCUMENT_BYTES,
@@ -35,6 +36,7 @@ from musetui.reader import (
     read_range,
     sse_payload,
 )
+from musetui.scan_evidence import Resolver, clean, raw_evidence, walk_lines
 from musetui.sources.base import ZONE_MODEL
 
 __all__ = ["Diagnostic", "Outcome", "ScanState", "prepare", "resume_file", "scan_bytes", "scan_file"]
@@ -562,15 +564,15 @@ def _scan_lines(
     located_before = len(state.located)
     if attribute_session:
         if fmt in sources.API_FORMATS:
-            state.located.extend(_walk_lines(lines, base_line, times, zones, sse, state.seen))
+            state.located.extend(walk_lines(lines, base_line, times, zones, sse, state.seen))
         else:
             state.located.extend(
-                _raw_evidence(data, rel_starts, base_line, lines, times, zones, None if observe_all else probe, state)
+                raw_evidence(data, rel_starts, base_line, lines, times, zones, None if observe_all else probe, state)
             )
     consumed = rel_starts[-1] + len(lines[-1]) + 1 if lines else 0  # every line and its newline
     if carry is not None:
         if attribute_session:  # name the fields now: this window's lines are gone at the end
-            resolver = _Resolver(lines, sse, base_line, kept)
+            resolver = Resolver(lines, sse, base_line, kept)
             todo = [loc for loc in state.located[located_before:] if not loc.field]
             for loc in todo[:WINDOW_RESOLVED]:
                 loc.field = resolver(loc)
@@ -591,7 +593,7 @@ def _scan_lines(
     summary.started_at = parse_time(state.first_time)
     summary.ended_at = parse_time(state.last_time)
     if attribute_session:
-        resolver = _Resolver(lines, sse, base_line, kept)
+        resolver = Resolver(lines, sse, base_line, kept)
         summary.attribution = attribute(summary, state.located, _lookup(), resolver)
     out = Outcome(summary, diags, state.record_starts if keep_offsets else b"")
     if want_state and complete:
@@ -621,11 +623,6 @@ def prepare() -> None:
     """
     _lookup()
     extract.prepare()
-
-
-def _clean(line: bytes, sse: bool) -> bytes:
-    line = line.strip()
-    return (sse_payload(line) or b"") if sse else line
 
 
 def _second_opinion(exc: BaseException, line: bytes, parser: Any) -> tuple[Any, Any]:
@@ -677,7 +674,7 @@ def _observe_pending(
         return
     parser = simdjson.Parser()
     for j in pending:
-        line = _clean(lines[j], sse)
+        line = clean(lines[j], sse)
         pdoc = _record(line, None) or _parse_any(parser, line)
         if pdoc is None:
             continue
@@ -717,107 +714,6 @@ def _parser() -> Any:
     if parser is None:
         parser = _LOCAL.parser = simdjson.Parser()
     return parser
-
-
-class _Resolver:
-    """Names the field path of an artifact by re-parsing its line (cached)."""
-
-    def __init__(self, lines: list[bytes], sse: bool, base_line: int = 0, parsed: dict[int, Any] | None = None) -> None:
-        self.lines = lines
-        self.sse = sse
-        self.base_line = base_line
-        self.cache: dict[int, Any] = parsed if parsed is not None else {}  # line index -> orjson's record (or None)
-
-    def __call__(self, loc: Located) -> str:
-        idx = loc.line - 1 - self.base_line
-        if idx < 0 or idx >= len(self.lines):
-            return ""
-        key = loc.decoded.value if loc.decoded.detector.startswith("key") else None
-        if not loc.decoded.value and key is None:
-            return ""  # an empty value names no field (extract.field_path finds no empty needle)
-        if idx not in self.cache:
-            try:
-                self.cache[idx] = orjson.loads(_clean(self.lines[idx], self.sse))
-            except orjson.JSONDecodeError:
-                self.cache[idx] = None
-        obj = self.cache[idx]
-        if obj is None:
-            return ""
-        return extract.field_path(obj, loc.decoded.value, key) or ""
-
-
-def _raw_evidence(
-    data: bytes,
-    starts: list[int],
-    base_line: int,
-    lines: list[bytes],
-    times: list[Any],
-    zones: bytearray,
-    probe: Any,
-    state: ScanState,
-) -> list[Located]:
-    """Locate the raw-pass hits; time-less artifacts of one shape collapse to a few examples and a count.
-
-    With a ``probe``, the zone and time of a hit's line are read from its raw bytes (the
-    line was validated but never observed). ``starts`` are relative to ``data``.
-    """
-    out: list[Located] = []
-    parsed_time: dict[int, float | None] = {}
-    zone_of: dict[int, int] = {}
-    collapsed = state.collapsed
-    n_lines = len(times)
-    for dec, pos, _key, value in extract.raw_hits(data, state.seen, keys=False):
-        li = bisect_right(starts, pos) - 1
-        if not 0 <= li < n_lines:
-            continue
-        zone = zone_of.get(li)
-        if zone is None:
-            zone = zone_of[li] = probe.zone(lines[li]) if probe is not None else zones[li]
-        if dec.time is None and not dec.problems:
-            key = (dec.detector, dec.shape, dec.provider, zone)
-            group = collapsed.get(key)
-            if group is None:
-                group = collapsed[key] = []
-            if len(group) >= EXAMPLES:
-                group[-1].count += 1
-                continue
-            if value is not None:
-                text = value.decode("ascii", "replace")
-                if text != dec.value:
-                    dec = dec.with_value(text)
-            loc = Located(dec, base_line + li + 1, "", zone, None)
-            group.append(loc)
-            out.append(loc)
-            continue
-        if li not in parsed_time:
-            raw = times[li]
-            if raw is None and probe is not None:
-                raw = probe.time(lines[li])
-            parsed_time[li] = parse_time(raw)
-        out.append(Located(dec, base_line + li + 1, "", zone, parsed_time[li]))
-    return out
-
-
-def _walk_lines(
-    lines: list[bytes], base_line: int, times: list[Any], zones: bytearray, sse: bool, seen_b: set[bytes]
-) -> list[Located]:
-    """Full walk of every record (API captures are small): every string through the decoders."""
-    out: list[Located] = []
-    for i, line in enumerate(lines):
-        if times[i] is None and not line.strip():
-            continue
-        try:
-            obj = orjson.loads(_clean(line, sse))
-        except orjson.JSONDecodeError:
-            continue
-        t = parse_time(times[i])
-        for dec, _key, path in sources.walk_record(obj):
-            tag = dec.value.encode("utf-8", "replace")
-            if dec.value and tag in seen_b:
-                continue
-            seen_b.add(tag)
-            out.append(Located(dec, base_line + i + 1, path, zones[i], t, after_tol=TOL_AFTER_CREATED_S))
-    return out
 
 
 def _scan_document(
