@@ -1,24 +1,22 @@
 """The session tree widget: roots and formats, then parent sessions and their subagents.
 
-A Line-API view of our own (no widget, and no layout pass, per row) in three parts: the
-:class:`~musetui.session_forest.SessionForest` holds the sessions, their links, the
-filters and the order; the nodes here hold the structure on screen and the expansion
-state; :class:`~musetui.widgets.tree_rows.TreeRows` builds each row's runs. A flat list
-of the visible nodes is rebuilt in one pass after each structural change (an expand, a
-re-sort, a batch of sessions), and only the rows on screen are rendered, each cached per
-(row, width, cursor, focus, hover, generation). A cursor move repaints two rows. Labels
-are rendered from the summaries, so verdicts and flags that arrive late (fleet outliers
-are known only when indexing ends) show without rebuilding. Children get nodes lazily,
-when their parent is first expanded.
+A Line-API view of our own (no widget, and no layout pass, per row), in three parts behind
+this widget: the :class:`~musetui.session_forest.SessionForest` holds the sessions, their
+links, the filters and the order (headless); :class:`~musetui.widgets.tree_nodes.TreeNodes`
+holds the nodes on screen, their expansion, and the flat list of visible rows, laid out
+again in one pass after each structural change (an expand, a re-sort, a batch of
+sessions); :class:`~musetui.widgets.tree_rows.TreeRows` builds each row's runs. The widget
+keeps the cursor, the scrolling, the keys and the mouse, and renders only the rows on
+screen, each cached per (row, width, cursor, focus, hover, generation). A cursor move
+repaints two rows. Labels are rendered from the summaries, so verdicts and flags that
+arrive late (fleet outliers are known only when indexing ends) show without rebuilding.
 """
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterable, Iterator, Mapping
 from typing import ClassVar
 
-from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
@@ -33,7 +31,6 @@ from musetui.session_forest import (
     MAX_PREFIX,
     MIN_PREFIX,
     SORTS,
-    GroupKey,
     SessionForest,
     format_rank,
     session_sort_key,
@@ -42,13 +39,13 @@ from musetui.session_forest import (
 )
 from musetui.widgets.repaint import set_virtual_height
 from musetui.widgets.styling import PartStyles
+from musetui.widgets.tree_nodes import Node, TreeNodes
 from musetui.widgets.tree_rows import (
     FLAG_GLYPH,
     LEGEND,
     MODEL_WIDTH,
     OUTLIER_GLYPH,
     Group,
-    LabelCache,
     NodeData,
     Piece,
     RootSummary,
@@ -86,113 +83,20 @@ __all__ = [
 ]
 
 
-class Node:
-    """One row of the tree (a group, a session or a fleet summary) with its children and state."""
-
-    __slots__ = ("_by_provider", "_by_size", "_by_time", "_children", "_expanded", "_line", "_seq", "_tree", "allow_expand", "data", "label_cache", "parent")
-
-    def __init__(
-        self,
-        tree: SessionTree,
-        parent: Node | None,
-        data: NodeData | None,
-        *,
-        expanded: bool = False,
-        allow_expand: bool = False,
-        seq: int = 0,
-    ) -> None:
-        self._tree = tree
-        self.parent = parent
-        self.data = data
-        self._children: list[Node] = []
-        self._expanded = expanded
-        self.allow_expand = allow_expand
-        self._line = -1
-        #: The session row's label runs, with the key they were built for (kept by :class:`TreeRows`).
-        self.label_cache: LabelCache | None = None
-        #: The session's place among its siblings as found, and its keys for each order
-        #: (see sort_sessions), read by C-level sorts (attrgetter), so a re-sort costs no Python per node.
-        self._seq = seq
-        if isinstance(data, SessionSummary):
-            self._by_time = -(data.started_at or 0.0)
-            self._by_provider = (data.attribution.provider, data.attribution.host or "")
-            self._by_size = -data.size
-
-    def __repr__(self) -> str:
-        return f"<Node {self.label.plain!r}>"
-
-    @property
-    def children(self) -> tuple[Node, ...]:
-        """The child nodes, in display order."""
-        return tuple(self._children)
-
-    @property
-    def label(self) -> Text:
-        """The node's plain name (never markup): a group's title, a session's id (or path), a fleet row."""
-        data = self.data
-        if isinstance(data, Group):
-            name = data.title
-        elif isinstance(data, SessionSummary):
-            name = data.session_id or data.path
-        elif isinstance(data, RootSummary):
-            name = data.text
-        else:
-            name = "sessions"
-        return Text(name)
-
-    @property
-    def is_expanded(self) -> bool:
-        """True when the node's children are shown."""
-        return self._expanded
-
-    @property
-    def is_root(self) -> bool:
-        """True for the (hidden) root of the tree."""
-        return self.parent is None
-
-    @property
-    def is_last(self) -> bool:
-        """True when the node is the last of its siblings (its guide ends here)."""
-        parent = self.parent
-        return parent is None or not parent._children or parent._children[-1] is self
-
-    @property
-    def line(self) -> int:
-        """The node's row in the tree, or -1 when it is not shown (an ancestor is collapsed)."""
-        return self._line if self._tree._shows(self) else -1
-
-    def expand(self) -> Node:
-        """Show the node's children (loading them on first use)."""
-        if self.allow_expand and not self._expanded:
-            self._tree._expand(self)
-            self._tree._changed()
-        return self
-
-    def collapse(self) -> Node:
-        """Hide the node's children."""
-        if self._expanded and self.parent is not None:
-            self._expanded = False
-            self._tree._changed()
-        return self
-
-    def toggle(self) -> Node:
-        """Expand a collapsed node, collapse an expanded one."""
-        return self.collapse() if self._expanded else self.expand()
-
-
 class SessionTree(ScrollView, can_focus=True):
     """Every indexed session, grouped by root and format, then parent → subagents."""
 
     class NodeHighlighted(Message):
         """The cursor moved to another node."""
 
-        def __init__(self, node: Node) -> None:
+        def __init__(self, tree: SessionTree, node: Node) -> None:
             self.node = node
+            self._tree = tree
             super().__init__()
 
         @property
         def control(self) -> SessionTree:
-            return self.node._tree
+            return self._tree
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -320,19 +224,14 @@ class SessionTree(ScrollView, can_focus=True):
 
     def __init__(self, root_labels: dict[str, str] | None = None, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.root = Node(self, None, None, expanded=True, allow_expand=True)
+        #: The sessions, their links, the filters and the order (headless).
         self.forest = SessionForest(root_labels)
+        self._tree_layout = TreeNodes(self.forest, self._changed)
+        self.root = self._tree_layout.root
         self._styles = PartStyles(self)
         self._styles_focus: bool | None = None
         self._painter = TreeRows(self, self.forest, self._styles, self.guide_depth)
-        #: Every session's node, kept across rebuilds: a filter toggled off again makes no node anew.
-        self._pool: dict[str, Node] = {}
-        self._group_nodes: dict[GroupKey, Node] = {}
-        self._session_nodes: dict[str, Node] = {}
-        self._loaded: set[str] = set()
         self.fleet_rows: dict[str, str] = {}  # root -> its summary row, in fleet rank order
-        #: The visible nodes, top to bottom (rebuilt by _changed after each structural change).
-        self._rows: list[Node] = []
         self._cursor: Node | None = None
         self.hover_line = -1
         #: Bumped whenever a row's text may have changed (structure, labels, styles): part of the cache key.
@@ -417,43 +316,29 @@ class SessionTree(ScrollView, can_focus=True):
         shown ancestor, or else stays on the same line.
         """
         cursor = self._cursor
-        old_line = cursor._line if cursor is not None and self._shows(cursor) else -1
-        rows: list[Node] = []
-        append = rows.append
-        stack = [iter(self.root._children)]
-        while stack:
-            for node in stack[-1]:
-                node._line = len(rows)
-                append(node)
-                if node._expanded and node._children:
-                    stack.append(iter(node._children))
-                    break
-            else:
-                stack.pop()
-        self._rows = rows
+        old_line = cursor.line if cursor is not None else -1
+        nodes = self._tree_layout
+        nodes.lay_out()
+        rows = nodes.rows
+        shows = nodes.shows
         self._generation += 1
         set_virtual_height(self, len(rows))
         if self.scroll_y > self.max_scroll_y:
             self.scroll_to(y=self.max_scroll_y, animate=False, force=True)
-        if cursor is not None and not self._shows(cursor):
+        if cursor is not None and not shows(cursor):
             target: Node | None = cursor.parent
-            while target is not None and target.parent is not None and not self._shows(target):
+            while target is not None and target.parent is not None and not shows(target):
                 target = target.parent
-            if target is None or target.parent is None or not self._shows(target):
+            if target is None or target.parent is None or not shows(target):
                 target = rows[min(max(old_line, 0), len(rows) - 1)] if rows else None
             self._set_cursor(target)
-        elif cursor is not None and old_line >= 0 and cursor._line != old_line:
+        elif cursor is not None and old_line >= 0 and cursor.line != old_line:
             top = round(self.scroll_y)
             height = self._height()
             if top <= old_line < top + height:  # it was on screen: it stays where it was
-                self.scroll_to(y=top + cursor._line - old_line, animate=False, force=True)
+                self.scroll_to(y=top + cursor.line - old_line, animate=False, force=True)
             self._scroll_cursor_visible()
         self.refresh()
-
-    def _shows(self, node: Node) -> bool:
-        """True when ``node`` is one of the rows laid out."""
-        line = node._line
-        return 0 <= line < len(self._rows) and self._rows[line] is node
 
     def _height(self) -> int:
         return self.scrollable_content_region.height or self.size.height
@@ -461,7 +346,7 @@ class SessionTree(ScrollView, can_focus=True):
     @property
     def last_line(self) -> int:
         """The last row's number (-1 when the tree is empty)."""
-        return len(self._rows) - 1
+        return len(self._tree_layout.rows) - 1
 
     @property
     def cursor_node(self) -> Node | None:
@@ -472,7 +357,7 @@ class SessionTree(ScrollView, can_focus=True):
     def cursor_line(self) -> int:
         """The cursor's row, or -1 when there is no cursor."""
         cursor = self._cursor
-        return cursor._line if cursor is not None and self._shows(cursor) else -1
+        return cursor.line if cursor is not None else -1
 
     @cursor_line.setter
     def cursor_line(self, line: int) -> None:
@@ -480,12 +365,12 @@ class SessionTree(ScrollView, can_focus=True):
 
     def get_node_at_line(self, line: int) -> Node | None:
         """The node shown on row ``line``."""
-        return self._rows[line] if 0 <= line < len(self._rows) else None
+        return self._tree_layout.rows[line] if 0 <= line < len(self._tree_layout.rows) else None
 
     def move_cursor_to_line(self, line: int, *, center: bool = False) -> None:
         """Put the cursor on row ``line`` (clamped to the rows there are) and scroll it into view."""
-        if self._rows:
-            self.move_cursor(self._rows[max(0, min(line, len(self._rows) - 1))], center=center)
+        if self._tree_layout.rows:
+            self.move_cursor(self._tree_layout.rows[max(0, min(line, len(self._tree_layout.rows) - 1))], center=center)
 
     def move_cursor(self, node: Node | None, animate: bool = False, *, center: bool = False) -> None:
         """Put the cursor on ``node`` and scroll it into view (centred if asked)."""
@@ -502,7 +387,7 @@ class SessionTree(ScrollView, can_focus=True):
         if new_line >= 0 and new_line != old_line:
             self.refresh_line(new_line)
         if node is not None and node is not old:
-            self.post_message(self.NodeHighlighted(node))
+            self.post_message(self.NodeHighlighted(self, node))
 
     def _scroll_cursor_visible(self, *, center: bool = False) -> None:
         line = self.cursor_line
@@ -517,19 +402,6 @@ class SessionTree(ScrollView, can_focus=True):
         elif line >= top + height:
             self.scroll_to(y=line - height + 1, animate=False, force=True)
 
-    def _clear_nodes(self) -> None:
-        """Drop every node (the sessions stay): a rebuild follows."""
-        self.root._children = []
-        self._group_nodes = {}
-        self._session_nodes = {}
-        self._loaded = set()
-
-    def _expand(self, node: Node) -> None:
-        """Expand ``node`` (its children loaded on first use) without laying the rows out."""
-        self._load_children(node)
-        node._expanded = True
-
-
     # ------------------------------------------------------------------ data
 
     def set_fleet(self, rows: list[tuple[str, str]]) -> None:
@@ -543,64 +415,20 @@ class SessionTree(ScrollView, can_focus=True):
         self.rebuild()
 
     def add_sessions(self, batch: Iterable[SessionSummary]) -> None:
-        """Add newly indexed sessions, linking them to parents already seen.
-
-        Nodes are made for what the batch touches only (its groups and loaded parents), and
-        only the siblings the batch joined are sorted again (under a sort, or where a node
-        came late), so adding a slice costs the slice (and one pass over the visible rows),
-        not the whole tree.
-        """
-        forest = self.forest
-        added = forest.add(batch)
-        if not added:
-            return
-        joined: dict[int, Node] = {}
-        late: dict[int, Node] = {}
-        for s in added:
-            if forest.is_shown(s):
-                self._place(s, joined, late)
-        self._painter.sessions_added(added)
-        if forest.order != "path":
-            late.update(joined)
-        for pnode in late.values():
-            self._sort_children(pnode)
-        self._changed()
-
-    def _place(self, s: SessionSummary, joined: dict[int, Node], late: dict[int, Node], *, shown_late: bool = False) -> Node | None:
-        """Give the shown session ``s`` a node under its group or its loaded parent; returns it (None: not laid out).
-
-        A parent a filter hid until a child of this batch matched gets its node here too
-        (``shown_late``: after its siblings, which are sorted again). Each parent whose
-        children grew is kept in ``joined`` (or ``late``).
-        """
-        nodes = self._session_nodes
-        forest = self.forest
-        parent = forest.parent_of(s)
-        pnode: Node | None
-        if parent is None:
-            pnode = self._ensure_group(s.root, s.format)
-        else:
-            pnode = nodes.get(parent.key)
-            if pnode is None and forest.filtered:
-                pnode = self._place(parent, joined, late, shown_late=True)
-            if pnode is None:
-                return None
-            pnode.allow_expand = True
-            if parent.key not in self._loaded:
-                return None
-        self._add_session_nodes(pnode, [(forest.place(s), s)])
-        (late if shown_late else joined)[id(pnode)] = pnode
-        return nodes[s.key]
+        """Add newly indexed sessions, linking them to parents already seen (see :meth:`TreeNodes.add`)."""
+        added = self.forest.add(batch)
+        if added:
+            self._tree_layout.add(added)
+            self._painter.sessions_added(added)
+            self._changed()
 
     def remove_sessions(self, batch: Iterable[SessionSummary]) -> None:
         """Forget sessions whose files are gone (live follow), and rebuild the nodes."""
         batch = list(batch)
-        if not self.forest.remove(batch):
-            return
-        for s in batch:
-            self._pool.pop(s.key, None)
-        self._painter.sessions_removed()
-        self.rebuild()
+        if self.forest.remove(batch):
+            self._tree_layout.forget(batch)
+            self._painter.sessions_removed()
+            self.rebuild()
 
     def finalize(self, top: list[SessionSummary], children: dict[str, list[SessionSummary]]) -> None:
         """Adopt the index's final parent links; rebuild only if they differ from ours."""
@@ -618,83 +446,18 @@ class SessionTree(ScrollView, can_focus=True):
 
     def forget_labels(self) -> None:
         """Drop every node's kept label (each is built again on its next paint)."""
-        for node in (*self._pool.values(), *self._group_nodes.values()):
-            node.label_cache = None
+        self._tree_layout.forget_labels()
 
     # ------------------------------------------------------------------ nodes
 
     @property
     def session_nodes(self) -> list[Node]:
-        """The nodes of the sessions laid out since the last rebuild (shown or under a collapsed node)."""
-        return list(self._session_nodes.values())
-
-    def _group_title(self, root: str, fmt: str) -> str:
-        labels = self.forest.root_labels
-        if len(labels) <= 1 and (not labels or root in labels):
-            return fmt
-        label = labels.get(root) or root
-        return f"{label} › {fmt}"
-
-    def _ensure_group(self, root: str, fmt: str) -> Node:
-        key = (root, fmt)
-        node = self._group_nodes.get(key)
-        if node is not None:
-            return node
-        group = Group(root, fmt, self._group_title(root, fmt))
-        node = Node(self, self.root, group, expanded=True, allow_expand=True)
-        order = self.forest.group_order()
-        idx = order.index(key) if key in order else len(order)
-        siblings = self.root._children
-        for later in order[idx + 1 :]:
-            before = self._group_nodes.get(later)
-            if before is not None:
-                siblings.insert(siblings.index(before), node)
-                break
-        else:
-            siblings.append(node)
-        self._group_nodes[key] = node
-        return node
-
-    def _add_session_nodes(self, parent: Node, found: Iterable[tuple[int, SessionSummary]]) -> None:
-        """Nodes for sessions (each with its place among its siblings as found) after ``parent``'s last child.
-
-        One loop with every lookup bound once: a rebuild without a filter makes a node for
-        each of the ~19,000 tops of the bench corpus.
-        """
-        kids = self.forest.children
-        pool = self._pool
-        nodes = self._session_nodes
-        append = parent._children.append
-        shown = self.forest.shown_keys()
-        for seq, s in found:
-            key = s.key
-            below = kids.get(key)
-            has_children = bool(below) and (shown is None or any(c.key in shown for c in below or ()))
-            node = pool.get(key)
-            if node is None or node.data is not s:
-                node = pool[key] = Node(self, parent, s, allow_expand=has_children, seq=seq)
-            else:  # (the same session's node from an earlier build, made like new)
-                node.parent = parent
-                if node._children:
-                    node._children = []
-                node._expanded = False
-                node.allow_expand = has_children
-                node._seq = seq
-            append(node)
-            nodes[key] = node
-
-    def _load_children(self, node: Node) -> None:
-        data = node.data
-        if not isinstance(data, SessionSummary) or data.key in self._loaded:
-            return
-        self._loaded.add(data.key)
-        forest = self.forest
-        self._add_session_nodes(node, [(i, c) for i, c in enumerate(forest.children_of(data)) if forest.is_shown(c)])
-        _sort_nodes(node._children, forest.order)
+        """The nodes of the sessions made since the last rebuild (shown or under a collapsed node)."""
+        return self._tree_layout.session_nodes
 
     def clear(self) -> SessionTree:
         """Drop every node and the cursor (the sessions stay)."""
-        self._clear_nodes()
+        self._tree_layout.clear()
         self._cursor = None
         self._changed()
         return self
@@ -702,45 +465,13 @@ class SessionTree(ScrollView, can_focus=True):
     def rebuild(self) -> None:
         """Rebuild every node (after a filter change or new parent links), keeping the cursor."""
         current = self.current_session()
-        expanded = {k for k, n in self._session_nodes.items() if n._expanded}
-        collapsed_groups = {k for k, n in self._group_nodes.items() if not n._expanded}
-        self._clear_nodes()
-        forest = self.forest
-        summarised: set[str] = set()
-        shown = forest.shown_keys()
-        for gkey in forest.group_order():
-            found = forest.tops(gkey)
-            tops = [(i, s) for i, s in enumerate(found) if s.key in shown] if shown is not None else list(enumerate(found))
-            if not tops:
-                continue
-            if gkey[0] in self.fleet_rows and gkey[0] not in summarised:
-                summarised.add(gkey[0])
-                row = RootSummary(gkey[0], self.fleet_rows[gkey[0]])
-                self.root._children.append(Node(self, self.root, row))
-            gnode = self._ensure_group(*gkey)
-            self._add_session_nodes(gnode, tops)
-            _sort_nodes(gnode._children, forest.order)
-            if gkey in collapsed_groups:
-                gnode._expanded = False
-        # Parents before their children: a child's node exists once its parent is loaded.
-        pending = expanded
-        while pending:
-            left = set()
-            for key in pending:
-                node = self._session_nodes.get(key)
-                if node is None:
-                    left.add(key)
-                elif node.allow_expand:
-                    self._expand(node)
-            if len(left) == len(pending):
-                break
-            pending = left
+        self._tree_layout.rebuild(self.fleet_rows)
         self._cursor = None
         self._changed()
-        if current is not None and forest.is_shown(current) and self.reveal(current):
+        if current is not None and self.forest.is_shown(current) and self.reveal(current):
             return
-        if self.root._children:
-            self.move_cursor(self.root._children[0])
+        if self.root.children:
+            self.move_cursor(self.root.children[0])
 
     def set_filter(self, provider: str | None) -> None:
         """Show only sessions attributed to ``provider`` (and their ancestors); None shows all."""
@@ -758,25 +489,13 @@ class SessionTree(ScrollView, can_focus=True):
             self.rebuild()
 
     def set_sort(self, order: str) -> None:
-        """Order siblings by ``path``, ``time``, ``provider`` or ``size`` (see :data:`SORTS`)."""
+        """Order siblings by ``path``, ``time``, ``provider`` or ``size`` (see :data:`SORTS`): re-sorted in place."""
         if self.forest.set_order(order):
-            self._reorder()
-
-    def _sort_children(self, parent: Node) -> None:
-        """Put ``parent``'s child nodes in the forest's order (as :func:`sort_sessions` orders them)."""
-        if len(parent._children) > 1:
-            _sort_nodes(parent._children, self.forest.order)
-
-    def _reorder(self) -> None:
-        """Put the nodes there are in the forest's order: siblings are re-sorted in place, none is made again."""
-        current = self.current_session()
-        parents = list(self._group_nodes.values())
-        parents += [n for k, n in self._session_nodes.items() if k in self._loaded and n._children]
-        for parent in parents:
-            self._sort_children(parent)
-        self._changed()
-        if current is not None:
-            self.reveal(current)
+            current = self.current_session()
+            self._tree_layout.reorder()
+            self._changed()
+            if current is not None:
+                self.reveal(current)
 
     def current_session(self) -> SessionSummary | None:
         """The session under the cursor, if the cursor is on a session."""
@@ -787,33 +506,12 @@ class SessionTree(ScrollView, can_focus=True):
 
     def node_for(self, s: SessionSummary) -> Node | None:
         """The node of ``s``, expanding (and loading) its ancestors as needed."""
-        node = self._session_nodes.get(s.key)
-        if node is None:
-            chain = list(self.forest.ancestors(s))
-            chain.reverse()
-            for anc in chain:
-                anode = self._session_nodes.get(anc.key)
-                if anode is None:
-                    return None
-                self._load_children(anode)
-            node = self._session_nodes.get(s.key)
-            if node is None:
-                return None
-        changed = False
-        parent = node.parent
-        while parent is not None and parent is not self.root:
-            if not parent._expanded:
-                self._expand(parent)
-                changed = True
-            parent = parent.parent
-        if changed:
-            self._changed()
-        return node
+        return self._tree_layout.node_for(s)
 
     def reveal(self, s: SessionSummary) -> bool:
         """Move the cursor to ``s`` (expanding its ancestors), centred; False if it is not shown."""
-        node = self.node_for(s)
-        if node is None or not self._shows(node):
+        node = self._tree_layout.node_for(s)
+        if node is None or not self._tree_layout.shows(node):
             return False
         self.move_cursor(node, center=True)
         return True
@@ -834,13 +532,13 @@ class SessionTree(ScrollView, can_focus=True):
 
     def action_first(self) -> None:
         """g: the first line of the tree."""
-        if self._rows:
-            self.move_cursor(self._rows[0])
+        if self._tree_layout.rows:
+            self.move_cursor(self._tree_layout.rows[0])
 
     def action_last(self) -> None:
         """G: the last line of the tree."""
-        if self._rows:
-            self.move_cursor(self._rows[-1])
+        if self._tree_layout.rows:
+            self.move_cursor(self._tree_layout.rows[-1])
 
     def action_toggle_node(self) -> None:
         node = self._cursor
@@ -852,13 +550,8 @@ class SessionTree(ScrollView, can_focus=True):
         node = self._cursor
         if node is None or node.parent is None:
             return
-        siblings = [n for n in node.parent._children if n.allow_expand]
-        if all(not n._expanded for n in siblings):
-            for n in siblings:
-                self._expand(n)
-        else:
-            for n in siblings:
-                n._expanded = False
+        siblings = [n for n in node.parent.children if n.allow_expand]
+        self._tree_layout.set_expanded(siblings, all(not n.is_expanded for n in siblings))
         self._changed()
 
     def action_cursor_parent(self) -> None:
@@ -877,7 +570,7 @@ class SessionTree(ScrollView, can_focus=True):
         node = self._cursor
         if node is None or node.parent is None:
             return
-        siblings = node.parent._children
+        siblings = node.parent.children
         i = siblings.index(node)
         if i > 0:
             self.move_cursor(siblings[i - 1])
@@ -910,7 +603,7 @@ class SessionTree(ScrollView, can_focus=True):
         if node is None:
             self.post_message(FocusBack("tree"))
             return
-        if node.allow_expand and node.is_expanded and node._children:
+        if node.allow_expand and node.is_expanded and node.children:
             node.collapse()
             return
         parent = node.parent
@@ -925,14 +618,14 @@ class SessionTree(ScrollView, can_focus=True):
         if offset is None:
             return None
         line = round(self.scroll_y) + offset.y
-        return (line, offset.x) if 0 <= line < len(self._rows) else None
+        return (line, offset.x) if 0 <= line < len(self._tree_layout.rows) else None
 
     async def _on_click(self, event: events.Click) -> None:
         at = self._row_at(event)
         if at is None:
             return
         line, x = at
-        node = self._rows[line]
+        node = self._tree_layout.rows[line]
         self.move_cursor(node)
         icon = node_depth(node) * self.guide_depth
         if node.allow_expand and icon <= x < icon + 2:  # the ▸/▾ toggles
@@ -986,7 +679,7 @@ class SessionTree(ScrollView, can_focus=True):
             self._styles.clear()
         base = self._styles.base()
         line = round(self.scroll_y) + y
-        rows = self._rows
+        rows = self._tree_layout.rows
         if not 0 <= line < len(rows):
             return Strip.blank(width, base)
         cursor = line == self.cursor_line
@@ -1005,35 +698,10 @@ class SessionTree(ScrollView, can_focus=True):
         return self._painter.pieces(node, cursor, width)
 
 
-_BY_SEQ = operator.attrgetter("_seq")
-_BY_TIME = operator.attrgetter("_by_time")
-_BY_PROVIDER = operator.attrgetter("_by_provider")
-_BY_SIZE = operator.attrgetter("_by_size")
-
-
-def _sort_nodes(nodes: list[Node], order: str) -> None:
-    """Sort sibling session nodes in place as :func:`sort_sessions` sorts their sessions.
-
-    From the found order, by stable sorts on keys kept on the nodes: ties stay in the found
-    order, as in a fresh build, and no Python runs per node (``provider`` is by provider and
-    host, then newest first: two stable passes).
-    """
-    if len(nodes) < 2:
-        return
-    nodes.sort(key=_BY_SEQ)
-    if order == "time":
-        nodes.sort(key=_BY_TIME)
-    elif order == "provider":
-        nodes.sort(key=_BY_TIME)
-        nodes.sort(key=_BY_PROVIDER)
-    elif order == "size":
-        nodes.sort(key=_BY_SIZE)
-
-
 def _next_sibling(node: Node) -> Node | None:
     parent = node.parent
     if parent is None:
         return None
-    siblings = parent._children
+    siblings = parent.children
     i = siblings.index(node)
     return siblings[i + 1] if i + 1 < len(siblings) else None
