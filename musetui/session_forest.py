@@ -78,14 +78,6 @@ def session_ident(s: SessionSummary) -> str:
     return s.session_id or os.path.basename(s.path)
 
 
-def _alias(s: SessionSummary) -> str | None:
-    """A Muse session's directory name, which its subagents may name as their parent."""
-    if s.format != "muse":
-        return None
-    parts = s.path.split("/")
-    return parts[-2] if len(parts) >= 2 and parts[-1] == "session.jsonl" else None
-
-
 class SessionForest:
     """Sessions grouped by (root, format), linked parent → children, under filters and a sibling order.
 
@@ -425,7 +417,7 @@ class SessionForest:
             self._by_key[key] = s
             if s.session_id:
                 self._ids.setdefault((s.root, s.session_id), s)
-            alias = _alias(s)
+            alias = s.muse_dir_id
             if alias:
                 self._ids.setdefault((s.root, alias), s)
             parent = self._ids.get((s.root, s.parent_session_id)) if s.parent_session_id else None

@@ -9,8 +9,9 @@ import sys
 def test_core_does_not_import_textual() -> None:
     code = (
         "import sys\n"
+        "import musetui.session_forest\n"
         "import musetui.cli, musetui.index, musetui.scanner, musetui.session, musetui.report\n"
-        "import musetui.fingerprints.decoders, musetui.fingerprints.attribution, musetui.search, musetui.session_forest\n"
+        "import musetui.fingerprints.decoders, musetui.fingerprints.attribution, musetui.search\n"
         "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
         "print(','.join(bad))\n"
     )
