@@ -223,16 +223,32 @@ class TreeNodes:
     def add(self, added: list[SessionSummary]) -> None:
         """Nodes for sessions just added to the forest, where they are laid out (no lay-out).
 
-        Nodes are made for what the batch touches only (its groups and loaded parents), and
-        only the siblings the batch joined are sorted again (under a sort, or where a node
-        came late), so adding a slice costs the slice, not the whole tree.
+        Nodes are made for what the batch touches only (its groups and loaded parents): the
+        tops first, one run per group, then the subagents. Only the siblings the batch
+        joined are sorted again (under a sort, or where a node came late), so adding a
+        slice costs the slice, not the whole tree.
         """
         forest = self._forest
+        shown = forest.shown_keys()
+        parent_of = forest.parent_of
+        place = forest.place
+        tops: dict[GroupKey, list[tuple[int, SessionSummary]]] = {}
+        subagents: list[SessionSummary] = []
+        for s in added:
+            if shown is not None and s.key not in shown:
+                continue
+            if parent_of(s) is None:
+                tops.setdefault((s.root, s.format), []).append((place(s), s))
+            else:
+                subagents.append(s)
         joined: dict[int, Node] = {}
         late: dict[int, Node] = {}
-        for s in added:
-            if forest.is_shown(s):
-                self._place(s, joined, late)
+        for (root, fmt), found in tops.items():
+            gnode = self._ensure_group(root, fmt)
+            self._add_session_nodes(gnode, found)
+            joined[id(gnode)] = gnode
+        for s in subagents:
+            self._place(s, joined, late)
         if forest.order != "path":
             late.update(joined)
         for pnode in late.values():
