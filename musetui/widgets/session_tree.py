@@ -357,7 +357,7 @@ class SessionTree(ScrollView, can_focus=True):
     def cursor_line(self) -> int:
         """The cursor's row, or -1 when there is no cursor."""
         cursor = self._cursor
-        return cursor.line if cursor is not None else -1
+        return self._tree_layout.line_of(cursor) if cursor is not None else -1
 
     @cursor_line.setter
     def cursor_line(self, line: int) -> None:
@@ -365,12 +365,14 @@ class SessionTree(ScrollView, can_focus=True):
 
     def get_node_at_line(self, line: int) -> Node | None:
         """The node shown on row ``line``."""
-        return self._tree_layout.rows[line] if 0 <= line < len(self._tree_layout.rows) else None
+        rows = self._tree_layout.rows
+        return rows[line] if 0 <= line < len(rows) else None
 
     def move_cursor_to_line(self, line: int, *, center: bool = False) -> None:
         """Put the cursor on row ``line`` (clamped to the rows there are) and scroll it into view."""
-        if self._tree_layout.rows:
-            self.move_cursor(self._tree_layout.rows[max(0, min(line, len(self._tree_layout.rows) - 1))], center=center)
+        rows = self._tree_layout.rows
+        if rows:
+            self.move_cursor(rows[max(0, min(line, len(rows) - 1))], center=center)
 
     def move_cursor(self, node: Node | None, animate: bool = False, *, center: bool = False) -> None:
         """Put the cursor on ``node`` and scroll it into view (centred if asked)."""

@@ -92,7 +92,7 @@ class Node:
     @property
     def line(self) -> int:
         """The node's row in the tree, or -1 when it is not shown (an ancestor is collapsed)."""
-        return self._line if self._owner.shows(self) else -1
+        return self._owner.line_of(self)
 
     def expand(self) -> Node:
         """Show the node's children (loading them on first use)."""
@@ -156,6 +156,12 @@ class TreeNodes:
         """True when ``node`` is one of the rows laid out."""
         line = node._line
         return 0 <= line < len(self.rows) and self.rows[line] is node
+
+    def line_of(self, node: Node) -> int:
+        """The row of ``node``, or -1 when it is not laid out (an ancestor is collapsed, or it is gone)."""
+        line = node._line
+        rows = self.rows
+        return line if 0 <= line < len(rows) and rows[line] is node else -1
 
     def changed(self) -> None:
         """Tell the widget the structure changed (it lays the rows out again)."""
