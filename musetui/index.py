@@ -549,7 +549,7 @@ class Index:
         for s in self.sessions:
             if s.session_id:
                 ids.setdefault((s.root, s.session_id), s)
-            alias = _muse_dir_id(s)
+            alias = s.muse_dir_id
             if alias:
                 ids.setdefault((s.root, alias), s)
         self.children = {}
@@ -603,13 +603,6 @@ def _break_cycles(order: list[SessionSummary], parent_of: dict[str, SessionSumma
                 else f"parent cycle: {chain}; {cut.session_id} is shown at the top"
             )
             m.notes = [n for n in m.notes if not n.startswith(("parent cycle", "orphan"))] + [note]
-
-
-def _muse_dir_id(s: SessionSummary) -> str | None:
-    if s.format != "muse":
-        return None
-    parts = s.path.split("/")
-    return parts[-2] if len(parts) >= 2 and parts[-1] == "session.jsonl" else None
 
 
 class _Stream:

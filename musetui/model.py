@@ -245,6 +245,14 @@ class SessionSummary:
         """A stable identity for the session within one scan."""
         return self.abspath
 
+    @property
+    def muse_dir_id(self) -> str | None:
+        """A Muse session's directory name (``…/<name>/session.jsonl``), which its subagents give as their parent's id."""
+        if self.format != "muse":
+            return None
+        parts = self.path.split("/")
+        return parts[-2] if len(parts) >= 2 and parts[-1] == "session.jsonl" else None
+
     def record(self) -> dict[str, Any]:
         """The scan record of DESIGN.md, field for field."""
         a = self.attribution

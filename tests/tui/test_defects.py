@@ -237,8 +237,8 @@ async def test_sorting_in_place_gives_the_rows_a_rebuild_gives(sample_root: str)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         tree = main(app).session_tree
-        parent = next(s for s in tree.sessions if s.format == "muse" and tree._kids.get(s.key))
-        tree.reveal(tree._kids[parent.key][-1])  # a loaded, expanded parent, the cursor on its last child
+        parent = next(s for s in tree.sessions if s.format == "muse" and tree.children_of(s))
+        tree.reveal(tree.children_of(parent)[-1])  # a loaded, expanded parent, the cursor on its last child
         await pilot.pause()
 
         def rows() -> list[str]:
@@ -251,11 +251,11 @@ async def test_sorting_in_place_gives_the_rows_a_rebuild_gives(sample_root: str)
 
         for order in [*SORTS[1:], SORTS[0]]:
             before = tree.current_session()
-            nodes = set(map(id, tree._session_nodes.values()))
+            nodes = set(map(id, tree.session_nodes))
             tree.set_sort(order)
             await pilot.pause()
             in_place = rows()
-            assert set(map(id, tree._session_nodes.values())) == nodes  # the same node objects
+            assert set(map(id, tree.session_nodes)) == nodes  # the same node objects
             assert tree.current_session() is before
             tree.rebuild()
             await pilot.pause()

@@ -7,6 +7,7 @@ The sessions are indexed from a generated corpus (and the bundled sample) by the
 
 from __future__ import annotations
 
+import collections
 import itertools
 import random
 from collections.abc import AsyncIterator
@@ -21,6 +22,7 @@ from textual.pilot import Pilot
 
 from musetui.app import MuseApp
 from musetui.model import SessionSummary
+from musetui.session_forest import SessionForest
 from musetui.widgets.session_tree import (
     OUTLIER_GLYPH,
     SORTS,
@@ -107,7 +109,7 @@ async def fresh_build(tree: SessionTree) -> tuple[list[Row], list[str], str | No
         fresh.root_labels = dict(tree.root_labels)
         fresh.add_sessions(tree.sessions)
         # The parent links the index gave (finalize), in their order: the ``path`` order is theirs.
-        fresh.finalize([s for tops in tree._top.values() for s in tops], {k: list(v) for k, v in tree._kids.items()})
+        fresh.finalize(*tree.forest.links())
         fresh.set_filter(tree.provider_filter)
         fresh.set_flagged_only(tree.flagged_only)
         fresh.set_sort(tree.session_order)
@@ -237,6 +239,31 @@ async def test_the_cursor_stays_on_its_session_as_sessions_arrive_and_go(corpus:
         assert rows_of(fresh) == rows_of(tree)
 
 
+@pytest.mark.parametrize("flagged_only", [False, True])
+async def test_sessions_arriving_under_a_filter_get_the_rows_a_rebuild_gives(corpus: Path, flagged_only: bool) -> None:
+    """Each shown session of a batch gets its row as it arrives, a parent a filter hid too once a child matches."""
+    sessions = await indexed_sessions(corpus)
+    app = OneTree(100)
+    async with app.run_test(size=(110, 30)) as pilot:
+        tree = app.query_one(SessionTree)
+        if flagged_only:
+            tree.set_flagged_only(True)
+        else:  # the provider of a subagent whose parent is another's: the parent is shown for it
+            forest = SessionForest()
+            forest.add(sessions)
+            mixed = [c.attribution.provider for p in forest.sessions for c in forest.children_of(p) if c.attribution.provider != p.attribution.provider]
+            assert mixed
+            tree.set_filter(collections.Counter(mixed).most_common(1)[0][0])
+        for i in range(0, len(sessions), 7):
+            tree.add_sessions(sessions[i : i + 7])
+        await pilot.pause()
+        arrived = rows_of(tree)
+        assert any(expandable for _, _, expandable in arrived), "a parent is shown under the filter"
+        tree.rebuild()
+        await pilot.pause()
+        assert rows_of(tree) == arrived
+
+
 async def test_a_cursor_move_repaints_only_its_two_rows(corpus: Path) -> None:
     async with focused_tree(corpus, 80, (90, 20)) as (pilot, tree):
         tree.move_cursor_to_line(3)
@@ -343,10 +370,7 @@ def _pieces(tree: SessionTree) -> list[list[tuple[str, Any]]]:
 
 def _uncached_pieces(tree: SessionTree) -> list[list[tuple[str, Any]]]:
     """Every row built afresh: each node's kept label dropped first."""
-    for line in range(tree.last_line + 1):
-        node = tree.get_node_at_line(line)
-        if node is not None:
-            node._label = None
+    tree.forget_labels()
     return _pieces(tree)
 
 
@@ -367,7 +391,7 @@ async def test_kept_labels_follow_flags_set_in_place_the_width_the_badge_and_the
         before = "".join(t for t, _ in tree.row_pieces(node))
         node.data.attribution.flags.append("outlier")
         try:
-            tree.finalize([s for tops in tree._top.values() for s in tops], {k: list(v) for k, v in tree._kids.items()})
+            tree.finalize(*tree.forest.links())
             await pilot.pause()
             after = "".join(t for t, _ in tree.row_pieces(node))
             assert after != before and OUTLIER_GLYPH in after
@@ -396,7 +420,7 @@ async def test_kept_labels_follow_flags_set_in_place_the_width_the_badge_and_the
         child = tree.children_of(parent.data)[0]
         child.attribution.flags.append("declared-mismatch")
         try:
-            tree.finalize([s for tops in tree._top.values() for s in tops], {k: list(v) for k, v in tree._kids.items()})
+            tree.finalize(*tree.forest.links())
             await pilot.pause()
             badge = "+1⚑" if tree.flagged_inside(parent.data) == 1 else f"+{tree.flagged_inside(parent.data)}⚑"
             assert badge in "".join(t for t, _ in tree.row_pieces(parent))

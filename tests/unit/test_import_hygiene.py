@@ -9,6 +9,7 @@ import sys
 def test_core_does_not_import_textual() -> None:
     code = (
         "import sys\n"
+        "import musetui.session_forest\n"
         "import musetui.cli, musetui.index, musetui.scanner, musetui.session, musetui.report\n"
         "import musetui.fingerprints.decoders, musetui.fingerprints.attribution, musetui.search\n"
         "import musetui.pager, musetui.screens.layout\n"
