@@ -270,6 +270,7 @@ def summarize(exchanges: list[Exchange], summary: SessionSummary) -> None:
         t = _exchange_time(ex)
         if t is not None:
             times.append(t)
+    _prefer_generating_model(summary)
     summary.format = FORMAT
     what = exchanges[0].container if exchanges else "VCR cassette"
     summary.format_rule = f"http-capture: {what} with {len(exchanges)} interaction(s)"
@@ -280,6 +281,26 @@ def summarize(exchanges: list[Exchange], summary: SessionSummary) -> None:
         summary.started_at, summary.ended_at = min(times), max(times)
     bodies = ", ".join(f"{k} ×{n}" for k, n in sorted(formats.items()))
     summary.notes.append(f"{what}: {len(exchanges)} interaction(s); response bodies: {bodies}")
+
+
+#: Words of the names of models that generate no reply (embeddings, rerankers, moderation, speech).
+_AUXILIARY_WORDS = ("embed", "rerank", "moderation", "whisper", "tts", "transcribe")
+
+
+def _auxiliary(model: str) -> bool:
+    low = model.lower()
+    return any(w in low for w in _AUXILIARY_WORDS)
+
+
+def _prefer_generating_model(summary: SessionSummary) -> None:
+    """Declare the first model that writes replies when the capture also calls one that does not.
+
+    An agent's memory embeds with one provider and chats with another (crewAI's cassettes: Vertex
+    embeddings, then OpenAI chat): the session is the chat's, not the embedding model's.
+    """
+    declared = summary.declared_model
+    if declared is not None and _auxiliary(declared):
+        summary.declared_model = next((m for m in summary.models if not _auxiliary(m)), declared)
 
 
 def _decode_value(value: str, name: str) -> list[Decoded]:

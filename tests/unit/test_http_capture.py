@@ -551,3 +551,24 @@ def test_search_reads_encoded_bodies(tmp_path: Path) -> None:
     none = subprocess.run([sys.executable, "-m", "musetui", "search", str(tmp_path), "tooluse_NotThere000000000000"],
                           capture_output=True, text=True, check=False)
     assert none.returncode == 1 and not none.stdout
+
+
+def test_the_chat_model_is_declared_over_an_embedding_model(tmp_path: Path) -> None:
+    """crewAI's memory cassettes embed on Vertex, then chat on OpenAI: the session is the chat's (no false mismatch)."""
+    embed = {"request": {"method": "POST", "headers": {}, "body": "{}",
+                         "uri": "https://us-central1-aiplatform.googleapis.com/v1/projects/p/locations/us-central1/"
+                                "publishers/google/models/gemini-embedding-001:predict"},
+             "response": {"status": {"code": 200, "message": "OK"}, "headers": {},
+                          "body": {"string": json.dumps({"predictions": [{"embeddings": {"values": [0.1]}}]})}}}
+    chat_body = {"id": "chatcmpl-D2McCV4jf8r4tE3MImSiypQjFQu6c", "object": "chat.completion", "model": "gpt-4.1-mini-2025-04-14",
+                 "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}]}
+    chat = {"request": {"method": "POST", "headers": {}, "uri": "https://api.openai.com/v1/chat/completions",
+                        "body": json.dumps({"model": "gpt-4.1-mini"})},
+            "response": {"status": {"code": 200, "message": "OK"}, "headers": {"openai-organization": ["org-x"]},
+                         "body": {"string": json.dumps(chat_body)}}}
+    (tmp_path / "memory.yaml").write_bytes(_cassette([embed, chat]))
+    (tmp_path / "embed-only.yaml").write_bytes(_cassette([embed]))
+    recs = {r["path"]: r for r in _scan(tmp_path)}
+    mem = recs["memory.yaml"]
+    assert (mem["provider"], mem["declared_model"], mem["flags"]) == ("openai", "gpt-4.1-mini-2025-04-14", [])
+    assert recs["embed-only.yaml"]["declared_model"] == "gemini-embedding-001"  # nothing else to prefer
