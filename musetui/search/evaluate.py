@@ -141,6 +141,7 @@ class FileSearch:
         self.data = b""
         self._doc: Any = _UNSET
         self._capture = False  # an HTTP capture: its records are its interactions
+        self._capture_records: list[Any] = []  # (its exchanges as read once, with their lines)
         self.info: Info | None = task.info
         self.sse = False
         self.session_groups = query.session_only
@@ -181,7 +182,8 @@ class FileSearch:
             data = self.data
             if http_capture.claims(self.task.path, data):
                 self._capture = True
-                self._doc = [r.obj for r in http_capture.records(data, self.task.path)] or None
+                self._capture_records = http_capture.records(data, self.task.path)
+                self._doc = [r.obj for r in self._capture_records] or None
                 found: list[Any] | None = self._doc
                 return found
             nl = data.find(b"\n")
@@ -204,7 +206,8 @@ class FileSearch:
                         whole = None
                     if whole is not None and http_capture.is_capture_document(whole):
                         self._capture = True
-                        whole = [r.obj for r in http_capture.records(data, self.task.path)] or None
+                        self._capture_records = http_capture.records(data, self.task.path)
+                        whole = [r.obj for r in self._capture_records] or None
                     if whole is not None:
                         self._doc = whole if isinstance(whole, list) else [whole]
         doc: list[Any] | None = self._doc
@@ -396,11 +399,9 @@ class FileSearch:
 
     def _encoded_exchanges(self) -> list[Any]:
         """A capture's exchanges (records) when some of its bodies are stored encoded, else none."""
-        from musetui.sources import http_capture
-
         if self.document() is None or not self._capture:
             return []
-        return http_capture.records(self.data, self.task.path)
+        return self._capture_records  # (read by document(): the capture is parsed once)
 
     def _encoded_hits(self, group: tuple[Term, ...], info: Info, recs: list[Any]) -> list[Hit]:
         """The hits of a capture whose bodies are base64 (VCR ``!binary``, ``base64_string``, HAR ``encoding``).
