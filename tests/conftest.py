@@ -6,12 +6,20 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_REAL = REPO.parent / "shared" / "fixtures" / "real"
 SAMPLE = REPO / "sample_transcripts"
 
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+
+# The default run is reproducible: every property test draws the same examples on every machine, so
+# a red CI run is a bug anyone can replay, not a draw. `HYPOTHESIS_PROFILE=explore` (and the deep
+# `MUSETUI_SLOW=1` run) draws fresh examples each time, to look for new failures.
+settings.register_profile("repeatable", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("explore" if os.environ.get("MUSETUI_SLOW") else "repeatable"))
 
 
 @pytest.fixture(autouse=True)
