@@ -204,7 +204,7 @@ def test_symlinks_never_leave_the_root(tmp_path: Path, capsys: pytest.CaptureFix
     t0 = time.monotonic()
     code, out, err = _run(capsys, "scan", str(root), "--json", "--no-cache")
     elapsed = time.monotonic() - t0
-    assert code == 0 and elapsed < 1.0
+    assert code == 0 and elapsed < 5.0  # a guard against walking /, not a benchmark (0.1 s here)
     assert [r["path"] for r in _records(out)] == ["sessions/good/session.jsonl"]
     assert "fs: skipped: symlink leaves the root -> /" in err
     assert f"sib: skipped: symlink leaves the root -> {sibling}" in err
