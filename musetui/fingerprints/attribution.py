@@ -45,10 +45,12 @@ musetui attribution: how a verdict is scored
 Every detector, its evidence class and the real captures it was checked on are
 described in docs/fingerprints.md (shipped with musetui's source).
 
-0. Formats. muse, codex (rollouts and `codex exec --json` streams), claude-code,
-   openai-responses, openai-chat, anthropic-messages, gemini, bedrock-converse
-   (Converse and ConverseStream bodies), http-capture (VCR cassettes and HAR
-   files: one session per file, one item per interaction) and generic.
+0. Formats. muse, codex (rollouts and `codex exec --json` streams), claude-code
+   (projects, and `claude -p --output-format stream-json` runs as lines or as
+   one JSON array), openai-responses, openai-chat, anthropic-messages, gemini,
+   bedrock-converse (Converse and ConverseStream bodies), http-capture (VCR
+   cassettes and HAR files: one session per file, one item per interaction) and
+   generic.
 
 1. Evidence. Every string of every record goes through the decoders (OpenAI
    item ids, Fernet tokens, tool-call id shapes, Anthropic ids and signatures,

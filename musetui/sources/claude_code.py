@@ -4,6 +4,11 @@ Subagents live in ``<sessionId>/subagents/agent-<agentId>.jsonl`` (2.1.x) or in
 ``agent-<id>.jsonl`` beside the session (older); 1.0.x kept them inline as
 ``isSidechain`` lines. One API message split over several lines (one content block
 each, same ``message.id`` and ``requestId``) becomes one item.
+
+Headless runs (``claude -p --output-format stream-json``, the Agent SDK's wire protocol, and
+the JSON array that CI actions save) write the same messages with ``session_id`` in snake
+case: a ``system``/``init`` line that declares the model, ``assistant`` and ``user`` lines
+that carry ``parent_tool_use_id``, and a closing ``result`` line.
 """
 
 from __future__ import annotations
@@ -50,21 +55,33 @@ LINE_TYPES = frozenset(
 )
 
 
+#: The line markers the probe looks for, compact (Claude Code's own JSON) and with the spaces that
+#: Python's ``json.dumps`` puts after a colon (a headless run's messages saved by an SDK user).
+_ASSISTANT = (b'"type":"assistant"', b'"type": "assistant"')
+_SUMMARY = (b'"type":"summary"', b'"type": "summary"')
+_USER = (b'"type":"user"', b'"type": "user"')
+_INIT = (b'"subtype":"init"', b'"subtype": "init"')
+
+
+def _has(line: bytes, marks: tuple[bytes, bytes]) -> bool:
+    return marks[0] in line or marks[1] in line
+
+
 class ClaudeProbe(Probe):
     """Only assistant lines (model, message id, request id) and agent ids need observing."""
 
     observe_all = False
 
     def wants(self, line: bytes) -> bool:
-        return b'"type":"assistant"' in line or b'"agentId"' in line
+        return _has(line, _ASSISTANT) or b'"agentId"' in line
 
     def glean(self, line: bytes, observer: Observer) -> bool:
-        if self.wants(line) or b'"type":"summary"' in line:
+        if self.wants(line) or _has(line, _SUMMARY) or _has(line, _INIT):
             return True
-        return observer.summary.title is None and b'"type":"user"' in line
+        return observer.summary.title is None and _has(line, _USER)
 
     def zone(self, line: bytes) -> int:
-        return ZONE_MODEL if b'"type":"assistant"' in line else ZONE_QUOTED
+        return ZONE_MODEL if _has(line, _ASSISTANT) else ZONE_QUOTED
 
     def time(self, line: bytes) -> Any:
         v = find_string_value(line, b'"timestamp":"')
@@ -82,6 +99,21 @@ def sniff(obj: Any) -> str | None:
         return "claude-code: summary line with leafUuid"
     if t == "file-history-snapshot" and dig(obj, "messageId") is not None:
         return "claude-code: file-history-snapshot line"
+    return _sniff_stream(obj, t)
+
+
+def _sniff_stream(obj: Any, t: Any) -> str | None:
+    """A line of a headless run's stream (``--output-format stream-json``), by the keys only it writes."""
+    if not isinstance(obj, dict) or not isinstance(t, str) or not isinstance(obj.get("session_id"), str):
+        return None
+    if t == "system" and obj.get("subtype") == "init" and any(
+        k in obj for k in ("claude_code_version", "apiKeySource", "permissionMode")
+    ):
+        return "claude-code: stream-json system init line (claude -p --output-format stream-json)"
+    if t in ("assistant", "user") and "parent_tool_use_id" in obj and isinstance(obj.get("message"), dict):
+        return f"claude-code: stream-json {t} line with session_id and parent_tool_use_id"
+    if t == "result" and "num_turns" in obj and "duration_ms" in obj:
+        return "claude-code: stream-json result line"
     return None
 
 
@@ -104,7 +136,7 @@ class ClaudeObserver(Observer):
 
     def observe(self, doc: Any, line: int) -> tuple[Any, int]:
         if self.session is None:
-            sid = text_of(dig(doc, "sessionId"))
+            sid = text_of(dig(doc, "sessionId") or dig(doc, "session_id"))
             if sid:
                 self.session = sid
         if self.agent is None:
@@ -128,9 +160,11 @@ class ClaudeObserver(Observer):
                     self.duplicates += 1
                 else:
                     self.seen.add(key)
-        elif t in ("user", "summary", "system", "progress", "queue-operation", "last-prompt"):
+        elif t in ("user", "summary", "system", "progress", "queue-operation", "last-prompt", "result"):
             zone = ZONE_QUOTED
-            if t == "summary":
+            if t == "system" and dig(doc, "subtype") == "init":
+                self.declare_model(text_of(dig(doc, "model")))  # a headless run's declared model
+            elif t == "summary":
                 self.offer_title(dig(doc, "summary"), named=True)
             elif t == "user" and self.summary.title is None:
                 content = dig(doc, "message", "content")
@@ -140,6 +174,8 @@ class ClaudeObserver(Observer):
 
     def raw_finish(self, data: bytes) -> None:
         self.sidechain = data.count(b'"isSidechain":true') + data.count(b'"isSidechain": true')
+        if b'"parent_tool_use_id"' in data:  # a headless run: its Task subagents' lines name their tool call
+            self.sidechain += data.count(b'"parent_tool_use_id":"') + data.count(b'"parent_tool_use_id": "')
 
     def finish(self) -> None:
         s = self.summary

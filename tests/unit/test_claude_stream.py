@@ -1,0 +1,120 @@
+"""Claude Code's headless stream (``claude -p --output-format stream-json``) reads as a claude-code session."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import orjson
+import pytest
+
+from musetui.cli import main
+from musetui.index import Index
+from musetui.session import open_session
+
+B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+SID = "5b0c7e52-7f3a-4c1e-9d2b-8a6f4e3d2c1b"
+
+
+def _b58(rng: random.Random, n: int) -> str:
+    """A random 128-bit value in base58, ``n`` digits (the body of an Anthropic id after ``01``)."""
+    v, out = rng.getrandbits(128), ""
+    while v:
+        v, r = divmod(v, 58)
+        out = B58[r] + out
+    return out.rjust(n, B58[0])
+
+
+def _messages() -> list[dict[str, object]]:
+    """A headless run: init, a split assistant message (thinking, then a tool call), the tool's
+    result, a Task subagent's line, the final answer and the result line."""
+    rng = random.Random(7)
+    msg1, msg2, sub = (f"msg_01{_b58(rng, 22)}" for _ in range(3))
+    tool = f"toolu_01{_b58(rng, 22)}"
+    usage = {"input_tokens": 9, "cache_creation_input_tokens": 4511, "cache_read_input_tokens": 0,
+             "output_tokens": 4, "service_tier": "standard"}
+
+    def assistant(mid: str, block: dict[str, object], parent: str | None = None) -> dict[str, object]:
+        return {"type": "assistant", "message": {"id": mid, "type": "message", "role": "assistant",
+                "model": "claude-sonnet-4-6", "content": [block], "stop_reason": None, "usage": usage},
+                "parent_tool_use_id": parent, "session_id": SID, "uuid": f"u-{mid[-6:]}-{len(str(block))}"}
+
+    return [
+        {"type": "system", "subtype": "init", "cwd": "/work/site", "session_id": SID, "tools": ["Bash", "Task"],
+         "model": "claude-sonnet-4-6", "permissionMode": "default", "apiKeySource": "none",
+         "claude_code_version": "2.1.84", "uuid": "u-init"},
+        assistant(msg1, {"type": "thinking", "thinking": "List the files first.", "signature": ""}),
+        assistant(msg1, {"type": "tool_use", "id": tool, "name": "Bash", "input": {"command": "ls"}}),
+        {"type": "user", "message": {"role": "user", "content": [
+            {"tool_use_id": tool, "type": "tool_result", "content": "README.md\nsrc", "is_error": False}]},
+         "parent_tool_use_id": None, "session_id": SID, "uuid": "u-result"},
+        assistant(sub, {"type": "text", "text": "A subagent's line."}, parent=tool),
+        assistant(msg2, {"type": "text", "text": "Two entries: README.md and src."}),
+        {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 5982, "duration_api_ms": 6814,
+         "num_turns": 2, "result": "Two entries: README.md and src.", "session_id": SID, "total_cost_usd": 0.01,
+         "usage": usage, "uuid": "u-end"},
+    ]
+
+
+def _scan(root: Path, capsys: pytest.CaptureFixture[str]) -> list[dict[str, object]]:
+    assert main(["scan", str(root), "--json", "--no-cache"]) == 0
+    return [orjson.loads(x) for x in capsys.readouterr().out.splitlines()]
+
+
+def test_stream_json_lines_are_a_claude_code_session(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    lines = [json.dumps(m, separators=(",", ":")) for m in _messages()]  # as the CLI writes them
+    (tmp_path / "run.jsonl").write_text("\n".join(lines) + "\n")
+    (rec,) = _scan(tmp_path, capsys)
+    assert rec["format"] == "claude-code"
+    assert rec["session_id"] == SID and rec["declared_model"] == "claude-sonnet-4-6"
+    assert rec["provider"] == "anthropic" and rec["flags"] == []
+    ids = {e["detector"]: e for e in rec["evidence"]}  # type: ignore[union-attr]
+    assert ids["anthropic-id"]["weight"] == 1.0  # an assistant line: model output, not quoted input
+    assert rec["items"] == 6  # the split assistant message is one item
+    index = Index([str(tmp_path)], workers=1).scan()
+    (summary,) = index.sessions
+    assert summary.format_rule.startswith("claude-code: stream-json system init line")
+    assert any("1 inline sidechain" in n for n in summary.notes), summary.notes
+    opened = open_session(summary)
+    kinds = [(i.kind, i.role) for i in opened.items]
+    assert kinds == [("event", "system"), ("reasoning", "assistant"), ("tool_result", "tool"),
+                     ("message", "assistant"), ("message", "assistant"), ("event", "system")]
+    merged = opened.items[1]  # thinking and the tool call: one API message over two lines
+    assert merged.lines == 2 and merged.reasoning == "empty-signature" and merged.name == "Bash"
+    assert any(i.startswith("toolu_01") for i in merged.ids) and opened.items[2].ids == [merged.ids[-1]]
+
+
+def test_python_separators_and_a_json_array_read_alike(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An SDK user's ``json.dumps`` (a space after each colon) and a CI action's JSON array of the
+    same messages give the same verdict as the CLI's compact lines."""
+    compact = tmp_path / "a"
+    spaced = tmp_path / "b"
+    array = tmp_path / "c"
+    for d in (compact, spaced, array):
+        d.mkdir()
+    msgs = _messages()
+    (compact / "run.jsonl").write_text("\n".join(json.dumps(m, separators=(",", ":")) for m in msgs) + "\n")
+    (spaced / "run.jsonl").write_text("\n".join(json.dumps(m) for m in msgs) + "\n")
+    (array / "claude-execution-output.json").write_text(json.dumps(msgs, indent=2))
+    got = {d.name: _scan(d, capsys)[0] for d in (compact, spaced, array)}
+    for rec in got.values():
+        assert rec["format"] == "claude-code" and rec["session_id"] == SID
+        assert rec["declared_model"] == "claude-sonnet-4-6" and rec["provider"] == "anthropic"
+    assert got["a"]["confidence"] == got["b"]["confidence"]
+    assert [e["weight"] for e in got["a"]["evidence"]] == [e["weight"] for e in got["b"]["evidence"]]  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        {"type": "result", "session_id": "s1", "status": "ok"},  # a result without the run's counters
+        {"type": "assistant", "session_id": "s1", "message": {"content": "hi"}},  # no parent_tool_use_id
+        {"type": "system", "subtype": "init", "session_id": "s1", "model": "x"},  # no Claude Code keys
+        {"type": "user", "session_id": 7, "parent_tool_use_id": None, "message": {}},  # a session id that is no string
+    ],
+)
+def test_look_alike_lines_stay_generic(line: dict[str, object], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "x.jsonl").write_text(json.dumps(line) + "\n" + json.dumps(line) + "\n")
+    (rec,) = _scan(tmp_path, capsys)
+    assert rec["format"] == "generic"
