@@ -106,9 +106,9 @@ def _sniff_stream(obj: Any, t: Any) -> str | None:
     """A line of a headless run's stream (``--output-format stream-json``), by the keys only it writes."""
     if not isinstance(obj, dict) or not isinstance(t, str) or not isinstance(obj.get("session_id"), str):
         return None
-    if t == "system" and obj.get("subtype") == "init" and any(
-        k in obj for k in ("claude_code_version", "apiKeySource", "permissionMode")
-    ):
+    # Cursor's agent CLI writes a Claude-shaped stream too (init with apiKeySource and
+    # permissionMode, no version; a result without num_turns): only Claude Code's own keys count.
+    if t == "system" and obj.get("subtype") == "init" and "claude_code_version" in obj:
         return "claude-code: stream-json system init line (claude -p --output-format stream-json)"
     if t in ("assistant", "user") and "parent_tool_use_id" in obj and isinstance(obj.get("message"), dict):
         return f"claude-code: stream-json {t} line with session_id and parent_tool_use_id"

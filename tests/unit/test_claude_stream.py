@@ -111,6 +111,11 @@ def test_python_separators_and_a_json_array_read_alike(tmp_path: Path, capsys: p
         {"type": "result", "session_id": "s1", "status": "ok"},  # a result without the run's counters
         {"type": "assistant", "session_id": "s1", "message": {"content": "hi"}},  # no parent_tool_use_id
         {"type": "system", "subtype": "init", "session_id": "s1", "model": "x"},  # no Claude Code keys
+        # Cursor's agent CLI: a Claude-shaped init without claude_code_version, a result without num_turns
+        {"type": "system", "subtype": "init", "apiKeySource": "login", "cwd": "/w", "session_id": "c1",
+         "model": "GPT-5", "permissionMode": "default"},
+        {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 1234, "duration_api_ms": 1234,
+         "result": "", "session_id": "c1", "request_id": "r1"},
         {"type": "user", "session_id": 7, "parent_tool_use_id": None, "message": {}},  # a session id that is no string
     ],
 )
