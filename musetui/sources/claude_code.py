@@ -55,33 +55,46 @@ LINE_TYPES = frozenset(
 )
 
 
-#: The line markers the probe looks for, compact (Claude Code's own JSON) and with the spaces that
-#: Python's ``json.dumps`` puts after a colon (a headless run's messages saved by an SDK user).
-_ASSISTANT = (b'"type":"assistant"', b'"type": "assistant"')
-_SUMMARY = (b'"type":"summary"', b'"type": "summary"')
-_USER = (b'"type":"user"', b'"type": "user"')
-_INIT = (b'"subtype":"init"', b'"subtype": "init"')
-
-
-def _has(line: bytes, marks: tuple[bytes, bytes]) -> bool:
-    return marks[0] in line or marks[1] in line
+def _spaced(line: bytes) -> bool:
+    """A line written with Python's ``json.dumps`` separators (``": "`` after its first key), not
+    Claude Code's compact JSON: a headless run's messages saved by an SDK user."""
+    return line.find(b'": ', 0, 64) >= 0
 
 
 class ClaudeProbe(Probe):
-    """Only assistant lines (model, message id, request id) and agent ids need observing."""
+    """Only assistant lines (model, message id, request id) and agent ids need observing.
+
+    The markers are searched inline (this runs for every line); their spaced forms only in a
+    spaced line, so compact lines cost what they did.
+    """
 
     observe_all = False
 
     def wants(self, line: bytes) -> bool:
-        return _has(line, _ASSISTANT) or b'"agentId"' in line
+        return (
+            b'"type":"assistant"' in line
+            or b'"agentId"' in line
+            or (_spaced(line) and (b'"type": "assistant"' in line or b'"agentId"' in line))
+        )
 
     def glean(self, line: bytes, observer: Observer) -> bool:
-        if self.wants(line) or _has(line, _SUMMARY) or _has(line, _INIT):
+        if (
+            b'"type":"assistant"' in line
+            or b'"agentId"' in line
+            or b'"type":"summary"' in line
+            or line.find(b'"subtype":"init"', 0, 200) >= 0  # a headless run's first line: near its start
+        ):
             return True
-        return observer.summary.title is None and _has(line, _USER)
+        spaced = line.find(b'": ', 0, 64) >= 0  # _spaced, inline
+        if spaced and (
+            b'"type": "assistant"' in line or b'"type": "summary"' in line or line.find(b'"subtype": "init"', 0, 200) >= 0
+        ):
+            return True
+        return observer.summary.title is None and (b'"type":"user"' in line or (spaced and b'"type": "user"' in line))
 
     def zone(self, line: bytes) -> int:
-        return ZONE_MODEL if _has(line, _ASSISTANT) else ZONE_QUOTED
+        assistant = b'"type":"assistant"' in line or (line.find(b'": ', 0, 64) >= 0 and b'"type": "assistant"' in line)
+        return ZONE_MODEL if assistant else ZONE_QUOTED
 
     def time(self, line: bytes) -> Any:
         v = find_string_value(line, b'"timestamp":"')
