@@ -116,17 +116,21 @@ def sniff(obj: Any) -> str | None:
 
 
 def _sniff_stream(obj: Any, t: Any) -> str | None:
-    """A line of a headless run's stream (``--output-format stream-json``), by the keys only it writes."""
-    if not isinstance(obj, dict) or not isinstance(t, str) or not isinstance(obj.get("session_id"), str):
-        return None
-    # Cursor's agent CLI writes a Claude-shaped stream too (init with apiKeySource and
-    # permissionMode, no version; a result without num_turns): only Claude Code's own keys count.
-    if t == "system" and obj.get("subtype") == "init" and "claude_code_version" in obj:
+    """The init line of a headless run's stream (``--output-format stream-json``), by its version key.
+
+    Other harnesses write the same protocol: Qwen Code's stream has ``parent_tool_use_id`` on its
+    messages and ``num_turns`` in its result, and Cursor's agent CLI an init line with
+    ``apiKeySource`` and ``permissionMode``. Only ``claude_code_version`` is Claude Code's own; a
+    stream without it (older versions, or a file cut before its init line) stays generic.
+    """
+    if (
+        t == "system"
+        and isinstance(obj, dict)
+        and obj.get("subtype") == "init"
+        and isinstance(obj.get("session_id"), str)
+        and "claude_code_version" in obj
+    ):
         return "claude-code: stream-json system init line (claude -p --output-format stream-json)"
-    if t in ("assistant", "user") and "parent_tool_use_id" in obj and isinstance(obj.get("message"), dict):
-        return f"claude-code: stream-json {t} line with session_id and parent_tool_use_id"
-    if t == "result" and "num_turns" in obj and "duration_ms" in obj:
-        return "claude-code: stream-json result line"
     return None
 
 

@@ -105,21 +105,39 @@ def test_python_separators_and_a_json_array_read_alike(tmp_path: Path, capsys: p
     assert [e["weight"] for e in got["a"]["evidence"]] == [e["weight"] for e in got["b"]["evidence"]]  # type: ignore[union-attr]
 
 
+#: Qwen Code's headless stream: the same protocol, with its own version key.
+QWEN = [
+    {"type": "system", "subtype": "init", "uuid": "q0", "session_id": "q1", "cwd": "/w", "tools": ["read_file"],
+     "model": "coder-model", "permission_mode": "yolo", "qwen_code_version": "0.14.0", "agents": ["Explore"]},
+    {"type": "assistant", "uuid": "q2", "session_id": "q1", "parent_tool_use_id": None,
+     "message": {"id": "q2", "type": "message", "role": "assistant", "model": "coder-model",
+                 "content": [{"type": "text", "text": "4"}], "usage": {"input_tokens": 1, "output_tokens": 1}}},
+    {"type": "result", "subtype": "success", "uuid": "q3", "session_id": "q1", "is_error": False, "duration_ms": 3447,
+     "duration_api_ms": 3393, "num_turns": 1, "result": "4", "usage": {}, "permission_denials": []},
+]
+#: Cursor's agent CLI: a Claude-shaped init without claude_code_version, a result without num_turns.
+CURSOR = [
+    {"type": "system", "subtype": "init", "apiKeySource": "login", "cwd": "/w", "session_id": "c1",
+     "model": "GPT-5", "permissionMode": "default"},
+    {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 1234, "duration_api_ms": 1234,
+     "result": "", "session_id": "c1", "request_id": "r1"},
+]
+
+
 @pytest.mark.parametrize(
-    "line",
+    "lines",
     [
-        {"type": "result", "session_id": "s1", "status": "ok"},  # a result without the run's counters
-        {"type": "assistant", "session_id": "s1", "message": {"content": "hi"}},  # no parent_tool_use_id
-        {"type": "system", "subtype": "init", "session_id": "s1", "model": "x"},  # no Claude Code keys
-        # Cursor's agent CLI: a Claude-shaped init without claude_code_version, a result without num_turns
-        {"type": "system", "subtype": "init", "apiKeySource": "login", "cwd": "/w", "session_id": "c1",
-         "model": "GPT-5", "permissionMode": "default"},
-        {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 1234, "duration_api_ms": 1234,
-         "result": "", "session_id": "c1", "request_id": "r1"},
-        {"type": "user", "session_id": 7, "parent_tool_use_id": None, "message": {}},  # a session id that is no string
+        QWEN,
+        CURSOR,
+        [{"type": "system", "subtype": "init", "session_id": "s1", "model": "x"}],  # no version key
+        [{"type": "system", "subtype": "init", "session_id": 7, "claude_code_version": "2.1.0"}],  # an id that is no string
+        _messages()[1:],  # a Claude Code stream cut before its init line: nothing says which harness wrote it
     ],
+    ids=["qwen-code", "cursor", "no-version", "bad-session-id", "no-init-line"],
 )
-def test_look_alike_lines_stay_generic(line: dict[str, object], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "x.jsonl").write_text(json.dumps(line) + "\n" + json.dumps(line) + "\n")
+def test_other_harnesses_streams_stay_generic(
+    lines: list[dict[str, object]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "x.jsonl").write_text("".join(json.dumps(x, separators=(",", ":")) + "\n" for x in lines * 2))
     (rec,) = _scan(tmp_path, capsys)
     assert rec["format"] == "generic"
