@@ -74,7 +74,7 @@ class ClaudeProbe(Probe):
         return (
             b'"type":"assistant"' in line
             or b'"agentId"' in line
-            or (_spaced(line) and (b'"type": "assistant"' in line or b'"agentId"' in line))
+            or (_spaced(line) and b'"type": "assistant"' in line)
         )
 
     def glean(self, line: bytes, observer: Observer) -> bool:
