@@ -458,16 +458,6 @@ def _write_text(text: str) -> None:
     sys.stdout.buffer.flush()
 
 
-def family_root(path: str) -> str:
-    """The directory holding a session's parent and siblings (Muse: ``sessions/<parent>``)."""
-    parts = path.split(os.sep)
-    if len(parts) >= 5 and parts[-1] == "session.jsonl" and parts[-3].startswith("subagent"):
-        return os.sep.join(parts[:-3])
-    if len(parts) >= 3 and parts[-2] == "subagents":
-        return os.sep.join(parts[:-3])
-    return os.path.dirname(path)
-
-
 def cmd_search(argv: Sequence[str]) -> int:
     """``musetui search PATH... QUERY [--json] [--limit N]``.
 

@@ -49,8 +49,8 @@ def show_summary(path: str, root: str | None = None, *, use_cache: bool = True) 
     Returns:
         The summary (None when the file holds no transcript records), and the index's diagnostics.
     """
-    from musetui.cli import family_root
     from musetui.index import Index
+    from musetui.sources.registry import family_root
 
     target = os.path.abspath(path)
     context = os.path.abspath(root) if root else family_root(target)

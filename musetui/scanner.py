@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import threading
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -26,7 +25,6 @@ from musetui.fingerprints import extract
 from musetui.fingerprints.attribution import TOL_AFTER_CREATED_S, Located, attribute
 from musetui.model import Diagnostic, Malformed, SessionSummary, parse_time
 from musetui.reader import (
-    MAX_DOCUMENT_BYTES,
     MAX_LINE_BYTES,
     NotRegularFile,
     TooLarge,
@@ -38,6 +36,9 @@ from musetui.reader import (
 )
 from musetui.scan_evidence import Resolver, clean, raw_evidence, walk_lines
 from musetui.sources.base import ZONE_MODEL
+from musetui.sources.layouts import JSON_LAYOUT
+from musetui.sources.registry import GENERIC_RULE, Sniffer, identify, sniff_first
+from musetui.validate import keep_parser, thread_parser
 
 __all__ = ["Diagnostic", "Outcome", "ScanState", "prepare", "resume_file", "scan_bytes", "scan_file"]
 
@@ -337,26 +338,12 @@ def scan_bytes(
     want_state: bool = False,
 ) -> Outcome:
     """Scan the bytes of one whole file into ``summary``."""
-    capture = sources.http_capture.claims(summary.path, data)
-    if capture is not None:
-        return _scan_capture(data, summary, capture, None, keep_offsets, attribute_session)
-    nl = data.find(b"\n")
-    if data.lstrip()[:1] in (b"{", b"[") and nl >= 0 and len(data) <= MAX_DOCUMENT_BYTES:
-        first_line = data[:nl].strip()
-        document: Any = None
-        if first_line in (b"{", b"[") or not _parses(first_line):
-            try:
-                document = orjson.loads(data)
-            except orjson.JSONDecodeError:
-                document = None
-        if document is not None:
-            _lines, starts, _partial = _split(data)
-            return _scan_document(data, document, summary, starts, keep_offsets, attribute_session)
-    if nl < 0 or nl == len(data) - 1:  # one line: it may still be a whole capture (a minified HAR or cassette)
-        capture_doc = _one_line_capture(data)
-        if capture_doc is not None:
-            _lines, starts, _partial = _split(data)
-            return _scan_document(data, capture_doc, summary, starts, keep_offsets, attribute_session)
+    shape = identify(summary.path, data)
+    if shape.kind == "capture":
+        return _scan_capture(data, summary, shape.layout or JSON_LAYOUT, shape.document, keep_offsets, attribute_session)
+    if shape.kind == "document":
+        _lines, starts, _partial = _split(data)
+        return _scan_document(data, shape.document, summary, starts, keep_offsets, attribute_session)
     state = ScanState(
         frozen=b"",
         fmt=None,
@@ -375,19 +362,6 @@ def scan_bytes(
     )
     return _scan_lines(data, summary, None, state, grew=grew, keep_offsets=keep_offsets,
                        attribute_session=attribute_session, want_state=want_state)
-
-
-def _one_line_capture(data: bytes) -> Any:
-    """The document of a one-line file that is an HTTP capture (HAR or JSON cassette), else None."""
-    if len(data) > MAX_DOCUMENT_BYTES or data.lstrip()[:1] != b"{" or (
-        b'"request"' not in data and b'"log"' not in data and b'"status"' not in data
-    ):
-        return None
-    try:
-        document = orjson.loads(data)
-    except orjson.JSONDecodeError:
-        return None
-    return document if sources.http_capture.is_capture_document(document) else None
 
 
 def _scan_lines(
@@ -425,10 +399,11 @@ def _scan_lines(
     starts = [base_off + x for x in rel_starts] if base_off else rel_starts
     times: list[Any] = [None] * n
     zones = bytearray(n)
-    parser = _parser()
+    parser = thread_parser()
     sse = state.sse
     fmt = state.fmt
     pending: list[int] = []  # record lines seen before the format was known
+    sniffer = Sniffer()
     records: list[int] = []  # indices (in this chunk) of valid records
     malformed: list[Malformed] = []
     probe = sources.probe_for(fmt or "generic")
@@ -490,12 +465,12 @@ def _scan_lines(
                 continue
             if observer is None:
                 doc = _record(line, doc)
-                found = sources.sniff(doc)
-                if found is None and items < 8 and i < n - 1:
+                found = sniffer.offer(doc, last=i == n - 1)
+                if found is None:
                     pending.append(i)
                     del doc
                     continue
-                fmt, rule = found if found else ("generic", "generic: no format rule matched the first records")
+                fmt, rule = found
                 summary.format, summary.format_rule = fmt, rule
                 observer = sources.observer_for(fmt, summary)
                 probe = sources.probe_for(fmt)
@@ -515,10 +490,10 @@ def _scan_lines(
         raise LineError(base_line + i + 1, exc) from exc
     # Keep the parser (or its replacement, when the old one refused re-use) unless its buffers
     # may have grown to a big line's size.
-    _LOCAL.parser = parser if len(data) <= SHARED_PARSER_BYTES else None
+    keep_parser(parser, len(data))
     if observer is None and pending:
         fmt = "generic"
-        summary.format, summary.format_rule = fmt, "generic: no format rule matched the first records"
+        summary.format, summary.format_rule = fmt, GENERIC_RULE
         observer = sources.observer_for(fmt, summary)
         probe = sources.probe_for(fmt)
         observe_all = True
@@ -684,50 +659,12 @@ def _observe_pending(
         t = None
 
 
-def _parses(line: bytes) -> bool:
-    """Whether simdjson reads ``line`` (with this thread's parser, or a new one when it refuses re-use)."""
-    parser = _parser() if len(line) <= SHARED_PARSER_BYTES else simdjson.Parser()
-    try:
-        doc = parser.parse(line)
-    except RuntimeError as exc:
-        if "re-use" not in str(exc):
-            return False
-        parser = _LOCAL.parser = simdjson.Parser()
-        try:
-            doc = parser.parse(line)
-        except (ValueError, RuntimeError, UnicodeDecodeError):
-            return False
-    except (ValueError, UnicodeDecodeError):
-        return False
-    del doc
-    return True
-
-
-_LOCAL = threading.local()
-#: A parser that read more than this many bytes at once is dropped (its buffers keep that size).
-SHARED_PARSER_BYTES = 4 * 1024 * 1024
-
-
-def _parser() -> Any:
-    """This thread's simdjson parser, shared by its scans: its buffers are sized once, not per file."""
-    parser = getattr(_LOCAL, "parser", None)
-    if parser is None:
-        parser = _LOCAL.parser = simdjson.Parser()
-    return parser
-
-
 def _scan_document(
     data: bytes, document: Any, summary: SessionSummary, starts: list[int], keep_offsets: bool, attribute_session: bool
 ) -> Outcome:
     """A whole-file JSON document (a pretty-printed API response, or a JSON array)."""
-    if sources.http_capture.is_capture_document(document):
-        return _scan_capture(data, summary, "har", document, keep_offsets, attribute_session)
     records = document if isinstance(document, list) else [document]
-    found = None
-    for rec in records[:8]:
-        found = sources.sniff(rec)
-        if found:
-            break
+    found = sniff_first(records)
     fmt, rule = found if found else ("generic", "generic: JSON document, no format rule matched")
     summary.format, summary.format_rule = fmt, rule + " (whole-file JSON document)"
     observer = sources.observer_for(fmt, summary)

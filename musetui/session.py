@@ -24,6 +24,7 @@ from musetui.reader import (
     sse_payload,
 )
 from musetui.sources.base import Record
+from musetui.sources.registry import is_capture
 
 
 @dataclass(slots=True)
@@ -242,7 +243,7 @@ def open_session(summary: SessionSummary) -> OpenedSession:
         fd = read_file(summary.abspath, 0, summary.read_bytes or None, whole_max=WINDOW_BYTES)
     except TooLarge:
         return _open_windows(summary)
-    if summary.format == sources.http_capture.FORMAT:
+    if is_capture(summary.format):
         records = sources.http_capture.records(fd.data, summary.path)
         starts = [0, *(i + 1 for i, c in enumerate(fd.data) if c == 10)]
         items, diags = build_items_safely(summary.format, records, summary.path)

@@ -15,6 +15,7 @@ import orjson
 
 from musetui.model import Diagnostic
 from musetui.reader import kind_of
+from musetui.sources.layouts import CAPTURE_SUFFIXES
 
 JSON_EXTS = frozenset({".jsonl", ".json", ".ndjson", ".jsonlines"})
 MAYBE_EXTS = frozenset({".txt", ".log", ""})
@@ -51,7 +52,7 @@ def candidate(name: str) -> bool | None:
         return not (name.endswith(".meta.json") and name.startswith("agent-"))  # Claude subagent sidecar
     if name.endswith(".chunks.txt"):
         return True
-    if name.endswith((".yaml", ".yml", ".har")):
+    if name.endswith(CAPTURE_SUFFIXES):
         return True  # HTTP captures: the scanner skips, quietly, what holds no interactions
     dot = name.rfind(".")
     ext = name[dot:].lower() if dot > 0 else ""

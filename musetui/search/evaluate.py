@@ -175,41 +175,18 @@ class FileSearch:
     def document(self) -> list[Any] | None:
         """The records of a whole-file JSON document (as the scanner decides), or None for lines."""
         if self._doc is _UNSET:
-            from musetui.reader import MAX_DOCUMENT_BYTES
             from musetui.sources import http_capture
+            from musetui.sources.registry import identify
 
             self._doc = None
-            data = self.data
-            if http_capture.claims(self.task.path, data):
+            shape = identify(self.task.path, self.data)
+            if shape.kind == "capture":
                 self._capture = True
-                self._capture_records = http_capture.records(data, self.task.path)
+                self._capture_records = http_capture.records(self.data, self.task.path)
                 self._doc = [r.obj for r in self._capture_records] or None
-                found: list[Any] | None = self._doc
-                return found
-            nl = data.find(b"\n")
-            if (
-                data.lstrip()[:1] in (b"{", b"[")
-                and 0 <= nl < len(data.rstrip(b"\n"))
-                and len(data) <= MAX_DOCUMENT_BYTES
-            ):
-                first = data[:nl].strip()
-                parses = True
-                if first not in (b"{", b"["):
-                    try:
-                        orjson.loads(first)
-                    except orjson.JSONDecodeError:
-                        parses = False
-                if first in (b"{", b"[") or not parses:
-                    try:
-                        whole = orjson.loads(data)
-                    except orjson.JSONDecodeError:
-                        whole = None
-                    if whole is not None and http_capture.is_capture_document(whole):
-                        self._capture = True
-                        self._capture_records = http_capture.records(data, self.task.path)
-                        whole = [r.obj for r in self._capture_records] or None
-                    if whole is not None:
-                        self._doc = whole if isinstance(whole, list) else [whole]
+            elif shape.kind == "document":
+                whole = shape.document
+                self._doc = whole if isinstance(whole, list) else [whole]
         doc: list[Any] | None = self._doc
         return doc
 
@@ -268,6 +245,7 @@ class FileSearch:
             return self.info
         from musetui import sources
         from musetui.model import SessionSummary, parse_time
+        from musetui.sources.registry import Sniffer
 
         t = self.task
         summary = SessionSummary(
@@ -276,7 +254,6 @@ class FileSearch:
         observer: Any = None
         pending: list[tuple[int, Any]] = []
         times: list[Any] = []
-        count = 0
         is_doc = self.document() is not None
         if self._capture:
             from musetui.sources import http_capture
@@ -290,14 +267,14 @@ class FileSearch:
             )
             return self.info
         agent_file = os.path.basename(t.path).startswith("agent-")
+        sniffer = Sniffer()
         for line, _off, _len, obj in self.records():
-            count += 1
             if observer is None:
-                found = sources.sniff(obj)
-                if found is None and count < 8:
+                found = sniffer.offer(obj)
+                if found is None:
                     pending.append((line, obj))
                     continue
-                summary.format = found[0] if found else "generic"
+                summary.format = found[0]
                 observer = sources.observer_for(summary.format, summary)
                 for pl, po in pending:
                     times.append(observer.observe(po, pl)[0])
@@ -692,13 +669,14 @@ def _identified(summary: Any, observer: Any, agent_file: bool) -> bool:
 ENCODED_BODY = re.compile(rb"!!?binary |base64_string|\"encoding\": ?\"base64\"")
 
 
-#: The names of files that can be captures storing bodies encoded (a transcript never pays the check).
-CAPTURE_NAMES = (".yaml", ".yml", ".har", ".json", ".yaml.gz", ".yml.gz", ".har.gz", ".json.gz")
-
-
 def may_encode_bodies(path: str, data: bytes | memoryview) -> bool:
-    """Whether a file may be a capture whose bodies are encoded (their text is not in its bytes)."""
-    return path.endswith(CAPTURE_NAMES) and ENCODED_BODY.search(data) is not None
+    """Whether a file may be a capture whose bodies are encoded (their text is not in its bytes).
+
+    Only names that may hold a capture pay the check; a transcript never does.
+    """
+    from musetui.sources.layouts import may_hold_capture
+
+    return may_hold_capture(path) and ENCODED_BODY.search(data) is not None
 
 
 def _line_items(items: list[Item], raw: bytes) -> list[Item]:

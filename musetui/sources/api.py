@@ -7,6 +7,7 @@ session; its id is the response id.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from musetui.model import Item
@@ -24,6 +25,7 @@ from musetui.sources.base import (
     record_time,
     text_of,
 )
+from musetui.sources.spec import Format
 
 RESPONSES = "openai-responses"
 CHAT = "openai-chat"
@@ -203,3 +205,16 @@ def _event_item(fmt: str, rec: Record, idx: int, obj: dict[str, Any]) -> Item:
     kind = "reasoning" if ("reasoning" in as_text(t) or "thinking" in as_text(t)) else "event"
     return new_item(rec, idx, kind, time=record_time(obj.get("created_at") or obj.get("created") or None),
                     subkind=as_text(t), name=as_text(t), ids=ids, text=text)
+
+
+def _spec(fmt: str) -> Format:
+    """The registry's entry for one API format (:func:`sniff` tells the four apart)."""
+
+    def sniff_one(obj: Any) -> str | None:
+        found = sniff(obj)
+        return found[1] if found is not None and found[0] == fmt else None
+
+    return Format(fmt, "records", sniff_one, ApiObserver, functools.partial(items, fmt), api_body=True)
+
+
+SPECS = (_spec(RESPONSES), _spec(CHAT), _spec(ANTHROPIC), _spec(GEMINI))

@@ -17,6 +17,7 @@ import orjson
 
 from musetui.model import Item
 from musetui.sources.base import ZONE_MODEL, Observer, Record, as_dict, dig, new_item
+from musetui.sources.spec import Format
 
 FORMAT = "bedrock-converse"
 
@@ -108,3 +109,5 @@ def items(records: list[Record]) -> list[Item]:
         out.append(it)
     return out
 
+
+SPEC = Format(FORMAT, "records", sniff, ConverseObserver, items, api_body=True)

@@ -29,7 +29,6 @@ MAX_CAPTURE_BYTES = 64 * 1024 * 1024
 #: A decompressed body larger than this is cut (zip bombs).
 MAX_BODY_BYTES = 32 * 1024 * 1024
 
-_YAML_EXTS = (".yaml", ".yml")
 #: A cassette's interaction starts on a line ``- request:`` (or ``- response:``). The pattern
 #: starts with the newline, a literal, so ``re`` skips to candidates at memchr speed; the first
 #: line is matched on its own (``_interaction_starts``).
@@ -75,22 +74,6 @@ class NotACapture(ValueError):
 
 class CaptureError(ValueError):
     """A file that claims to be a capture but cannot be read as one."""
-
-
-def claims(path: str, data: bytes) -> str | None:
-    """``"vcr"`` or ``"har"`` when the file is (or must be treated as) a capture; None otherwise.
-
-    Decided by the extension and a look at the first bytes, so JSON Lines files pay one
-    ``endswith`` and nothing more.
-    """
-    low = path.lower()
-    if low.endswith(".gz"):  # (read expanded: a LangChain ``*.yaml.gz`` cassette)
-        low = low[:-3]
-    if low.endswith(_YAML_EXTS):
-        return "vcr"
-    if low.endswith(".har"):
-        return "har"
-    return None
 
 
 def is_har(document: Any) -> bool:
@@ -405,32 +388,47 @@ def _spans(hits: list[int], data: bytes, count: int) -> list[tuple[int, int]]:
     return [(a, max(0, b - a)) for a, b in zip(hits, ends, strict=True)]
 
 
-def parse(data: bytes, kind: str, document: Any = None) -> tuple[list[Exchange], list[int]]:
-    """Read a capture into exchanges and the file's line starts.
-
-    Raises:
-        NotACapture: the file holds no interactions (a YAML config, a HAR without entries).
-        CaptureError: the file is too large or does not parse.
-    """
+def check_size(data: bytes) -> None:
+    """Refuse a capture past :data:`MAX_CAPTURE_BYTES` (raises :class:`CaptureError`)."""
     if len(data) > MAX_CAPTURE_BYTES:
         raise CaptureError(f"{len(data):,} bytes: larger than the {MAX_CAPTURE_BYTES // 2**20} MiB capture limit")
+
+
+def parse_json(data: bytes, document: Any = None) -> tuple[list[Exchange], list[int]]:
+    """A HAR log, or a JSON cassette (VCR's JSON serializer, a lone recorded response).
+
+    Raises:
+        NotACapture: the file holds no interactions (a HAR without entries).
+        CaptureError: the file is too large or does not parse.
+    """
+    check_size(data)
     starts = _starts(data)
-    if kind == "har":
-        doc = document
-        if doc is None:
-            try:
-                doc = orjson.loads(data)
-            except orjson.JSONDecodeError as exc:
-                raise CaptureError(f"not valid JSON: {exc}") from exc
-        if not is_har(doc):
-            inter = json_interactions(doc)
-            if inter is None:
-                raise NotACapture("no log.entries")
-            spans = [(0, len(data))] * len(inter)  # JSON has no line structure to split it by
-            return [_vcr_exchange(i, x, spans[i], starts) for i, x in enumerate(inter)], starts
-        entries = [e for e in doc["log"]["entries"] if isinstance(e, dict)]
-        spans = _spans([m.start() for m in _HAR_ENTRY_RE.finditer(data)], data, len(entries))
-        return [_har_exchange(i, e, spans[i], starts) for i, e in enumerate(entries)], starts
+    doc = document
+    if doc is None:
+        try:
+            doc = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            raise CaptureError(f"not valid JSON: {exc}") from exc
+    if not is_har(doc):
+        inter = json_interactions(doc)
+        if inter is None:
+            raise NotACapture("no log.entries")
+        spans = [(0, len(data))] * len(inter)  # JSON has no line structure to split it by
+        return [_vcr_exchange(i, x, spans[i], starts) for i, x in enumerate(inter)], starts
+    entries = [e for e in doc["log"]["entries"] if isinstance(e, dict)]
+    spans = _spans([m.start() for m in _HAR_ENTRY_RE.finditer(data)], data, len(entries))
+    return [_har_exchange(i, e, spans[i], starts) for i, e in enumerate(entries)], starts
+
+
+def parse_yaml(data: bytes, document: Any = None) -> tuple[list[Exchange], list[int]]:
+    """A YAML cassette (vcrpy, Ruby's VCR gem, go-vcr, LangChain's paired layout).
+
+    Raises:
+        NotACapture: the file holds no interactions (a YAML config).
+        CaptureError: the file is too large or does not parse.
+    """
+    check_size(data)
+    starts = _starts(data)
     head = data[:65536]
     if b"interactions" not in head and b"requests" not in head:
         raise NotACapture("no interactions")

@@ -14,6 +14,7 @@ that carry ``parent_tool_use_id``, and a closing ``result`` line.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from musetui.model import Item
@@ -35,6 +36,7 @@ from musetui.sources.base import (
     record_time,
     text_of,
 )
+from musetui.sources.spec import Format
 
 FORMAT = "claude-code"
 
@@ -317,3 +319,13 @@ def _merge(item: Item, rec: Record, msg: dict[str, Any]) -> None:
 
 def _j(value: Any) -> str:
     return json_text(value)
+
+
+def family_root(parts: Sequence[str]) -> str | None:
+    """The project directory of a subagent at ``<project>/<sessionId>/subagents/agent-<id>.jsonl``."""
+    if len(parts) >= 3 and parts[-2] == "subagents":
+        return os.sep.join(parts[:-3])
+    return None
+
+
+SPEC = Format(FORMAT, "records", sniff, ClaudeObserver, items, probe=ClaudeProbe, family_root=family_root)

@@ -21,6 +21,7 @@ from musetui.sources.base import (
     record_time,
     text_of,
 )
+from musetui.sources.spec import Format
 
 FORMAT = "codex"
 
@@ -259,3 +260,6 @@ def _response_item(rec: Record, idx: int, t: float | None, p: dict[str, Any], id
 
 def _j(value: Any) -> str:
     return json_text(value)
+
+
+SPEC = Format(FORMAT, "records", sniff, CodexObserver, items, probe=CodexProbe)

@@ -16,6 +16,7 @@ from musetui.sources.base import (
     record_time,
     text_of,
 )
+from musetui.sources.spec import Format
 
 FORMAT = "generic"
 
@@ -60,3 +61,6 @@ def items(records: list[Record]) -> list[Item]:
         text = json_text(obj)
         out.append(new_item(rec, len(out), kind, time=t, name=name, subkind=name, text=text[:4000]))
     return out
+
+
+SPEC = Format(FORMAT, "records", None, GenericObserver, items)

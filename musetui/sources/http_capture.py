@@ -19,10 +19,13 @@ from musetui.sources.base import ZONE_MODEL, ZONE_QUOTED, Record, dig, file_stem
 
 # (CaptureError, NotACapture, claims, is_capture_document: re-exported, as the scanner and search call them)
 from musetui.sources.capture_read import CaptureError as CaptureError
-from musetui.sources.capture_read import Exchange, parse
+from musetui.sources.capture_read import Exchange
 from musetui.sources.capture_read import NotACapture as NotACapture
-from musetui.sources.capture_read import claims as claims
 from musetui.sources.capture_read import is_capture_document as is_capture_document
+from musetui.sources.generic import GenericObserver
+from musetui.sources.layouts import JSON_LAYOUT, parse
+from musetui.sources.layouts import claims as claims
+from musetui.sources.spec import Format
 
 if TYPE_CHECKING:
     from musetui.fingerprints.attribution import Located
@@ -50,13 +53,10 @@ def _catalogue() -> Any:
 
 def body_format(records: list[Any]) -> str | None:
     """The API format of a response body's records (the first that any adapter recognises)."""
-    from musetui import sources
+    from musetui.sources.registry import sniff_first
 
-    for rec in records[:8]:
-        found = sources.sniff(rec)
-        if found is not None:
-            return found[0]
-    return None
+    found = sniff_first(records)
+    return found[0] if found is not None else None
 
 
 def model_from_uri(uri: str) -> str | None:
@@ -328,7 +328,7 @@ def records(data: bytes, path: str) -> list[Record]:
 
 
 def _exchanges(data: bytes, path: str) -> list[Exchange]:
-    kind = claims(path, data) or "har"
+    kind = claims(path, data) or JSON_LAYOUT
     try:
         exchanges, _starts = parse(data, kind)
     except (NotACapture, CaptureError):
@@ -373,3 +373,6 @@ def items(recs: list[Record]) -> list[Item]:
                         subkind="interaction", ids=ids[:32], text=text[:20000], reasoning=reasoning)
         out.append(item)
     return out
+
+
+SPEC = Format(FORMAT, "capture", None, GenericObserver, items)

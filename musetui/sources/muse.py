@@ -7,6 +7,7 @@ Envelope (FINGERPRINTS.md §1.2): ``{"stream":{"kind":"session","id":…},"recor
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from typing import Any
 
 from musetui.model import Item
@@ -27,6 +28,7 @@ from musetui.sources.base import (
     record_time,
     text_of,
 )
+from musetui.sources.spec import Format
 
 FORMAT = "muse"
 
@@ -252,3 +254,13 @@ def _reasoning_state(text: str, sig: Any) -> str:
 
 def _short_json(value: Any) -> str:
     return json_text(value)
+
+
+def family_root(parts: Sequence[str]) -> str | None:
+    """``sessions/<parent>`` for a worker at ``sessions/<parent>/subagent*/<child>/session.jsonl``."""
+    if len(parts) >= 5 and parts[-1] == "session.jsonl" and parts[-3].startswith("subagent"):
+        return os.sep.join(parts[:-3])
+    return None
+
+
+SPEC = Format(FORMAT, "records", sniff, MuseObserver, items, probe=MuseProbe, family_root=family_root)
