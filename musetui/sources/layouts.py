@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from musetui.sources import capture_read
+from musetui.sources import capture_read, httprr
 from musetui.sources.capture_read import Exchange
 from musetui.sources.spec import CaptureLayout
 
@@ -17,6 +17,7 @@ from musetui.sources.spec import CaptureLayout
 CAPTURE_LAYOUTS: tuple[CaptureLayout, ...] = (
     CaptureLayout("vcr", (".yaml", ".yml"), capture_read.parse_yaml),
     CaptureLayout("har", (".har",), capture_read.parse_json),
+    httprr.LAYOUT,
 )
 
 #: A JSON document whose content (not its name) shows a capture is read as this layout.
