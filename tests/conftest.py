@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -43,3 +44,32 @@ def sample_dir() -> Path:
     """The bundled sample tree."""
     assert SAMPLE.is_dir(), "sample_transcripts/ is missing: run python -m musetui_synth.sample"
     return SAMPLE
+
+
+# ---------------------------------------------------------------------------------------------
+# In CI every skip must be one of the documented ones (tests/allowed_skips.txt): CI installs
+# Chromium, tmux, rg, the fleet extra and ../shared, so a test that skips there hides a failure.
+# ---------------------------------------------------------------------------------------------
+
+ALLOWED_SKIPS = Path(__file__).with_name("allowed_skips.txt")
+
+
+def _allowed_skips() -> list[str]:
+    lines = ALLOWED_SKIPS.read_text(encoding="utf-8").splitlines()
+    return [ln.split("#", 1)[0].strip() for ln in lines if ln.split("#", 1)[0].strip()]
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    outcome = yield
+    report = outcome.get_result()
+    if os.environ.get("MUSETUI_REQUIRE_ALL") != "1" or not report.skipped or hasattr(report, "wasxfail"):
+        return
+    if any(item.nodeid.startswith(prefix) for prefix in _allowed_skips()):
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    report.outcome = "failed"
+    report.longrepr = (
+        f"skipped where CI installed everything (MUSETUI_REQUIRE_ALL=1): {reason}\n"
+        f"Fix the environment or the test, or document the skip in {ALLOWED_SKIPS.name}."
+    )

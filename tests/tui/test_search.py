@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import musetui.search  # noqa: F401  (a hard dependency: a broken import must fail, not skip)
 from musetui.app import MuseApp
 from musetui.screens.main import MainScreen
 from musetui.screens.search import SearchScreen
@@ -14,8 +15,6 @@ from musetui.widgets.item_list import ItemList
 from musetui.widgets.search import SearchResultsList, highlight_snippet
 
 from .helpers import OUTLIER_ID, SIZE, current, main, press, settle
-
-pytest.importorskip("musetui.search")
 
 CALL_ID = "call_vRYeJ5ycDgP6BwLGJEtinVF6"
 

@@ -31,8 +31,7 @@ def real_file(name: str) -> Path:
             f"real public captures not available at {REAL} (../shared is outside this repo)"
         )
     path = REAL / name
-    if not path.is_file():
-        pytest.skip(f"{path} missing")
+    assert path.is_file(), f"{path} is missing from ../shared/fixtures/real (renamed? update the test)"
     return path
 
 

@@ -188,7 +188,7 @@ def _run_chromium(binary: str, profile: Path, *args: str) -> subprocess.Complete
     try:
         return subprocess.run([binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args], capture_output=True, timeout=120, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        pytest.skip(f"Chromium did not start: {exc}")
+        pytest.fail(f"Chromium is installed but did not start: {exc}")
 
 
 @pytest.mark.browser
@@ -202,7 +202,7 @@ def test_html_renders_in_headless_chromium(sample_dir: Path, tmp_path: Path) -> 
     shot = Path(os.environ.get("MUSETUI_REPORT_SCREENSHOT", str(tmp_path / "report.png")))
     run = _run_chromium(binary, tmp_path / "profile", "--window-size=1280,2400", f"--screenshot={shot}", html_path.as_uri())
     if run.returncode != 0 or not shot.exists():
-        pytest.skip(f"Chromium could not render: exit {run.returncode}: {run.stderr.decode(errors='replace')[-300:]}")
+        pytest.fail(f"Chromium could not render: exit {run.returncode}: {run.stderr.decode(errors='replace')[-300:]}")
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
     dom = _run_chromium(binary, tmp_path / "profile2", "--dump-dom", html_path.as_uri())
     text = dom.stdout.decode("utf-8", "replace")

@@ -45,10 +45,7 @@ CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069
 
 @pytest.fixture(scope="module")
 def sample() -> Path:
-    if not (SAMPLE / "muse-vm").is_dir():
-        pytest.skip(
-            f"bundled sample not generated yet at {SAMPLE} (python -m musetui_synth.sample)"
-        )
+    assert (SAMPLE / "muse-vm").is_dir(), f"the committed sample is missing at {SAMPLE} (python -m musetui_synth.sample)"
     return SAMPLE
 
 

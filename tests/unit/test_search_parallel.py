@@ -26,8 +26,7 @@ SAMPLE = REPO / "sample_transcripts"
 
 @pytest.fixture
 def sample() -> Path:
-    if not (SAMPLE / "muse-vm").is_dir():
-        pytest.skip(f"bundled sample not generated yet at {SAMPLE} (python -m musetui_synth.sample)")
+    assert (SAMPLE / "muse-vm").is_dir(), f"the committed sample is missing at {SAMPLE} (python -m musetui_synth.sample)"
     return SAMPLE
 
 
