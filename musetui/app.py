@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gc
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,6 +15,7 @@ from textual.screen import Screen
 from musetui.commands import MuseCommands
 from musetui.config import cache_wanted
 from musetui.screens.main import MainScreen
+from musetui.settings import current
 from musetui.theme import MUSETUI_THEME, theme_variable_defaults
 
 if TYPE_CHECKING:
@@ -90,7 +90,7 @@ class MuseApp(App[None]):
         self.use_cache = cache_wanted() if use_cache is None else use_cache
         self._search_pool: SearchPool | None = None
         self.register_theme(MUSETUI_THEME)
-        wanted = os.environ.get("MUSETUI_THEME", "musetui")
+        wanted = current().theme
         self.theme = wanted if wanted in self.available_themes else "musetui"
 
     def get_theme_variable_defaults(self) -> dict[str, str]:

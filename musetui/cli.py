@@ -16,6 +16,8 @@ from typing import NoReturn
 
 import orjson
 
+from musetui.errors import SettingsError
+
 SUBCOMMANDS = ("scan", "search", "show", "cache", "report", "fleet")
 
 
@@ -694,12 +696,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _main(args)
     except Exception as exc:
-        if os.environ.get("MUSETUI_DEBUG"):
+        if _debug():
             raise
         from musetui.diagnostics import internal_error
 
         _err(f"musetui: {internal_error('', exc).message}")
         return 1
+
+
+def _debug() -> bool:
+    """The ``debug`` setting (off when the settings themselves cannot be read)."""
+    from musetui.settings import current
+
+    try:
+        return current().debug
+    except SettingsError:
+        return False
 
 
 def _main(args: list[str]) -> int:
@@ -721,6 +733,9 @@ def _main(args: list[str]) -> int:
         return cmd_tui(args)
     except UsageError as exc:
         _err(str(exc).splitlines()[0] if str(exc) else "musetui: usage error")
+        return 2
+    except SettingsError as exc:
+        _err(f"musetui: {exc}")
         return 2
     except KeyboardInterrupt:
         return 130

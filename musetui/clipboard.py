@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING
 
 from textual.markup import escape
 
+from musetui.settings import current
+
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -21,7 +23,7 @@ def over_ssh(environ: dict[str, str] | None = None) -> bool:
 
 
 def _pyperclip_copy(text: str) -> bool:
-    if over_ssh() or os.environ.get("MUSETUI_NO_PYPERCLIP"):
+    if over_ssh() or current().no_pyperclip:
         return False
     try:
         import pyperclip

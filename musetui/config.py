@@ -6,26 +6,35 @@ Read when the app starts, never at import time. Environment overrides use ``MUSE
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import platformdirs
 
 
 def cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/musetui`` (platformdirs), or ``MUSETUI_CACHE_DIR``; never inside a scanned tree."""
-    override = os.environ.get("MUSETUI_CACHE_DIR")
-    return Path(override) if override else Path(platformdirs.user_cache_dir("musetui", appauthor=False))
+    """``$XDG_CACHE_HOME/musetui`` (platformdirs), or the ``cache_dir`` setting; never inside a scanned tree."""
+    from musetui.settings import current
+
+    override = current().cache_dir
+    return override if override else Path(platformdirs.user_cache_dir("musetui", appauthor=False))
 
 
 def cache_wanted() -> bool:
-    """Whether the app uses the persistent cache (``MUSETUI_NO_CACHE=1`` turns it off)."""
-    return os.environ.get("MUSETUI_NO_CACHE", "") in ("", "0")
+    """Whether the app uses the persistent cache (the ``no_cache`` setting turns it off)."""
+    from musetui.settings import current
+
+    return not current().no_cache
 
 
-def config_dir() -> Path:
-    """The user config directory (catalogue extensions live here), or ``MUSETUI_CONFIG_DIR``."""
-    override = os.environ.get("MUSETUI_CONFIG_DIR")
-    return Path(override) if override else Path(platformdirs.user_config_dir("musetui", appauthor=False))
+def config_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """The user config directory (``config.toml``, ``catalogue.toml``), or ``MUSETUI_CONFIG_DIR``.
+
+    The one setting that only the environment can set: it says where the settings file is.
+    """
+    env = os.environ if environ is None else environ
+    override = env.get("MUSETUI_CONFIG_DIR")
+    return Path(override).expanduser() if override else Path(platformdirs.user_config_dir("musetui", appauthor=False))
 
 
 def muse_sessions_dir() -> Path:

@@ -190,11 +190,10 @@ WINDOW_RESOLVED = 256
 
 
 def max_file_bytes() -> int:
-    """The per-file scan limit in bytes (:data:`MAX_FILE_BYTES`, or ``MUSETUI_MAX_FILE_BYTES``)."""
-    try:
-        return max(1, int(os.environ.get("MUSETUI_MAX_FILE_BYTES", MAX_FILE_BYTES)))
-    except ValueError:
-        return MAX_FILE_BYTES
+    """The per-file scan limit in bytes (the ``max_file_bytes`` setting)."""
+    from musetui.settings import current
+
+    return current().max_file_bytes
 
 
 def _scan_windows(

@@ -10,7 +10,6 @@ they equal what pydantic validates, field for field, and that every lookup agree
 from __future__ import annotations
 
 import fnmatch
-import os
 import re
 import tomllib
 from collections.abc import Callable, Iterator, Sequence
@@ -247,12 +246,9 @@ def builtin_models() -> Catalogue:
 
 def default_config_dir() -> Path:
     """The user config dir: ``$MUSETUI_CONFIG_DIR`` if set, else the platform default."""
-    env = os.environ.get(ENV_CONFIG_DIR)
-    if env:
-        return Path(env).expanduser()
-    import platformdirs
+    from musetui.config import config_dir
 
-    return Path(platformdirs.user_config_dir("musetui"))
+    return config_dir()
 
 
 def scan_lookup() -> Callable[[str], Any]:

@@ -7,7 +7,6 @@ functions at the end.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -23,6 +22,7 @@ from musetui.messages import (
     SessionsReplaced,
 )
 from musetui.model import SessionSummary
+from musetui.settings import current
 from musetui.widgets.header import progress_bar
 from musetui.widgets.text import display_root
 
@@ -36,35 +36,24 @@ BATCH_SIZE = 5000
 PROGRESS_SECONDS = 0.1
 #: Files scanned at once, before the walk of a big tree ends, so the first rows paint early.
 HEAD_START = 32
-#: Niceness added to the index's worker processes, so that keys are answered first while it
-#: runs. Moderate, because nicer workers also yield to every other busy process on the machine.
-WORKER_NICE = 5
 #: Seconds the index waits for the rows read ahead by a child process (musetui.early) before reading them itself.
 HEAD_WAIT_S = 2.0
 #: Seconds the first frame waits for them: a frame with rows a little later beats an empty one
 #: now and the rows a frame after (the layout of the first frame takes about as long).
 HEAD_FIRST_FRAME_S = 0.25
-#: Live follow: default seconds between polls of the roots (env MUSETUI_LIVE_INTERVAL; 0 turns it off).
-LIVE_INTERVAL_S = 1.0
 
 Post = Callable[[Message], object]
 Cancelled = Callable[[], bool]
 
 
 def worker_nice() -> int:
-    """The niceness added to the index's workers: ``MUSETUI_WORKER_NICE``, else :data:`WORKER_NICE`."""
-    try:
-        return max(0, min(19, int(os.environ.get("MUSETUI_WORKER_NICE", WORKER_NICE))))
-    except ValueError:
-        return WORKER_NICE
+    """The niceness added to the index's workers (the ``worker_nice`` setting)."""
+    return current().worker_nice
 
 
 def live_interval() -> float:
-    """Seconds between the live follow's polls: ``MUSETUI_LIVE_INTERVAL``, else :data:`LIVE_INTERVAL_S`."""
-    try:
-        return float(os.environ.get("MUSETUI_LIVE_INTERVAL", LIVE_INTERVAL_S))
-    except ValueError:
-        return LIVE_INTERVAL_S
+    """Seconds between the live follow's polls (the ``live_interval`` setting)."""
+    return current().live_interval
 
 
 def batch_interval(found: int) -> float:

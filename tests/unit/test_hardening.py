@@ -7,6 +7,7 @@ still load, and that the hostile file gets a located diagnostic.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import shutil
 import sqlite3
@@ -65,14 +66,14 @@ def test_a_file_that_makes_the_scanner_raise_is_one_diagnostic(
     _good(tmp_path, "a")
     _good(tmp_path, "b")
     (tmp_path / "boom.jsonl").write_bytes(b'{"x":1}\n{"boom":true}\n{"x":2}\n')
-    real_sniff = sources.sniff
+    real_sniff = sources.registry.sniff
 
     def sniff(obj: object) -> tuple[str, str] | None:
         if sources.base.dig(obj, "boom") is not None:
             raise RuntimeError("planted bug")
         return real_sniff(obj)
 
-    monkeypatch.setattr(sources, "sniff", sniff)
+    monkeypatch.setattr(sources.registry, "sniff", sniff)  # (what the scanner's Sniffer asks)
     index = Index([str(tmp_path)], workers=1).scan()
     assert sorted(s.path for s in index.sessions) == ["sessions/a/session.jsonl", "sessions/b/session.jsonl"]
     (diag,) = [d for d in index.diagnostics if d.path == "boom.jsonl"]
@@ -89,7 +90,8 @@ def test_an_item_builder_bug_falls_back_to_generic_items(tmp_path: Path, monkeyp
     def broken(records: object) -> object:
         raise KeyError("planted")
 
-    monkeypatch.setattr(sources.muse, "items", broken)
+    broken_muse = dataclasses.replace(sources.muse.SPEC, items=broken)
+    monkeypatch.setitem(sources.registry._BY_NAME, "muse", broken_muse)  # (the registry's entry)
     opened = open_session(s)
     assert len(opened.items) == 3 and opened.items[0].line == 1
     assert [d.message for d in opened.diagnostics] == ["internal error: KeyError: 'planted'"]

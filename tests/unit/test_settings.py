@@ -1,0 +1,68 @@
+"""Settings: one pydantic model read from config.toml, then MUSETUI_* overrides, validated."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from musetui import settings
+from musetui.errors import SettingsError
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_the_file_then_the_environment(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text('theme = "textual-dark"\nworker_nice = 7\nno_cache = true\n')
+    env = {"MUSETUI_CONFIG_DIR": str(tmp_path), "MUSETUI_WORKER_NICE": "3"}
+    got = settings.load(env)
+    assert (got.theme, got.worker_nice, got.no_cache) == ("textual-dark", 3, True)
+    assert settings.load({"MUSETUI_CONFIG_DIR": str(tmp_path), "MUSETUI_NO_CACHE": "0"}).no_cache is False
+
+
+def test_defaults_without_a_file(tmp_path: Path) -> None:
+    got = settings.load({"MUSETUI_CONFIG_DIR": str(tmp_path)})
+    assert got == settings.Settings()
+
+
+@pytest.mark.parametrize(
+    ("text", "env", "needle"),
+    [
+        ("worker_nice = 40\n", {}, "setting worker_nice (MUSETUI_WORKER_NICE)"),
+        ("", {"MUSETUI_LIVE_INTERVAL": "soon"}, "setting live_interval (MUSETUI_LIVE_INTERVAL) from the environment"),
+        ("colour = 'red'\n", {}, "setting colour"),
+        ("theme = \n", {}, "config.toml"),
+    ],
+)
+def test_a_bad_value_names_the_setting_and_its_source(tmp_path: Path, text: str, env: dict[str, str], needle: str) -> None:
+    (tmp_path / "config.toml").write_text(text)
+    with pytest.raises(SettingsError) as caught:
+        settings.load({"MUSETUI_CONFIG_DIR": str(tmp_path), **env})
+    assert needle in str(caught.value)
+
+
+def test_the_command_line_reports_a_bad_setting_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text("max_file_bytes = 0\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "musetui", "scan", "--json", str(REPO / "sample_transcripts")],
+        capture_output=True, text=True, env={"MUSETUI_CONFIG_DIR": str(tmp_path), "PATH": "/usr/bin:/bin",
+                                             "MUSETUI_CACHE_DIR": str(tmp_path / "cache")},
+        check=False,
+    )
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.startswith("musetui: setting max_file_bytes (MUSETUI_MAX_FILE_BYTES)")
+
+
+def test_current_follows_a_changed_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("MUSETUI_THEME", "nord")
+    assert settings.current().theme == "nord"
+    monkeypatch.setenv("MUSETUI_THEME", "gruvbox")
+    assert settings.current().theme == "gruvbox"
+
+
+def test_the_readme_lists_every_setting() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for name in settings.Settings.model_fields:
+        assert f"`{name}`" in readme and f"`MUSETUI_{name.upper()}`" in readme, name
