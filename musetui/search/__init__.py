@@ -27,10 +27,10 @@ The ``field`` of a hit is the JSON path of the first value (or key) the term mat
 Linear time
 ===========
 Hyperscan runs a regex in time linear in the input, so ``(a+)+$`` on a 1 MiB line is as
-quick as a literal; no pattern is refused for its shape. A regex that needs a construct
-Hyperscan lacks (back-references, look-arounds, atomic groups, possessive repeats) runs in
-Hyperscan's prefilter mode, and Python ``re`` confirms each candidate line, over at most its
-first 1 MiB (:data:`REGEX_LINE_CAP`); such lines are counted in :attr:`SearchRun.long_lines`.
+quick as a literal. A regex that needs a construct Hyperscan lacks (back-references,
+look-arounds, atomic groups, possessive repeats, conditional groups) needs backtracking, which
+no linear-time engine runs: the query is refused with the construct named, never run for hours
+(RE2 lacks the same constructs). A newline in a pattern matches nothing, as no line holds one.
 """
 
 from __future__ import annotations

@@ -43,6 +43,7 @@ class Expr:
     lead: bytes = b""
     lead_ic: bool = False
     width: int = -1
+    why: str = ""
 
 
 #: Leads shorter than this are not worth a pass of their own (see :class:`LineFinder`).
@@ -117,8 +118,14 @@ class _Writer:
 
     def __init__(self) -> None:
         self.exact = True
+        self.why = ""  # why not exact: the first construct Hyperscan only approximates
         self.anchored = False  # an anchor or word boundary: a match depends on its context
         self.s = _sre()
+
+    def not_exact(self, why: str) -> None:
+        """The expression becomes a superset of the pattern, for this reason."""
+        self.exact = False
+        self.why = self.why or why
 
     def seq(self, items: Any, ic: bool) -> bytes:
         return b"".join(self.item(op, av, ic) for op, av in items)
@@ -161,8 +168,7 @@ class _Writer:
         c = self.s.c
         if op is c.LITERAL:
             if av == 10:
-                self.exact = False
-                return b"\\n"
+                raise _Never  # one line never holds a newline
             return _class(_fold(frozenset({av})) if ic else frozenset({av}))
         if op is c.NOT_LITERAL:
             return _class(_ALL - (_fold(frozenset({av})) if ic else frozenset({av})))
@@ -173,7 +179,13 @@ class _Writer:
         if op is c.CATEGORY:
             return _class(self.category(av))
         if op is c.BRANCH:
-            return b"(?:" + b"|".join(self.seq(alt, ic) for alt in av[1]) + b")"
+            alts = []
+            for alt in av[1]:
+                with contextlib.suppress(_Never):  # an alternative no line can hold is dropped
+                    alts.append(self.seq(alt, ic))
+            if not alts:
+                raise _Never
+            return b"(?:" + b"|".join(alts) + b")"
         if op is c.SUBPATTERN:
             group, add, delete, sub = av
             if add & re.IGNORECASE:
@@ -183,9 +195,14 @@ class _Writer:
             return (b"(" if group is not None else b"(?:") + self.seq(sub, ic) + b")"
         if op in (c.MAX_REPEAT, c.MIN_REPEAT) or op is getattr(c, "POSSESSIVE_REPEAT", None):
             if op is not c.MAX_REPEAT and op is not c.MIN_REPEAT:
-                self.exact = False  # possessive: the greedy repeat is a superset
+                self.not_exact("uses a possessive repeat (*+, ++, ?+)")  # possessive: the greedy repeat is a superset
             lo, hi, sub = av
-            body = b"(?:" + self.seq(sub, ic) + b")"
+            try:
+                body = b"(?:" + self.seq(sub, ic) + b")"
+            except _Never:
+                if lo == 0:
+                    return b""  # what no line holds, repeated zero times
+                raise
             if hi == c.MAXREPEAT:
                 quant = b"*" if lo == 0 else b"+" if lo == 1 else b"{%d,}" % lo
             elif lo == 0 and hi == 1:
@@ -207,18 +224,18 @@ class _Writer:
                 return b"\\B"
             raise ValueError(f"unsupported anchor {av}")
         if op is c.GROUPREF:
-            self.exact = False
+            self.not_exact("uses a back-reference (\\1)")
             return b"\\%d" % av
         if op in (c.ASSERT, c.ASSERT_NOT):
-            self.exact = False
+            self.not_exact("uses look-around ((?=, (?!, (?<=, (?<!)")
             direction, sub = av
             head = {(c.ASSERT, 1): b"(?=", (c.ASSERT, -1): b"(?<=", (c.ASSERT_NOT, 1): b"(?!"}
             return head.get((op, direction), b"(?<!") + self.seq(sub, ic) + b")"
         if op is getattr(c, "ATOMIC_GROUP", None):
-            self.exact = False
+            self.not_exact("uses an atomic group ((?>...))")
             return b"(?:" + self.seq(av, ic) + b")"
         if op is c.GROUPREF_EXISTS:
-            self.exact = False
+            self.not_exact("uses a conditional group ((?(1)...))")
             _group, yes, no = av
             return b"(?:" + self.seq(yes, ic) + b"|" + (self.seq(no, ic) if no else b"") + b")"
         raise ValueError(f"unsupported construct {op}")
@@ -249,7 +266,7 @@ def expression(pattern: bytes, ignorecase: bool) -> Expr | None:
             width = int(hi)
         else:
             lead = b""
-    return Expr(src, w.exact, lead, ic and bool(lead), width)
+    return Expr(src, w.exact, lead, ic and bool(lead), width, w.why)
 
 
 def _leading(items: list[Any], literal: Any) -> list[Any]:

@@ -55,8 +55,8 @@ Filters (a | inside the value means OR: kind:reasoning|tool_call)
   has:encrypted      encrypted reasoning or a Fernet token      has:signature  a signature value
   after:2026-09-01   item time >= (date or ISO time, UTC)       before:2026-09-02  item time <
 provider:, host: and flag: need the attribution scan; the others never read a skipped session.
-Every query runs in linear time (Hyperscan), (a+)+$ included; a regex with back-references
-or look-arounds is confirmed by Python re on the first MiB of each candidate line.
+Every query runs in linear time (Hyperscan), (a+)+$ included; a regex that needs
+backtracking (back-references, look-arounds, atomic groups, possessive repeats) is refused.
 A query with only filters lists every item that passes. An HTTP capture whose bodies are
 stored base64 (VCR !!binary) is searched exchange by exchange, as its items show it.
 """
@@ -495,6 +495,12 @@ def _regex_term(pattern: str) -> TextTerm:
     except (re.error, ValueError, OverflowError, RecursionError, TypeError, IndexError) as exc:
         raise QueryError(f"invalid regex /{shown}/: {_reason(exc)}") from exc
     regex = TermRegex(expr, raw, matcher)
+    if expr is not None and not regex.exact:
+        why = expr.why if not expr.exact else "is too large for the linear-time engine"
+        raise QueryError(
+            f"/{shown}/ {why}: every regex runs in linear time (Hyperscan), so constructs that "
+            "need backtracking are refused; a search could otherwise run for hours"
+        )
     exprs = (expr,) if expr is not None and regex.prefilter else ()
     return TextTerm(
         kind="regex",
