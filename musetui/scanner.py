@@ -354,6 +354,8 @@ def scan_bytes(
             return _scan_document(data, document, summary, starts, keep_offsets, attribute_session)
     if nl < 0 or nl == len(data) - 1:  # one line: it may still be a whole capture (a minified HAR or cassette)
         capture_doc = _one_line_capture(data)
+        if capture_doc is None:
+            capture_doc = one_line_array(data)
         if capture_doc is not None:
             _lines, starts, _partial = _split(data)
             return _scan_document(data, capture_doc, summary, starts, keep_offsets, attribute_session)
@@ -388,6 +390,23 @@ def _one_line_capture(data: bytes) -> Any:
     except orjson.JSONDecodeError:
         return None
     return document if sources.http_capture.is_capture_document(document) else None
+
+
+def one_line_array(data: bytes) -> list[Any] | None:
+    """The records of a one-line file that is a JSON array of a known format's records, else None.
+
+    ``json.dump`` without ``indent`` writes a saved run (a Claude Code headless run's messages,
+    say) as one line: it reads as the same records as the indented array does.
+    """
+    if len(data) > MAX_DOCUMENT_BYTES or data.lstrip()[:1] != b"[":
+        return None
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(document, list) or not any(sources.sniff(rec) for rec in document[:8]):
+        return None
+    return document
 
 
 def _scan_lines(

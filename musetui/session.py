@@ -92,6 +92,12 @@ def read_records(data: bytes) -> tuple[list[Record], list[int]]:
             objs = whole if isinstance(whole, list) else [whole]
             length = len(data.rstrip())
             return [Record(1, 0, length, o) for o in objs], starts
+    if len(lines) == 1 or (len(lines) == 2 and not lines[1].strip()):  # one line: a compact array?
+        from musetui.scanner import one_line_array
+
+        array_doc = one_line_array(data)
+        if array_doc is not None:
+            return [Record(1, 0, len(data.rstrip()), o) for o in array_doc], starts
     return _line_records(lines, starts, is_sse(data)), starts
 
 
