@@ -326,78 +326,34 @@ def _resolve(path: str) -> str:
     return resolve_cli_path(path)
 
 
-#: Above this many sessions (or when stdout is not a terminal) the table is plain aligned text.
-RICH_TABLE_MAX = 500
-#: Widest declared model shown in the plain table (the path, last, is never cut).
-PLAIN_MODEL_WIDTH = 40
-
-
 def _print_table(sessions: Sequence[object], names: dict[str, str] | None = None) -> None:
-    """``scan`` without ``--json``: a Rich table in a terminal, aligned plain text otherwise.
+    """``scan`` without ``--json``: one line per session fitted to the terminal (see :mod:`musetui.scan_table`).
 
-    Rich lays out a table in the console's width (80 columns in a pipe) and takes about a
-    millisecond a row: piped or large outputs get plain columns, path last and never cut.
+    The root is printed once above its sessions; flagged rows carry a marker, and in a
+    terminal a colour too (none under ``NO_COLOR``).
     """
+    from musetui import scan_table as st
     from musetui.model import SessionSummary
-    from musetui.safetext import strip_controls
 
-    names = names or {}
-    rows: list[tuple[str, ...]] = []
-    for s in sessions:
-        assert isinstance(s, SessionSummary)
-        a = s.attribution
-        rows.append(
-            (
-                shown_path(names.get(s.root_dir, s.root_dir), s.path),
-                s.format,
-                strip_controls(s.declared_model or "-"),
-                a.provider + (f"/{a.host}" if a.host else "") + (f" via {a.via}" if a.via else ""),
-                f"{a.confidence:.2f}",
-                ", ".join(a.flags) or "-",
-                str(s.items),
-                str(s.malformed_lines),
-            )
-        )
-    if sys.stdout.isatty() and len(rows) <= RICH_TABLE_MAX:
-        _rich_table(rows)
+    summaries = [s for s in sessions if isinstance(s, SessionSummary)]
+    rows = st.rows_of(summaries, names or {})
+    lines = st.render(rows, st.layout(rows, st.terminal_width(sys.stdout)))
+    if sys.stdout.isatty():
+        from rich.console import Console
+        from rich.text import Text
+
+        console = Console(highlight=False, soft_wrap=True)
+        for text, row in lines:
+            style = "bold" if row is None and text and not text.startswith("root: ") else ""
+            if row is not None and row.flags:
+                style = "bold red" if "outlier" in row.flags else "yellow"
+            console.print(Text(text, style=style), soft_wrap=True)
     else:
-        _plain_table(rows)
-    sys.stderr.write(f"{len(sessions)} sessions\n")
-
-
-def _rich_table(rows: list[tuple[str, ...]]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table(show_lines=False, header_style="bold", expand=True)
-    table.add_column("path", overflow="fold", ratio=4)
-    table.add_column("format", no_wrap=True)
-    table.add_column("declared model", overflow="fold", ratio=1)
-    table.add_column("provider", no_wrap=True)
-    table.add_column("conf", justify="right", no_wrap=True)
-    table.add_column("flags", overflow="fold", ratio=1)
-    for col in ("items", "malformed"):
-        table.add_column(col, justify="right", no_wrap=True)
-    for row in rows:
-        table.add_row(*(Text(x) for x in row))
-    Console().print(table)
-
-
-def _plain_table(rows: list[tuple[str, ...]]) -> None:
-    header = ("format", "provider", "conf", "items", "malformed", "flags", "declared model", "path")
-    cut = PLAIN_MODEL_WIDTH
-    lines = [
-        (fmt, prov, conf, items, bad, flags, model if len(model) <= cut else model[: cut - 1] + "…", path)
-        for path, fmt, model, prov, conf, flags, items, bad in rows
-    ]
-    widths = [max([len(h)] + [len(r[i]) for r in lines]) for i, h in enumerate(header[:-1])]
-    right = {2, 3, 4}  # numbers
-    out = []
-    for r in [header, *lines]:
-        cells = [r[i].rjust(w) if i in right else r[i].ljust(w) for i, w in enumerate(widths)]
-        out.append("  ".join(cells) + "  " + r[-1])
-    sys.stdout.write("\n".join(out) + "\n")
+        _write_text("".join(text + "\n" for text, _row in lines))
+    flagged = sum(1 for s in summaries if s.attribution.flags)
+    malformed = sum(s.malformed_lines for s in summaries)
+    tail = f", {malformed:,} malformed line{'' if malformed == 1 else 's'}" if malformed else ""
+    sys.stderr.write(f"{len(summaries)} session{'' if len(summaries) == 1 else 's'}, {flagged} flagged{tail}\n")
 
 
 def cmd_show(argv: Sequence[str]) -> int:

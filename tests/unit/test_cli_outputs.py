@@ -1,0 +1,100 @@
+"""The command line's readable outputs for a person: the fitted scan table, show, search, help, fleet."""
+
+from __future__ import annotations
+
+import os
+import pty
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+from rich.cells import cell_len
+
+from musetui.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+SAMPLE = REPO / "sample_transcripts"
+OUTLIER = "muse-vm/sessions/01a05efc-7bb7-7cd1-8155-66af75f0734c/subagents/01a05efe-03bb-72c8-854a-4c1c088cc3b9/session.jsonl"
+
+
+def _records(capsys: pytest.CaptureFixture[str], root: Path = SAMPLE) -> list[dict[str, object]]:
+    assert main(["scan", str(root), "--json", "-q"]) == 0
+    return [orjson.loads(x) for x in capsys.readouterr().out.splitlines()]
+
+
+def _table(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, width: int) -> tuple[list[str], str]:
+    monkeypatch.setenv("COLUMNS", str(width))
+    assert main(["scan", str(SAMPLE), "-q"]) == 0
+    got = capsys.readouterr()
+    return got.out.splitlines(), got.err
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+def test_scan_table_fits_the_width_one_line_per_session(
+    width: int, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """COLUMNS=80/120/200: one line per session within the width, the root once, values whole or cut with … (never split)."""
+    records = _records(capsys)
+    lines, err = _table(capsys, monkeypatch, width)
+    assert lines[0] == f"root: {SAMPLE}" and not any(str(SAMPLE) in x for x in lines[1:])
+    header, rows = lines[1], lines[2:]
+    assert len(rows) == len(records) == 11
+    assert err == "11 sessions, 1 flagged\n"
+    assert all(cell_len(x) <= width for x in lines), [cell_len(x) for x in lines]
+    names = re.split(r" {2,}", header[2:].strip())
+    assert names[-1] == "path" and "provider" in names and "flags" in names
+    for row, rec in zip(rows, records, strict=True):
+        cells = dict(zip(names, re.split(r" {2,}", row[2:].strip()), strict=True))
+        path = str(rec["path"])
+        shown = cells["path"]
+        head, cut, tail = shown.partition("…")  # whole, or a/…/c/d, …/c/d, …d: its start and end are the path's
+        assert shown == path or (cut and path.startswith(head) and path.endswith(tail)), (shown, path)
+        assert cells["provider"] == str(rec["provider"]) + (f"/{rec['host']}" if rec["host"] else "")  # never cut here
+        assert cells["flags"] == (", ".join(rec["flags"]) or "-")  # type: ignore[arg-type]
+        model = str(rec["declared_model"])
+        if "declared model" in cells:
+            assert cells["declared model"] == model or (cells["declared model"].endswith("…") and model.startswith(cells["declared model"][:-1]))
+        assert row.startswith("⚑ ") == (path == OUTLIER)
+    outlier = next(r for r in rows if r.startswith("⚑"))
+    assert "outlier" in outlier and "muse-special" in outlier
+    if width >= 120:  # the format, confidence and items columns have room, and the models are whole
+        assert {"format", "conf", "items", "flags", "declared model"} <= set(names)
+    if width == 200:
+        assert all(row.endswith(str(rec["path"])) for row, rec in zip(rows, records, strict=True))
+        assert all(f"  {rec['declared_model']}  " in row for row, rec in zip(rows, records, strict=True))
+
+
+def test_scan_table_in_a_terminal_colours_the_flagged_row(tmp_path: Path) -> None:
+    """On a TTY (a real pseudo-terminal) the outlier's row is coloured, others are not; NO_COLOR turns colour off."""
+
+    def run(**env: str) -> list[str]:
+        leader, follower = pty.openpty()
+        full = {**{k: v for k, v in os.environ.items() if k != "NO_COLOR"}, "COLUMNS": "120", "TERM": "xterm-256color", **env}
+        proc = subprocess.run([sys.executable, "-m", "musetui", "scan", "-q", str(SAMPLE)], stdout=follower,
+                              stderr=subprocess.PIPE, env=full, timeout=120, check=True)
+        os.close(follower)
+        out = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        os.close(leader)
+        assert proc.stderr.endswith(b"11 sessions, 1 flagged\n")
+        return out.decode().replace("\r\n", "\n").splitlines()
+
+    lines = run()
+    flagged = [x for x in lines if "muse-special" in x]
+    plain = [x for x in lines if "avocado-1.3" in x]
+    assert len(lines) == 13 and len(flagged) == 1 and len(plain) == 4
+    assert "\x1b[" in flagged[0] and not any("\x1b[" in x for x in plain)
+    assert all(cell_len(re.sub(r"\x1b\[[0-9;]*m", "", x)) <= 120 for x in lines)
+    colour = re.compile(r"\x1b\[(?:[0-9]+;)*(?:3[0-8]|9[0-7])[;m]")  # a foreground colour (bold stays)
+    assert colour.search(flagged[0])
+    assert not any(colour.search(x) for x in run(NO_COLOR="1"))
