@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import sys
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -357,10 +358,13 @@ def _print_table(sessions: Sequence[object], names: dict[str, str] | None = None
 
 
 def cmd_show(argv: Sequence[str]) -> int:
-    """``musetui show PATH [--line N]``: the Markdown evidence report."""
-    p = _Parser(prog="musetui show", description="Print the evidence report of a session or one item.")
-    p.add_argument("path", metavar="PATH")
+    """``musetui show PATH[:LINE] [--line N] [--json]``: the evidence report, Markdown or JSON."""
+    p = _Parser(prog="musetui show", description="Print the evidence report of a session or one item.",
+                epilog="PATH:LINE (as search prints it) is PATH --line LINE. --json: one object, "
+                "the session's scan record plus file, format_rule, notes and item (README: show --json).")
+    p.add_argument("path", metavar="PATH[:LINE]")
     p.add_argument("--line", type=int, default=None, help="report on the item recorded at this line")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of Markdown")
     p.add_argument(
         "--root",
         default=None,
@@ -368,11 +372,17 @@ def cmd_show(argv: Sequence[str]) -> int:
         "its parent session and siblings)",
     )
     args = p.parse_args(list(argv))
-    args.path = _resolve(args.path)
+    args.path, args.line = _path_and_line(args.path, args.line)
     _check_paths([args.path] + ([args.root] if args.root else []))
     if os.path.isdir(args.path):
         raise UsageError(f"musetui show: {args.path} is a directory; give a session file")
-    from musetui.report import item_markdown, session_markdown, show_summary
+    from musetui.report import (
+        item_json,
+        item_markdown,
+        session_json,
+        session_markdown,
+        show_summary,
+    )
     from musetui.scanner import Diagnostic
     from musetui.session import open_session
 
@@ -384,6 +394,8 @@ def cmd_show(argv: Sequence[str]) -> int:
                 _err(f"musetui: {d.text()}")
         raise UsageError(f"musetui show: {args.path} holds no transcript records")
     if args.line is None:
+        if args.json:
+            return _write_json(session_json(summary, _given_root(args.path, args.root, summary.path)))
         _write_text(session_markdown(summary))
         return 0
     opened = open_session(summary)
@@ -397,6 +409,10 @@ def cmd_show(argv: Sequence[str]) -> int:
         raise UsageError(f"musetui show: no item at line {args.line} of {args.path}")
     item = match[0]
     try:
+        if args.json:
+            report = session_json(summary, _given_root(args.path, args.root, summary.path))
+            report["item"] = item_json(item, opened.raw(item), opened.decoded(item))
+            return _write_json(report)
         text = item_markdown(summary, item, opened.raw(item), opened.decoded(item))
     except Exception as exc:  # the per-file boundary: one line, no traceback
         from musetui.diagnostics import internal_error
@@ -404,6 +420,38 @@ def cmd_show(argv: Sequence[str]) -> int:
         _err(f"musetui: {internal_error(summary.path, exc, item.line).text()}")
         return 1
     _write_text(text)
+    return 0
+
+
+def _path_and_line(given: str, line: int | None) -> tuple[str, int | None]:
+    """``show``'s PATH, and its line: ``FILE:LINE`` (as ``search`` prints it, a colon after it too) is FILE, LINE."""
+    path = _resolve(given)
+    m = re.fullmatch(r"(.+):([0-9]+):?", given)
+    if os.path.lexists(path) or m is None:
+        return path, line
+    file, at = _resolve(m.group(1)), int(m.group(2))
+    if not os.path.lexists(file):
+        return path, line
+    if line is not None and line != at:
+        raise UsageError(f"musetui show: {given} names line {at}, --line {line}: give one")
+    return file, at
+
+
+def _given_root(path: str, root: str | None, rel: str) -> str | None:
+    """The ``root`` of ``show --json`` as the user would write it: ``--root``, else PATH without its ``path``."""
+    if root is not None:
+        return root
+    tail = os.sep + rel.replace("/", os.sep)
+    return (path[: -len(tail)] or os.sep) if path.endswith(tail) else None
+
+
+def _write_json(report: dict[str, object]) -> int:
+    """One JSON object on stdout (``show --json``)."""
+    from musetui.diagnostics import record_json
+
+    sys.stdout.flush()
+    sys.stdout.buffer.write(record_json(report))
+    sys.stdout.buffer.flush()
     return 0
 
 

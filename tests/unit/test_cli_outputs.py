@@ -98,3 +98,52 @@ def test_scan_table_in_a_terminal_colours_the_flagged_row(tmp_path: Path) -> Non
     colour = re.compile(r"\x1b\[(?:[0-9]+;)*(?:3[0-8]|9[0-7])[;m]")  # a foreground colour (bold stays)
     assert colour.search(flagged[0])
     assert not any(colour.search(x) for x in run(NO_COLOR="1"))
+
+
+def test_show_takes_the_file_line_that_search_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    """``search`` prints FILE:LINE; ``show FILE:LINE`` (and ``FILE:LINE:``) is ``show FILE --line LINE``."""
+    assert main(["search", str(SAMPLE), "rs_0fb0962a440df430006a974b47304a81967cd5f8099555ab70"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    m = re.match(r"(.+):([0-9]+): ", first)
+    assert m is not None, first
+    assert main(["show", m.group(1), "--line", m.group(2)]) == 0
+    expected = capsys.readouterr().out
+    assert "line 4" in expected.splitlines()[0]
+    for arg in (f"{m.group(1)}:{m.group(2)}", f"{m.group(1)}:{m.group(2)}:"):
+        assert main(["show", arg]) == 0
+        assert capsys.readouterr().out == expected
+    assert main(["show", f"{m.group(1)}:{m.group(2)}", "--line", "5"]) == 2
+    assert "names line 4, --line 5" in capsys.readouterr().err
+
+
+def test_show_json_is_the_scan_record_plus_the_report(capsys: pytest.CaptureFixture[str]) -> None:
+    """``show --json``: the session's scan record (same names and values), plus file, format_rule, notes and item."""
+    scanned = next(r for r in _records(capsys) if r["path"] == OUTLIER)
+    target = SAMPLE / OUTLIER
+    assert main(["show", str(target), "--json"]) == 0
+    report = orjson.loads(capsys.readouterr().out)
+    assert list(report)[: len(scanned)] == list(scanned)
+    assert list(report)[len(scanned) :] == ["file", "format_rule", "notes", "item"]
+    assert Path(report["root"], report["path"]) == target
+    # show indexes the session with its family (its parent's directory), not the whole sample: the
+    # parent id (read from the path above that directory) and the outlier's wording are not compared
+    context = ("root", "path", "parent_session_id", "evidence")
+    assert {k: v for k, v in report.items() if k in scanned and k not in context} == {
+        k: v for k, v in scanned.items() if k not in context
+    }
+    assert [e for e in report["evidence"] if e["detector"] != "outlier"] == [
+        e for e in scanned["evidence"] if e["detector"] != "outlier"  # type: ignore[union-attr]
+    ]
+    assert report["file"]["abspath"] == str(target) and report["file"]["size"] == target.stat().st_size
+    assert len(report["file"]["sha256"]) == 64 and report["item"] is None
+    assert main(["show", f"{target}:4", "--json"]) == 0
+    item_report = orjson.loads(capsys.readouterr().out)
+    item = item_report.pop("item")
+    report.pop("item")
+    assert item_report == report
+    assert main(["show", str(target), "--line", "4"]) == 0
+    markdown = capsys.readouterr().out
+    assert item["line"] == item["last_line"] == 4 and item["kind"] == "reasoning"
+    assert [d["detector"] for d in item["decoded"]] == re.findall(r"^- \*\*([\w-]+)\*\* `", markdown, re.M)
+    assert f"sha256 of the raw line:** `{item['sha256']}`" in markdown
+    assert orjson.loads(item["raw"])["payload"]["event"]["message_id"].startswith("rs_0fb0962a")
