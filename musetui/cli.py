@@ -54,7 +54,8 @@ def _err(text: str) -> None:
 
 def _scan_parser() -> _Parser:
     p = _Parser(prog="musetui scan", description="Index transcripts and print one record per session.")
-    p.add_argument("paths", nargs="*", metavar="PATH")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="transcript trees or files (default: the Muse, Codex and Claude Code directories found here)")
     p.add_argument("--json", action="store_true", help="JSON Lines, one scan record per session, sorted by path")
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
     p.add_argument("--explain", action="store_true", help="print how attribution is scored, then exit")
@@ -76,9 +77,7 @@ def cmd_scan(argv: Sequence[str]) -> int:
 
         sys.stdout.write(EXPLAIN)
         return 0
-    if not args.paths:
-        raise UsageError("musetui scan: at least one PATH is required")
-    args.paths = [_resolve(p) for p in args.paths]
+    args.paths = [_resolve(p) for p in args.paths] or _discovered_roots(quiet=args.quiet)
     _check_paths(args.paths)
     _check_output_outside(args.parquet, args.paths, "--parquet")
     _check_output_outside(args.diagnostics, args.paths, "--diagnostics")
@@ -111,6 +110,29 @@ def cmd_scan(argv: Sequence[str]) -> int:
     if args.stats:
         _print_stats(index, len(sessions), cache=not args.no_cache)
     return 0
+
+
+def _discovered_roots(*, quiet: bool) -> list[str]:
+    """``scan`` with no PATH: the transcript directories the app opens, named on stderr; none is a usage error.
+
+    The app falls back to the bundled sample; ``scan`` does not, so a script never takes the
+    sample's records for local ones.
+    """
+    from musetui.config import candidate_roots, discovered_roots
+
+    found = discovered_roots()
+    if not found:
+        places = ", ".join(_home_relative(str(p)) for p in candidate_roots())
+        raise UsageError(f"musetui scan: no PATH given and no transcripts in {places}; give a PATH")
+    if not quiet:
+        _err(f"musetui: scanning {', '.join(_home_relative(p) for p in found)}")
+    return found
+
+
+def _home_relative(path: str) -> str:
+    """``~/.codex/sessions`` for a path under the home directory."""
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if home not in ("", "/") and path.startswith(home + os.sep) else path
 
 
 def _no_transcripts(paths: Sequence[str]) -> None:

@@ -42,18 +42,17 @@ def muse_sessions_dir() -> Path:
 
 def discovered_roots() -> list[str]:
     """Local Muse, Codex and Claude Code transcript directories that exist."""
+    return [str(p) for p in candidate_roots() if p.is_dir()]
+
+
+def candidate_roots() -> list[Path]:
+    """Where Muse, Codex and Claude Code keep transcripts here (the environment overrides applied)."""
     env = os.environ
     codex_home = Path(env["CODEX_HOME"]).expanduser() if env.get("CODEX_HOME") else Path.home() / ".codex"
     claude_home = (
         Path(env["CLAUDE_CONFIG_DIR"]).expanduser() if env.get("CLAUDE_CONFIG_DIR") else Path.home() / ".claude"
     )
-    candidates = [
-        muse_sessions_dir(),
-        codex_home / "sessions",
-        codex_home / "archived_sessions",
-        claude_home / "projects",
-    ]
-    return [str(p) for p in candidates if p.is_dir()]
+    return [muse_sessions_dir(), codex_home / "sessions", codex_home / "archived_sessions", claude_home / "projects"]
 
 
 def sample_dir() -> Path:

@@ -147,3 +147,43 @@ def test_show_json_is_the_scan_record_plus_the_report(capsys: pytest.CaptureFixt
     assert [d["detector"] for d in item["decoded"]] == re.findall(r"^- \*\*([\w-]+)\*\* `", markdown, re.M)
     assert f"sha256 of the raw line:** `{item['sha256']}`" in markdown
     assert orjson.loads(item["raw"])["payload"]["event"]["message_id"].startswith("rs_0fb0962a")
+
+
+def _no_local_transcripts(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    monkeypatch.setenv("HOME", str(home))
+    for var in ("MUSE_SESSIONS_DIR", "MUSE_DATA_DIR", "MUSE_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def test_scan_without_path_scans_the_discovered_roots_and_says_which(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No PATH: the roots the app discovers (here ~/.codex/sessions and CLAUDE_CONFIG_DIR/projects), named on stderr."""
+    import shutil
+
+    _no_local_transcripts(monkeypatch, tmp_path)
+    shutil.copytree(SAMPLE / "codex" / "sessions", tmp_path / ".codex" / "sessions")
+    shutil.copytree(SAMPLE / "claude" / "projects", tmp_path / "cc" / "projects")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cc"))
+    assert main(["scan", "--json", "--no-cache"]) == 0
+    got = capsys.readouterr()
+    records = [orjson.loads(x) for x in got.out.splitlines()]
+    assert sorted((r["format"], r["root"]) for r in records) == [
+        ("claude-code", str(tmp_path / "cc" / "projects"))] * 2 + [("codex", str(tmp_path / ".codex" / "sessions"))] * 2
+    assert got.err == "musetui: scanning ~/.codex/sessions, ~/cc/projects\n"  # HOME is tmp_path
+    assert main(["scan", "--json", "--no-cache", "-q"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_scan_without_path_and_nothing_to_find_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing discovered: exit 2 with one line naming the places looked in (no silent fallback to the sample)."""
+    _no_local_transcripts(monkeypatch, tmp_path)
+    assert main(["scan", "--json"]) == 2
+    got = capsys.readouterr()
+    assert got.out == ""
+    assert got.err == (
+        "musetui scan: no PATH given and no transcripts in ~/.local/share/muse/sessions, ~/.codex/sessions, "
+        "~/.codex/archived_sessions, ~/.claude/projects; give a PATH\n"
+    )
