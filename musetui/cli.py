@@ -53,14 +53,15 @@ def _err(text: str) -> None:
 
 
 def _scan_parser() -> _Parser:
-    p = _Parser(prog="musetui scan", description="Index transcripts and print one record per session.")
+    p = _Parser(prog="musetui scan", description="Index transcripts and print one line per session: a table fitted "
+                "to the terminal (the root once, flagged rows marked), or with --json one scan record per line.")
     p.add_argument("paths", nargs="*", metavar="PATH",
                    help="transcript trees or files (default: the Muse, Codex and Claude Code directories found here)")
     p.add_argument("--json", action="store_true", help="JSON Lines, one scan record per session, sorted by path")
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
     p.add_argument("--explain", action="store_true", help="print how attribution is scored, then exit")
-    p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
-    p.add_argument("-q", "--quiet", action="store_true", help="do not print diagnostics on stderr")
+    p.add_argument("--workers", type=int, default=None, metavar="N", help="worker processes (default: CPU count)")
+    p.add_argument("-q", "--quiet", action="store_true", help="do not print diagnostics (nor the roots found) on stderr")
     p.add_argument("--stats", action="store_true", help="print cache and scan counts on stderr")
     p.add_argument("--follow-symlinks", action="store_true", help="follow symlinks that leave a PATH (never loops)")
     p.add_argument("--diagnostics", metavar="FILE", default=None, help="write every diagnostic to FILE as JSON Lines")
@@ -503,11 +504,12 @@ def cmd_search(argv: Sequence[str]) -> int:
     p = _Parser(
         prog="musetui search",
         usage="musetui search PATH [PATH ...] QUERY [--json] [--limit N] [--no-cache] [--help-query]",
-        description="Search every session. The last argument is the query; the others are paths.",
-        epilog="Query language: musetui search --help-query",
+        description="Search every session. The last argument is the query; the others are paths. "
+        "One line per hit: ROOT/PATH:LINE: [field] snippet (musetui show takes ROOT/PATH:LINE).",
+        epilog="Query language: musetui search --help-query. Exit status 1 when nothing matched (said on stderr).",
     )
-    p.add_argument("--json", action="store_true", help="one JSON object per hit: {path, session_id, line, field, snippet}")
-    p.add_argument("--limit", type=int, default=0, help="stop after this many hits (0: no limit)")
+    p.add_argument("--json", action="store_true", help="one JSON object per hit: {root, path, session_id, line, field, snippet}")
+    p.add_argument("--limit", type=int, default=0, metavar="N", help="stop after this many hits (0: no limit)")
     p.add_argument("--help-query", action="store_true", help="print the query language and exit")
     p.add_argument("--no-cache", action="store_true", help="index without the persistent cache (attribution filters)")
     options: list[str] = []
@@ -565,6 +567,8 @@ def cmd_search(argv: Sequence[str]) -> int:
     out.flush()
     for note in getattr(hits, "notes", []):
         _err(f"musetui: {note}")
+    if not n:
+        _err(f"musetui search: no hits for {query!r} in {', '.join(paths)}")
     return 0 if n else 1
 
 
@@ -659,7 +663,8 @@ def cmd_fleet(argv: Sequence[str]) -> int:
     """``musetui fleet ROOT... [--json] [--explain]``: rank machines by how unusual their attribution is."""
     p = _Parser(prog="musetui fleet", description="Rank machines (one ROOT each) by how unusual their attribution is.")
     p.add_argument("roots", nargs="*", metavar="ROOT", help="a transcript tree, saved scan --json output(s), or Parquet")
-    p.add_argument("--json", action="store_true", help="one object per machine, ranked, most unusual first")
+    p.add_argument("--json", action="store_true", help="one object per machine, ranked, most unusual first: "
+                   "{root, sessions, providers, hosts, flagged, mismatches, score, top_sessions}")
     p.add_argument("--explain", action="store_true", help="print how machines are scored (with ROOTs: each score's parts)")
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")

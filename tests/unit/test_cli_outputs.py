@@ -187,3 +187,60 @@ def test_scan_without_path_and_nothing_to_find_is_a_usage_error(
         "musetui scan: no PATH given and no transcripts in ~/.local/share/muse/sessions, ~/.codex/sessions, "
         "~/.codex/archived_sessions, ~/.claude/projects; give a PATH\n"
     )
+
+
+def test_an_empty_search_says_so_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+    """No hit: nothing on stdout, one line on stderr, exit 1 (as grep and rg; the README's exit codes)."""
+    for extra in ([], ["--json"]):
+        assert main(["search", str(SAMPLE), "zzzq-no-such-text", *extra]) == 1
+        got = capsys.readouterr()
+        assert got.out == ""
+        assert got.err == f"musetui search: no hits for 'zzzq-no-such-text' in {SAMPLE}\n"
+
+
+def _help(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "--help"])
+    assert exc.value.code == 0
+    return " ".join(capsys.readouterr().out.split())
+
+
+def _fields(text: str) -> list[str]:
+    m = re.search(r"\{([a-z_, ]+)\}", text)
+    assert m is not None, text
+    return m.group(1).split(", ")
+
+
+def test_help_names_the_json_fields_the_output_has(capsys: pytest.CaptureFixture[str]) -> None:
+    """``search --help`` and ``fleet --help`` list exactly the keys their ``--json`` objects have."""
+    assert main(["search", str(SAMPLE), "avocado", "--json", "--limit", "1"]) == 0
+    hit = orjson.loads(capsys.readouterr().out)
+    assert _fields(_help(capsys, "search")) == list(hit)
+    assert main(["fleet", str(SAMPLE), "--json"]) == 0
+    machine = orjson.loads(capsys.readouterr().out)
+    assert _fields(_help(capsys, "fleet")) == list(machine)
+    scan_help = _help(capsys, "scan")
+    assert "default: the Muse, Codex and Claude Code directories" in scan_help and "--workers N" in scan_help
+
+
+def test_fleet_text_is_aligned_and_counts_are_plural_only_when_more_than_one(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``1 machine``; numbers right-aligned under their headers; each column of the sessions list starts in one place."""
+    assert main(["fleet", str(SAMPLE)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "fleet: 1 machine, 11 sessions: meta 4, openai 4, anthropic 3" in out
+    header, row = out[0], out[1]
+    for name in ("rank", "score", "sessions", "flagged", "mismatches"):  # right-aligned: ends under the header's end
+        end = header.index(name) + len(name)
+        assert row[end - 1] != " " and (end == len(row) or row[end] == " "), name
+    assert row[header.index("root") :].startswith(str(SAMPLE))
+    assert main(["fleet", str(SAMPLE), str(SAMPLE / "claude")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert "fleet: 2 machines, 13 sessions: anthropic 5, meta 4, openai 4" in out
+    table = out[out.index("most unusual sessions across the fleet:") + 1 :]
+    head = table[0]
+    starts = [head.index(n) for n in ("provider", "flags", "session")]
+    assert len(table) > 5 and any("openai/azure" in x for x in table) and any(" rare " in x for x in table)
+    for line in table[1:]:
+        assert all(line[s - 2 : s] == "  " and line[s] != " " for s in starts), line
