@@ -11,9 +11,10 @@ import contextlib
 import os
 import re
 import sys
+import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import orjson
 
@@ -24,7 +25,22 @@ class UsageError(Exception):
     """A usage problem: reported on one line, exit status 2."""
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, wrapped at spaces only: a path or a name is never cut at a hyphen."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False, break_long_words=False)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False, break_long_words=False)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}")
 
@@ -700,6 +716,10 @@ def cmd_tui(argv: Sequence[str]) -> int:
                 epilog="Subcommands: scan, search, show, cache, report, fleet (musetui <cmd> --help).")
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--version", action="store_true")
+    from musetui.config import docs_dir
+
+    p.epilog = (f"{p.epilog} Documentation: {docs_dir() / 'fingerprints.md'} explains every fingerprint "
+                "(each evidence detail's docs/fingerprints.md#… names its section).")
     ns = p.parse_args(list(argv))
     if ns.version:
         from importlib.metadata import version

@@ -64,6 +64,15 @@ def sample_dir() -> Path:
     return here.parent / "sample_transcripts"
 
 
+def docs_dir() -> Path:
+    """The documentation (``docs/``: package data in a wheel, as ``_docs``; the repo folder in a checkout)."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "_docs"
+    if packaged.is_dir():
+        return packaged
+    return here.parent / "docs"
+
+
 def default_roots() -> list[str]:
     """What ``musetui`` opens with no PATH: discovered transcripts, else the bundled sample."""
     found = discovered_roots()

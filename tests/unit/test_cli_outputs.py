@@ -244,3 +244,30 @@ def test_fleet_text_is_aligned_and_counts_are_plural_only_when_more_than_one(
     assert len(table) > 5 and any("openai/azure" in x for x in table) and any(" rare " in x for x in table)
     for line in table[1:]:
         assert all(line[s - 2 : s] == "  " and line[s] != " " for s in starts), line
+
+
+def test_the_docs_ship_in_the_wheel_and_musetui_help_names_them(tmp_path: Path) -> None:
+    """docs/ is force-included in the wheel (as musetui/_docs, beside the sample); ``musetui --help`` names the installed copy."""
+    import importlib.util
+    import shutil
+    import tomllib
+    import zipfile
+
+    config = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+    force = config["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]
+    assert force["docs"] == "musetui/_docs" and (REPO / "docs" / "fingerprints.md").is_file()
+    site = tmp_path / "site"  # an install laid out as the wheel is: the package, each force-include at its target
+    shutil.copytree(REPO / "musetui", site / "musetui", ignore=shutil.ignore_patterns("__pycache__"))
+    for source, target in force.items():
+        shutil.copytree(REPO / source, site / target)
+    proc = subprocess.run([sys.executable, "-m", "musetui", "--help"], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(site)}, timeout=60, check=True)
+    m = re.search(r"Documentation: (\S+) ", " ".join(proc.stdout.split()))
+    assert m is not None, proc.stdout
+    assert Path(m.group(1)) == site / "musetui" / "_docs" / "fingerprints.md"
+    assert Path(m.group(1)).read_bytes() == (REPO / "docs" / "fingerprints.md").read_bytes()
+    if importlib.util.find_spec("hatchling") is not None:  # where the build backend is installed, build the real wheel
+        from hatchling.builders.wheel import WheelBuilder
+
+        (wheel,) = WheelBuilder(str(REPO)).build(directory=str(tmp_path / "dist"), versions=["standard"])
+        assert "musetui/_docs/fingerprints.md" in zipfile.ZipFile(wheel).namelist()
