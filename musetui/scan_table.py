@@ -13,7 +13,7 @@ least important first, down to their minimum widths); when that is not enough, t
 important columns are left out. A value is cut, never split over two lines. With a width
 limit, a ``malformed`` column that is 0 on every row is left out (stderr says how many
 malformed lines there were). Without a width (a pipe, no ``COLUMNS``), every column is
-shown whole.
+shown whole. The ``root:`` line above the rows is never cut: the paths are read under it.
 """
 
 from __future__ import annotations

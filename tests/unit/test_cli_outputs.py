@@ -271,3 +271,22 @@ def test_the_docs_ship_in_the_wheel_and_musetui_help_names_them(tmp_path: Path) 
 
         (wheel,) = WheelBuilder(str(REPO)).build(directory=str(tmp_path / "dist"), versions=["standard"])
         assert "musetui/_docs/fingerprints.md" in zipfile.ZipFile(wheel).namelist()
+
+
+def test_scan_table_fits_every_width_with_wide_characters(tmp_path: Path) -> None:
+    """From 20 to 250 columns, every line fits, a row per session, even with double-width names cut."""
+    import shutil
+
+    from musetui import scan_table as st
+    from musetui.index import Index
+
+    deep = tmp_path / "项目-非常长的目录名字-用来测试宽字符" / "会话"
+    shutil.copytree(SAMPLE / "claude", deep)
+    sessions = Index([str(SAMPLE), str(tmp_path)], workers=1, use_cache=False).scan().sessions
+    rows = st.rows_of(sessions, {str(SAMPLE): "sample", str(tmp_path): "wide"})
+    assert len(rows) == 13
+    for width in range(20, 251, 3):
+        lines = [text for text, _row in st.render(rows, st.layout(rows, width))]
+        assert all(cell_len(x) <= width for x in lines), (width, max(lines, key=cell_len))
+        assert len(lines) == 13 + 2 + 1 + 1  # two root lines, the header, a blank line between the roots
+        assert [x[:2] for x in lines if x.startswith(("⚑", "!"))] == ["⚑ "]
