@@ -9,10 +9,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import sys
+import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import orjson
 
@@ -25,7 +27,22 @@ class UsageError(Exception):
     """A usage problem: reported on one line, exit status 2."""
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's help, wrapped at spaces only: a path or a name is never cut at a hyphen."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False, break_long_words=False)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return textwrap.fill(" ".join(text.split()), width, initial_indent=indent, subsequent_indent=indent,
+                             break_on_hyphens=False, break_long_words=False)
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str) -> NoReturn:
         raise UsageError(f"{self.prog}: {message}")
 
@@ -54,13 +71,15 @@ def _err(text: str) -> None:
 
 
 def _scan_parser() -> _Parser:
-    p = _Parser(prog="musetui scan", description="Index transcripts and print one record per session.")
-    p.add_argument("paths", nargs="*", metavar="PATH")
+    p = _Parser(prog="musetui scan", description="Index transcripts and print one line per session: a table fitted "
+                "to the terminal (the root once, flagged rows marked), or with --json one scan record per line.")
+    p.add_argument("paths", nargs="*", metavar="PATH",
+                   help="transcript trees or files (default: the Muse, Codex and Claude Code directories found here)")
     p.add_argument("--json", action="store_true", help="JSON Lines, one scan record per session, sorted by path")
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
     p.add_argument("--explain", action="store_true", help="print how attribution is scored, then exit")
-    p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
-    p.add_argument("-q", "--quiet", action="store_true", help="do not print diagnostics on stderr")
+    p.add_argument("--workers", type=int, default=None, metavar="N", help="worker processes (default: CPU count)")
+    p.add_argument("-q", "--quiet", action="store_true", help="do not print diagnostics (nor the roots found) on stderr")
     p.add_argument("--stats", action="store_true", help="print cache and scan counts on stderr")
     p.add_argument("--follow-symlinks", action="store_true", help="follow symlinks that leave a PATH (never loops)")
     p.add_argument("--diagnostics", metavar="FILE", default=None, help="write every diagnostic to FILE as JSON Lines")
@@ -77,9 +96,7 @@ def cmd_scan(argv: Sequence[str]) -> int:
 
         sys.stdout.write(EXPLAIN)
         return 0
-    if not args.paths:
-        raise UsageError("musetui scan: at least one PATH is required")
-    args.paths = [_resolve(p) for p in args.paths]
+    args.paths = [_resolve(p) for p in args.paths] or _discovered_roots(quiet=args.quiet)
     _check_paths(args.paths)
     _check_output_outside(args.parquet, args.paths, "--parquet")
     _check_output_outside(args.diagnostics, args.paths, "--diagnostics")
@@ -112,6 +129,29 @@ def cmd_scan(argv: Sequence[str]) -> int:
     if args.stats:
         _print_stats(index, len(sessions), cache=not args.no_cache)
     return 0
+
+
+def _discovered_roots(*, quiet: bool) -> list[str]:
+    """``scan`` with no PATH: the transcript directories the app opens, named on stderr; none is a usage error.
+
+    The app falls back to the bundled sample; ``scan`` does not, so a script never takes the
+    sample's records for local ones.
+    """
+    from musetui.config import candidate_roots, discovered_roots
+
+    found = discovered_roots()
+    if not found:
+        places = ", ".join(_home_relative(str(p)) for p in candidate_roots())
+        raise UsageError(f"musetui scan: no PATH given and no transcripts in {places}; give a PATH")
+    if not quiet:
+        _err(f"musetui: scanning {', '.join(_home_relative(p) for p in found)}")
+    return found
+
+
+def _home_relative(path: str) -> str:
+    """``~/.codex/sessions`` for a path under the home directory."""
+    home = os.path.expanduser("~")
+    return "~" + path[len(home) :] if home not in ("", "/") and path.startswith(home + os.sep) else path
 
 
 def _no_transcripts(paths: Sequence[str]) -> None:
@@ -328,85 +368,44 @@ def _resolve(path: str) -> str:
     return resolve_cli_path(path)
 
 
-#: Above this many sessions (or when stdout is not a terminal) the table is plain aligned text.
-RICH_TABLE_MAX = 500
-#: Widest declared model shown in the plain table (the path, last, is never cut).
-PLAIN_MODEL_WIDTH = 40
-
-
 def _print_table(sessions: Sequence[object], names: dict[str, str] | None = None) -> None:
-    """``scan`` without ``--json``: a Rich table in a terminal, aligned plain text otherwise.
+    """``scan`` without ``--json``: one line per session fitted to the terminal (see :mod:`musetui.scan_table`).
 
-    Rich lays out a table in the console's width (80 columns in a pipe) and takes about a
-    millisecond a row: piped or large outputs get plain columns, path last and never cut.
+    The root is printed once above its sessions; flagged rows carry a marker, and in a
+    terminal a colour too (none under ``NO_COLOR``).
     """
+    from musetui import scan_table as st
     from musetui.model import SessionSummary
-    from musetui.safetext import strip_controls
 
-    names = names or {}
-    rows: list[tuple[str, ...]] = []
-    for s in sessions:
-        assert isinstance(s, SessionSummary)
-        a = s.attribution
-        rows.append(
-            (
-                shown_path(names.get(s.root_dir, s.root_dir), s.path),
-                s.format,
-                strip_controls(s.declared_model or "-"),
-                a.provider + (f"/{a.host}" if a.host else "") + (f" via {a.via}" if a.via else ""),
-                f"{a.confidence:.2f}",
-                ", ".join(a.flags) or "-",
-                str(s.items),
-                str(s.malformed_lines),
-            )
-        )
-    if sys.stdout.isatty() and len(rows) <= RICH_TABLE_MAX:
-        _rich_table(rows)
+    summaries = [s for s in sessions if isinstance(s, SessionSummary)]
+    rows = st.rows_of(summaries, names or {})
+    lines = st.render(rows, st.layout(rows, st.terminal_width(sys.stdout)))
+    if sys.stdout.isatty():
+        from rich.console import Console
+        from rich.text import Text
+
+        console = Console(highlight=False, soft_wrap=True)
+        for text, row in lines:
+            style = "bold" if row is None and text and not text.startswith("root: ") else ""
+            if row is not None and row.flags:
+                style = "bold red" if "outlier" in row.flags else "yellow"
+            console.print(Text(text, style=style), soft_wrap=True)
     else:
-        _plain_table(rows)
-    sys.stderr.write(f"{len(sessions)} sessions\n")
-
-
-def _rich_table(rows: list[tuple[str, ...]]) -> None:
-    from rich.console import Console
-    from rich.table import Table
-    from rich.text import Text
-
-    table = Table(show_lines=False, header_style="bold", expand=True)
-    table.add_column("path", overflow="fold", ratio=4)
-    table.add_column("format", no_wrap=True)
-    table.add_column("declared model", overflow="fold", ratio=1)
-    table.add_column("provider", no_wrap=True)
-    table.add_column("conf", justify="right", no_wrap=True)
-    table.add_column("flags", overflow="fold", ratio=1)
-    for col in ("items", "malformed"):
-        table.add_column(col, justify="right", no_wrap=True)
-    for row in rows:
-        table.add_row(*(Text(x) for x in row))
-    Console().print(table)
-
-
-def _plain_table(rows: list[tuple[str, ...]]) -> None:
-    header = ("format", "provider", "conf", "items", "malformed", "flags", "declared model", "path")
-    cut = PLAIN_MODEL_WIDTH
-    lines = [
-        (fmt, prov, conf, items, bad, flags, model if len(model) <= cut else model[: cut - 1] + "…", path)
-        for path, fmt, model, prov, conf, flags, items, bad in rows
-    ]
-    widths = [max([len(h)] + [len(r[i]) for r in lines]) for i, h in enumerate(header[:-1])]
-    right = {2, 3, 4}  # numbers
-    out = []
-    for r in [header, *lines]:
-        cells = [r[i].rjust(w) if i in right else r[i].ljust(w) for i, w in enumerate(widths)]
-        out.append("  ".join(cells) + "  " + r[-1])
-    sys.stdout.write("\n".join(out) + "\n")
+        _write_text("".join(text + "\n" for text, _row in lines))
+    flagged = sum(1 for s in summaries if s.attribution.flags)
+    malformed = sum(s.malformed_lines for s in summaries)
+    tail = f", {malformed:,} malformed line{'' if malformed == 1 else 's'}" if malformed else ""
+    sys.stderr.write(f"{len(summaries)} session{'' if len(summaries) == 1 else 's'}, {flagged} flagged{tail}\n")
 
 
 def cmd_show(argv: Sequence[str]) -> int:
-    """``musetui show PATH [--line N]``: the Markdown evidence report."""
-    p = _Parser(prog="musetui show", description="Print the evidence report of a session or one item.")
-    p.add_argument("path", metavar="PATH")
+    """``musetui show PATH[:LINE] [--line N] [--json]``: the evidence report, Markdown or JSON."""
+    p = _Parser(prog="musetui show", description="Print the evidence report of a session or one item.",
+                epilog="PATH:LINE (as search prints it) is PATH --line LINE. --json: one object, "
+                "the session's scan record plus file, format_rule, notes and item (README: show --json).")
+    p.add_argument("path", metavar="PATH[:LINE]")
     p.add_argument("--line", type=int, default=None, help="report on the item recorded at this line")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of Markdown")
     p.add_argument(
         "--root",
         default=None,
@@ -414,11 +413,17 @@ def cmd_show(argv: Sequence[str]) -> int:
         "its parent session and siblings)",
     )
     args = p.parse_args(list(argv))
-    args.path = _resolve(args.path)
+    args.path, args.line = _path_and_line(args.path, args.line)
     _check_paths([args.path] + ([args.root] if args.root else []))
     if os.path.isdir(args.path):
         raise UsageError(f"musetui show: {args.path} is a directory; give a session file")
-    from musetui.report import item_markdown, session_markdown, show_summary
+    from musetui.report import (
+        item_json,
+        item_markdown,
+        session_json,
+        session_markdown,
+        show_summary,
+    )
     from musetui.scanner import Diagnostic
     from musetui.session import open_session
 
@@ -430,6 +435,8 @@ def cmd_show(argv: Sequence[str]) -> int:
                 _err(f"musetui: {d.text()}")
         raise UsageError(f"musetui show: {args.path} holds no transcript records")
     if args.line is None:
+        if args.json:
+            return _write_json(session_json(summary, _given_root(args.path, args.root, summary.path)))
         _write_text(session_markdown(summary))
         return 0
     opened = open_session(summary)
@@ -443,6 +450,10 @@ def cmd_show(argv: Sequence[str]) -> int:
         raise UsageError(f"musetui show: no item at line {args.line} of {args.path}")
     item = match[0]
     try:
+        if args.json:
+            report = session_json(summary, _given_root(args.path, args.root, summary.path))
+            report["item"] = item_json(item, opened.raw(item), opened.decoded(item))
+            return _write_json(report)
         text = item_markdown(summary, item, opened.raw(item), opened.decoded(item))
     except Exception as exc:  # the per-file boundary: one line, no traceback
         from musetui.diagnostics import internal_error
@@ -450,6 +461,38 @@ def cmd_show(argv: Sequence[str]) -> int:
         _err(f"musetui: {internal_error(summary.path, exc, item.line).text()}")
         return 1
     _write_text(text)
+    return 0
+
+
+def _path_and_line(given: str, line: int | None) -> tuple[str, int | None]:
+    """``show``'s PATH, and its line: ``FILE:LINE`` (as ``search`` prints it, a colon after it too) is FILE, LINE."""
+    path = _resolve(given)
+    m = re.fullmatch(r"(.+):([0-9]+):?", given)
+    if os.path.lexists(path) or m is None:
+        return path, line
+    file, at = _resolve(m.group(1)), int(m.group(2))
+    if not os.path.lexists(file):
+        return path, line
+    if line is not None and line != at:
+        raise UsageError(f"musetui show: {given} names line {at}, --line {line}: give one")
+    return file, at
+
+
+def _given_root(path: str, root: str | None, rel: str) -> str | None:
+    """The ``root`` of ``show --json`` as the user would write it: ``--root``, else PATH without its ``path``."""
+    if root is not None:
+        return root
+    tail = os.sep + rel.replace("/", os.sep)
+    return (path[: -len(tail)] or os.sep) if path.endswith(tail) else None
+
+
+def _write_json(report: dict[str, object]) -> int:
+    """One JSON object on stdout (``show --json``)."""
+    from musetui.diagnostics import record_json
+
+    sys.stdout.flush()
+    sys.stdout.buffer.write(record_json(report))
+    sys.stdout.buffer.flush()
     return 0
 
 
@@ -469,11 +512,12 @@ def cmd_search(argv: Sequence[str]) -> int:
     p = _Parser(
         prog="musetui search",
         usage="musetui search PATH [PATH ...] QUERY [--json] [--limit N] [--no-cache] [--help-query]",
-        description="Search every session. The last argument is the query; the others are paths.",
-        epilog="Query language: musetui search --help-query",
+        description="Search every session. The last argument is the query; the others are paths. "
+        "One line per hit: ROOT/PATH:LINE: [field] snippet (musetui show takes ROOT/PATH:LINE).",
+        epilog="Query language: musetui search --help-query. Exit status 1 when nothing matched (said on stderr).",
     )
-    p.add_argument("--json", action="store_true", help="one JSON object per hit: {path, session_id, line, field, snippet}")
-    p.add_argument("--limit", type=int, default=0, help="stop after this many hits (0: no limit)")
+    p.add_argument("--json", action="store_true", help="one JSON object per hit: {root, path, session_id, line, field, snippet}")
+    p.add_argument("--limit", type=int, default=0, metavar="N", help="stop after this many hits (0: no limit)")
     p.add_argument("--help-query", action="store_true", help="print the query language and exit")
     p.add_argument("--no-cache", action="store_true", help="index without the persistent cache (attribution filters)")
     options: list[str] = []
@@ -531,6 +575,8 @@ def cmd_search(argv: Sequence[str]) -> int:
     out.flush()
     for note in getattr(hits, "notes", []):
         _err(f"musetui: {note}")
+    if not n:
+        _err(f"musetui search: no hits for {query!r} in {', '.join(paths)}")
     return 0 if n else 1
 
 
@@ -625,7 +671,8 @@ def cmd_fleet(argv: Sequence[str]) -> int:
     """``musetui fleet ROOT... [--json] [--explain]``: rank machines by how unusual their attribution is."""
     p = _Parser(prog="musetui fleet", description="Rank machines (one ROOT each) by how unusual their attribution is.")
     p.add_argument("roots", nargs="*", metavar="ROOT", help="a transcript tree, saved scan --json output(s), or Parquet")
-    p.add_argument("--json", action="store_true", help="one object per machine, ranked, most unusual first")
+    p.add_argument("--json", action="store_true", help="one object per machine, ranked, most unusual first: "
+                   "{root, sessions, providers, hosts, flagged, mismatches, score, top_sessions}")
     p.add_argument("--explain", action="store_true", help="print how machines are scored (with ROOTs: each score's parts)")
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
@@ -661,6 +708,10 @@ def cmd_tui(argv: Sequence[str]) -> int:
                 epilog="Subcommands: scan, search, show, cache, report, fleet (musetui <cmd> --help).")
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--version", action="store_true")
+    from musetui.config import docs_dir
+
+    p.epilog = (f"{p.epilog} Documentation: {docs_dir() / 'fingerprints.md'} explains every fingerprint "
+                "(each evidence detail's docs/fingerprints.md#… names its section).")
     ns = p.parse_args(list(argv))
     if ns.version:
         from importlib.metadata import version

@@ -51,18 +51,17 @@ def muse_sessions_dir() -> Path:
 
 def discovered_roots() -> list[str]:
     """Local Muse, Codex and Claude Code transcript directories that exist."""
+    return [str(p) for p in candidate_roots() if p.is_dir()]
+
+
+def candidate_roots() -> list[Path]:
+    """Where Muse, Codex and Claude Code keep transcripts here (the environment overrides applied)."""
     env = os.environ
     codex_home = Path(env["CODEX_HOME"]).expanduser() if env.get("CODEX_HOME") else Path.home() / ".codex"
     claude_home = (
         Path(env["CLAUDE_CONFIG_DIR"]).expanduser() if env.get("CLAUDE_CONFIG_DIR") else Path.home() / ".claude"
     )
-    candidates = [
-        muse_sessions_dir(),
-        codex_home / "sessions",
-        codex_home / "archived_sessions",
-        claude_home / "projects",
-    ]
-    return [str(p) for p in candidates if p.is_dir()]
+    return [muse_sessions_dir(), codex_home / "sessions", codex_home / "archived_sessions", claude_home / "projects"]
 
 
 def sample_dir() -> Path:
@@ -72,6 +71,15 @@ def sample_dir() -> Path:
     if packaged.is_dir():
         return packaged
     return here.parent / "sample_transcripts"
+
+
+def docs_dir() -> Path:
+    """The documentation (``docs/``: package data in a wheel, as ``_docs``; the repo folder in a checkout)."""
+    here = Path(__file__).resolve().parent
+    packaged = here / "_docs"
+    if packaged.is_dir():
+        return packaged
+    return here.parent / "docs"
 
 
 def default_roots() -> list[str]:

@@ -346,18 +346,17 @@ def json_lines(machines: Sequence[Machine]) -> Iterator[bytes]:
 
 
 def text_report(machines: Sequence[Machine], *, explain: bool = False, top: int = 20) -> str:
-    """The ranking as aligned text (with each score's parts when ``explain``)."""
+    """The ranking as aligned text, numbers right-aligned (with each score's parts when ``explain``)."""
     from musetui.safetext import strip_controls
 
-    rows = [("rank", "score", "sessions", "flagged", "mismatches", "providers", "root")]
+    rows = [("rank", "score", "sessions", "flagged", "mismatches", "root", "providers")]
     for i, m in enumerate(machines, 1):
         s = m.summary()
         mix = ", ".join(f"{p} {n}" for p, n in s["providers"].items())
         hosts = ", ".join(f"{h} {n}" for h, n in s["hosts"].items())
         rows.append((str(i), f"{m.score:.3f}", str(s["sessions"]), str(m.flagged), str(m.mismatches),
-                     mix + (f" (hosts: {hosts})" if hosts else ""), strip_controls(m.root)))
-    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]) - 1)]
-    lines = ["  ".join(r[c].ljust(widths[c]) for c in range(len(widths))) + "  " + r[-1] for r in rows]
+                     strip_controls(m.root), mix + (f" (hosts: {hosts})" if hosts else "")))
+    lines = _aligned(rows, right={0, 1, 2, 3, 4})
     if explain:
         lines.append("")
         lines.append("score parts (see musetui fleet --explain): D mix divergence, r rare sessions, eF/eM excess flagged/mismatches")
@@ -366,13 +365,30 @@ def text_report(machines: Sequence[Machine], *, explain: bool = False, top: int 
             lines.append(f"  {strip_controls(m.root)}: D={p.get('D', 0)} r={p.get('r', 0)} eF={p.get('eF', 0)} eM={p.get('eM', 0)} -> {m.score:.3f}")
     total = Counter(r.get("provider") or "unknown" for m in machines for r in m.records)
     lines.append("")
-    lines.append(f"fleet: {len(machines)} machines, {sum(total.values())} sessions: " + ", ".join(f"{p} {n}" for p, n in _tally(total.elements()).items()))
+    lines.append(f"fleet: {_count(len(machines), 'machine')}, {_count(sum(total.values()), 'session')}: "
+                 + ", ".join(f"{p} {n}" for p, n in _tally(total.elements()).items()))
     ranked = fleet_sessions(machines, top)
     if ranked:
         lines.append("")
         lines.append("most unusual sessions across the fleet:")
+        table = [("score", "provider", "flags", "session")]
         for sc, m, r in ranked:
             who = (r.get("provider") or "unknown") + (f"/{r['host']}" if r.get("host") else "")
             flags = ",".join(r.get("flags") or ()) or "rare"
-            lines.append(f"  {sc:5.2f}  {who:<16} {flags:<28} {strip_controls(m.root)}: {strip_controls(str(r.get('path')))}")
+            table.append((f"{sc:.2f}", who, flags, f"{strip_controls(m.root)}: {strip_controls(str(r.get('path')))}"))
+        lines.extend("  " + x for x in _aligned(table, right={0}))
     return "\n".join(lines) + "\n"
+
+
+def _aligned(rows: Sequence[tuple[str, ...]], right: set[int]) -> list[str]:
+    """``rows`` as columns two spaces apart, the last one unpadded; the columns in ``right`` right-aligned."""
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]) - 1)]
+    return [
+        "  ".join(r[c].rjust(w) if c in right else r[c].ljust(w) for c, w in enumerate(widths)) + "  " + r[-1]
+        for r in rows
+    ]
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 machine``, ``2 machines``."""
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"

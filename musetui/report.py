@@ -188,3 +188,69 @@ def item_markdown(
     out.append(shown)
     out.append(fence)
     return "\n".join(out) + "\n"
+
+
+def session_json(s: SessionSummary, root: str | None = None) -> dict[str, object]:
+    """``show --json`` of a session: its scan record, plus the file's identity, format rule and notes.
+
+    Args:
+        s: the session, as :func:`show_summary` indexed it.
+        root: the ``root`` to report (the directory as the user gave it); default the indexed one.
+
+    Returns:
+        The scan record's fields (DESIGN.md) then ``file`` (``abspath``, ``sha256``, ``size``,
+        ``modified``; null values when unreadable now), ``format_rule``, ``notes`` and
+        ``item`` (null: see :func:`item_json`).
+    """
+    from musetui.diagnostics import json_name
+
+    record = s.record()
+    if root is not None:
+        record["root"] = json_name(root)
+    ident = file_identity(s.abspath)
+    sha, size, mtime = ident if ident is not None else (None, None, None)
+    record["file"] = {"abspath": json_name(s.abspath), "sha256": sha, "size": size,
+                      "modified": iso(mtime) if mtime is not None else None}
+    record["format_rule"] = s.format_rule
+    record["notes"] = list(s.notes)
+    record["item"] = None
+    return record
+
+
+def item_json(item: Item, raw: bytes, decoded: Sequence[Decoded], raw_limit: int = RAW_LIMIT) -> dict[str, object]:
+    """``show --json``'s ``item``: where the item lies, what it is, its decoded fingerprints and raw line.
+
+    The same facts as :func:`item_markdown`, named as in the scan record (``line``,
+    ``last_line``, ``provider``, ``host``, ``detector``, ``value``); times are ISO-8601 UTC.
+    """
+    text = raw.decode("utf-8", "replace")
+    return {
+        "line": item.line,
+        "last_line": item.line + max(1, item.lines) - 1,
+        "offset": item.offset,
+        "length": item.length,
+        "sha256": hashlib.sha256(raw).hexdigest(),
+        "time": iso(item.time),
+        "kind": item.kind,
+        "subkind": item.subkind,
+        "role": item.role,
+        "reasoning": item.reasoning,
+        "decoded": [
+            {
+                "detector": d.detector,
+                "provider": d.provider,
+                "host": d.host,
+                "value": d.value,
+                "strength": d.strength,
+                "tag": d.tag,
+                "meaning": d.meaning,
+                "minted_at": iso(d.time) if d.time is not None else None,
+                "offset_s": round(d.time - item.time, 3) if d.time is not None and item.time is not None else None,
+                "fields": dict(d.fields),
+                "problems": list(d.problems),
+            }
+            for d in decoded
+        ],
+        "raw": text[:raw_limit],
+        "raw_truncated": len(text) > raw_limit,
+    }

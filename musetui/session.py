@@ -24,7 +24,7 @@ from musetui.reader import (
     sse_payload,
 )
 from musetui.sources.base import Record
-from musetui.sources.registry import is_capture
+from musetui.sources.registry import identify, is_capture
 
 
 @dataclass(slots=True)
@@ -64,35 +64,20 @@ class OpenedSession:
         return out
 
 
-def read_records(data: bytes) -> tuple[list[Record], list[int]]:
-    """Parse every line (or the whole document) of a file into records."""
-    stripped = data.lstrip()
+def read_records(data: bytes, path: str = "") -> tuple[list[Record], list[int]]:
+    """Parse every line (or the whole document) of a file into records, as the scanner reads it."""
     lines = data.split(b"\n")
     starts: list[int] = []
     pos = 0
     for ln in lines:
         starts.append(pos)
         pos += len(ln) + 1
-    if stripped[:1] in (b"{", b"[") and len(lines) > 1:
-        first = lines[0].strip()
-        whole = None
-        if first in (b"{", b"["):
-            try:
-                whole = orjson.loads(data)
-            except orjson.JSONDecodeError:
-                whole = None
-        else:
-            try:
-                orjson.loads(first)
-            except orjson.JSONDecodeError:
-                try:
-                    whole = orjson.loads(data)
-                except orjson.JSONDecodeError:
-                    whole = None
-        if whole is not None:
-            objs = whole if isinstance(whole, list) else [whole]
-            length = len(data.rstrip())
-            return [Record(1, 0, length, o) for o in objs], starts
+    shape = identify(path, data)
+    if shape.document is not None:
+        whole = shape.document
+        objs = whole if isinstance(whole, list) else [whole]
+        length = len(data.rstrip())
+        return [Record(1, 0, length, o) for o in objs], starts
     return _line_records(lines, starts, is_sse(data)), starts
 
 
@@ -248,7 +233,7 @@ def open_session(summary: SessionSummary) -> OpenedSession:
         starts = [0, *(i + 1 for i, c in enumerate(fd.data) if c == 10)]
         items, diags = build_items_safely(summary.format, records, summary.path)
         return OpenedSession(summary, items, fd.data, starts, diags)
-    records, starts = read_records(fd.data)
+    records, starts = read_records(fd.data, summary.path)
     items, diags = build_items_safely(summary.format, records, summary.path)
     return OpenedSession(summary, items, fd.data, starts, diags)
 

@@ -172,11 +172,31 @@ def identify(path: str, data: bytes) -> Shape:
                 if http_capture.is_capture_document(document):
                     return Shape("capture", JSON_LAYOUT, document)
                 return Shape("document", None, document)
-    if nl < 0 or nl == len(data) - 1:  # one line: it may still be a whole capture (a minified HAR or cassette)
+    if nl < 0 or nl == len(data) - 1:  # one line: a minified HAR or cassette, or a compact array
         document = _one_line_capture(data)
         if document is not None:
             return Shape("capture", JSON_LAYOUT, document)
+        array = _one_line_array(data)
+        if array is not None:
+            return Shape("document", None, array)
     return LINES
+
+
+def _one_line_array(data: bytes) -> list[Any] | None:
+    """The records of a one-line JSON array whose first records a format recognises, else None.
+
+    ``json.dump`` without ``indent`` writes a saved run (a Claude Code headless run's messages,
+    say) as one line: it reads as the same records as the indented array does.
+    """
+    if len(data) > MAX_DOCUMENT_BYTES or data.lstrip()[:1] != b"[":
+        return None
+    try:
+        document = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(document, list) or sniff_first(document) is None:
+        return None
+    return document
 
 
 def _one_line_capture(data: bytes) -> Any:

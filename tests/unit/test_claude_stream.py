@@ -97,12 +97,31 @@ def test_python_separators_and_a_json_array_read_alike(tmp_path: Path, capsys: p
     (compact / "run.jsonl").write_text("\n".join(json.dumps(m, separators=(",", ":")) for m in msgs) + "\n")
     (spaced / "run.jsonl").write_text("\n".join(json.dumps(m) for m in msgs) + "\n")
     (array / "claude-execution-output.json").write_text(json.dumps(msgs, indent=2))
-    got = {d.name: _scan(d, capsys)[0] for d in (compact, spaced, array)}
+    one_line = tmp_path / "d"  # json.dump without indent: the whole array on one line, no newline
+    one_line.mkdir()
+    (one_line / "claude-execution-output.json").write_text(json.dumps(msgs))
+    got = {d.name: _scan(d, capsys)[0] for d in (compact, spaced, array, one_line)}
     for rec in got.values():
         assert rec["format"] == "claude-code" and rec["session_id"] == SID
         assert rec["declared_model"] == "claude-sonnet-4-6" and rec["provider"] == "anthropic"
     assert got["a"]["confidence"] == got["b"]["confidence"]
     assert [e["weight"] for e in got["a"]["evidence"]] == [e["weight"] for e in got["b"]["evidence"]]  # type: ignore[union-attr]
+    def unlocated(rec: dict[str, object]) -> dict[str, object]:  # the indented array spreads over lines
+        out = {k: v for k, v in rec.items() if k not in ("root", "evidence", "segments")}
+        evidence = [{k: v for k, v in e.items() if k != "line"} for e in rec["evidence"]]  # type: ignore[attr-defined]
+        out["evidence"] = sorted(evidence, key=lambda e: (e["detector"], e["field"], e["value"]))
+        return out
+
+    assert unlocated(got["d"]) == unlocated(got["c"])
+    (summary,) = Index([str(one_line)], workers=1, use_cache=False).scan().sessions
+    assert [i.kind for i in open_session(summary).items] == ["event", "reasoning", "tool_result", "message", "message", "event"]
+
+
+def test_a_one_line_array_no_format_claims_stays_one_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Only an array whose records a format recognises is read as records: other one-line arrays are as before."""
+    (tmp_path / "x.json").write_text(json.dumps([{"a": 1}, {"b": "rs_x"}]))
+    (rec,) = _scan(tmp_path, capsys)
+    assert rec["format"] == "generic" and rec["items"] == 1
 
 
 #: Qwen Code's headless stream: the same protocol, with its own version key.

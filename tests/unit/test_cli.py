@@ -20,21 +20,24 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_scan_table_in_a_pipe_is_aligned_plain_text_with_whole_paths() -> None:
-    table = _run("scan", "--no-cache", "-q", str(SAMPLE))
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}  # a pipe without COLUMNS: no width limit
+    table = subprocess.run([sys.executable, "-m", "musetui", "scan", "--no-cache", "-q", str(SAMPLE)],
+                           capture_output=True, text=True, env=env, check=True)
     records = [orjson.loads(x) for x in _run("scan", "--no-cache", "--json", "-q", str(SAMPLE)).stdout.splitlines()]
     lines = table.stdout.splitlines()
-    header = lines[0].split()
+    assert lines[0] == f"root: {SAMPLE}"  # the root, once
+    header = lines[1].split()
     assert header[:6] == ["format", "provider", "conf", "items", "malformed", "flags"]
-    assert len(lines) == 1 + len(records)
-    assert table.stderr.strip() == f"{len(records)} sessions"
-    start = lines[0].index("path")  # the path column starts at the same place on every line
-    for line, rec in zip(lines[1:], records, strict=True):
-        assert line[start:] == f"{rec['root']}/{rec['path']}"  # root/path, as `show` accepts it
-        cells = line[:start].split()
+    assert len(lines) == 2 + len(records)
+    assert table.stderr.strip() == f"{len(records)} sessions, 1 flagged"
+    start = lines[1].index("path")  # the path column starts at the same place on every line
+    for line, rec in zip(lines[2:], records, strict=True):
+        assert line[start:] == rec["path"]  # whole, relative to the root above
+        cells = line[2:start].split()
         prov = rec["provider"] + (f"/{rec['host']}" if rec["host"] else "")
         assert cells[:5] == [rec["format"], prov, f"{rec['confidence']:.2f}", str(rec["items"]), str(rec["malformed_lines"])]
     outlier = next(line for line in lines if "muse-special" in line)
-    assert "openai/azure" in outlier and "outlier" in outlier
+    assert outlier.startswith("⚑ ") and "openai/azure" in outlier and "outlier" in outlier
 
 
 def test_show_line_names_why_a_malformed_line_has_no_item(tmp_path: Path) -> None:

@@ -85,8 +85,9 @@ def test_text_output_and_explain(sample_dir: Path, tmp_path: Path, capsys: pytes
     assert main(["fleet", *map(str, vms), "--explain", "--no-cache"]) == 0
     out = capsys.readouterr().out
     lines = out.split(fleet.EXPLAIN, 1)[1].splitlines()
-    ranking = [ln for ln in lines if ln[:1].isdigit()]
-    assert ranking[0].endswith(str(vms[2])) and "r=1" in out and "eF=1.0" in out
+    header = next(i for i, ln in enumerate(lines) if ln.startswith("rank"))
+    ranking = lines[header + 1 : lines.index("", header)]  # the rows under the header, to the first blank line
+    assert f"  {vms[2]}  " in ranking[0] and "r=1" in out and "eF=1.0" in out
     assert "most unusual sessions across the fleet" in out and MUSE_SPECIAL in out.split("most unusual", 1)[1]
 
 

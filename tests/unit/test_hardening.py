@@ -228,7 +228,8 @@ def test_fs_root_symlink_search_is_quick(tmp_path: Path, capsys: pytest.CaptureF
     assert code == 1 and time.monotonic() - t0 < 2.0
 
 
-def test_non_utf8_names_everywhere(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_non_utf8_names_everywhere(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)  # the table in a pipe: every value whole
     _good(tmp_path)
     bad_dir = os.fsdecode(b"dir\xfe")
     (tmp_path / bad_dir).mkdir()
@@ -240,7 +241,8 @@ def test_non_utf8_names_everywhere(tmp_path: Path, capsys: pytest.CaptureFixture
         assert code == 0 and len(recs) == 2, err
         assert "dir\\xfe/bad\\xff.jsonl" in {r["path"] for r in recs}
     code, out, _ = _run(capsys, "scan", str(tmp_path))
-    shown = next(ln for ln in out.splitlines() if "bad" in ln).split("  ")[-1].strip()
+    assert out.splitlines()[0] == f"root: {tmp_path}"  # the root once, then paths under it
+    shown = f"{tmp_path}/" + next(ln for ln in out.splitlines() if "bad" in ln).split("  ")[-1].strip()
     assert shown == f"{tmp_path}/dir\\xfe/bad\\xff.jsonl"
     code, out, _ = _run(capsys, "show", shown)
     assert code == 0 and "`B`" in out
@@ -250,12 +252,15 @@ def test_non_utf8_names_everywhere(tmp_path: Path, capsys: pytest.CaptureFixture
     assert f"{tmp_path}/dir\\xfe/bad\\xff.jsonl:1:" in out
 
 
-def test_control_and_bidi_characters_in_names_are_escaped(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_control_and_bidi_characters_in_names_are_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("COLUMNS", raising=False)
     _good(tmp_path)
     name = "evil\nopenai  1.00  forged\u202e.jsonl"
     (tmp_path / name).write_bytes(_muse_line("E", 0) + b"garbage\n")
     code, out, err = _run(capsys, "scan", str(tmp_path), "--no-cache")
-    assert len(out.splitlines()) == 3  # header and two rows: the name forged no row
+    assert len(out.splitlines()) == 4  # root, header and two rows: the name forged no row
     assert "evil\\nopenai  1.00  forged\\u202e.jsonl" in out
     assert "\u202e" not in out + err and "evil\\nopenai" in err
     code, out, _ = _run(capsys, "search", str(tmp_path), "hi")
