@@ -305,7 +305,7 @@ def _database() -> tuple[Any, list[tuple[int, int]]]:
     """
     global _DB, _META
     if _DB is None:
-        import hyperscan
+        from musetui import patternset as ps
 
         sre: Any = importlib.import_module("re._parser")
         exprs: list[bytes] = []
@@ -318,11 +318,9 @@ def _database() -> tuple[Any, list[tuple[int, int]]]:
             lo, hi = sre.parse(row.head).getwidth()
             fixed = lo == hi
             exprs.append(expr)
-            flags.append(0 if fixed else hyperscan.HS_FLAG_SOM_LEFTMOST)
+            flags.append(0 if fixed else ps.SOM_LEFTMOST)
             meta.append((patterns.PASSES.index(row.pass_), lo if fixed else -1))
-        db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-        db.compile(expressions=exprs, ids=list(range(len(exprs))), elements=len(exprs), flags=flags)
-        _DB, _META = db, meta
+        _DB, _META = ps.compile_set(exprs, flags), meta
     return _DB, _META
 
 

@@ -20,12 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import hyperscan
+from musetui import patternset as ps
+from musetui.patternset import CompileError as CompileError
 
 __all__ = ["Expr", "LineFinder", "TermRegex", "expression", "finder", "regex_of"]
 
-_FLAGS_EXACT = hyperscan.HS_FLAG_MULTILINE
-_FLAGS_PREFILTER = hyperscan.HS_FLAG_MULTILINE | hyperscan.HS_FLAG_PREFILTER
+_FLAGS_EXACT = ps.MULTILINE
+_FLAGS_PREFILTER = ps.MULTILINE | ps.PREFILTER
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,34 +287,21 @@ def _leading(items: list[Any], literal: Any) -> list[Any]:
 _LOCAL = threading.local()
 
 
-class CompileError(ValueError):
-    """Hyperscan refused every way of compiling a pattern set."""
-
-
 def _compile(exprs: Sequence[bytes], flags: Sequence[int]) -> Any:
-    db = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
-    db.compile(
-        expressions=list(exprs), ids=list(range(len(exprs))), elements=len(exprs), flags=list(flags)
-    )
-    return db
+    return ps.compile_set(exprs, flags)
 
 
 def _flags_for(e: Expr, som: bool = False) -> list[int]:
     """Ways to compile one expression, strictest first."""
     base = _FLAGS_EXACT if e.exact else _FLAGS_PREFILTER
     if som:
-        base |= hyperscan.HS_FLAG_SOM_LEFTMOST
-    return [base, base | hyperscan.HS_FLAG_ALLOWEMPTY]
+        base |= ps.SOM_LEFTMOST
+    return [base, base | ps.ALLOWEMPTY]
 
 
 def _compile_one(e: Expr, som: bool = False) -> tuple[Any, int] | None:
     """A database for one expression and the flags it took; None if Hyperscan refuses it."""
-    for f in _flags_for(e, som):
-        try:
-            return _compile([e.source], [f]), f
-        except hyperscan.error:
-            continue
-    return None
+    return ps.compile_first(e.source, _flags_for(e, som))
 
 
 #: Compiled databases kept per thread (the TUI compiles one query per pause in typing).
@@ -390,7 +378,7 @@ class LineFinder:
         at[0] = -1
         try:
             self._db.scan(buf, match_event_handler=self._stop)
-        except hyperscan.ScanTerminated:
+        except ps.Terminated:
             return True
         return at[0] >= 0
 
@@ -401,7 +389,7 @@ class LineFinder:
         self._budget[0] = 16 + (len(buf) >> 11)
         try:
             self._lead.scan(buf, match_event_handler=self._collect)
-        except hyperscan.ScanTerminated:
+        except ps.Terminated:
             return None
         if not pos:
             return False
@@ -411,7 +399,7 @@ class LineFinder:
         at[0] = -1
         try:
             self._db.scan(hay, match_event_handler=self._stop)
-        except hyperscan.ScanTerminated:
+        except ps.Terminated:
             return True
         return at[0] >= 0
 
@@ -425,7 +413,7 @@ class LineFinder:
         pos = 0
         while pos < n:
             at[0] = -1
-            with contextlib.suppress(hyperscan.ScanTerminated):
+            with contextlib.suppress(ps.Terminated):
                 db.scan(view[pos:] if pos else data, match_event_handler=stop)
             if at[0] < 0:
                 break
@@ -479,10 +467,10 @@ def _leads(exprs: Sequence[Expr]) -> tuple[Any, list[tuple[int, int]]]:
     if not exprs or not all(e.lead for e in exprs) or all(e.width == len(e.lead) for e in exprs):
         return None, []
     leads = [b"".join(b"\\x%02x" % c for c in e.lead) for e in exprs]
-    flags = [hyperscan.HS_FLAG_CASELESS if e.lead_ic else 0 for e in exprs]
+    flags = [ps.CASELESS if e.lead_ic else 0 for e in exprs]
     try:
         db = _compile(leads, flags)
-    except hyperscan.error:
+    except ps.CompileError:
         return None, []
     return db, [(len(e.lead), e.width) for e in exprs]
 
@@ -566,7 +554,7 @@ class TermRegex:
             got.append((a, b) if som else (b, b))
             return True
 
-        with contextlib.suppress(hyperscan.ScanTerminated):
+        with contextlib.suppress(ps.Terminated):
             db.scan(data, match_event_handler=first)
         return _char_spans(data, got)[0] if got else None
 
