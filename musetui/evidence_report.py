@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from musetui import __version__
 from musetui.model import Diagnostic, SessionSummary, iso
+from musetui.reader import open_ro
 from musetui.report import session_markdown
 from musetui.safetext import strip_controls
 from musetui.walk import FileEntry
@@ -92,7 +93,7 @@ def catalogue_digest() -> str:
 def hash_file(path: str, size: int) -> tuple[str, str]:
     """The sha256 of a file's first ``size`` bytes (the size the scan saw), read-only; and a note."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = open_ro(path)  # (with O_NOATIME: the access time is kept)
     except OSError as exc:
         return "", f"unreadable: {exc.strerror or exc}"
     try:
