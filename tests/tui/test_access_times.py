@@ -105,6 +105,8 @@ async def test_nothing_moves_an_access_time(strict_mount: Path, tmp_path: Path, 
     assert _run("report", str(root), "-o", str(out / "r.html")) == 0
     assert _run("report", str(root), "-o", str(out / "r.md"), "--flagged") == 0
     assert _run("bundle", str(root), "-o", str(out / "b.zip")) == 0
+    assert _run("bundle", str(root), "-o", str(out / "f.zip"), "--flagged") == 0
+    assert _run("fleet", str(root), "--json") == 0
     capsys.readouterr()
     assert _moved(root, before) == [], "the command line moved access times"
 
