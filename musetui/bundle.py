@@ -210,9 +210,8 @@ def write_bundle(
 
     index = Index(list(paths), workers=workers, use_cache=use_cache).scan()
     sessions = index.sorted_sessions()
-    chosen = filters.select(sessions)
     roots = root_labels(paths)
-    label_of = {r["abspath"]: r["label"] for r in roots}
+    job = _Job(index.files, index.diagnostics, sessions, filters.select(sessions), roots, filters, argv, examiner)
     directory = os.path.dirname(os.path.abspath(output))
     try:
         fd, partial = tempfile.mkstemp(prefix=".musetui-bundle-", suffix=".partial", dir=directory)
@@ -220,7 +219,7 @@ def write_bundle(
         raise BundleError(f"cannot write {output}: {exc.strerror or exc}") from exc
     try:
         with os.fdopen(fd, "w+b") as fh:
-            result = _fill(fh, index.files, index.diagnostics, sessions, chosen, roots, label_of, filters, argv, examiner)
+            result = _fill(fh, job)
         os.replace(partial, output)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -230,32 +229,41 @@ def write_bundle(
     return result
 
 
-def _fill(
-    fh: IO[bytes],
-    files: Sequence[FileEntry],
-    diagnostics: Sequence[Diagnostic],
-    sessions: Sequence[SessionSummary],
-    chosen: Sequence[SessionSummary],
-    roots: list[dict[str, str]],
-    label_of: dict[str, str],
-    filters: Filters,
-    argv: Sequence[str] | None,
-    examiner: str | None,
-) -> BundleResult:
+@dataclass(slots=True)
+class _Job:
+    """What one bundle is made of: the scan, the selection and who asked for it."""
+
+    files: Sequence[FileEntry]
+    diagnostics: Sequence[Diagnostic]
+    sessions: Sequence[SessionSummary]
+    chosen: Sequence[SessionSummary]
+    roots: list[dict[str, str]]
+    filters: Filters
+    argv: Sequence[str] | None
+    examiner: str | None
+
+    @property
+    def label_of(self) -> dict[str, str]:
+        """Root directory (absolute) -> its label under ``files/``."""
+        return {r["abspath"]: r["label"] for r in self.roots}
+
+
+def _fill(fh: IO[bytes], job: _Job) -> BundleResult:
     """Write every member into the open zip file ``fh``."""
     now = time.time()
-    entries = {f.abspath: f for f in files}
+    roots, label_of = job.roots, job.label_of
+    entries = {f.abspath: f for f in job.files}
     omitted: list[tuple[str, str]] = []
     listed: list[tuple[SessionSummary, dict[str, Any]]] = []
     hashes: dict[str, str] = {}
     with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_DEFLATED, allowZip64=True) as zf:
         w = _Writer(zf)
-        for s in chosen:
+        for s in job.chosen:
             f = entries.get(s.abspath)
             label = label_of.get(s.root)
             name = _member_name(label, s.path) if label is not None else None
             if f is None or name is None:
-                omitted.append((s.abspath, "its name cannot be a zip member (not UTF-8)"))
+                omitted.append((s.abspath, "not under a PATH as walked" if f is None else "its name is not UTF-8"))
                 continue
             try:
                 hashes[s.abspath], _n = w.add_file(name, s.abspath, f.size, f.mtime_ns / 1e9)
@@ -265,8 +273,8 @@ def _fill(
             listed.append((s, {"member": name, "root": label, "path": s.path}))
         kept = [s for s, _m in listed]
         w.add_bytes(RECORDS, b"".join(_record(s, roots) for s in kept), now)
-        block = _custody(files, hashes, filters, argv, examiner, roots, now)
-        _add_reports(w, [r["given"] for r in roots], kept, [entries[s.abspath] for s in kept], diagnostics, block, hashes, now)
+        block = _custody(job, hashes, now)
+        _add_reports(w, [r["given"] for r in roots], kept, [entries[s.abspath] for s in kept], job.diagnostics, block, hashes, now)
         manifest: dict[str, Any] = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
@@ -274,14 +282,24 @@ def _fill(
             "roots": [{k: r[k] for k in ("label", "given", "kind")} for r in roots],
             "members": sorted(w.members, key=lambda m: str(m["name"])),
             "sessions": [m for _s, m in listed],
-            "context": {"note": CONTEXT_NOTE, "sessions": _context(sessions, kept, label_of)},
+            "context": {"note": CONTEXT_NOTE, "sessions": _context(job.sessions, kept, label_of)},
             "omitted": [{"file": p, "reason": why} for p, why in omitted],
         }
+        manifest = _safe(manifest)
         manifest["manifest_sha256"] = manifest_digest(manifest)
         data = json.dumps(manifest, indent=1, ensure_ascii=False).encode("utf-8") + b"\n"
         w.add_bytes(MANIFEST, data, now)
         seal = w.members[-1]["sha256"]
     return BundleResult("", len(kept), len(w.members), str(seal), omitted)
+
+
+def _safe(manifest: dict[str, Any]) -> dict[str, Any]:
+    """The manifest with every string as UTF-8 can carry it (a file name that is not UTF-8 is escaped)."""
+    from musetui.diagnostics import json_safe
+
+    safe = json_safe(manifest)
+    assert isinstance(safe, dict)
+    return safe
 
 
 def _record(s: SessionSummary, roots: list[dict[str, str]]) -> bytes:
@@ -296,21 +314,13 @@ def _record(s: SessionSummary, roots: list[dict[str, str]]) -> bytes:
     return record_json(rec)
 
 
-def _custody(
-    files: Sequence[FileEntry],
-    hashes: dict[str, str],
-    filters: Filters,
-    argv: Sequence[str] | None,
-    examiner: str | None,
-    roots: list[dict[str, str]],
-    now: float,
-) -> custody.Custody:
+def _custody(job: _Job, hashes: dict[str, str], now: float) -> custody.Custody:
     """The custody block, with the sha256 of every file the scan read (the bundled ones hashed as copied)."""
     from musetui.reader import sha256_of
 
-    given = {r["abspath"]: r["given"] for r in roots}
+    given = {r["abspath"]: r["given"] for r in job.roots}
     inputs = []
-    for f in sorted(files, key=lambda e: (e.root, e.relpath)):
+    for f in sorted(job.files, key=lambda e: (e.root, e.relpath)):
         sha, note = hashes.get(f.abspath, ""), ""
         if not sha:
             try:
@@ -319,7 +329,9 @@ def _custody(
             except OSError as exc:
                 note = f"unreadable: {exc.strerror or exc}"
         inputs.append(custody.InputFile(given.get(f.root, f.root), f.relpath, f.size, f.mtime_ns, sha, note))
-    return custody.build(argv, examiner=examiner, filters=filters.describe(), verification=VERIFICATION, inputs=inputs, now=now)
+    return custody.build(
+        job.argv, examiner=job.examiner, filters=job.filters.describe(), verification=VERIFICATION, inputs=inputs, now=now
+    )
 
 
 def _add_reports(

@@ -65,8 +65,10 @@ def cmd_bundle(argv: Sequence[str]) -> int:
     except BundleError as exc:
         _err(f"musetui bundle: {exc}")
         return 1
+    from musetui.diagnostics import escape_name
+
     for path, why in result.omitted:
-        _err(f"musetui bundle: left out {path}: {why}")
+        _err(f"musetui bundle: left out {escape_name(path)}: {why}")
     sys.stdout.write(f"MANIFEST.json sha256 {result.manifest_sha256}\n")
     sys.stdout.flush()
     _err(f"musetui: wrote {result.output}: {result.sessions} sessions, {result.members} members")
