@@ -624,7 +624,6 @@ def cmd_report(argv: Sequence[str]) -> int:
         args.paths, filters, argv=["musetui", "report", *argv], examiner=args.examiner,
         use_cache=not args.no_cache, workers=args.workers,
     )
-    assert isinstance(data, er.ReportData)
     text = er.render_html(data) if fmt == "html" else er.render_markdown(data)
     if args.output == "-":
         sys.stdout.write(text)
@@ -677,7 +676,7 @@ def cmd_fleet(argv: Sequence[str]) -> int:
 def cmd_tui(argv: Sequence[str]) -> int:
     """``musetui [PATH ...]``: open the browser."""
     p = _Parser(prog="musetui", description="Forensic browser for AI-agent transcripts.",
-                epilog="Subcommands: scan, search, show, cache, report, fleet (musetui <cmd> --help).")
+                epilog="Subcommands: scan, search, show, cache, report, fleet, bundle, verify (musetui <cmd> --help).")
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--version", action="store_true")
     ns = p.parse_args(list(argv))

@@ -10,9 +10,13 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from musetui.cli import UsageError, _check_output_outside, _check_paths, _err, _Parser, _resolve
 from musetui.selection import FilterError, Filters
+
+if TYPE_CHECKING:
+    from musetui.evidence_report import ReportData
 
 
 def add_filter_args(p: argparse.ArgumentParser) -> None:
@@ -113,7 +117,7 @@ REPORT_VERIFICATION = (
 
 def report_data(
     paths: Sequence[str], filters: Filters, *, argv: Sequence[str], examiner: str | None, use_cache: bool, workers: int | None
-) -> object:
+) -> ReportData:
     """The :class:`~musetui.evidence_report.ReportData` of ``musetui report``: the filtered sessions, with the custody block."""
     from musetui import custody
     from musetui import evidence_report as er
