@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from musetui.bundle import FILES, FORMAT, MANIFEST, RECORDS, manifest_digest
+from musetui.bundle import FILES, FORMAT, FORMAT_VERSION, MANIFEST, RECORDS, manifest_digest
 
 #: A scan record longer than this (in records.jsonl) is not read.
 MAX_RECORD = 64 * 2**20
@@ -136,6 +136,8 @@ def _malformed(m: object) -> str | None:
     """What makes a parsed manifest unusable, or None."""
     if not isinstance(m, dict) or m.get("format") != FORMAT:
         return f"not a {FORMAT} manifest"
+    if m.get("format_version") != FORMAT_VERSION:
+        return f"format_version {m.get('format_version')!r}: this musetui reads {FORMAT_VERSION}"
     members, sessions, roots = m.get("members"), m.get("sessions"), m.get("roots")
     if not isinstance(members, list) or not all(
         isinstance(x, dict) and isinstance(x.get("name"), str) and isinstance(x.get("sha256"), str) and isinstance(x.get("size"), int)
