@@ -9,6 +9,7 @@ from __future__ import annotations
 import getpass
 import html
 import os
+import re
 import shlex
 import socket
 import sys
@@ -151,13 +152,22 @@ def _facts(c: Custody) -> list[tuple[str, str]]:
 def markdown(c: Custody) -> list[str]:
     """The block as Markdown lines: a section, with the input files unless ``inputs_note`` says where they are."""
     out = ["## Chain of custody", ""]
+    ours = ("musetui", "Time (UTC)", "Input files", "Verification")  # (our own text; the rest is given)
     for k, v in _facts(c):
-        text = strip_controls(v).replace("\n", " ").replace("`", "'")
-        out.append(f"- **{k}:** `{text}`" if k in ("Command line", "Model catalogue") else f"- **{k}:** {text}")
+        out.append(f"- **{k}:** {v if k in ours else _code(v)}")
     if not c.inputs_note:
         out.append("")
-        out.extend(f"- `{f.sha256 or '-'}` {strip_controls(f.root)}/{strip_controls(f.path)} ({f.size:,} bytes)" for f in c.inputs)
+        out.extend(f"- `{f.sha256 or '-'}` {_code(f.root + '/' + f.path)} ({f.size:,} bytes)" for f in c.inputs)
     return out
+
+
+def _code(text: str) -> str:
+    """A Markdown code span of one line that no backtick in ``text`` can close early."""
+    t = strip_controls(text).replace("\r", " ").replace("\n", " ")
+    longest = max((len(run) for run in re.findall("`+", t)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if t.startswith("`") or t.endswith("`") else ""
+    return f"{fence}{pad}{t}{pad}{fence}"
 
 
 def html_block(c: Custody) -> str:

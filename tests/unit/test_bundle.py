@@ -261,7 +261,7 @@ def test_report_takes_the_filters_and_the_custody_block(tmp_path: Path, capsys: 
     appendix = text.split("## Appendix A: every session", 1)[1].split("## Appendix B", 1)[0]
     assert OUTLIER in appendix and "avocado" not in appendix
     custody = text.split("## Chain of custody", 1)[1]
-    assert "**Examiner:** E. X" in custody and "**Filters:** --flagged" in custody
+    assert "**Examiner:** `E. X`" in custody and "**Filters:** `--flagged`" in custody
     assert "musetui report " in custody and "**Verification:**" in custody and "appendix B" in custody
     assert f"sha256 of {out}: {hashlib.sha256(out.read_bytes()).hexdigest()}" in err
     html_out = tmp_path / "r.html"
