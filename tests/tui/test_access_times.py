@@ -1,8 +1,11 @@
-"""No read moves an access time: scan, search, show, report, bundle and an app session, on a strictatime mount.
+"""No read moves an access time: scan, search, show, report, bundle, fleet and an app session.
 
-A tmpfs mounted ``strictatime`` updates the access time on every read and every directory
-listing, so any read or listing without ``O_NOATIME`` shows. Mounting needs root: CI runs
-as root, where a failed mount fails the test loudly; elsewhere the test is skipped.
+The tree lies on a tmpfs mounted ``strictatime``, which updates the access time on every
+read and every directory listing, so any read or listing without ``O_NOATIME`` shows.
+Where that mount cannot be made (no root, or a container without the capability), the
+temporary directory is used if it updates access times (``relatime`` does, since every
+atime is first set years back); as root, a directory that updates none fails the test
+loudly: CI runs as root, and this test must not pass by skipping there.
 """
 
 from __future__ import annotations
@@ -24,22 +27,39 @@ from .helpers import OUTLIER_ID, SIZE, current, press, settle
 OLD = 1_577_836_800_000_000_000  # 2020-01-01T00:00:00Z, in ns: older than every mtime
 
 
+def _updates_atimes(d: Path) -> bool:
+    """Whether reading a file and listing a directory under ``d`` move their (aged) access times."""
+    probe = d / "probe-dir"
+    probe.mkdir()
+    (probe / "f").write_bytes(b"x\n")
+    for p in (probe / "f", probe):
+        os.utime(p, ns=(OLD, p.stat().st_mtime_ns))
+    (probe / "f").read_bytes()
+    os.listdir(probe)
+    moved = (probe / "f").stat().st_atime_ns != OLD and probe.stat().st_atime_ns != OLD
+    shutil.rmtree(probe)
+    return moved
+
+
 @pytest.fixture
 def strict_mount(tmp_path: Path) -> Iterator[Path]:
-    """A fresh tmpfs mounted ``strictatime`` (root only; as root, a failed mount is an error)."""
-    if os.geteuid() != 0:
-        pytest.skip("mounting a strictatime tmpfs needs root (CI runs as root)")
+    """A directory whose file system updates access times: a fresh ``strictatime`` tmpfs where possible."""
     mnt = tmp_path / "mnt"
     mnt.mkdir()
     done = subprocess.run(
         ["mount", "-t", "tmpfs", "-o", "strictatime,size=64m,mode=0755", "tmpfs", str(mnt)],
         capture_output=True, text=True, check=False,
-    )
-    if done.returncode != 0:
-        pytest.fail(f"running as root but cannot mount a strictatime tmpfs: {done.stderr.strip()}")
+    ) if shutil.which("mount") else None
+    if done is None or done.returncode != 0:
+        why = done.stderr.strip() if done is not None else "no mount command"
+        if _updates_atimes(mnt):
+            yield mnt  # (relatime or strictatime already: aged atimes still show every read)
+            return
+        if os.geteuid() == 0:
+            pytest.fail(f"running as root, but cannot mount a strictatime tmpfs ({why}) and {mnt} updates no atime")
+        pytest.skip(f"no strictatime mount ({why}) and {mnt} updates no atime")
     try:
-        options = next(line.split()[3] for line in Path("/proc/mounts").read_text().splitlines() if line.split()[1] == str(mnt))
-        assert "relatime" not in options and "noatime" not in options, options
+        assert _updates_atimes(mnt)
         yield mnt
     finally:
         subprocess.run(["umount", "-l", str(mnt)], check=False)
