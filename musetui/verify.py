@@ -268,6 +268,24 @@ def _check_members(zf: zipfile.ZipFile, infos: list[zipfile.ZipInfo], manifest: 
         _check_member(zf, info, want, tmp, out)
     for name in sorted(set(listed) - present):
         out.differences.append(f"{name}: listed in {MANIFEST} but missing from the zip")
+    _check_custody(manifest, listed, out)
+
+
+def _check_custody(manifest: dict[str, Any], listed: dict[str, dict[str, Any]], out: Outcome) -> None:
+    """Each bundled file's sha256 must be the one the chain of custody gives for that input."""
+    custody = manifest.get("custody")
+    inputs = custody.get("inputs") if isinstance(custody, dict) else None
+    given = {r["label"]: r.get("given") for r in manifest["roots"]}
+    hashes: dict[tuple[object, object], object] = {}
+    for f in inputs if isinstance(inputs, list) else []:
+        if isinstance(f, dict):
+            hashes[(f.get("root"), f.get("path"))] = f.get("sha256")
+    for entry in manifest["sessions"]:
+        member = listed.get(entry["member"])
+        if member is None:
+            continue
+        if hashes.get((given.get(entry["root"]), entry["path"])) != member["sha256"]:
+            out.differences.append(f"{entry['member']}: the chain of custody gives another sha256 for this input")
 
 
 # ---------------------------------------------------------------- the re-scan

@@ -149,6 +149,13 @@ def test_an_edited_manifest_is_named(sample_zip: Path, tmp_path: Path, capsys: p
     extra = _rewrite(sample_zip, tmp_path / "x.zip", {**members, "files/planted.jsonl": b"{}\n"})
     code, out, _err = _run(capsys, "verify", str(extra))
     assert code == 1 and "files/planted.jsonl: not listed in MANIFEST.json" in out
+    manifest = json.loads(members[MANIFEST])
+    target = next(f for f in manifest["custody"]["inputs"] if OUTLIER in f["path"])
+    target["sha256"] = "0" * 64
+    manifest["manifest_sha256"] = manifest_digest(manifest)
+    forged = _rewrite(sample_zip, tmp_path / "c.zip", {**members, MANIFEST: json.dumps(manifest).encode()})
+    code, out, _err = _run(capsys, "verify", str(forged))
+    assert code == 1 and f"{OUTLIER}/session.jsonl: the chain of custody gives another sha256" in out, out
     fewer = dict(members)
     gone = next(n for n in fewer if n.startswith("files/"))
     del fewer[gone]
