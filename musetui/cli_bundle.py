@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -89,6 +90,8 @@ def cmd_verify(argv: Sequence[str]) -> int:
     p.add_argument("--max-bytes", type=int, default=None, metavar="N", help="refuse a bundle whose members declare more than N bytes (default 16 GiB)")
     args = p.parse_args(list(argv))
     _check_paths([args.bundle])
+    if not os.path.isfile(args.bundle):
+        raise UsageError(f"musetui verify: {args.bundle} is not a regular file")
     from musetui.safetext import strip_controls
     from musetui.verify import Limits, verify
 
