@@ -275,3 +275,16 @@ def test_report_takes_the_filters_and_the_custody_block(tmp_path: Path, capsys: 
     assert _run(capsys, "report", str(SAMPLE), "-o", str(html_out), "--provider", "meta")[0] == 0
     page = html_out.read_text()
     assert 'id="custody"' in page and "--provider meta" in page and OUTLIER not in page
+
+
+def test_the_hand_over_modules_are_headless() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import musetui.bundle, musetui.verify, musetui.custody, musetui.selection, musetui.cli_bundle\n"
+        "print(','.join(sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
