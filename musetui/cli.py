@@ -20,7 +20,7 @@ import orjson
 
 from musetui.errors import SettingsError
 
-SUBCOMMANDS = ("scan", "search", "show", "cache", "report", "fleet")
+SUBCOMMANDS = ("scan", "search", "show", "cache", "report", "fleet", "bundle", "verify")
 
 
 class UsageError(Exception):
@@ -645,16 +645,23 @@ def cmd_report(argv: Sequence[str]) -> int:
     p.add_argument("--format", choices=("html", "md"), default=None, help="default: from the output file's extension")
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
+    from musetui.cli_bundle import add_filter_args, filters_from, report_data
+
+    add_filter_args(p)
     args = p.parse_args(list(argv))
     _check_paths(args.paths)
     _check_output_outside(args.output, args.paths, "-o")
+    filters = filters_from(args, "musetui report")
     from musetui import evidence_report as er
 
     try:
         fmt = er.format_for(args.output, args.format)
     except ValueError as exc:
         raise UsageError(f"musetui report: {exc}") from exc
-    data = er.collect(args.paths, use_cache=not args.no_cache, workers=args.workers)
+    data = report_data(
+        args.paths, filters, argv=["musetui", "report", *argv], examiner=args.examiner,
+        use_cache=not args.no_cache, workers=args.workers,
+    )
     text = er.render_html(data) if fmt == "html" else er.render_markdown(data)
     if args.output == "-":
         sys.stdout.write(text)
@@ -664,6 +671,9 @@ def cmd_report(argv: Sequence[str]) -> int:
         f.write(text)
     flagged = len(er.flagged_sessions(data.sessions))
     _err(f"musetui: wrote {args.output} ({fmt}): {len(data.sessions)} sessions, {flagged} flagged, {len(data.files)} files")
+    import hashlib
+
+    _err(f"musetui: sha256 of {args.output}: {hashlib.sha256(text.encode('utf-8')).hexdigest()}")
     return 0
 
 
@@ -705,7 +715,7 @@ def cmd_fleet(argv: Sequence[str]) -> int:
 def cmd_tui(argv: Sequence[str]) -> int:
     """``musetui [PATH ...]``: open the browser."""
     p = _Parser(prog="musetui", description="Forensic browser for AI-agent transcripts.",
-                epilog="Subcommands: scan, search, show, cache, report, fleet (musetui <cmd> --help).")
+                epilog="Subcommands: scan, search, show, cache, report, fleet, bundle, verify (musetui <cmd> --help).")
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--version", action="store_true")
     from musetui.config import docs_dir
@@ -780,6 +790,10 @@ def _main(args: list[str]) -> int:
                 return cmd_report(rest)
             if cmd == "fleet":
                 return cmd_fleet(rest)
+            if cmd in ("bundle", "verify"):
+                from musetui import cli_bundle
+
+                return cli_bundle.cmd_bundle(rest) if cmd == "bundle" else cli_bundle.cmd_verify(rest)
             return cmd_cache(rest)
         return cmd_tui(args)
     except UsageError as exc:

@@ -18,12 +18,17 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from musetui import __version__
 from musetui.model import Diagnostic, SessionSummary, iso
+from musetui.reader import open_ro
 from musetui.report import session_markdown
 from musetui.safetext import strip_controls
 from musetui.walk import FileEntry
+
+if TYPE_CHECKING:
+    from musetui.custody import Custody
 
 #: Flags in the order a reader should look at them (outliers first).
 FLAG_ORDER = ("outlier", "declared-mismatch", "mixed-providers", "imitation-id", "time-mismatch", "truncated-blob")
@@ -71,6 +76,7 @@ class ReportData:
     version: str = __version__
     catalogue: str = ""
     generated_at: float = 0.0
+    custody: Custody | None = None  # the chain of custody (examiner, command line, filters …)
 
 
 def catalogue_digest() -> str:
@@ -92,7 +98,7 @@ def catalogue_digest() -> str:
 def hash_file(path: str, size: int) -> tuple[str, str]:
     """The sha256 of a file's first ``size`` bytes (the size the scan saw), read-only; and a note."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+        fd = open_ro(path)  # (with O_NOATIME: the access time is kept)
     except OSError as exc:
         return "", f"unreadable: {exc.strerror or exc}"
     try:
@@ -329,6 +335,10 @@ def render_markdown(data: ReportData) -> str:
     if not data.diagnostics:
         out.append("None.")
     out += [f"- {_code(d.text())}" for d in data.diagnostics]
+    if data.custody is not None:
+        from musetui.custody import markdown
+
+        out += ["", *markdown(data.custody)]
     return "\n".join(out) + "\n"
 
 
@@ -619,6 +629,10 @@ def render_html(data: ReportData) -> str:
         out.append("<p>None.</p>")
     else:
         out.append("<ul>" + "".join(f"<li><code>{esc(d.text())}</code></li>" for d in data.diagnostics) + "</ul>")
+    if data.custody is not None:
+        from musetui.custody import html_block
+
+        out.append(html_block(data.custody))
     out.append(f"<script>{SCRIPT}</script>")
     out.append("</body></html>")
     return "\n".join(out) + "\n"

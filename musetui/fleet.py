@@ -233,10 +233,18 @@ def _looks_saved(path: str) -> bool:
 
 
 def _files_under(root: str) -> Iterator[str]:
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        for f in sorted(filenames):
-            yield os.path.join(dirpath, f)
+    """The files under ``root`` in ``os.walk`` order with sorted names, listed with ``O_NOATIME``."""
+    from musetui.reader import scan_dir
+
+    try:
+        with scan_dir(root) as it:
+            entries = sorted((e.name, e.is_dir(), e.is_symlink()) for e in it)
+    except OSError:
+        return
+    yield from (os.path.join(root, name) for name, is_dir, _link in entries if not is_dir)
+    for name, is_dir, link in entries:
+        if is_dir and not link:
+            yield from _files_under(os.path.join(root, name))
 
 
 def saved_files(root: str) -> list[str] | None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 #: Lines longer than this are reported as malformed without being parsed.
@@ -24,24 +26,120 @@ O_NOATIME: int = getattr(os, "O_NOATIME", 0)
 _noatime_ok = bool(O_NOATIME)
 
 
-def open_ro(path: str) -> int:
+def open_ro(path: str, flags: int = _OPEN_FLAGS) -> int:
     """Open ``path`` read-only and non-blocking, with ``O_NOATIME`` where the OS permits it.
 
     ``O_NOATIME`` keeps a forensic read from rewriting the access time. It is refused
     (EPERM) for files of other users unless running as root: the open is then retried
-    without it, silently (the README's Safety section says so).
+    without it, silently (the README's Safety section says so). Every read of a file or
+    listing of a directory under a scanned tree opens it here (see :func:`open_dir`).
     """
     global _noatime_ok
     if _noatime_ok:
         try:
-            return os.open(path, _OPEN_FLAGS | O_NOATIME)
+            return os.open(path, flags | O_NOATIME)
         except PermissionError:
             pass
         except OSError as exc:
             if exc.errno != errno.EINVAL:  # EINVAL: the file system does not take the flag
                 raise
             _noatime_ok = False
-    return os.open(path, _OPEN_FLAGS)
+    return os.open(path, flags)
+
+
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_CLOEXEC", 0)
+#: ``os.scandir`` takes a descriptor here (Linux, the BSDs, macOS); elsewhere it lists by path.
+_SCANDIR_FD = os.scandir in os.supports_fd
+
+
+def open_dir(path: str) -> int:
+    """A read-only descriptor of directory ``path``, opened with ``O_NOATIME`` where permitted.
+
+    Listing a directory through it (``os.scandir(fd)``) leaves the directory's access time
+    as it was: the kernel skips the update for a descriptor opened with the flag.
+    """
+    return open_ro(path, _DIR_FLAGS)
+
+
+@contextmanager
+def scan_dir(path: str) -> Iterator[Iterator[os.DirEntry[str]]]:
+    """``os.scandir`` of ``path`` through :func:`open_dir`, which stays open inside the block.
+
+    The entries' ``path`` is their bare name (join it to ``path``); their ``stat`` and
+    ``is_dir``/``is_file`` may use the descriptor, so call them inside the block only.
+    """
+    if not _SCANDIR_FD:
+        with os.scandir(path) as it:
+            yield it
+        return
+    fd = open_dir(path)
+    try:
+        with os.scandir(fd) as it:
+            yield it
+    finally:
+        os.close(fd)
+
+
+class DirLister:
+    """Lists one directory after another through :func:`open_dir`, keeping the last one open.
+
+    ``DirEntry.stat`` and ``is_dir`` may ask the directory's descriptor, so the listing's
+    descriptor stays open until the next :meth:`listing` or :meth:`close`.
+    """
+
+    __slots__ = ("_fd",)
+
+    def __init__(self) -> None:
+        self._fd = -1
+
+    def listing(self, path: str) -> list[os.DirEntry[str]]:
+        """Every entry of ``path`` (unsorted); their ``path`` is their bare name.
+
+        Raises:
+            OSError: when the directory cannot be opened or read.
+        """
+        self.close()
+        if not _SCANDIR_FD:
+            with os.scandir(path) as it:
+                return list(it)
+        self._fd = open_dir(path)
+        with os.scandir(self._fd) as it:
+            return list(it)
+
+    def close(self) -> None:
+        """Close the last listing's descriptor."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def sha256_of(path: str, size: int | None = None) -> tuple[str, int, os.stat_result]:
+    """The sha256 of a regular file's first ``size`` bytes (all of them when None), read-only.
+
+    Returns:
+        The hex digest, the bytes hashed (fewer than ``size`` when the file shrank) and the
+        file's ``fstat`` at the open.
+
+    Raises:
+        NotRegularFile: when the path is not a regular file.
+        OSError: when it cannot be opened or read.
+    """
+    import hashlib  # (a scan never hashes whole files)
+
+    fd, st = _open_regular(path)
+    try:
+        want = st.st_size if size is None else size
+        h = hashlib.sha256()
+        pos = 0
+        while pos < want:
+            chunk = os.pread(fd, min(want - pos, 4 * 1024 * 1024), pos)
+            if not chunk:
+                break
+            h.update(chunk)
+            pos += len(chunk)
+        return h.hexdigest(), pos, st
+    finally:
+        os.close(fd)
 
 
 class NotRegularFile(OSError):

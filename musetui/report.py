@@ -28,16 +28,14 @@ def human_bytes(n: int) -> str:
 
 
 def file_identity(path: str) -> tuple[str, int, float] | None:
-    """The sha256 of the whole file, its size and mtime (read-only; None when unreadable)."""
-    digest = hashlib.sha256()
+    """The sha256 of the whole file, its size and mtime (read-only, atime kept; None when unreadable)."""
+    from musetui.reader import sha256_of
+
     try:
-        with open(path, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            while chunk := fh.read(1 << 20):
-                digest.update(chunk)
+        sha, _n, st = sha256_of(path)
     except OSError:
         return None
-    return digest.hexdigest(), st.st_size, st.st_mtime
+    return sha, st.st_size, st.st_mtime
 
 
 def show_summary(path: str, root: str | None = None, *, use_cache: bool = True) -> tuple[SessionSummary | None, list[object]]:

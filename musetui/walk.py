@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import orjson
 
 from musetui.model import Diagnostic
-from musetui.reader import kind_of
+from musetui.reader import DirLister, kind_of
 from musetui.sources.layouts import CAPTURE_SUFFIXES
 
 JSON_EXTS = frozenset({".jsonl", ".json", ".ndjson", ".jsonlines"})
@@ -73,6 +73,19 @@ def _inside(path: str, real_root: str) -> bool:
 
 
 def iter_walk(roots: Sequence[str], diagnostics: list[Diagnostic], follow_symlinks: bool = False) -> Iterator[FileEntry]:
+    """The candidate files under ``roots`` as the walk finds them (see :func:`_walk`).
+
+    Directories are listed through descriptors opened with ``O_NOATIME``: the walk moves
+    no directory's access time.
+    """
+    lister = DirLister()
+    try:
+        yield from _walk(roots, diagnostics, follow_symlinks, lister)
+    finally:
+        lister.close()
+
+
+def _walk(roots: Sequence[str], diagnostics: list[Diagnostic], follow_symlinks: bool, lister: DirLister) -> Iterator[FileEntry]:
     """The candidate files under ``roots`` as the walk finds them (the order of :func:`walk_roots`).
 
     Diagnostics (unreadable directories, symlink loops, FIFOs …) are appended as found.
@@ -103,16 +116,17 @@ def iter_walk(roots: Sequence[str], diagnostics: list[Diagnostic], follow_symlin
         while stack:
             dpath, drel, dev = stack.pop()
             try:
-                with os.scandir(dpath) as it:
-                    entries = list(it)
+                entries = lister.listing(dpath)
                 if len(entries) > 1:
                     entries.sort(key=_NAME)
             except OSError as exc:
                 diagnostics.append(Diagnostic(drel or ".", 0, f"unreadable directory: {exc.strerror or exc}"))
                 continue
             subdirs: list[tuple[str, str, int]] = []
+            base = dpath if dpath.endswith(os.sep) else dpath + os.sep
             for e in entries:
                 rel = f"{drel}/{e.name}" if drel else e.name
+                path = base + e.name
                 try:
                     is_link = e.is_symlink()
                     if not is_link and e.is_dir(follow_symlinks=False):
@@ -120,15 +134,15 @@ def iter_walk(roots: Sequence[str], diagnostics: list[Diagnostic], follow_symlin
                         ident = (dev, e.inode())
                         if ident not in visited:
                             visited.add(ident)
-                            subdirs.append((e.path, rel, dev))
+                            subdirs.append((path, rel, dev))
                         continue
                     cand = candidate(e.name)
                     if cand is False and not is_link:
                         continue
                     if is_link:
-                        target = os.path.realpath(e.path)
+                        target = os.path.realpath(path)
                         if _inside(target, real_root):
-                            est = os.stat(e.path)
+                            est = os.stat(path)
                             if stat.S_ISDIR(est.st_mode) or (cand is not False and stat.S_ISREG(est.st_mode)):
                                 alias = os.path.relpath(target, real_root).replace(os.sep, "/")
                                 diagnostics.append(Diagnostic(rel, 0, f"skipped: symlink alias of {alias} (read under its real path)"))
@@ -151,12 +165,12 @@ def iter_walk(roots: Sequence[str], diagnostics: list[Diagnostic], follow_symlin
                         diagnostics.append(Diagnostic(rel, 0, "skipped: symlink loop (directory already visited)"))
                         continue
                     visited.add(ident)
-                    subdirs.append((e.path, rel, est.st_dev))
+                    subdirs.append((path, rel, est.st_dev))
                 elif cand is False:
                     continue
                 elif stat.S_ISREG(mode):
                     yield FileEntry(
-                        e.path, rel, root_abs, est.st_size, cand is None, est.st_dev, est.st_ino, est.st_mtime_ns,
+                        path, rel, root_abs, est.st_size, cand is None, est.st_dev, est.st_ino, est.st_mtime_ns,
                         ctime_ns=est.st_ctime_ns,
                     )
                 else:

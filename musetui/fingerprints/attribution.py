@@ -516,14 +516,22 @@ def attribute(
     )
 
 
-def mark_outliers(sessions: Sequence[SessionSummary]) -> None:
+def mark_outliers(
+    sessions: Sequence[SessionSummary], context: Iterable[tuple[str, str, str | None, str, int]] = ()
+) -> None:
     """Flag sessions whose provider differs from their siblings' or their fleet's majority.
 
     Linear in the number of sessions: provider counts are taken once per sibling group
-    and once per (root, format) fleet.
+    and once per (root, format) fleet. ``context`` counts sessions that are not in the list
+    but belong to its fleets, as ``(root, format, parent session id, provider, sessions)``
+    (a bundle's sessions left out, see :mod:`musetui.bundle`).
     """
     by_parent: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
     by_fleet: dict[tuple[str, str], Counter[str]] = defaultdict(Counter)
+    for root, fmt, parent, provider, n in context:
+        if parent:
+            by_parent[(root, parent)][provider] += n
+        by_fleet[(root, fmt)][provider] += n
     for s in sessions:  # outliers are relative to this fleet: recompute from scratch
         if "outlier" in s.attribution.flags:
             s.attribution.flags.remove("outlier")

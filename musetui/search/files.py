@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from musetui.reader import is_gzip_name, open_ro, read_file
+from musetui.reader import is_gzip_name, open_dir, open_ro, read_file, scan_dir
 from musetui.walk import candidate
 
 if TYPE_CHECKING:
@@ -148,21 +148,37 @@ def children(sub: Subtree, notes: list[str]) -> list[Task | Subtree]:
     The rules are those of :func:`musetui.index.walk_roots` (not imported: it pulls in the
     scanner): files by extension, FIFOs/sockets/devices never opened, no symlink loop. Files
     are not ``stat``-ed (directory entry types suffice). A symlink to a directory inside the
-    root is not followed: that directory is searched under its real path.
+    root is not followed: that directory is searched under its real path. The directory is
+    listed through :func:`~musetui.reader.open_dir` (its access time is kept).
     """
     try:
-        with os.scandir(sub.abspath) as it:
+        fd = open_dir(sub.abspath)
+    except OSError as exc:
+        notes.append(f"{sub.path or '.'}: unreadable directory: {exc.strerror or exc}")
+        return []
+    try:  # (entries may stat through the descriptor: it stays open while they are read)
+        return _children(sub, notes, fd)
+    finally:
+        os.close(fd)
+
+
+def _children(sub: Subtree, notes: list[str], fd: int) -> list[Task | Subtree]:
+    """:func:`children` of the directory open as ``fd``."""
+    try:
+        with os.scandir(fd if os.scandir in os.supports_fd else sub.abspath) as it:
             entries = list(it)
     except OSError as exc:
         notes.append(f"{sub.path or '.'}: unreadable directory: {exc.strerror or exc}")
         return []
+    base = sub.abspath if sub.abspath.endswith(os.sep) else sub.abspath + os.sep
     keyed: list[tuple[str, Task | Subtree]] = []
     prefix = sub.path + "/" if sub.path else ""
     depth = sub.depth + 1
     for e in entries:
         name = e.name
+        path = base + name
         if e.is_symlink():  # never leave the root; inside it, read the target under its real path
-            real = os.path.realpath(e.path)
+            real = os.path.realpath(path)
             if not (real == sub.root_real or real.startswith(sub.root_real.rstrip(os.sep) + os.sep)):
                 notes.append(f"{prefix + name}: skipped: symlink leaves the root -> {real}")
                 continue
@@ -181,7 +197,7 @@ def children(sub: Subtree, notes: list[str]) -> list[Task | Subtree]:
             if links or e.is_symlink():
                 try:
                     if e.is_symlink():
-                        real = os.path.realpath(e.path)
+                        real = os.path.realpath(path)
                         if real == sub.root_real or real.startswith(
                             sub.root_real.rstrip(os.sep) + os.sep
                         ):
@@ -189,7 +205,7 @@ def children(sub: Subtree, notes: list[str]) -> list[Task | Subtree]:
                                 f"{rel}: skipped: symlink into the tree (searched under its real path)"
                             )
                             continue
-                    est = os.stat(e.path)
+                    est = os.stat(path)
                 except OSError:
                     continue
                 ident = (est.st_dev, est.st_ino)
@@ -198,7 +214,7 @@ def children(sub: Subtree, notes: list[str]) -> list[Task | Subtree]:
                     continue
                 links = links | {ident}
             keyed.append(
-                (name + "/", Subtree(e.path, rel, sub.root, sub.root_real, depth, links))
+                (name + "/", Subtree(path, rel, sub.root, sub.root_real, depth, links))
             )
             continue
         cand = candidate(name)
@@ -209,7 +225,7 @@ def children(sub: Subtree, notes: list[str]) -> list[Task | Subtree]:
         except OSError:
             regular = False
         if regular:
-            keyed.append((name, Task(e.path, prefix + name, sub.root, cand is None)))
+            keyed.append((name, Task(path, prefix + name, sub.root, cand is None)))
         elif not e.is_symlink():
             notes.append(f"{prefix + name}: skipped: not a regular file (not opened)")
     if len(keyed) > 1:
@@ -238,20 +254,21 @@ def plain_children(abspath: str, prefix: str) -> list[DirItem | FileItem] | None
         return None
     keyed: list[tuple[str, DirItem | FileItem]] = []
     try:
-        with os.scandir(abspath) as it:
+        base = abspath if abspath.endswith(os.sep) else abspath + os.sep
+        with scan_dir(abspath) as it:
             for e in it:
                 name = e.name
                 if e.is_symlink():
                     return None
                 if e.is_dir():
-                    keyed.append((name + "/", (e.path, prefix + name + "/")))
+                    keyed.append((name + "/", (base + name, prefix + name + "/")))
                     continue
                 cand = candidate(name)
                 if cand is False:
                     continue
                 if not e.is_file():
                     return None
-                keyed.append((name, (e.path, prefix + name, cand is None)))
+                keyed.append((name, (base + name, prefix + name, cand is None)))
     except OSError:
         return None
     if len(keyed) > 1:
