@@ -1,0 +1,773 @@
+"""Score musetui's attribution on real HTTP captures, against labels their envelopes prove.
+
+Usage: python bench/eval_attribution.py [CORPUS_DIR] [--json] [--findings FILE] [--repo NAME ...]
+
+CORPUS_DIR is what ``scripts/fetch_eval_corpora.py`` wrote (default: ``<user cache>/musetui/eval``,
+with its ``MANIFEST.json``); any directory of captures also works (repository = first folder).
+
+**The labeller** reads only each exchange's envelope: the request URL's host and path, the model
+named in the request body or URL, and the tables of ``bench/eval_sources.toml``. Those tables were
+written from the services' public API documentation and share nothing with musetui's detectors
+(nothing from ``musetui.fingerprints`` is imported for labelling), so a detector's mistake cannot
+reappear as a label. An exchange whose envelope does not decide a label is *unlabelled* and is
+never guessed. A file's label is the label of the majority of its labelled model calls.
+
+**The engine** is the one the CLI uses (``musetui.index.Index``), run twice:
+
+- (a) on the captures as they are: one verdict per file, scored against the file's label;
+- (b) on the response bodies alone, each written as a standalone JSON document (a JSON body as
+  ``.json``, a streamed body as the JSON Lines of its events) in a temporary directory: what a
+  transcript gives a user. Each body is scored against its own exchange's label; a verdict with no
+  host is not wrong about the host there, since a body seldom shows one.
+
+Scores per provider, host, format, repository and split (``split`` in eval_sources.toml):
+accuracy, abstention (``unknown``), false flags, confident-and-wrong (confidence >= 0.8 and a
+wrong provider or host) and calibration (a reliability table and the expected calibration error,
+over the verdicts that name a provider).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import fnmatch
+import gzip
+import itertools
+import json
+import os
+import re
+import sys
+import tempfile
+import tomllib
+import zlib
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+import platformdirs
+import yaml
+
+SOURCES = Path(__file__).resolve().parent / "eval_sources.toml"
+CONFIDENT = 0.8
+ANY_HOST = "?"  # a label's host when the envelope cannot show it (a router chose the upstream)
+FALSE_FLAGS = ("declared-mismatch", "time-mismatch", "imitation-id")
+BINS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001)
+LOOPBACK = re.compile(r"^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[?::1\]?|host\.docker\.internal)$")
+REGION = re.compile(r"^(us|eu|apac|global|us-gov|jp|au|ca)\.")
+
+
+# ---------------------------------------------------------------- reading captures (our own reader)
+@dataclass
+class Exchange:
+    """One request and its response, as recorded."""
+
+    index: int
+    method: str
+    url: str
+    req_headers: dict[str, str]
+    req_body: bytes
+    status: int | None
+    resp_headers: dict[str, str]
+    resp_body: bytes
+
+
+class _Loader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader):  # type: ignore[misc]
+    """A safe loader that builds ``!!python/…`` and ``!ruby/…`` tagged nodes as their plain data."""
+
+
+def _untag(loader: Any, _suffix: str, node: yaml.Node) -> Any:
+    if isinstance(node, yaml.ScalarNode):
+        return loader.construct_scalar(node)
+    if isinstance(node, yaml.SequenceNode):
+        seq = loader.construct_sequence(node, deep=True)
+        return seq[0] if len(seq) == 1 and isinstance(seq[0], str) else seq
+    return loader.construct_mapping(node, deep=True)
+
+
+_Loader.add_multi_constructor("tag:yaml.org,2002:python/", _untag)
+_Loader.add_multi_constructor("!ruby/", _untag)
+_Loader.add_constructor("!binary", lambda loader, node: base64.b64decode(loader.construct_scalar(node)))
+
+
+def _bytes(value: Any) -> bytes:
+    if value is None:
+        return b""
+    if isinstance(value, bytes):
+        return value
+    if isinstance(value, (dict, list)):
+        return json.dumps(value).encode()
+    return str(value).encode("utf-8", "surrogatepass")
+
+
+def _headers(raw: Any) -> dict[str, str]:
+    out: dict[str, str] = {}
+    if isinstance(raw, dict):
+        for k, v in raw.items():
+            out[str(k).lower()] = str(v[0] if isinstance(v, list) and v else v)
+    elif isinstance(raw, list):
+        for h in raw:
+            if isinstance(h, dict) and "name" in h:
+                out[str(h["name"]).lower()] = str(h.get("value", ""))
+    return out
+
+
+def _decoded(body: bytes, headers: dict[str, str]) -> bytes:
+    """The body without its transfer compression (gzip, deflate); brotli stays as it is."""
+    if body[:2] == b"\x1f\x8b":
+        try:
+            return gzip.decompress(body)
+        except (OSError, EOFError, zlib.error):
+            return body
+    if headers.get("content-encoding", "").lower() == "deflate":
+        try:
+            return zlib.decompress(body)
+        except zlib.error:
+            return body
+    return body
+
+
+def _vcr_body(body: Any) -> bytes:
+    if isinstance(body, dict):
+        if "base64_string" in body:
+            return base64.b64decode(str(body["base64_string"]), validate=False)
+        if "string" in body:
+            return _bytes(body["string"])
+        return _bytes(body)
+    return _bytes(body)
+
+
+def _vcr(doc: Any) -> Iterator[Exchange]:
+    inter = doc.get("interactions") or doc.get("http_interactions") or []
+    for i, x in enumerate(inter if isinstance(inter, list) else []):
+        req, resp = x.get("request") or {}, x.get("response") or {}
+        status = resp.get("status")
+        code = resp.get("code", status.get("code") if isinstance(status, dict) else status)
+        rh = _headers(resp.get("headers"))
+        body = resp["parsed_body"] if "parsed_body" in resp else resp.get("body")
+        qh = _headers(req.get("headers"))
+        url = str(req.get("uri") or req.get("url") or "")
+        if url.startswith("/") and "host" in qh:
+            url = "https://" + qh["host"] + url
+        yield Exchange(
+            i, str(req.get("method", "")), url, qh,
+            _vcr_body(req["parsed_body"] if "parsed_body" in req else req.get("body")),
+            _int(code), rh, _decoded(_vcr_body(body), rh),
+        )
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if str(value).isdigit() else None
+
+
+def _har(doc: Any) -> Iterator[Exchange]:
+    for i, e in enumerate(doc.get("log", {}).get("entries", [])):
+        req, resp = e.get("request", {}), e.get("response", {})
+        content = resp.get("content", {}) or {}
+        text = content.get("text") or ""
+        body = base64.b64decode(text) if content.get("encoding") == "base64" else _bytes(text)
+        rh = _headers(resp.get("headers"))
+        yield Exchange(
+            i, str(req.get("method", "")), str(req.get("url", "")), _headers(req.get("headers")),
+            _bytes((req.get("postData") or {}).get("text")), _int(resp.get("status")), rh, _decoded(body, rh),
+        )
+
+
+def _http_message(raw: bytes) -> tuple[str, dict[str, str], bytes]:
+    head, _sep, body = raw.partition(b"\r\n\r\n")
+    if not _sep:
+        head, _sep, body = raw.partition(b"\n\n")
+    lines = head.decode("latin-1").splitlines()
+    headers = {}
+    for line in lines[1:]:
+        k, _c, v = line.partition(":")
+        headers[k.strip().lower()] = v.strip()
+    if headers.get("transfer-encoding", "").lower() == "chunked":
+        out, rest = b"", body
+        while rest:
+            size_line, _n, rest = rest.partition(b"\r\n")
+            size = int(size_line.split(b";")[0] or b"0", 16)
+            if size == 0:
+                break
+            out, rest = out + rest[:size], rest[size + 2 :]
+        body = out
+    return (lines[0] if lines else ""), headers, _decoded(body, headers)
+
+
+def _httprr(data: bytes) -> Iterator[Exchange]:
+    pos, i = data.index(b"\n") + 1, 0
+    while pos < len(data):
+        nl = data.find(b"\n", pos)
+        if nl < 0:
+            return
+        sizes = data[pos:nl].split()
+        if len(sizes) != 2:
+            return
+        n1, n2 = int(sizes[0]), int(sizes[1])
+        req, resp = data[nl + 1 : nl + 1 + n1], data[nl + 1 + n1 : nl + 1 + n1 + n2]
+        pos = nl + 1 + n1 + n2
+        first, qh, qb = _http_message(req)
+        status_line, rh, rb = _http_message(resp)
+        parts, code = first.split(" "), status_line.split(" ")
+        url = parts[1] if len(parts) > 1 else ""
+        if url.startswith("/") and "host" in qh:
+            url = "https://" + qh["host"] + url
+        yield Exchange(i, parts[0], url, qh, qb, int(code[1]) if len(code) > 1 and code[1].isdigit() else None, rh, rb)
+        i += 1
+
+
+def capture_kind(head: bytes) -> str | None:
+    """What kind of HTTP recording a file's first bytes show, or None when it is none.
+
+    Args:
+        head: the file's first few kilobytes.
+
+    Returns:
+        ``vcr-yaml``, ``ruby-vcr``, ``har``, ``json-cassette``, ``httprr`` or None.
+    """
+    if head.startswith(b"httprr trace v1"):
+        return "httprr"
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith((b"{", b"[")):
+        if b'"log"' in head and b'"entries"' in head:
+            return "har"
+        if b'"interactions"' in head and b'"request"' in head:
+            return "json-cassette"
+        return None
+    if b"http_interactions:" in head:
+        return "ruby-vcr"
+    if b"interactions:" in head and b"request:" in head:
+        return "vcr-yaml"
+    return None
+
+
+def read_capture(data: bytes) -> list[Exchange]:
+    """Every exchange of a capture file (vcrpy, go-vcr, Ruby VCR, HAR, JSON cassette, httprr)."""
+    if data.startswith(b"httprr trace v1"):
+        return list(_httprr(data))
+    text = data.lstrip(b"\xef\xbb\xbf \t\r\n")
+    doc = json.loads(text) if text[:1] in (b"{", b"[") else yaml.load(data, Loader=_Loader)
+    if not isinstance(doc, dict):
+        return []
+    return list(_har(doc) if "log" in doc else _vcr(doc))
+
+
+# ---------------------------------------------------------------- the labeller (envelope only)
+@dataclass(frozen=True)
+class Label:
+    """What an exchange's envelope proves: the provider, host and via it must get, and why."""
+
+    provider: str
+    host: str | None
+    via: str | None
+    basis: str
+
+
+class Labeller:
+    """Labels exchanges from their URL and request alone, with the tables of eval_sources.toml."""
+
+    def __init__(self, tables: dict[str, Any]) -> None:
+        self.hosts: dict[str, dict[str, str]] = tables["hosts"]
+        self.paths: list[str] = tables["model_paths"]
+        self.makers: dict[str, str] = tables["makers"]
+        self.orgs: dict[str, str] = tables["orgs"]
+
+    def _service(self, host: str) -> dict[str, str] | None:
+        if host in self.hosts:
+            return self.hosts[host]
+        for pattern, spec in self.hosts.items():
+            if "*" in pattern and fnmatch.fnmatch(host, pattern):
+                return spec
+        return None
+
+    def maker(self, model: str | None) -> str | None:
+        """The maker of a model name, or None when the tables do not know it."""
+        if not model:
+            return None
+        m = unquote(model).strip().lower()
+        m = m.rsplit("/models/", 1)[-1] if "/models/" in m else m
+        m = m.rsplit("/", 1)[-1] if m.startswith("arn:") else m
+        if "/" in m:
+            org, _s, rest = m.partition("/")
+            if org in self.orgs:
+                return self.orgs[org]
+            m = rest
+        m = REGION.sub("", m)
+        for org in ("openai.", "moonshotai.", "qwen.", "deepseek.", "mistral.", "google."):
+            if m.startswith(org):
+                return self.orgs.get(org[:-1], None)
+        for prefix, who in self.makers.items():
+            if m.startswith(prefix):
+                return who
+        return None
+
+    @staticmethod
+    def request_model(ex: Exchange) -> str | None:
+        """The model the request names: in its JSON body, else in its URL path."""
+        try:
+            body = json.loads(ex.req_body) if ex.req_body[:1] == b"{" else None
+        except ValueError:
+            body = None
+        if isinstance(body, dict) and isinstance(body.get("model"), str) and body["model"]:
+            return str(body["model"])
+        path = unquote(urlsplit(ex.url).path)
+        for pat in (r"/publishers/([^/]+)/models/([^/:]+)", r"/models/([^/:]+)", r"/model/([^/]+)/",
+                    r"/deployments/([^/]+)/"):
+            hit = re.search(pat, path)
+            if hit:
+                return "/".join(hit.groups())
+        return None
+
+    def label(self, ex: Exchange) -> Label | None:
+        """The exchange's label, or None when its envelope does not decide one."""
+        if ex.status is None or not 200 <= ex.status < 300:
+            return None
+        parts = urlsplit(ex.url)
+        host, path = (parts.hostname or "").lower(), parts.path
+        if not any(fnmatch.fnmatch(path + (":" if ":" not in path else ""), p) or fnmatch.fnmatch(path, p)
+                   for p in self.paths):
+            return None
+        model = self.request_model(ex)
+        if LOOPBACK.match(host) or parts.port == 11434:
+            if re.search(r"/(groq|openai|anthropic|bedrock|google|gemini|proxy|gateway)(/|$)", path):
+                return None
+            who = self.maker(model)
+            return Label(who, None, None, f"loopback server, model {model}") if who else None
+        spec = self._service(host)
+        if spec is None:
+            return None
+        who = spec["provider"]
+        if who == "model":
+            found = self.maker(model)
+            if found is None:
+                return None
+            who, why = found, f"{host}, model {model}"
+        else:
+            why = host
+        via = spec.get("via") or None
+        # Behind a router the envelope does not show which cloud served the call: any host is right.
+        return Label(who, ANY_HOST if via else spec.get("host") or None, via, why)
+
+
+# ---------------------------------------------------------------- bodies alone
+def body_document(body: bytes) -> tuple[str, bytes] | None:
+    """A response body as a standalone transcript document: (suffix, bytes), or None when it is not JSON."""
+    text = body.strip()
+    if not text:
+        return None
+    try:
+        json.loads(text)
+        return ".json", text + b"\n"
+    except ValueError:
+        pass
+    events = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith(b"data:"):
+            line = line[5:].strip()
+        if line[:1] not in (b"{", b"["):
+            continue
+        try:
+            json.loads(line)
+        except ValueError:
+            continue
+        events.append(line)
+    return (".jsonl", b"\n".join(events) + b"\n") if events else None
+
+
+# ---------------------------------------------------------------- running musetui
+def musetui_records(root: Path) -> dict[str, dict[str, Any]]:
+    """musetui's scan record of every session under ``root``, by path (the engine the CLI runs)."""
+    from musetui.index import Index
+
+    roots = sorted(str(d) for d in root.iterdir() if d.is_dir())
+    index = Index(roots, workers=int(os.environ.get("EVAL_WORKERS", "1")), use_cache=False, light=True).scan()
+    return {s.abspath: s.record() for s in index.sorted_sessions()}
+
+
+# ---------------------------------------------------------------- scoring
+@dataclass
+class Case:
+    """One scored verdict: a file (mode ``capture``) or one exchange's body (mode ``body``)."""
+
+    mode: str
+    repo: str
+    split: str
+    path: str
+    exchange: int | None
+    fmt: str
+    label: Label
+    got: dict[str, Any]
+    exchanges: int = 1
+    mixed: bool = False
+    also: tuple[Label, ...] = ()
+
+    @property
+    def provider_ok(self) -> bool:
+        return bool(self.got["provider"] == self.label.provider)
+
+    @property
+    def host_ok(self) -> bool:
+        if self.label.host == ANY_HOST or (self.mode == "body" and self.got["host"] is None):
+            return True
+        return bool(self.got["host"] == self.label.host)
+
+    @property
+    def right(self) -> bool:
+        if self.also:  # a capture whose model calls split evenly: any of the tied labels is right
+            return any(replace(self, label=lb, also=()).right for lb in (self.label, *self.also))
+        return self.provider_ok and self.host_ok
+
+    @property
+    def abstained(self) -> bool:
+        return bool(self.got["provider"] == "unknown" and self.label.provider != "unknown")
+
+    @property
+    def wrong(self) -> bool:
+        return not self.right and not self.abstained
+
+    @property
+    def confident_wrong(self) -> bool:
+        return self.wrong and float(self.got["confidence"]) >= CONFIDENT
+
+    @property
+    def false_flags(self) -> list[str]:
+        if self.mixed:  # two providers really served it: a declared model of one contradicts the other
+            return [f for f in self.got["flags"] if f in ("time-mismatch", "imitation-id")]
+        return [f for f in self.got["flags"] if f in (*FALSE_FLAGS, "mixed-providers", "provider-switch")]
+
+
+@dataclass
+class Stats:
+    """Counts over a group of cases."""
+
+    n: int = 0
+    right: int = 0
+    abstained: int = 0
+    wrong: int = 0
+    confident_wrong: int = 0
+    false_flags: int = 0
+    via_right: int = 0
+    claims: list[tuple[float, bool]] = field(default_factory=list)
+
+    def add(self, c: Case) -> None:
+        self.n += 1
+        self.right += c.right
+        self.abstained += c.abstained
+        self.wrong += c.wrong
+        self.confident_wrong += c.confident_wrong
+        self.false_flags += bool(c.false_flags)
+        self.via_right += c.got["via"] == c.label.via
+        if c.got["provider"] != "unknown":
+            self.claims.append((float(c.got["confidence"]), c.right))
+
+    def ece(self) -> float | None:
+        """Expected calibration error over the verdicts that name a provider."""
+        if not self.claims:
+            return None
+        total = 0.0
+        for lo, hi in itertools.pairwise(BINS):
+            b = [(conf, ok) for conf, ok in self.claims if lo <= conf < hi]
+            if b:
+                total += len(b) * abs(sum(ok for _c, ok in b) / len(b) - sum(c for c, _ok in b) / len(b))
+        return total / len(self.claims)
+
+    def reliability(self) -> list[dict[str, Any]]:
+        """One row per confidence bin: verdicts, mean confidence, fraction right."""
+        rows = []
+        for lo, hi in itertools.pairwise(BINS):
+            b = [(conf, ok) for conf, ok in self.claims if lo <= conf < hi]
+            if b:
+                rows.append({"bin": f"{lo:.1f}-{min(hi, 1.0):.1f}", "n": len(b),
+                             "confidence": round(sum(c for c, _ok in b) / len(b), 3),
+                             "right": round(sum(ok for _c, ok in b) / len(b), 3)})
+        return rows
+
+    def row(self) -> dict[str, Any]:
+        """The group's numbers as a JSON-ready dict."""
+        n = self.n or 1
+        ece = self.ece()
+        return {"n": self.n, "accuracy": round(self.right / n, 4), "abstention": round(self.abstained / n, 4),
+                "wrong": self.wrong, "confident_wrong": self.confident_wrong, "false_flags": self.false_flags,
+                "via_accuracy": round(self.via_right / n, 4), "ece": None if ece is None else round(ece, 4)}
+
+
+GROUPS: dict[str, Callable[[Case], str]] = {
+    "provider": lambda c: c.label.provider,
+    "host": lambda c: c.label.host or "-",
+    "format": lambda c: c.fmt,
+    "repository": lambda c: c.repo,
+    "split": lambda c: c.split,
+}
+
+
+def summarise(cases: list[Case]) -> dict[str, Any]:
+    """Overall, grouped and calibration numbers of one mode."""
+    overall = Stats()
+    groups: dict[str, dict[str, Stats]] = {g: defaultdict(Stats) for g in GROUPS}
+    for c in cases:
+        overall.add(c)
+        for g, key in GROUPS.items():
+            groups[g][key(c)].add(c)
+    out: dict[str, Any] = {"overall": overall.row(), "reliability": overall.reliability()}
+    for g, by in groups.items():
+        out[g] = {k: v.row() for k, v in sorted(by.items(), key=lambda kv: -kv[1].n)}
+    out["reliability_by_split"] = {k: v.reliability() for k, v in groups["split"].items()}
+    return out
+
+
+# ---------------------------------------------------------------- the run
+@dataclass
+class Capture:
+    """One capture file and its labelled exchanges."""
+
+    repo: str
+    split: str
+    path: str
+    file: Path
+    kind: str
+    exchanges: list[Exchange]
+    labels: dict[int, Label]
+    embedding: dict[int, bool]
+
+    def file_labels(self) -> tuple[list[Label], bool]:
+        """The label of the majority of labelled model calls (all tied ones, first-seen first), and
+        whether the calls name two providers. Embedding calls vote only in a capture of nothing else:
+        their vectors carry no provider evidence, so they cannot outvote the calls that generated text."""
+        calls = [lb for i, lb in sorted(self.labels.items()) if not self.embedding[i]]
+        calls = calls or [lb for _i, lb in sorted(self.labels.items())]
+        if not calls:
+            return [], False
+        votes = Counter((lb.provider, lb.host, lb.via) for lb in calls)
+        top = max(votes.values())
+        tied = list(dict.fromkeys((lb.provider, lb.host, lb.via) for lb in calls if votes[(lb.provider, lb.host, lb.via)] == top))
+        labels = [next(lb for lb in calls if (lb.provider, lb.host, lb.via) == key) for key in tied]
+        return labels, len({lb.provider for lb in self.labels.values()}) > 1
+
+
+def _manifest(corpus: Path, only: set[str]) -> list[dict[str, Any]]:
+    """The manifest the fetch script wrote, or (for a directory laid out as ``<owner>__<name>/<file>``,
+    like the real-world corpus) one built by sniffing every file."""
+    if (corpus / "MANIFEST.json").is_file():
+        rows: list[dict[str, Any]] = json.loads((corpus / "MANIFEST.json").read_text(encoding="utf-8"))
+    else:
+        rows = []
+        for f in sorted(corpus.glob("*/*")):
+            with f.open("rb") as fh:
+                kind = capture_kind(fh.read(8192)) if f.is_file() else None
+            if kind is not None:
+                repo = f.parent.name.replace("__", "/", 1)
+                rows.append({"repo": repo, "path": f.name.replace("__", "/"), "kind": kind,
+                             "file": f"{f.parent.name}/{f.name}"})
+    return [r for r in rows if not only or r["repo"] in only]
+
+
+def load_captures(corpus: Path, labeller: Labeller, splits: dict[str, str], only: set[str]) -> tuple[list[Capture], Counter[str]]:
+    """Read and label every capture of the manifest; count what could not be read."""
+    caps, problems = [], Counter[str]()
+    for row in _manifest(corpus, only):
+        path = corpus / row["file"]
+        try:
+            exchanges = read_capture(path.read_bytes())
+        except (ValueError, yaml.YAMLError, KeyError, IndexError, TypeError, AttributeError) as exc:
+            problems[f"unreadable ({type(exc).__name__})"] += 1
+            continue
+        labels = {ex.index: lb for ex in exchanges if (lb := labeller.label(ex)) is not None}
+        embedding = {ex.index: bool(re.search(r"embed", urlsplit(ex.url).path, re.I)) for ex in exchanges}
+        caps.append(Capture(row["repo"], splits.get(row["repo"], "fit"), row["path"], path, row["kind"],
+                            exchanges, labels, embedding))
+    return caps, problems
+
+
+def _got(rec: dict[str, Any] | None) -> dict[str, Any]:
+    if rec is None:
+        return {"provider": "unknown", "host": None, "via": None, "confidence": 0.0, "flags": [], "evidence": [],
+                "format": "(not read)"}
+    return rec
+
+
+def capture_cases(caps: list[Capture], records: dict[str, dict[str, Any]]) -> list[Case]:
+    """Mode (a): one case per labelled capture file."""
+    out = []
+    for cap in caps:
+        labels, mixed = cap.file_labels()
+        if not labels:
+            continue
+        got = _got(records.get(str(cap.file.resolve())))
+        out.append(Case("capture", cap.repo, cap.split, cap.path, None, cap.kind, labels[0], got, len(cap.labels), mixed,
+                        tuple(labels[1:])))
+    return out
+
+
+def body_cases(caps: list[Capture], tmp: Path) -> tuple[list[Case], Counter[str]]:
+    """Mode (b): one case per labelled exchange whose response body is JSON or streamed JSON."""
+    where: dict[str, tuple[Capture, Exchange]] = {}
+    skipped = Counter[str]()
+    for n, cap in enumerate(caps):
+        for ex in cap.exchanges:
+            if ex.index not in cap.labels:
+                continue
+            doc = body_document(ex.resp_body)
+            if doc is None:
+                skipped["body not JSON (binary event stream, brotli, text)"] += 1
+                continue
+            target = tmp / cap.repo.replace("/", "__") / f"{n:05d}-{ex.index:03d}{doc[0]}"
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(doc[1])
+            where[str(target.resolve())] = (cap, ex)
+    records = musetui_records(tmp)
+    out = []
+    for key, (cap, ex) in where.items():
+        got = _got(records.get(key))
+        out.append(Case("body", cap.repo, cap.split, cap.path, ex.index, got["format"], cap.labels[ex.index], got))
+    return out, skipped
+
+
+# ---------------------------------------------------------------- reports
+def _pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def _table(title: str, rows: dict[str, dict[str, Any]], limit: int = 40) -> list[str]:
+    out = [f"| {title} | n | accuracy | abstained | wrong | confident-and-wrong | false flags | via right | ECE |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for k, r in list(rows.items())[:limit]:
+        ece = "–" if r["ece"] is None else f"{r['ece']:.3f}"
+        out.append(f"| {k} | {r['n']} | {_pct(r['accuracy'])} | {_pct(r['abstention'])} | {r['wrong']} | "
+                   f"{r['confident_wrong']} | {r['false_flags']} | {_pct(r['via_accuracy'])} | {ece} |")
+    return out
+
+
+def _reliability(rows: list[dict[str, Any]]) -> list[str]:
+    out = ["| confidence | verdicts | mean confidence | fraction right |", "|---|---:|---:|---:|"]
+    out += [f"| {r['bin']} | {r['n']} | {r['confidence']:.2f} | {_pct(r['right'])} |" for r in rows]
+    return out
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The whole result as Markdown tables."""
+    meta = result["corpus"]
+    lines = [f"Corpus: {meta['files']} capture files from {meta['repositories']} repositories, "
+             f"{meta['exchanges']} exchanges, {meta['labelled']} labelled model calls "
+             f"({meta['unlabelled']} unlabelled: the envelope does not decide them). "
+             f"Held out (split `holdout`): {', '.join(meta['holdout']) or 'none'}.", ""]
+    for mode, title in (("capture", "(a) Full captures, one verdict per file"),
+                        ("body", "(b) Response bodies alone, one verdict per exchange")):
+        s = result[mode]
+        lines += [f"### {title}", "", *_table("all", {"all": s["overall"]}), ""]
+        for g in ("provider", "host", "format", "split", "repository"):
+            lines += [*_table(g, s[g]), ""]
+        lines += ["Reliability (verdicts that name a provider):", "", *_reliability(s["reliability"]), ""]
+        for split, rows in sorted(s["reliability_by_split"].items()):
+            lines += [f"Reliability, split `{split}`:", "", *_reliability(rows), ""]
+    return "\n".join(lines)
+
+
+def _misleading(c: Case) -> str:
+    """The evidence behind a miss: what raised its false flags, else what named the wrong verdict."""
+    flagged = [e for e in c.got.get("evidence", []) if c.false_flags and
+               re.search(r"imitation|mismatch|problems:|contradict|declares|another", str(e.get("detail")))]
+    ev = flagged or [e for e in c.got.get("evidence", []) if e.get("provider") == c.got["provider"] or
+                     (e.get("host") and e.get("host") == c.got["host"] and not c.host_ok)]
+    ev.sort(key=lambda e: -float(e.get("weight") or 0))
+    parts = [f"`{e['detector']}` w{e.get('weight')} line {e.get('line')} `{e.get('field')}` = "
+             f"`{str(e.get('value'))[:70]}` ({str(e.get('detail'))[:150]})" for e in ev[:3]]
+    return "; ".join(parts) or "(no evidence names that verdict: declared or default)"
+
+
+def findings(result_cases: dict[str, list[Case]], meta: dict[str, Any]) -> str:
+    """Every miss, confident-and-wrong first, then false flags, then wrong at low confidence."""
+    out = ["# musetui attribution evaluation: misses", "",
+           f"Generated {meta['date']} at musetui commit {meta['commit']} by bench/eval_attribution.py "
+           f"over {meta['files']} captures / {meta['exchanges']} exchanges from {meta['repositories']} repositories.",
+           "Label = what the request envelope proves (URL host/path, model in the request); "
+           "verdict = musetui's provider/host/via/confidence. Exchange `-` = a whole-file verdict.", ""]
+    picks: list[tuple[str, Callable[[Case], bool]]] = [
+        ("Confident and wrong (confidence >= 0.8)", lambda c: c.confident_wrong),
+        ("False flags", lambda c: bool(c.false_flags)),
+        ("Wrong at lower confidence", lambda c: c.wrong and not c.confident_wrong),
+    ]
+    for title, pick in picks:
+        for mode in ("capture", "body"):
+            cases = [c for c in result_cases[mode] if pick(c)]
+            out += [f"## {title}: {'full captures' if mode == 'capture' else 'bodies alone'} ({len(cases)})", ""]
+            cases.sort(key=lambda c: (c.repo, c.path, c.exchange or 0))
+            for c in cases:
+                g = c.got
+                out.append(f"- {c.repo} `{c.path}` exchange {'-' if c.exchange is None else c.exchange}: "
+                           f"label {c.label.provider}/{c.label.host or '-'}/{c.label.via or '-'} ({c.label.basis}); "
+                           f"musetui {g['provider']}/{g['host'] or '-'}/{g['via'] or '-'} {float(g['confidence']):.2f} "
+                           f"[{g['format']}] flags {','.join(g['flags']) or '-'}; evidence: {_misleading(c)}")
+            out.append("")
+    return "\n".join(out + _abstentions(result_cases))
+
+
+def _abstentions(result_cases: dict[str, list[Case]]) -> list[str]:
+    """Abstentions where the label names a provider, grouped by repository, format and label."""
+    out = ["## Abstained (`unknown`) where the envelope names a provider", ""]
+    for mode in ("capture", "body"):
+        groups: dict[tuple[str, str, str], list[Case]] = defaultdict(list)
+        for c in result_cases[mode]:
+            if c.abstained:
+                groups[(c.repo, c.fmt, c.label.provider)].append(c)
+        out += [f"### {'full captures' if mode == 'capture' else 'bodies alone'} "
+                f"({sum(len(v) for v in groups.values())})", ""]
+        for (repo, fmt, prov), cs in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+            ex = cs[0]
+            out.append(f"- {len(cs)} × {repo} [{fmt}] label {prov}: e.g. `{ex.path}` exchange "
+                       f"{'-' if ex.exchange is None else ex.exchange} ({ex.label.basis})")
+        out.append("")
+    return out
+
+
+def _commit() -> str:
+    import subprocess
+
+    proc = subprocess.run(["git", "-C", str(SOURCES.parent), "rev-parse", "--short", "HEAD"],
+                          capture_output=True, text=True, check=False)
+    return proc.stdout.strip() or "unknown"
+
+
+def evaluate(corpus: Path, only: set[str] | None = None, bodies: bool = True) -> tuple[dict[str, Any], dict[str, list[Case]]]:
+    """Label, scan and score a corpus; return the JSON result and the scored cases."""
+    import datetime
+
+    conf = tomllib.loads(SOURCES.read_text(encoding="utf-8"))
+    splits = {r["name"]: r.get("split", "fit") for r in conf["repo"]}
+    caps, problems = load_captures(corpus, Labeller(conf["label"]), splits, only or set())
+    cases: dict[str, list[Case]] = {"capture": capture_cases(caps, musetui_records(corpus)), "body": []}
+    skipped: Counter[str] = Counter()
+    if bodies:
+        with tempfile.TemporaryDirectory(prefix="musetui-eval-") as tmp:
+            cases["body"], skipped = body_cases(caps, Path(tmp))
+    exchanges = sum(len(c.exchanges) for c in caps)
+    labelled = sum(len(c.labels) for c in caps)
+    meta = {"date": datetime.date.today().isoformat(), "commit": _commit(), "files": len(caps),
+            "repositories": len({c.repo for c in caps}), "exchanges": exchanges, "labelled": labelled,
+            "unlabelled": exchanges - labelled, "unreadable": dict(problems), "bodies_skipped": dict(skipped),
+            "holdout": sorted({c.repo for c in caps if c.split == "holdout"})}
+    result = {"corpus": meta, "capture": summarise(cases["capture"]), "body": summarise(cases["body"])}
+    return result, cases
+
+
+def main(argv: list[str]) -> int:
+    """Run the evaluation and print Markdown (or ``--json``); write the findings file when asked."""
+    p = argparse.ArgumentParser(prog="eval_attribution", description=__doc__.splitlines()[0])
+    p.add_argument("corpus", nargs="?", default=str(Path(platformdirs.user_cache_dir("musetui")) / "eval"))
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--findings", metavar="FILE", help="write every miss, worst first, as Markdown")
+    p.add_argument("--repo", action="append", default=[], help="only this repository (repeatable)")
+    p.add_argument("--no-bodies", action="store_true", help="skip mode (b), the bodies alone")
+    args = p.parse_args(argv)
+    result, cases = evaluate(Path(args.corpus), set(args.repo), bodies=not args.no_bodies)
+    if args.findings:
+        Path(args.findings).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.findings).write_text(findings(cases, result["corpus"]) + "\n", encoding="utf-8")
+    sys.stdout.write(json.dumps(result, indent=1) + "\n" if args.json else markdown(result) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
