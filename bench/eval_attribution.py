@@ -243,8 +243,24 @@ def capture_kind(head: bytes) -> str | None:
     return None
 
 
+def unpacked(data: bytes) -> bytes:
+    """A capture file's bytes, gunzipped when the file is gzip (``.yaml.gz`` cassettes)."""
+    if data[:2] == b"\x1f\x8b":
+        try:
+            return gzip.decompress(data)
+        except (OSError, EOFError, zlib.error):
+            return data
+    return data
+
+
+def sniff(data: bytes) -> str | None:
+    """:func:`capture_kind` of a whole file, gzipped or not."""
+    return capture_kind(unpacked(data)[:8192])
+
+
 def read_capture(data: bytes) -> list[Exchange]:
-    """Every exchange of a capture file (vcrpy, go-vcr, Ruby VCR, HAR, JSON cassette, httprr)."""
+    """Every exchange of a capture file (vcrpy, go-vcr, Ruby VCR, HAR, JSON cassette, httprr; gzipped too)."""
+    data = unpacked(data)
     if data.startswith(b"httprr trace v1"):
         return list(_httprr(data))
     text = data.lstrip(b"\xef\xbb\xbf \t\r\n")
@@ -489,7 +505,9 @@ class Stats:
         """The group's numbers as a JSON-ready dict."""
         n = self.n or 1
         ece = self.ece()
+        committed = self.n - self.abstained
         return {"n": self.n, "accuracy": round(self.right / n, 4), "abstention": round(self.abstained / n, 4),
+                "committed_accuracy": round(self.right / committed, 4) if committed else None,
                 "wrong": self.wrong, "confident_wrong": self.confident_wrong, "false_flags": self.false_flags,
                 "via_accuracy": round(self.via_right / n, 4), "ece": None if ece is None else round(ece, 4)}
 
@@ -532,6 +550,14 @@ class Capture:
     labels: dict[int, Label]
     embedding: dict[int, bool]
 
+    @classmethod
+    def labelled(cls, repo: str, split: str, path: str, file: Path, kind: str, exchanges: list[Exchange],
+                 labeller: Labeller) -> Capture:
+        """A capture with every exchange labelled by ``labeller``."""
+        labels = {ex.index: lb for ex in exchanges if (lb := labeller.label(ex)) is not None}
+        embedding = {ex.index: bool(re.search(r"embed", urlsplit(ex.url).path, re.I)) for ex in exchanges}
+        return cls(repo, split, path, file, kind, exchanges, labels, embedding)
+
     def file_labels(self) -> tuple[list[Label], bool]:
         """The label of the majority of labelled model calls (all tied ones, first-seen first), and
         whether the calls name two providers. Embedding calls vote only in a capture of nothing else:
@@ -555,8 +581,7 @@ def _manifest(corpus: Path, only: set[str]) -> list[dict[str, Any]]:
     else:
         rows = []
         for f in sorted(corpus.glob("*/*")):
-            with f.open("rb") as fh:
-                kind = capture_kind(fh.read(8192)) if f.is_file() else None
+            kind = sniff(f.read_bytes()) if f.is_file() else None
             if kind is not None:
                 repo = f.parent.name.replace("__", "/", 1)
                 rows.append({"repo": repo, "path": f.name.replace("__", "/"), "kind": kind,
@@ -574,10 +599,8 @@ def load_captures(corpus: Path, labeller: Labeller, splits: dict[str, str], only
         except (ValueError, yaml.YAMLError, KeyError, IndexError, TypeError, AttributeError) as exc:
             problems[f"unreadable ({type(exc).__name__})"] += 1
             continue
-        labels = {ex.index: lb for ex in exchanges if (lb := labeller.label(ex)) is not None}
-        embedding = {ex.index: bool(re.search(r"embed", urlsplit(ex.url).path, re.I)) for ex in exchanges}
-        caps.append(Capture(row["repo"], splits.get(row["repo"], "fit"), row["path"], path, row["kind"],
-                            exchanges, labels, embedding))
+        caps.append(Capture.labelled(row["repo"], splits.get(row["repo"], "fit"), row["path"], path, row["kind"],
+                                     exchanges, labeller))
     return caps, problems
 
 
@@ -631,11 +654,12 @@ def _pct(x: float) -> str:
 
 
 def _table(title: str, rows: dict[str, dict[str, Any]], limit: int = 40) -> list[str]:
-    out = [f"| {title} | n | accuracy | abstained | wrong | confident-and-wrong | false flags | via right | ECE |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    out = [f"| {title} | n | accuracy | abstained | right when not abstaining | wrong | confident-and-wrong "
+           "| false flags | via right | ECE |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for k, r in list(rows.items())[:limit]:
         ece = "–" if r["ece"] is None else f"{r['ece']:.3f}"
-        out.append(f"| {k} | {r['n']} | {_pct(r['accuracy'])} | {_pct(r['abstention'])} | {r['wrong']} | "
+        committed = "–" if r["committed_accuracy"] is None else _pct(r["committed_accuracy"])
+        out.append(f"| {k} | {r['n']} | {_pct(r['accuracy'])} | {_pct(r['abstention'])} | {committed} | {r['wrong']} | "
                    f"{r['confident_wrong']} | {r['false_flags']} | {_pct(r['via_accuracy'])} | {ece} |")
     return out
 
@@ -701,7 +725,26 @@ def findings(result_cases: dict[str, list[Case]], meta: dict[str, Any]) -> str:
                            f"musetui {g['provider']}/{g['host'] or '-'}/{g['via'] or '-'} {float(g['confidence']):.2f} "
                            f"[{g['format']}] flags {','.join(g['flags']) or '-'}; evidence: {_misleading(c)}")
             out.append("")
-    return "\n".join(out + _abstentions(result_cases))
+    return "\n".join(out[:5] + _patterns(result_cases) + out[5:] + _abstentions(result_cases))
+
+
+def _patterns(result_cases: dict[str, list[Case]]) -> list[str]:
+    """The misses grouped by what went wrong and the evidence behind it, largest group first."""
+    groups: dict[tuple[str, ...], list[Case]] = defaultdict(list)
+    for mode, cases in result_cases.items():
+        for c in cases:
+            if not (c.wrong or c.false_flags):
+                continue
+            what = ("confident-and-wrong" if c.confident_wrong else "wrong" if c.wrong else "false " + "+".join(c.false_flags))
+            ev = _misleading(c).split(" w", 1)[0]
+            groups[(what, mode, f"{c.label.provider}->{c.got['provider']}/{c.got['host'] or '-'}", ev)].append(c)
+    out = ["## Patterns (every miss below, grouped)", "",
+           "| miss | mode | label -> verdict | first evidence | count | repositories | example |",
+           "|---|---|---|---|---:|---|---|"]
+    for (what, mode, change, ev), cs in sorted(groups.items(), key=lambda kv: (kv[0][0] != "confident-and-wrong", -len(kv[1]))):
+        repos = ", ".join(sorted({c.repo for c in cs}))
+        out.append(f"| {what} | {mode} | {change} | {ev} | {len(cs)} | {repos} | `{cs[0].path.rsplit('/', 1)[-1]}` |")
+    return [*out, ""]
 
 
 def _abstentions(result_cases: dict[str, list[Case]]) -> list[str]:

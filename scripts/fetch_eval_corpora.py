@@ -6,7 +6,7 @@ SNAPSHOTS_DIR holds bare git directories, one per repository, as ``<owner>+<name
 (or ``<owner>+<name>`` itself, or ``<owner>/<name>``), as the search tool's ``fetch`` lays them
 out. For each listed repository, every file of the listed commit (``git ls-tree``; the
 snapshot's HEAD, reported, when that commit is absent) whose path matches one of its
-``include`` globs and whose content is an HTTP recording (a vcrpy, go-vcr or Ruby VCR YAML
+``include`` globs and whose content is an HTTP recording, gzipped or not (a vcrpy, go-vcr or Ruby VCR YAML
 cassette, a HAR file, a JSON cassette with ``interactions``, or a Go ``httprr`` trace) is
 written byte for byte to ``CACHE_DIR/<owner>__<name>/<path with / as __>``. ``CACHE_DIR/MANIFEST.json``
 lists every file written, with its repository, commit, path and kind.
@@ -28,7 +28,7 @@ from typing import Any
 import platformdirs
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.eval_attribution import capture_kind  # one home for what a capture is
+from bench.eval_attribution import sniff  # one home for what a capture is
 
 SOURCES = Path(__file__).resolve().parents[1] / "bench" / "eval_sources.toml"
 #: Larger files are left out: a snapshot lacks files of 4 MiB and more anyway.
@@ -110,7 +110,7 @@ def extract_repo(git_dir: Path, spec: dict[str, Any], cache: Path) -> tuple[list
     rows = [r for r in _tree(git_dir, rev) if _wanted(r[2], r[1], spec)]
     out = []
     for (_sha, _size, path), data in zip(rows, _blobs(git_dir, [r[0] for r in rows]), strict=True):
-        kind = capture_kind(data[:8192]) if data else None
+        kind = sniff(data) if data else None
         if kind is None or data is None:
             continue
         name = local_name(spec["name"], path)

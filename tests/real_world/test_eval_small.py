@@ -1,0 +1,116 @@
+"""The self-labelled evaluation of bench/eval_attribution.py, small: on the real-world corpus.
+
+The corpus is the one test_real_world.py scores (``$MUSETUI_REAL_WORLD_DIR``, or
+``<user cache dir>/musetui/real_world``, written by ``scripts/fetch_real_world.py``); every test
+skips, saying so, when it is not there. The full evaluation runs over thousands of captures
+fetched by ``scripts/fetch_eval_corpora.py``; this is the part that runs on every submission.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))  # bench/ is part of the repository, not of the installed package
+
+from bench.eval_attribution import (  # noqa: E402
+    ANY_HOST,
+    SOURCES,
+    Capture,
+    Case,
+    Labeller,
+    evaluate,
+    read_capture,
+)
+
+HERE = Path(__file__).resolve().parent
+FILES: list[dict[str, Any]] = tomllib.loads((HERE / "SOURCES.toml").read_text(encoding="utf-8"))["file"]
+CACHE = Path(os.environ.get("MUSETUI_REAL_WORLD_DIR") or Path(platformdirs.user_cache_dir("musetui")) / "real_world")
+
+
+def _local(f: dict[str, Any]) -> Path:
+    return CACHE / (f["repo"].replace("/", "__") + "/" + f["path"].replace("/", "__"))
+
+
+def _need_corpus() -> None:
+    if not any(_local(f).is_file() for f in FILES):
+        pytest.skip(f"no real-world corpus in {CACHE}: run scripts/fetch_real_world.py SNAPSHOTS_DIR")
+
+
+@pytest.fixture(scope="module")
+def cases() -> dict[str, list[Case]]:
+    _need_corpus()
+    result, scored = evaluate(CACHE)
+    assert result["corpus"]["labelled"] > 0, "the labeller labelled nothing: the corpus or the tables are wrong"
+    return scored
+
+
+def _labeller() -> Labeller:
+    return Labeller(tomllib.loads(SOURCES.read_text(encoding="utf-8"))["label"])
+
+
+def _describe(c: Case) -> str:
+    g = c.got
+    return (f"{c.repo}:{c.path} exchange {c.exchange}: label {c.label.provider}/{c.label.host} ({c.label.basis}), "
+            f"musetui {g['provider']}/{g['host']} {g['confidence']} {g['flags']}")
+
+
+@pytest.mark.parametrize("mode", ["capture", "body"])
+def test_never_confident_and_wrong(cases: dict[str, list[Case]], mode: str) -> None:
+    """No verdict at confidence >= 0.8 names a provider or host that the envelope contradicts."""
+    bad = [_describe(c) for c in cases[mode] if c.confident_wrong]
+    assert not bad, "\n".join(bad)
+
+
+def test_both_modes_score_most_of_the_corpus(cases: dict[str, list[Case]]) -> None:
+    """The evaluation really ran: captures and bodies were labelled and most verdicts are right."""
+    for mode in ("capture", "body"):
+        scored = cases[mode]
+        assert len(scored) >= 20, (mode, len(scored))
+        assert sum(c.right for c in scored) / len(scored) >= 0.8, mode
+
+
+def _expected(f: dict[str, Any]) -> tuple[str, str | None, str | None]:
+    return f["provider"], f["host"] or None, f["via"] or None
+
+
+@pytest.mark.parametrize("f", [f for f in FILES if f["format"] == "http-capture"], ids=lambda f: f["path"].rsplit("/", 1)[-1])
+def test_labeller_agrees_with_sources(f: dict[str, Any]) -> None:
+    """Where the envelope decides a label, it is the expectation that SOURCES.toml wrote by hand."""
+    _need_corpus()
+    path = _local(f)
+    if not path.is_file():
+        pytest.skip(f"{path} is not in {CACHE}")
+    cap = Capture.labelled(f["repo"], "fit", f["path"], path, "", read_capture(path.read_bytes()), _labeller())
+    found, _mixed = cap.file_labels()
+    if not found:
+        pytest.skip("the envelope decides no label for this capture")
+    want = _expected(f)
+    assert any(
+        (lb.provider, lb.via) == (want[0], want[2]) and lb.host in (want[1], ANY_HOST) for lb in found
+    ), (want, found)
+
+
+def test_labeller_abstains_without_an_envelope() -> None:
+    """A request to a host the tables do not know, or a model they do not know, gets no label."""
+    from bench.eval_attribution import Exchange
+
+    labeller = _labeller()
+
+    def ex(url: str, body: bytes) -> Exchange:
+        return Exchange(0, "POST", url, {}, body, 200, {}, b"{}")
+
+    assert labeller.label(ex("https://llm.example.com/v1/chat/completions", b'{"model": "gpt-4o"}')) is None
+    assert labeller.label(ex("https://openrouter.ai/api/v1/chat/completions", b'{"model": "mystery-7b"}')) is None
+    assert labeller.label(ex("https://api.openai.com/v1/models", b"")) is None
+    got = labeller.label(ex("https://bedrock-runtime.us-east-1.amazonaws.com/model/us.amazon.nova-micro-v1%3A0/converse", b"{}"))
+    assert got is not None and (got.provider, got.host, got.via) == ("amazon", "bedrock", None)
+    got = labeller.label(ex("https://openrouter.ai/api/v1/chat/completions", b'{"model": "anthropic/claude-haiku-4.5"}'))
+    assert got is not None and (got.provider, got.host, got.via) == ("anthropic", ANY_HOST, "openrouter")
