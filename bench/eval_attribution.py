@@ -5,10 +5,10 @@ Usage: python bench/eval_attribution.py [CORPUS_DIR] [--json] [--findings FILE] 
 CORPUS_DIR is what ``scripts/fetch_eval_corpora.py`` wrote (default: ``<user cache>/musetui/eval``,
 with its ``MANIFEST.json``); any directory of captures also works (repository = first folder).
 
-**The labeller** reads only each exchange's envelope: the request URL's host and path, the model
-named in the request body or URL, and the tables of ``bench/eval_sources.toml``. Those tables were
-written from the services' public API documentation and share nothing with musetui's detectors
-(nothing from ``musetui.fingerprints`` is imported for labelling), so a detector's mistake cannot
+**The labeller** (``bench/eval_labels.py``, which imports nothing from musetui) reads only each
+exchange's envelope: the request URL's host and path, the model named in the request body or URL,
+and the tables of ``bench/eval_sources.toml``. Those tables were written from the services' public
+API documentation and share nothing with musetui's detectors, so a detector's mistake cannot
 reappear as a label. An exchange whose envelope does not decide a label is *unlabelled* and is
 never guessed. A file's label is the label of the majority of its labelled model calls.
 
@@ -29,9 +29,6 @@ over the verdicts that name a provider).
 from __future__ import annotations
 
 import argparse
-import base64
-import fnmatch
-import gzip
 import itertools
 import json
 import os
@@ -39,332 +36,32 @@ import re
 import sys
 import tempfile
 import tomllib
-import zlib
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import platformdirs
 import yaml
 
-SOURCES = Path(__file__).resolve().parent / "eval_sources.toml"
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # eval_labels beside it, when imported from elsewhere
+from eval_labels import (
+    ANY_HOST,
+    SOURCES,
+    Capture,
+    Exchange,
+    Label,
+    Labeller,
+    read_capture,
+    sniff,
+)
+
+__all__ = ["ANY_HOST", "SOURCES", "Capture", "Exchange", "Label", "Labeller", "read_capture", "sniff"]
+
 CONFIDENT = 0.8
-ANY_HOST = "?"  # a label's host when the envelope cannot show it (a router chose the upstream)
 FALSE_FLAGS = ("declared-mismatch", "time-mismatch", "imitation-id")
 BINS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001)
-LOOPBACK = re.compile(r"^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[?::1\]?|host\.docker\.internal)$")
-REGION = re.compile(r"^(us|eu|apac|global|us-gov|jp|au|ca)\.")
-
-
-# ---------------------------------------------------------------- reading captures (our own reader)
-@dataclass
-class Exchange:
-    """One request and its response, as recorded."""
-
-    index: int
-    method: str
-    url: str
-    req_headers: dict[str, str]
-    req_body: bytes
-    status: int | None
-    resp_headers: dict[str, str]
-    resp_body: bytes
-
-
-class _Loader(yaml.CSafeLoader if hasattr(yaml, "CSafeLoader") else yaml.SafeLoader):  # type: ignore[misc]
-    """A safe loader that builds ``!!python/…`` and ``!ruby/…`` tagged nodes as their plain data."""
-
-
-def _untag(loader: Any, _suffix: str, node: yaml.Node) -> Any:
-    if isinstance(node, yaml.ScalarNode):
-        return loader.construct_scalar(node)
-    if isinstance(node, yaml.SequenceNode):
-        seq = loader.construct_sequence(node, deep=True)
-        return seq[0] if len(seq) == 1 and isinstance(seq[0], str) else seq
-    return loader.construct_mapping(node, deep=True)
-
-
-_Loader.add_multi_constructor("tag:yaml.org,2002:python/", _untag)
-_Loader.add_multi_constructor("!ruby/", _untag)
-_Loader.add_constructor("!binary", lambda loader, node: base64.b64decode(loader.construct_scalar(node)))
-
-
-def _bytes(value: Any) -> bytes:
-    if value is None:
-        return b""
-    if isinstance(value, bytes):
-        return value
-    if isinstance(value, (dict, list)):
-        return json.dumps(value).encode()
-    return str(value).encode("utf-8", "surrogatepass")
-
-
-def _headers(raw: Any) -> dict[str, str]:
-    out: dict[str, str] = {}
-    if isinstance(raw, dict):
-        for k, v in raw.items():
-            out[str(k).lower()] = str(v[0] if isinstance(v, list) and v else v)
-    elif isinstance(raw, list):
-        for h in raw:
-            if isinstance(h, dict) and "name" in h:
-                out[str(h["name"]).lower()] = str(h.get("value", ""))
-    return out
-
-
-def _decoded(body: bytes, headers: dict[str, str]) -> bytes:
-    """The body without its transfer compression (gzip, deflate); brotli stays as it is."""
-    if body[:2] == b"\x1f\x8b":
-        try:
-            return gzip.decompress(body)
-        except (OSError, EOFError, zlib.error):
-            return body
-    if headers.get("content-encoding", "").lower() == "deflate":
-        try:
-            return zlib.decompress(body)
-        except zlib.error:
-            return body
-    return body
-
-
-def _vcr_body(body: Any) -> bytes:
-    if isinstance(body, dict):
-        if "base64_string" in body:
-            return base64.b64decode(str(body["base64_string"]), validate=False)
-        if "string" in body:
-            return _bytes(body["string"])
-        return _bytes(body)
-    return _bytes(body)
-
-
-def _vcr(doc: Any) -> Iterator[Exchange]:
-    inter = doc.get("interactions") or doc.get("http_interactions") or []
-    for i, x in enumerate(inter if isinstance(inter, list) else []):
-        req, resp = x.get("request") or {}, x.get("response") or {}
-        status = resp.get("status")
-        code = resp.get("code", status.get("code") if isinstance(status, dict) else status)
-        rh = _headers(resp.get("headers"))
-        body = resp["parsed_body"] if "parsed_body" in resp else resp.get("body")
-        qh = _headers(req.get("headers"))
-        url = str(req.get("uri") or req.get("url") or "")
-        if url.startswith("/") and "host" in qh:
-            url = "https://" + qh["host"] + url
-        yield Exchange(
-            i, str(req.get("method", "")), url, qh,
-            _vcr_body(req["parsed_body"] if "parsed_body" in req else req.get("body")),
-            _int(code), rh, _decoded(_vcr_body(body), rh),
-        )
-
-
-def _int(value: Any) -> int | None:
-    return int(value) if str(value).isdigit() else None
-
-
-def _har(doc: Any) -> Iterator[Exchange]:
-    for i, e in enumerate(doc.get("log", {}).get("entries", [])):
-        req, resp = e.get("request", {}), e.get("response", {})
-        content = resp.get("content", {}) or {}
-        text = content.get("text") or ""
-        body = base64.b64decode(text) if content.get("encoding") == "base64" else _bytes(text)
-        rh = _headers(resp.get("headers"))
-        yield Exchange(
-            i, str(req.get("method", "")), str(req.get("url", "")), _headers(req.get("headers")),
-            _bytes((req.get("postData") or {}).get("text")), _int(resp.get("status")), rh, _decoded(body, rh),
-        )
-
-
-def _http_message(raw: bytes) -> tuple[str, dict[str, str], bytes]:
-    head, _sep, body = raw.partition(b"\r\n\r\n")
-    if not _sep:
-        head, _sep, body = raw.partition(b"\n\n")
-    lines = head.decode("latin-1").splitlines()
-    headers = {}
-    for line in lines[1:]:
-        k, _c, v = line.partition(":")
-        headers[k.strip().lower()] = v.strip()
-    if headers.get("transfer-encoding", "").lower() == "chunked":
-        out, rest = b"", body
-        while rest:
-            size_line, _n, rest = rest.partition(b"\r\n")
-            size = int(size_line.split(b";")[0] or b"0", 16)
-            if size == 0:
-                break
-            out, rest = out + rest[:size], rest[size + 2 :]
-        body = out
-    return (lines[0] if lines else ""), headers, _decoded(body, headers)
-
-
-def _httprr(data: bytes) -> Iterator[Exchange]:
-    pos, i = data.index(b"\n") + 1, 0
-    while pos < len(data):
-        nl = data.find(b"\n", pos)
-        if nl < 0:
-            return
-        sizes = data[pos:nl].split()
-        if len(sizes) != 2:
-            return
-        n1, n2 = int(sizes[0]), int(sizes[1])
-        req, resp = data[nl + 1 : nl + 1 + n1], data[nl + 1 + n1 : nl + 1 + n1 + n2]
-        pos = nl + 1 + n1 + n2
-        first, qh, qb = _http_message(req)
-        status_line, rh, rb = _http_message(resp)
-        parts, code = first.split(" "), status_line.split(" ")
-        url = parts[1] if len(parts) > 1 else ""
-        if url.startswith("/") and "host" in qh:
-            url = "https://" + qh["host"] + url
-        yield Exchange(i, parts[0], url, qh, qb, int(code[1]) if len(code) > 1 and code[1].isdigit() else None, rh, rb)
-        i += 1
-
-
-def capture_kind(head: bytes) -> str | None:
-    """What kind of HTTP recording a file's first bytes show, or None when it is none.
-
-    Args:
-        head: the file's first few kilobytes.
-
-    Returns:
-        ``vcr-yaml``, ``ruby-vcr``, ``har``, ``json-cassette``, ``httprr`` or None.
-    """
-    if head.startswith(b"httprr trace v1"):
-        return "httprr"
-    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if text.startswith((b"{", b"[")):
-        if b'"log"' in head and b'"entries"' in head:
-            return "har"
-        if b'"interactions"' in head and b'"request"' in head:
-            return "json-cassette"
-        return None
-    if b"http_interactions:" in head:
-        return "ruby-vcr"
-    if b"interactions:" in head and b"request:" in head:
-        return "vcr-yaml"
-    return None
-
-
-def unpacked(data: bytes) -> bytes:
-    """A capture file's bytes, gunzipped when the file is gzip (``.yaml.gz`` cassettes)."""
-    if data[:2] == b"\x1f\x8b":
-        try:
-            return gzip.decompress(data)
-        except (OSError, EOFError, zlib.error):
-            return data
-    return data
-
-
-def sniff(data: bytes) -> str | None:
-    """:func:`capture_kind` of a whole file, gzipped or not."""
-    return capture_kind(unpacked(data)[:8192])
-
-
-def read_capture(data: bytes) -> list[Exchange]:
-    """Every exchange of a capture file (vcrpy, go-vcr, Ruby VCR, HAR, JSON cassette, httprr; gzipped too)."""
-    data = unpacked(data)
-    if data.startswith(b"httprr trace v1"):
-        return list(_httprr(data))
-    text = data.lstrip(b"\xef\xbb\xbf \t\r\n")
-    doc = json.loads(text) if text[:1] in (b"{", b"[") else yaml.load(data, Loader=_Loader)
-    if not isinstance(doc, dict):
-        return []
-    return list(_har(doc) if "log" in doc else _vcr(doc))
-
-
-# ---------------------------------------------------------------- the labeller (envelope only)
-@dataclass(frozen=True)
-class Label:
-    """What an exchange's envelope proves: the provider, host and via it must get, and why."""
-
-    provider: str
-    host: str | None
-    via: str | None
-    basis: str
-
-
-class Labeller:
-    """Labels exchanges from their URL and request alone, with the tables of eval_sources.toml."""
-
-    def __init__(self, tables: dict[str, Any]) -> None:
-        self.hosts: dict[str, dict[str, str]] = tables["hosts"]
-        self.paths: list[str] = tables["model_paths"]
-        self.makers: dict[str, str] = tables["makers"]
-        self.orgs: dict[str, str] = tables["orgs"]
-
-    def _service(self, host: str) -> dict[str, str] | None:
-        if host in self.hosts:
-            return self.hosts[host]
-        for pattern, spec in self.hosts.items():
-            if "*" in pattern and fnmatch.fnmatch(host, pattern):
-                return spec
-        return None
-
-    def maker(self, model: str | None) -> str | None:
-        """The maker of a model name, or None when the tables do not know it."""
-        if not model:
-            return None
-        m = unquote(model).strip().lower()
-        m = m.rsplit("/models/", 1)[-1] if "/models/" in m else m
-        m = m.rsplit("/", 1)[-1] if m.startswith("arn:") else m
-        if "/" in m:
-            org, _s, rest = m.partition("/")
-            if org in self.orgs:
-                return self.orgs[org]
-            m = rest
-        m = REGION.sub("", m)
-        for org in ("openai.", "moonshotai.", "qwen.", "deepseek.", "mistral.", "google."):
-            if m.startswith(org):
-                return self.orgs.get(org[:-1], None)
-        for prefix, who in self.makers.items():
-            if m.startswith(prefix):
-                return who
-        return None
-
-    @staticmethod
-    def request_model(ex: Exchange) -> str | None:
-        """The model the request names: in its JSON body, else in its URL path."""
-        try:
-            body = json.loads(ex.req_body) if ex.req_body[:1] == b"{" else None
-        except ValueError:
-            body = None
-        if isinstance(body, dict) and isinstance(body.get("model"), str) and body["model"]:
-            return str(body["model"])
-        path = unquote(urlsplit(ex.url).path)
-        for pat in (r"/publishers/([^/]+)/models/([^/:]+)", r"/models/([^/:]+)", r"/model/([^/]+)/",
-                    r"/deployments/([^/]+)/"):
-            hit = re.search(pat, path)
-            if hit:
-                return "/".join(hit.groups())
-        return None
-
-    def label(self, ex: Exchange) -> Label | None:
-        """The exchange's label, or None when its envelope does not decide one."""
-        if ex.status is None or not 200 <= ex.status < 300:
-            return None
-        parts = urlsplit(ex.url)
-        host, path = (parts.hostname or "").lower(), parts.path
-        if not any(fnmatch.fnmatch(path + (":" if ":" not in path else ""), p) or fnmatch.fnmatch(path, p)
-                   for p in self.paths):
-            return None
-        model = self.request_model(ex)
-        if LOOPBACK.match(host) or parts.port == 11434:
-            if re.search(r"/(groq|openai|anthropic|bedrock|google|gemini|proxy|gateway)(/|$)", path):
-                return None
-            who = self.maker(model)
-            return Label(who, None, None, f"loopback server, model {model}") if who else None
-        spec = self._service(host)
-        if spec is None:
-            return None
-        who = spec["provider"]
-        if who == "model":
-            found = self.maker(model)
-            if found is None:
-                return None
-            who, why = found, f"{host}, model {model}"
-        else:
-            why = host
-        via = spec.get("via") or None
-        # Behind a router the envelope does not show which cloud served the call: any host is right.
-        return Label(who, ANY_HOST if via else spec.get("host") or None, via, why)
 
 
 # ---------------------------------------------------------------- bodies alone
@@ -537,42 +234,6 @@ def summarise(cases: list[Case]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------- the run
-@dataclass
-class Capture:
-    """One capture file and its labelled exchanges."""
-
-    repo: str
-    split: str
-    path: str
-    file: Path
-    kind: str
-    exchanges: list[Exchange]
-    labels: dict[int, Label]
-    embedding: dict[int, bool]
-
-    @classmethod
-    def labelled(cls, repo: str, split: str, path: str, file: Path, kind: str, exchanges: list[Exchange],
-                 labeller: Labeller) -> Capture:
-        """A capture with every exchange labelled by ``labeller``."""
-        labels = {ex.index: lb for ex in exchanges if (lb := labeller.label(ex)) is not None}
-        embedding = {ex.index: bool(re.search(r"embed", urlsplit(ex.url).path, re.I)) for ex in exchanges}
-        return cls(repo, split, path, file, kind, exchanges, labels, embedding)
-
-    def file_labels(self) -> tuple[list[Label], bool]:
-        """The label of the majority of labelled model calls (all tied ones, first-seen first), and
-        whether the calls name two providers. Embedding calls vote only in a capture of nothing else:
-        their vectors carry no provider evidence, so they cannot outvote the calls that generated text."""
-        calls = [lb for i, lb in sorted(self.labels.items()) if not self.embedding[i]]
-        calls = calls or [lb for _i, lb in sorted(self.labels.items())]
-        if not calls:
-            return [], False
-        votes = Counter((lb.provider, lb.host, lb.via) for lb in calls)
-        top = max(votes.values())
-        tied = list(dict.fromkeys((lb.provider, lb.host, lb.via) for lb in calls if votes[(lb.provider, lb.host, lb.via)] == top))
-        labels = [next(lb for lb in calls if (lb.provider, lb.host, lb.via) == key) for key in tied]
-        return labels, len({lb.provider for lb in self.labels.values()}) > 1
-
-
 def _manifest(corpus: Path, only: set[str]) -> list[dict[str, Any]]:
     """The manifest the fetch script wrote, or (for a directory laid out as ``<owner>__<name>/<file>``,
     like the real-world corpus) one built by sniffing every file."""
@@ -589,10 +250,15 @@ def _manifest(corpus: Path, only: set[str]) -> list[dict[str, Any]]:
     return [r for r in rows if not only or r["repo"] in only]
 
 
-def load_captures(corpus: Path, labeller: Labeller, splits: dict[str, str], only: set[str]) -> tuple[list[Capture], Counter[str]]:
-    """Read and label every capture of the manifest; count what could not be read."""
+def load_captures(
+    corpus: Path, labeller: Labeller, splits: dict[str, str], only: set[str], doubts: frozenset[tuple[str, str]] = frozenset()
+) -> tuple[list[Capture], Counter[str]]:
+    """Read and label every capture of the manifest; count what could not be read or is doubted."""
     caps, problems = [], Counter[str]()
     for row in _manifest(corpus, only):
+        if (row["repo"], row["path"]) in doubts:
+            problems["envelope known to contradict the body (eval_sources.toml [[doubt]])"] += 1
+            continue
         path = corpus / row["file"]
         try:
             exchanges = read_capture(path.read_bytes())
@@ -689,6 +355,72 @@ def markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+DOCS_BEGIN = "<!-- eval_attribution:begin -->"
+DOCS_END = "<!-- eval_attribution:end -->"
+
+
+def _bin_right(rows: list[dict[str, Any]], lo: float) -> str:
+    row = next((r for r in rows if r["bin"].startswith(f"{lo:.1f}")), None)
+    return "no verdicts" if row is None else f"{_pct(row['right'])} of {row['n']}"
+
+
+def docs_section(result: dict[str, Any]) -> str:
+    """The results section of docs/fingerprints.md: what a confidence means, measured."""
+    m, cap, body = result["corpus"], result["capture"], result["body"]
+    lines = [
+        DOCS_BEGIN,
+        f"Measured on {m['date']} at commit `{m['commit']}` by `bench/eval_attribution.py`, over "
+        f"{m['files']:,} public HTTP captures ({m['exchanges']:,} exchanges, {m['labelled']:,} of them model calls "
+        f"whose request envelope names the provider) from {m['repositories']} repositories "
+        "(`bench/eval_sources.toml`). Each label comes from the request alone (host, path, the model "
+        "asked for) through tables that share nothing with the detectors; an exchange whose envelope "
+        "does not decide a label is not scored. Two runs: **full capture** (the file as recorded, one "
+        "verdict per file) and **body only** (each response body alone, as a transcript holds it).",
+        "",
+        f"**What a confidence of 0.9 means.** Of full-capture verdicts at 0.9 or more, "
+        f"{_bin_right(cap['reliability'], 0.9)} were right; body only, {_bin_right(body['reliability'], 0.9)}. "
+        f"At 0.5–0.6 (a declared model with little else), {_bin_right(cap['reliability'], 0.5)} and "
+        f"{_bin_right(body['reliability'], 0.5)}: low confidence here means *little evidence*, not *likely "
+        "wrong*, so the scale is conservative below 0.8 (hence the ECE). `unknown` is an abstention, never "
+        "a guess.",
+        "",
+        "| confidence | full capture: verdicts | right | body only: verdicts | right |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    bins = dict.fromkeys(r["bin"] for r in cap["reliability"] + body["reliability"])
+    for b in sorted(bins):
+        c = next((r for r in cap["reliability"] if r["bin"] == b), None)
+        d = next((r for r in body["reliability"] if r["bin"] == b), None)
+        lines.append(f"| {b} | {c['n'] if c else 0} | {_pct(c['right']) if c else '–'} | "
+                     f"{d['n'] if d else 0} | {_pct(d['right']) if d else '–'} |")
+    lines += ["", "| provider (label) | full: n | right | abstained | confident and wrong | body: n | right | "
+              "abstained | confident and wrong |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for k in list(dict.fromkeys([*cap["provider"], *body["provider"]])):
+        c, d = cap["provider"].get(k), body["provider"].get(k)
+        cells = [f"{r['n']} | {_pct(r['accuracy'])} | {_pct(r['abstention'])} | {r['confident_wrong']}"
+                 if r else "0 | – | – | –" for r in (c, d)]
+        lines.append(f"| {k} | {cells[0]} | {cells[1]} |")
+    oc, ob = cap["overall"], body["overall"]
+    lines += ["", f"Overall: full capture {_pct(oc['accuracy'])} right, {_pct(oc['abstention'])} abstained, "
+              f"{oc['confident_wrong']} confident and wrong, {oc['false_flags']} with a false flag, ECE {oc['ece']}; "
+              f"body only {_pct(ob['accuracy'])} right ({_pct(ob['committed_accuracy'] or 0)} of those not "
+              f"abstaining), {_pct(ob['abstention'])} abstained, {ob['confident_wrong']} confident and wrong, "
+              f"{ob['false_flags']} with a false flag, ECE {ob['ece']}. Repositories held out for checking a "
+              f"calibration: {', '.join(m['holdout'])}. Per host, format and repository: run the script.",
+              DOCS_END]
+    return "\n".join(lines)
+
+
+def update_docs(path: Path, result: dict[str, Any]) -> None:
+    """Replace the marked results section of ``path`` with this result."""
+    text = path.read_text(encoding="utf-8")
+    head, _b, rest = text.partition(DOCS_BEGIN)
+    _old, _e, tail = rest.partition(DOCS_END)
+    if not _b or not _e:
+        raise SystemExit(f"{path} has no {DOCS_BEGIN} ... {DOCS_END} section")
+    path.write_text(head + docs_section(result) + tail, encoding="utf-8")
+
+
 def _misleading(c: Case) -> str:
     """The evidence behind a miss: what raised its false flags, else what named the wrong verdict."""
     flagged = [e for e in c.got.get("evidence", []) if c.false_flags and
@@ -779,7 +511,8 @@ def evaluate(corpus: Path, only: set[str] | None = None, bodies: bool = True) ->
 
     conf = tomllib.loads(SOURCES.read_text(encoding="utf-8"))
     splits = {r["name"]: r.get("split", "fit") for r in conf["repo"]}
-    caps, problems = load_captures(corpus, Labeller(conf["label"]), splits, only or set())
+    doubts = frozenset((d["repo"], d["path"]) for d in conf.get("doubt", []))
+    caps, problems = load_captures(corpus, Labeller(conf["label"]), splits, only or set(), doubts)
     cases: dict[str, list[Case]] = {"capture": capture_cases(caps, musetui_records(corpus)), "body": []}
     skipped: Counter[str] = Counter()
     if bodies:
@@ -803,8 +536,18 @@ def main(argv: list[str]) -> int:
     p.add_argument("--findings", metavar="FILE", help="write every miss, worst first, as Markdown")
     p.add_argument("--repo", action="append", default=[], help="only this repository (repeatable)")
     p.add_argument("--no-bodies", action="store_true", help="skip mode (b), the bodies alone")
+    p.add_argument("--update-docs", metavar="MD", help="rewrite the marked results section of this file")
+    p.add_argument("--from-json", metavar="FILE", help="report a saved --json result instead of running")
     args = p.parse_args(argv)
+    if args.from_json:
+        result = json.loads(Path(args.from_json).read_text(encoding="utf-8"))
+        if args.update_docs:
+            update_docs(Path(args.update_docs), result)
+        sys.stdout.write(markdown(result) + "\n")
+        return 0
     result, cases = evaluate(Path(args.corpus), set(args.repo), bodies=not args.no_bodies)
+    if args.update_docs:
+        update_docs(Path(args.update_docs), result)
     if args.findings:
         Path(args.findings).parent.mkdir(parents=True, exist_ok=True)
         Path(args.findings).write_text(findings(cases, result["corpus"]) + "\n", encoding="utf-8")

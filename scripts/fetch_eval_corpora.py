@@ -27,8 +27,8 @@ from typing import Any
 
 import platformdirs
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.eval_attribution import sniff  # one home for what a capture is
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
+from eval_labels import sniff  # one home for what a capture is
 
 SOURCES = Path(__file__).resolve().parents[1] / "bench" / "eval_sources.toml"
 #: Larger files are left out: a snapshot lacks files of 4 MiB and more anyway.

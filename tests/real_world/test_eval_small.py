@@ -18,9 +18,9 @@ import platformdirs
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))  # bench/ is part of the repository, not of the installed package
+sys.path.insert(0, str(ROOT / "bench"))  # bench/ is part of the repository, not of the installed package
 
-from bench.eval_attribution import (  # noqa: E402
+from eval_attribution import (  # noqa: E402
     ANY_HOST,
     SOURCES,
     Capture,
@@ -100,7 +100,7 @@ def test_labeller_agrees_with_sources(f: dict[str, Any]) -> None:
 
 def test_labeller_abstains_without_an_envelope() -> None:
     """A request to a host the tables do not know, or a model they do not know, gets no label."""
-    from bench.eval_attribution import Exchange
+    from eval_attribution import Exchange
 
     labeller = _labeller()
 
