@@ -460,6 +460,16 @@ def findings(result_cases: dict[str, list[Case]], meta: dict[str, Any]) -> str:
     return "\n".join(out[:5] + _patterns(result_cases) + out[5:] + _abstentions(result_cases))
 
 
+def _evidence_kind(text: str) -> str:
+    """A short name for the first evidence behind a miss: detector, field leaf, id marker and year."""
+    hit = re.match(r"`([^`]+)` w\S+ line \S+ `([^`]*)`", text)
+    if hit is None:
+        return text[:40]
+    leaf = re.split(r"[.\]\[]", hit.group(2).rstrip("]"))[-1]
+    extra = [m.group(0) for m in (re.search(r"marker [0-9a-f]{4}", text), re.search(r"minted \d{4}", text)) if m]
+    return " ".join([f"`{hit.group(1)}`", leaf, *extra])
+
+
 def _patterns(result_cases: dict[str, list[Case]]) -> list[str]:
     """The misses grouped by what went wrong and the evidence behind it, largest group first."""
     groups: dict[tuple[str, ...], list[Case]] = defaultdict(list)
@@ -468,7 +478,7 @@ def _patterns(result_cases: dict[str, list[Case]]) -> list[str]:
             if not (c.wrong or c.false_flags):
                 continue
             what = ("confident-and-wrong" if c.confident_wrong else "wrong" if c.wrong else "false " + "+".join(c.false_flags))
-            ev = _misleading(c).split(" w", 1)[0]
+            ev = _evidence_kind(_misleading(c))
             groups[(what, mode, f"{c.label.provider}->{c.got['provider']}/{c.got['host'] or '-'}", ev)].append(c)
     out = ["## Patterns (every miss below, grouped)", "",
            "| miss | mode | label -> verdict | first evidence | count | repositories | example |",

@@ -62,11 +62,23 @@ def _describe(c: Case) -> str:
             f"musetui {g['provider']}/{g['host']} {g['confidence']} {g['flags']}")
 
 
+#: (repo, path) of the files whose confident-and-wrong verdict is known, with why (SOURCES.toml).
+KNOWN = {(f["repo"], f["path"]): f["known_eval_miss"] for f in FILES if f.get("known_eval_miss")}
+
+
 @pytest.mark.parametrize("mode", ["capture", "body"])
 def test_never_confident_and_wrong(cases: dict[str, list[Case]], mode: str) -> None:
     """No verdict at confidence >= 0.8 names a provider or host that the envelope contradicts."""
-    bad = [_describe(c) for c in cases[mode] if c.confident_wrong]
+    bad = [_describe(c) for c in cases[mode] if c.confident_wrong and (c.repo, c.path) not in KNOWN]
     assert not bad, "\n".join(bad)
+
+
+def test_known_misses_still_miss(cases: dict[str, list[Case]]) -> None:
+    """Each ``known_eval_miss`` is still confidently wrong: once fixed, its mark must go (strict)."""
+    present = {(c.repo, c.path) for mode in cases.values() for c in mode}
+    still = {(c.repo, c.path) for mode in cases.values() for c in mode if c.confident_wrong}
+    fixed = [f"{repo}:{path} ({why})" for (repo, path), why in KNOWN.items() if (repo, path) in present - still]
+    assert not fixed, "no longer confident and wrong, remove known_eval_miss: " + "; ".join(fixed)
 
 
 def test_both_modes_score_most_of_the_corpus(cases: dict[str, list[Case]]) -> None:
