@@ -116,6 +116,7 @@ class Case:
     exchanges: int = 1
     mixed: bool = False
     also: tuple[Label, ...] = ()
+    calls: str = ""  # a capture's labelled exchanges by label: "0,1,2 anthropic/-/-; 3,4 openai/-/-"
 
     @property
     def provider_ok(self) -> bool:
@@ -285,8 +286,12 @@ def capture_cases(caps: list[Capture], records: dict[str, dict[str, Any]]) -> li
         if not labels:
             continue
         got = _got(records.get(str(cap.file.resolve())))
+        by: dict[str, list[str]] = defaultdict(list)
+        for i, lb in sorted(cap.labels.items()):
+            by[f"{lb.provider}/{lb.host or '-'}/{lb.via or '-'}"].append(str(i))
+        calls = "; ".join(f"{','.join(ix)} {key}" for key, ix in by.items())
         out.append(Case("capture", cap.repo, cap.split, cap.path, None, cap.kind, labels[0], got, len(cap.labels), mixed,
-                        tuple(labels[1:])))
+                        tuple(labels[1:]), calls))
     return out
 
 
@@ -439,7 +444,12 @@ def findings(result_cases: dict[str, list[Case]], meta: dict[str, Any]) -> str:
            f"Generated {meta['date']} at musetui commit {meta['commit']} by bench/eval_attribution.py "
            f"over {meta['files']} captures / {meta['exchanges']} exchanges from {meta['repositories']} repositories.",
            "Label = what the request envelope proves (URL host/path, model in the request); "
-           "verdict = musetui's provider/host/via/confidence. Exchange `-` = a whole-file verdict.", ""]
+           "verdict = musetui's provider/host/via/confidence. A full capture's line lists its labelled "
+           "exchanges (0-based, in file order) by label; a body's line names its one exchange.",
+           f"Not scored: {meta['unlabelled']} exchanges whose envelope decides no label; "
+           f"{json.dumps(meta['unreadable'])}; bodies skipped {json.dumps(meta['bodies_skipped'])}. "
+           "Labels at a loopback host are the declared model's maker only (a local server may be a mock "
+           "or a gateway): weigh those misses accordingly.", ""]
     picks: list[tuple[str, Callable[[Case], bool]]] = [
         ("Confident and wrong (confidence >= 0.8)", lambda c: c.confident_wrong),
         ("False flags", lambda c: bool(c.false_flags)),
@@ -452,12 +462,13 @@ def findings(result_cases: dict[str, list[Case]], meta: dict[str, Any]) -> str:
             cases.sort(key=lambda c: (c.repo, c.path, c.exchange or 0))
             for c in cases:
                 g = c.got
-                out.append(f"- {c.repo} `{c.path}` exchange {'-' if c.exchange is None else c.exchange}: "
+                where = f"exchange {c.exchange}" if c.exchange is not None else f"exchanges {c.calls}"
+                out.append(f"- {c.repo} `{c.path}` {where}: "
                            f"label {c.label.provider}/{c.label.host or '-'}/{c.label.via or '-'} ({c.label.basis}); "
                            f"musetui {g['provider']}/{g['host'] or '-'}/{g['via'] or '-'} {float(g['confidence']):.2f} "
                            f"[{g['format']}] flags {','.join(g['flags']) or '-'}; evidence: {_misleading(c)}")
             out.append("")
-    return "\n".join(out[:5] + _patterns(result_cases) + out[5:] + _abstentions(result_cases))
+    return "\n".join(out[:6] + _patterns(result_cases) + out[6:] + _abstentions(result_cases))
 
 
 def _evidence_kind(text: str) -> str:
