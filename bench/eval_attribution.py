@@ -473,6 +473,7 @@ def findings(result_cases: dict[str, list[Case]], meta: dict[str, Any]) -> str:
 
 def _evidence_kind(text: str) -> str:
     """A short name for the first evidence behind a miss: detector, field leaf, id marker and year."""
+    text = text.split("; `", 1)[0]  # the first evidence only
     hit = re.match(r"`([^`]+)` w\S+ line \S+ `([^`]*)`", text)
     if hit is None:
         return text[:40]
