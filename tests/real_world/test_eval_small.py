@@ -126,3 +126,37 @@ def test_labeller_abstains_without_an_envelope() -> None:
     assert got is not None and (got.provider, got.host, got.via) == ("amazon", "bedrock", None)
     got = labeller.label(ex("https://openrouter.ai/api/v1/chat/completions", b'{"model": "anthropic/claude-haiku-4.5"}'))
     assert got is not None and (got.provider, got.host, got.via) == ("anthropic", ANY_HOST, "openrouter")
+
+
+def test_reader_reads_every_capture_kind() -> None:
+    """The evaluation's own reader gets URL, status and body from each recording format (made here)."""
+    import base64
+    import gzip
+    import json
+
+    from eval_attribution import sniff
+
+    body = b'{"id": "x", "model": "gpt-4o"}'
+    req = b'{"model": "gpt-4o"}'
+    url = "https://api.openai.com/v1/chat/completions"
+    vcrpy = (f"interactions:\n- request:\n    body: '{req.decode()}'\n    method: POST\n    uri: {url}\n"
+             f"  response:\n    body:\n      string: '{body.decode()}'\n    status:\n      code: 200\nversion: 1\n").encode()
+    ruby = (f"---\nhttp_interactions:\n- request:\n    method: post\n    uri: {url}\n    body:\n      encoding: UTF-8\n"
+            f"      string: '{req.decode()}'\n  response:\n    status:\n      code: 200\n    body:\n      encoding: ASCII-8BIT\n"
+            f"      string: !binary |-\n        {base64.b64encode(body).decode()}\n").encode()
+    har = json.dumps({"log": {"entries": [{"request": {"method": "POST", "url": url, "headers": [],
+                                                       "postData": {"text": req.decode()}},
+                                           "response": {"status": 200, "headers": [], "content": {"text": body.decode()}}}]}}).encode()
+    request = f"POST {url} HTTP/1.1\r\nHost: api.openai.com\r\nContent-Length: {len(req)}\r\n\r\n".encode() + req
+    response = f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body
+    httprr = b"httprr trace v1\n" + f"{len(request)} {len(response)}\n".encode() + request + response
+    split = (f"requests:\n- body: '{req.decode()}'\n  method: POST\n  uri: {url}\nresponses:\n- body:\n"
+             f"    string: '{body.decode()}'\n  status:\n    code: 200\n").encode()
+    labeller = _labeller()
+    for kind, data in [("vcr-yaml", vcrpy), ("ruby-vcr", ruby), ("har", har), ("httprr", httprr),
+                       ("vcr-split", split), ("vcr-yaml", gzip.compress(vcrpy))]:
+        assert sniff(data) == kind
+        (ex,) = read_capture(data)
+        assert (ex.url, ex.status, ex.resp_body, ex.req_body) == (url, 200, body, req), kind
+        got = labeller.label(ex)
+        assert got is not None and (got.provider, got.host, got.via) == ("openai", None, None), kind
