@@ -27,7 +27,9 @@ import yaml
 
 SOURCES = Path(__file__).resolve().parent / "eval_sources.toml"
 ANY_HOST = "?"  # a label's host when the envelope cannot show it (a router chose the upstream)
-LOOPBACK = re.compile(r"^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[?::1\]?|host\.docker\.internal)$")
+LOOPBACK = re.compile(
+    r"^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[?::1\]?|host\.docker\.internal)$"
+)
 REGION = re.compile(r"^(us|eu|apac|global|us-gov|jp|au|ca)\.")
 
 
@@ -61,7 +63,9 @@ def _untag(loader: Any, _suffix: str, node: yaml.Node) -> Any:
 
 _Loader.add_multi_constructor("tag:yaml.org,2002:python/", _untag)
 _Loader.add_multi_constructor("!ruby/", _untag)
-_Loader.add_constructor("!binary", lambda loader, node: base64.b64decode(loader.construct_scalar(node)))
+_Loader.add_constructor(
+    "!binary", lambda loader, node: base64.b64decode(loader.construct_scalar(node))
+)
 
 
 def _bytes(value: Any) -> bytes:
@@ -113,8 +117,15 @@ def _vcr_body(body: Any) -> bytes:
 
 def _vcr(doc: Any) -> Iterator[Exchange]:
     inter = doc.get("interactions") or doc.get("http_interactions") or []
-    if not inter and isinstance(doc.get("requests"), list) and isinstance(doc.get("responses"), list):
-        inter = [{"request": q, "response": r} for q, r in zip(doc["requests"], doc["responses"], strict=False)]
+    if (
+        not inter
+        and isinstance(doc.get("requests"), list)
+        and isinstance(doc.get("responses"), list)
+    ):
+        inter = [
+            {"request": q, "response": r}
+            for q, r in zip(doc["requests"], doc["responses"], strict=False)
+        ]
     for i, x in enumerate(inter if isinstance(inter, list) else []):
         req, resp = x.get("request") or {}, x.get("response") or {}
         status = resp.get("status")
@@ -126,9 +137,14 @@ def _vcr(doc: Any) -> Iterator[Exchange]:
         if url.startswith("/") and "host" in qh:
             url = "https://" + qh["host"] + url
         yield Exchange(
-            i, str(req.get("method", "")), url, qh,
+            i,
+            str(req.get("method", "")),
+            url,
+            qh,
             _vcr_body(req["parsed_body"] if "parsed_body" in req else req.get("body")),
-            _int(code), rh, _decoded(_vcr_body(body), rh),
+            _int(code),
+            rh,
+            _decoded(_vcr_body(body), rh),
         )
 
 
@@ -144,8 +160,14 @@ def _har(doc: Any) -> Iterator[Exchange]:
         body = base64.b64decode(text) if content.get("encoding") == "base64" else _bytes(text)
         rh = _headers(resp.get("headers"))
         yield Exchange(
-            i, str(req.get("method", "")), str(req.get("url", "")), _headers(req.get("headers")),
-            _bytes((req.get("postData") or {}).get("text")), _int(resp.get("status")), rh, _decoded(body, rh),
+            i,
+            str(req.get("method", "")),
+            str(req.get("url", "")),
+            _headers(req.get("headers")),
+            _bytes((req.get("postData") or {}).get("text")),
+            _int(resp.get("status")),
+            rh,
+            _decoded(body, rh),
         )
 
 
@@ -188,7 +210,16 @@ def _httprr(data: bytes) -> Iterator[Exchange]:
         url = parts[1] if len(parts) > 1 else ""
         if url.startswith("/") and "host" in qh:
             url = "https://" + qh["host"] + url
-        yield Exchange(i, parts[0], url, qh, qb, int(code[1]) if len(code) > 1 and code[1].isdigit() else None, rh, rb)
+        yield Exchange(
+            i,
+            parts[0],
+            url,
+            qh,
+            qb,
+            int(code[1]) if len(code) > 1 and code[1].isdigit() else None,
+            rh,
+            rb,
+        )
         i += 1
 
 
@@ -310,8 +341,12 @@ class Labeller:
         if isinstance(body, dict) and isinstance(body.get("model"), str) and body["model"]:
             return str(body["model"])
         path = unquote(urlsplit(ex.url).path)
-        for pat in (r"/publishers/([^/]+)/models/([^/:]+)", r"/models/([^/:]+)", r"/model/([^/]+)/",
-                    r"/deployments/([^/]+)/"):
+        for pat in (
+            r"/publishers/([^/]+)/models/([^/:]+)",
+            r"/models/([^/:]+)",
+            r"/model/([^/]+)/",
+            r"/deployments/([^/]+)/",
+        ):
             hit = re.search(pat, path)
             if hit:
                 return "/".join(hit.groups())
@@ -323,12 +358,16 @@ class Labeller:
             return None
         parts = urlsplit(ex.url)
         host, path = (parts.hostname or "").lower(), parts.path
-        if not any(fnmatch.fnmatch(path + (":" if ":" not in path else ""), p) or fnmatch.fnmatch(path, p)
-                   for p in self.paths):
+        if not any(
+            fnmatch.fnmatch(path + (":" if ":" not in path else ""), p) or fnmatch.fnmatch(path, p)
+            for p in self.paths
+        ):
             return None
         model = self.request_model(ex)
         if LOOPBACK.match(host) or parts.port == 11434:
-            if re.search(r"/(groq|openai|anthropic|bedrock|google|gemini|proxy|gateway)(/|$)", path):
+            if re.search(
+                r"/(groq|openai|anthropic|bedrock|google|gemini|proxy|gateway)(/|$)", path
+            ):
                 return None
             who = self.maker(model)
             return Label(who, None, None, f"loopback server, model {model}") if who else None
@@ -365,11 +404,21 @@ class Capture:
     embedding: dict[int, bool]
 
     @classmethod
-    def labelled(cls, repo: str, split: str, path: str, file: Path, kind: str, exchanges: list[Exchange],
-                 labeller: Labeller) -> Capture:
+    def labelled(
+        cls,
+        repo: str,
+        split: str,
+        path: str,
+        file: Path,
+        kind: str,
+        exchanges: list[Exchange],
+        labeller: Labeller,
+    ) -> Capture:
         """A capture with every exchange labelled by ``labeller``."""
         labels = {ex.index: lb for ex in exchanges if (lb := labeller.label(ex)) is not None}
-        embedding = {ex.index: bool(re.search(r"embed", urlsplit(ex.url).path, re.I)) for ex in exchanges}
+        embedding = {
+            ex.index: bool(re.search(r"embed", urlsplit(ex.url).path, re.I)) for ex in exchanges
+        }
         return cls(repo, split, path, file, kind, exchanges, labels, embedding)
 
     def file_labels(self) -> tuple[list[Label], bool]:
@@ -382,6 +431,12 @@ class Capture:
             return [], False
         votes = Counter((lb.provider, lb.host, lb.via) for lb in calls)
         top = max(votes.values())
-        tied = list(dict.fromkeys((lb.provider, lb.host, lb.via) for lb in calls if votes[(lb.provider, lb.host, lb.via)] == top))
+        tied = list(
+            dict.fromkeys(
+                (lb.provider, lb.host, lb.via)
+                for lb in calls
+                if votes[(lb.provider, lb.host, lb.via)] == top
+            )
+        )
         labels = [next(lb for lb in calls if (lb.provider, lb.host, lb.via) == key) for key in tied]
         return labels, len({lb.provider for lb in self.labels.values()}) > 1

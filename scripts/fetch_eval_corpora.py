@@ -47,14 +47,20 @@ def local_name(repo: str, path: str) -> str:
 
 def _git_dir(snapshots: Path, repo: str) -> Path | None:
     owner, name = repo.split("/", 1)
-    for cand in (snapshots / f"{owner}+{name}" / "repo", snapshots / f"{owner}+{name}", snapshots / owner / name):
+    for cand in (
+        snapshots / f"{owner}+{name}" / "repo",
+        snapshots / f"{owner}+{name}",
+        snapshots / owner / name,
+    ):
         if (cand / "HEAD").is_file() or (cand / ".git").exists():
             return cand
     return None
 
 
 def _git(git_dir: Path, *args: str) -> bytes | None:
-    proc = subprocess.run(["git", "--git-dir", str(git_dir), *args], capture_output=True, check=False)
+    proc = subprocess.run(
+        ["git", "--git-dir", str(git_dir), *args], capture_output=True, check=False
+    )
     return proc.stdout if proc.returncode == 0 else None
 
 
@@ -76,7 +82,9 @@ def _blobs(git_dir: Path, shas: list[str]) -> list[bytes | None]:
     """The contents of many blobs through one ``git cat-file --batch``."""
     proc = subprocess.run(
         ["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
-        input="".join(s + "\n" for s in shas).encode(), capture_output=True, check=False,
+        input="".join(s + "\n" for s in shas).encode(),
+        capture_output=True,
+        check=False,
     )
     data, pos = proc.stdout, 0
     out: list[bytes | None] = []
@@ -101,7 +109,9 @@ def _wanted(path: str, size: int, spec: dict[str, Any]) -> bool:
     return not any(fnmatch.fnmatch(path, g) for g in spec.get("exclude", []))
 
 
-def extract_repo(git_dir: Path, spec: dict[str, Any], cache: Path) -> tuple[list[dict[str, Any]], str]:
+def extract_repo(
+    git_dir: Path, spec: dict[str, Any], cache: Path
+) -> tuple[list[dict[str, Any]], str]:
     """Write one repository's captures into ``cache``; return their manifest rows and a note."""
     rev, note = spec["commit"], ""
     if _git(git_dir, "cat-file", "-e", f"{rev}^{{commit}}") is None:
@@ -117,7 +127,16 @@ def extract_repo(git_dir: Path, spec: dict[str, Any], cache: Path) -> tuple[list
         target = cache / name
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(data)
-        out.append({"repo": spec["name"], "commit": rev, "path": path, "kind": kind, "file": name, "bytes": len(data)})
+        out.append(
+            {
+                "repo": spec["name"],
+                "commit": rev,
+                "path": path,
+                "kind": kind,
+                "file": name,
+                "bytes": len(data),
+            }
+        )
     return out, note
 
 
@@ -142,7 +161,9 @@ def main(argv: list[str]) -> int:
         print(f"ok       {spec['name']}: {len(rows)} captures{note}")
     cache.mkdir(parents=True, exist_ok=True)
     (cache / "MANIFEST.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    print(f"{len(manifest)} captures from {len(repos) - missing} of {len(repos)} repositories in {cache}")
+    print(
+        f"{len(manifest)} captures from {len(repos) - missing} of {len(repos)} repositories in {cache}"
+    )
     return 0 if missing == 0 else 1
 
 
