@@ -110,28 +110,34 @@ def _expected(f: dict[str, Any]) -> tuple[str, str | None, str | None]:
     return f["provider"], f["host"] or None, f["via"] or None
 
 
-@pytest.mark.parametrize(
-    "f",
-    [f for f in FILES if f["format"] == "http-capture"],
-    ids=lambda f: f["path"].rsplit("/", 1)[-1],
-)
-def test_labeller_agrees_with_sources(f: dict[str, Any]) -> None:
-    """Where the envelope decides a label, it is the expectation that SOURCES.toml wrote by hand."""
+def test_labeller_agrees_with_sources() -> None:
+    """Where the envelope decides a label, it is the expectation that SOURCES.toml wrote by hand.
+
+    Captures whose envelope decides nothing are counted, not guessed; files listed but not in
+    this corpus copy are test_real_world's concern (it names them).
+    """
     _need_corpus()
-    path = _local(f)
-    if not path.is_file():
-        pytest.skip(f"{path} is not in {CACHE}")
-    cap = Capture.labelled(
-        f["repo"], "fit", f["path"], path, "", read_capture(path.read_bytes()), _labeller()
-    )
-    found, _mixed = cap.file_labels()
-    if not found:
-        pytest.skip("the envelope decides no label for this capture")
-    want = _expected(f)
-    assert any(
-        (lb.provider, lb.via) == (want[0], want[2]) and lb.host in (want[1], ANY_HOST)
-        for lb in found
-    ), (want, found)
+    checked, undecided, disagree = 0, 0, []
+    for f in FILES:
+        path = _local(f)
+        if f["format"] != "http-capture" or not path.is_file():
+            continue
+        cap = Capture.labelled(
+            f["repo"], "fit", f["path"], path, "", read_capture(path.read_bytes()), _labeller()
+        )
+        found, _mixed = cap.file_labels()
+        if not found:
+            undecided += 1
+            continue
+        checked += 1
+        want = _expected(f)
+        if not any(
+            (lb.provider, lb.via) == (want[0], want[2]) and lb.host in (want[1], ANY_HOST)
+            for lb in found
+        ):
+            disagree.append((f["path"], want, found))
+    assert checked >= 20, (checked, undecided)
+    assert not disagree, disagree
 
 
 def test_labeller_abstains_without_an_envelope() -> None:

@@ -66,7 +66,10 @@ def _params() -> list[Any]:
 @pytest.mark.parametrize("f", _params())
 def test_file_gets_its_expected_verdict(records: dict[str, dict[str, Any]], f: dict[str, Any]) -> None:
     name = _local(f)
-    assert (CACHE / name).is_file(), f"{name} is listed in SOURCES.toml but not in {CACHE} (renamed or not fetched?)"
+    if not (CACHE / name).is_file():
+        # In CI this skip fails unless tests/allowed_skips.txt names the file: one added to
+        # SOURCES.toml this turn (../shared is refreshed from it between turns), never a renamed one.
+        pytest.skip(f"{name} is listed in SOURCES.toml but not in {CACHE} (added this turn, or renamed?)")
     rec = records.get(name)
     assert rec is not None, f"{name}: no scan record"
     assert _verdict(rec) == (f["format"], f["provider"], f["host"], f["via"]), (f["why"], rec["evidence"])
