@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal, get_args
 
 from musetui._pickling import reduce_by_fields
+from musetui.reasons import Reason
 
 Format = Literal[
     "muse",
@@ -194,6 +195,8 @@ class Attribution:
     flags: list[str] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
     summary: str = ""
+    #: Why each flag was raised (see :mod:`musetui.reasons`): every view prints these sentences.
+    reasons: list[Reason] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -250,8 +253,10 @@ class SessionSummary:
         """A Muse session's directory name (``…/<name>/session.jsonl``), which its subagents give as their parent's id."""
         if self.format != "muse":
             return None
-        parts = self.path.split("/")
-        return parts[-2] if len(parts) >= 2 and parts[-1] == "session.jsonl" else None
+        import os
+
+        head, name = os.path.split(self.abspath)  # (not the root-relative path: the same id under any root)
+        return (os.path.basename(head) or None) if name == "session.jsonl" else None
 
     def record(self) -> dict[str, Any]:
         """The scan record of DESIGN.md, field for field."""

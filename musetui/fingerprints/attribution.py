@@ -5,6 +5,7 @@ The scoring is documented in :data:`EXPLAIN` (printed by ``musetui scan --explai
 
 from __future__ import annotations
 
+import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from musetui._pickling import reduce_by_fields
 from musetui.diagnostics import json_name
 from musetui.fingerprints.types import Decoded
 from musetui.model import HOSTS, PROVIDERS, Attribution, Evidence, SessionSummary, iso
+from musetui.reasons import Anomaly, DeclaredMismatch, MixedProviders, Outlier, Reason, short_value
 
 #: Evidence minted this many seconds *after* the line that records it is impossible.
 TOL_AFTER_S = 5.0
@@ -169,8 +171,8 @@ def _make_detail(dec: Decoded, loc: Located, delta: float | None) -> str:
         when = iso(dec.time) or "?"
         if when[:19] not in parts[0]:
             parts.append(f"minted {when}")
-        if delta is not None:
-            parts.append(f"{_fmt_delta(delta)} from line {loc.line}")
+        if delta is not None and loc.line_time is not None:
+            parts.append(f"{fmt_gap(dec.time, loc.line_time)} from line {loc.line}")
     shown = [f"{k} {v}" for k, v in dec.fields if k not in ("minted", "time") and v not in parts[0]]
     if shown:
         parts.append("; ".join(shown[:6]))
@@ -196,9 +198,14 @@ def _fmt_delta(delta: float) -> str:
     return f"{sign}{a / 86400:.1f} d"
 
 
-def fmt_delta(delta: float) -> str:
-    """Human form of a time delta in seconds (``0 s``, ``+3 s``, ``−19.0 d``)."""
-    return _fmt_delta(delta)
+def fmt_gap(t: float, ref: float) -> str:
+    """The time from ``ref`` to ``t`` as every view shows it (``0 s``, ``+1 s``, ``−19.0 d``).
+
+    Times are shown cut to the whole second (``22:01:43`` for 22:01:43.9), so the gap is taken
+    between the cut times: an id minted at 22:01:44 beside a line recorded at 22:01:43.2 reads
+    ``+1 s``, as the two clocks on screen do, not ``0 s``. This is the one rule for shown deltas.
+    """
+    return _fmt_delta(float(math.floor(t) - math.floor(ref)))
 
 
 _by_line = attrgetter("line")
@@ -396,6 +403,7 @@ def attribute(
     d_provider, d_host, d_desc = declared_family(summary, lookup)
     flags: list[str] = []
     notes: list[str] = []
+    reasons: list[Reason] = []
     if (
         d_provider
         and d_provider != "openai"
@@ -419,8 +427,7 @@ def attribute(
             conf = 1.0 - (1.0 - conf) * 0.7
             notes.append(f"declared {d_desc} agrees")
         elif d_provider and d_provider != provider and provider not in SERVING_PROVIDERS:
-            flags.append("declared-mismatch")
-            notes.append(f"declared {d_desc} ({d_provider}) but artifacts say {provider}")
+            _raise(flags, reasons, DeclaredMismatch("artifacts", d_desc, d_provider, provider))
     elif best is not None and best_score > 0 and d_provider is None and facts["lookalike_only"].get(best):
         provider = "unknown"
         conf = 0.0
@@ -468,12 +475,10 @@ def attribute(
         sb: dict[str, int] = facts["store_bytes"]
         declared_azure = (summary.declared_provider or "").lower() == "azure"
         if sb.get("00") and not declared_azure:
-            flags.append("declared-mismatch")
-            notes.append(f"Codex sends store:true only to Azure; {sb['00']} ids carry store byte 00 (azure hint, guess)")
+            _raise(flags, reasons, DeclaredMismatch("store-byte-00", d_desc, count=sb["00"]))
             host = host or "azure"
         elif sb.get("01") and declared_azure:
-            flags.append("declared-mismatch")
-            notes.append(f"declared azure but {sb['01']} ids carry store byte 01 (store:false: not Codex-on-Azure)")
+            _raise(flags, reasons, DeclaredMismatch("store-byte-01", d_desc, count=sb["01"]))
     sig_models: dict[str, int] = facts["sig_models"]
     if sig_models and summary.models:
         declared_models = {m.lower() for m in summary.models}
@@ -485,19 +490,16 @@ def attribute(
                         + ", ".join(sorted(summary.models))
                     )
                     continue
-                if "declared-mismatch" not in flags:
-                    flags.append("declared-mismatch")
-                notes.append(f"thinking signature names {m}, transcript declares {', '.join(sorted(summary.models))}")
+                declared = ", ".join(sorted(summary.models))
+                _raise(flags, reasons, DeclaredMismatch("signature-model", declared, found=m))
     strong_model = [p for p, s in scores.items() if s >= 0.6]
     if len(strong_model) >= 2:
-        flags.append("mixed-providers")
-        notes.append("strong evidence of " + " and ".join(sorted(strong_model)))
+        _raise(flags, reasons, MixedProviders(tuple(sorted(strong_model))))
     anomalies: dict[str, list[Evidence]] = facts["anomalies"]
     for flag in ("time-mismatch", "imitation-id", "truncated-blob"):
         if anomalies.get(flag):
-            flags.append(flag)
             ex = anomalies[flag][0]
-            notes.append(f"{flag}: {len(anomalies[flag])} (first at line {ex.line})")
+            _raise(flags, reasons, Anomaly(flag, len(anomalies[flag]), ex.line, ex.detector, short_value(ex.value)))
     if host_note:
         notes.append(host_note)
     ev_vias: dict[str, float] = facts["vias"]
@@ -513,7 +515,15 @@ def attribute(
         flags=ordered,
         evidence=evidence,
         summary="; ".join(notes),
+        reasons=reasons,
     )
+
+
+def _raise(flags: list[str], reasons: list[Reason], reason: Reason) -> None:
+    """Raise ``reason.flag`` (once) and keep the reason: the one explanation every view prints."""
+    reasons.append(reason)
+    if reason.flag not in flags:
+        flags.append(reason.flag)
 
 
 def mark_outliers(sessions: Sequence[SessionSummary]) -> None:
@@ -528,6 +538,7 @@ def mark_outliers(sessions: Sequence[SessionSummary]) -> None:
         if "outlier" in s.attribution.flags:
             s.attribution.flags.remove("outlier")
             s.attribution.evidence = [e for e in s.attribution.evidence if e.detector != "outlier"]
+            s.attribution.reasons = [r for r in s.attribution.reasons if r.flag != "outlier"]
     for s in sessions:
         p = s.attribution.provider
         if p == "unknown":
@@ -540,7 +551,7 @@ def mark_outliers(sessions: Sequence[SessionSummary]) -> None:
         a = s.attribution
         if a.provider == "unknown" or "outlier" in a.flags:
             continue
-        reason = None
+        reason: Outlier | None = None
         fleet_total, fleet_common, fleet_n = majority.get((s.root, s.format), (0, None, 0))
         if fleet_total >= 3 and fleet_n >= 0.6 * fleet_total and fleet_common == a.provider:
             continue  # agrees with a clear fleet majority: never an outlier, whatever its siblings
@@ -551,17 +562,12 @@ def mark_outliers(sessions: Sequence[SessionSummary]) -> None:
             if total >= 2:
                 common, n = others.most_common(1)[0]
                 if n * 2 > total and common != a.provider:
-                    reason = (
-                        f"provider {a.provider} differs from {n} of {total} sibling sessions ({common}) "
-                        f"under parent {s.parent_session_id}"
-                    )
+                    reason = Outlier(a.provider, common, n, total, "siblings", s.parent_session_id)
         if reason is None and fleet_total >= 3 and fleet_n >= 0.6 * fleet_total and fleet_common != a.provider:
-            reason = (
-                f"provider {a.provider} differs from the fleet majority: {fleet_n} of {fleet_total} "
-                f"{s.format} sessions under this root are {fleet_common}"
-            )
+            reason = Outlier(a.provider, fleet_common or "", fleet_n, fleet_total, "fleet", s.format)
         if reason:
             a.flags.append("outlier")
+            a.reasons.append(reason)
             a.evidence.insert(
                 0,
                 Evidence(
@@ -572,7 +578,7 @@ def mark_outliers(sessions: Sequence[SessionSummary]) -> None:
                     line=0,
                     field="",
                     value=json_name(s.session_id or s.path),  # a path may hold bytes that are not UTF-8
-                    detail=reason,
+                    detail=reason.text,
                     tag="fleet",  # a comparison with other sessions, not a FINGERPRINTS.md fingerprint
                 ),
             )
