@@ -3,7 +3,7 @@
 Attribution and the fleet pass record a reason beside every flag they raise. The app's
 evidence pane, ``y``, ``show``, ``report``, ``scan --explain`` and the JSON ``detail`` of an
 outlier all print :attr:`text`, so the evidence a reader copies is the evidence on screen.
-Headless: nothing here imports Textual or the rest of musetui.
+Headless: nothing here imports Textual.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Literal
 
 from musetui._pickling import reduce_by_fields
+from musetui.model import fmt_gap
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,11 +89,17 @@ class MixedProviders:
         return "strong evidence of " + " and ".join(self.providers)
 
 
-#: What each anomaly flag counts, in words.
-ANOMALY_NOUNS = {
-    "time-mismatch": ("decoded time disagrees", "decoded times disagree", "with its line's recorded time"),
-    "imitation-id": ("artifact fails", "artifacts fail", "their own checks (impossible time, marker or store byte)"),
-    "truncated-blob": ("token or signature is", "tokens or signatures are", "cut or broken"),
+#: What each anomaly flag counts, in words: for one artifact, and for several.
+ANOMALY_WORDS = {
+    "time-mismatch": (
+        "decoded time disagrees with its line's recorded time",
+        "decoded times disagree with their lines' recorded times",
+    ),
+    "imitation-id": (
+        "artifact fails its own checks (impossible time, marker or store byte)",
+        "artifacts fail their own checks (impossible time, marker or store byte)",
+    ),
+    "truncated-blob": ("token or signature is cut or broken", "tokens or signatures are cut or broken"),
 }
 
 
@@ -104,19 +111,22 @@ class Anomaly:
 
     flag: Literal["time-mismatch", "imitation-id", "truncated-blob"]
     count: int
-    #: The first such artifact: its line, detector and value (cut to 40 characters).
+    #: The first such artifact: its line, detector and value (cut to 40 characters) ...
     line: int
     detector: str
     value: str
+    #: ... and, when it holds a time, that time and its line's recorded time (unix seconds).
+    minted: float | None = None
+    recorded: float | None = None
 
     @property
     def text(self) -> str:
         """The reason, in one sentence."""
-        one, many, rest = ANOMALY_NOUNS[self.flag]
-        if self.flag == "imitation-id" and self.count == 1:
-            rest = "its own checks (impossible time, marker or store byte)"
-        noun = one if self.count == 1 else many
-        return f"{self.count} {noun} {rest}; the first is the {self.detector} {self.value} at line {self.line}"
+        one, many = ANOMALY_WORDS[self.flag]
+        first = f"{self.count} {one if self.count == 1 else many}; the first is the {self.detector} {self.value} at line {self.line}"
+        if self.minted is not None and self.recorded is not None:
+            first += f", minted {fmt_gap(self.minted, self.recorded)} from its line"
+        return first
 
 
 Reason = Outlier | DeclaredMismatch | MixedProviders | Anomaly

@@ -7,9 +7,8 @@ import os
 import re
 from collections.abc import Sequence
 
-from musetui.fingerprints.attribution import fmt_gap
 from musetui.fingerprints.types import Decoded
-from musetui.model import Item, SessionSummary, iso
+from musetui.model import Item, SessionSummary, fmt_gap, iso
 from musetui.reasons import flag_sentences
 from musetui.safetext import strip_controls
 

@@ -5,7 +5,6 @@ The scoring is documented in :data:`EXPLAIN` (printed by ``musetui scan --explai
 
 from __future__ import annotations
 
-import math
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from typing import Any
 from musetui._pickling import reduce_by_fields
 from musetui.diagnostics import json_name
 from musetui.fingerprints.types import Decoded
-from musetui.model import HOSTS, PROVIDERS, Attribution, Evidence, SessionSummary, iso
+from musetui.model import HOSTS, PROVIDERS, Attribution, Evidence, SessionSummary, fmt_gap, iso
 from musetui.reasons import Anomaly, DeclaredMismatch, MixedProviders, Outlier, Reason, short_value
 
 #: Evidence minted this many seconds *after* the line that records it is impossible.
@@ -182,30 +181,6 @@ def _make_detail(dec: Decoded, loc: Located, delta: float | None) -> str:
         parts.append("inside quoted input/tool output (down-weighted)")
     parts.append(f"[{dec.tag}] (docs/fingerprints.md#{dec.detector})")
     return "; ".join(parts)
-
-
-def _fmt_delta(delta: float) -> str:
-    if abs(delta) < 1:
-        return "0 s"
-    sign = "+" if delta > 0 else "−"
-    a = abs(delta)
-    if a < 120:
-        return f"{sign}{a:.0f} s"
-    if a < 7200:
-        return f"{sign}{a / 60:.1f} min"
-    if a < 172800:
-        return f"{sign}{a / 3600:.1f} h"
-    return f"{sign}{a / 86400:.1f} d"
-
-
-def fmt_gap(t: float, ref: float) -> str:
-    """The time from ``ref`` to ``t`` as every view shows it (``0 s``, ``+1 s``, ``−19.0 d``).
-
-    Times are shown cut to the whole second (``22:01:43`` for 22:01:43.9), so the gap is taken
-    between the cut times: an id minted at 22:01:44 beside a line recorded at 22:01:43.2 reads
-    ``+1 s``, as the two clocks on screen do, not ``0 s``. This is the one rule for shown deltas.
-    """
-    return _fmt_delta(float(math.floor(t) - math.floor(ref)))
 
 
 _by_line = attrgetter("line")
@@ -499,7 +474,8 @@ def attribute(
     for flag in ("time-mismatch", "imitation-id", "truncated-blob"):
         if anomalies.get(flag):
             ex = anomalies[flag][0]
-            _raise(flags, reasons, Anomaly(flag, len(anomalies[flag]), ex.line, ex.detector, short_value(ex.value)))
+            recorded = round(ex.time - ex.delta_s, 6) if ex.time is not None and ex.delta_s is not None else None
+            _raise(flags, reasons, Anomaly(flag, len(anomalies[flag]), ex.line, ex.detector, short_value(ex.value), ex.time, recorded))
     if host_note:
         notes.append(host_note)
     ev_vias: dict[str, float] = facts["vias"]

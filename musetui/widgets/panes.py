@@ -24,10 +24,9 @@ from textual.geometry import Region
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from musetui.fingerprints.attribution import fmt_gap
 from musetui.fingerprints.types import Decoded
 from musetui.messages import FocusBack
-from musetui.model import Item, SessionSummary
+from musetui.model import Item, SessionSummary, fmt_gap
 from musetui.reasons import flag_sentences
 from musetui.report import human_bytes, verdict_line
 from musetui.widgets.item_list import blob_length
