@@ -50,7 +50,7 @@ def _anthropic_line() -> list[str]:
     assert signature and msg
     rec = json.loads(lines[3])
     rec["payload"]["event"].update(message_id=msg.group(1), signature=signature.group(1))
-    return lines + [json.dumps(rec, separators=(",", ":"))]
+    return [*lines, json.dumps(rec, separators=(",", ":"))]
 
 
 def _cut_token() -> list[str]:
