@@ -5,13 +5,14 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import pickle
 import shutil
 from pathlib import Path
 
 from musetui.cli import main as cli
 from musetui.index import Index
-from musetui.model import fmt_gap
-from musetui.reasons import Outlier
+from musetui.model import FLAGS, fmt_gap
+from musetui.reasons import Anomaly, DeclaredMismatch, MixedProviders, Outlier
 from musetui.widgets.text import hms
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_transcripts"
@@ -49,15 +50,32 @@ def test_the_outlier_reason_is_structured_and_is_the_json_detail() -> None:
     assert ev["detail"] == reason.text
 
 
+def test_reasons_pickle_as_they_are() -> None:
+    for reason in (
+        Outlier("openai", "meta", 4, 5, "fleet", "muse"),
+        DeclaredMismatch("artifacts", "meta avocado-1.3", "meta", "openai"),
+        DeclaredMismatch("store-byte-00", "openai gpt-5", count=3),
+        MixedProviders(("anthropic", "openai")),
+        Anomaly("truncated-blob", 2, 4, "fernet", "gAAAAAB…Qk=", 1788300104.0, 1788300103.188596),
+    ):
+        assert pickle.loads(pickle.dumps(reason)) == reason
+        assert reason.text and reason.flag in FLAGS
+
+
 def test_reasons_survive_the_cache(tmp_path: Path) -> None:
     root = tmp_path / "tree"
     shutil.copytree(SAMPLE, root)
+    cut = root / OUTLIER.relative_to(SAMPLE)
+    text = cut.read_text(encoding="utf-8")
+    token = text.index("gAAAAAB")
+    cut.write_text(text[: token + 200] + text[token + 205 :], encoding="utf-8")  # a Fernet token cut short
     cold = Index([str(root)], workers=1, use_cache=True).scan()
     warm = Index([str(root)], workers=1, use_cache=True).scan()
     assert warm.cache_hits == len(warm.files)
     got = {s.path: (s.attribution.flags, s.attribution.reasons) for s in warm.sessions}
     assert got == {s.path: (s.attribution.flags, s.attribution.reasons) for s in cold.sessions}
-    assert any(r for _f, r in got.values())
+    kinds = {type(r) for _f, rs in got.values() for r in rs}
+    assert kinds == {Outlier, Anomaly}, kinds
 
 
 def test_show_of_each_sample_file_gives_the_flags_and_reasons_of_the_scan() -> None:
