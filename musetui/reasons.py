@@ -31,6 +31,8 @@ class Outlier:
     scope: Literal["siblings", "fleet"]
     #: Siblings: the parent session's id. Fleet: the format of the sessions compared.
     group: str
+    #: The scan root the comparison was made under ("this root" of the fleet's sentence).
+    root: str = ""
 
     @property
     def text(self) -> str:

@@ -538,9 +538,9 @@ def mark_outliers(sessions: Sequence[SessionSummary]) -> None:
             if total >= 2:
                 common, n = others.most_common(1)[0]
                 if n * 2 > total and common != a.provider:
-                    reason = Outlier(a.provider, common, n, total, "siblings", s.parent_session_id)
+                    reason = Outlier(a.provider, common, n, total, "siblings", s.parent_session_id, s.root)
         if reason is None and fleet_total >= 3 and fleet_n >= 0.6 * fleet_total and fleet_common != a.provider:
-            reason = Outlier(a.provider, fleet_common or "", fleet_n, fleet_total, "fleet", s.format)
+            reason = Outlier(a.provider, fleet_common or "", fleet_n, fleet_total, "fleet", s.format, s.root)
         if reason:
             a.flags.append("outlier")
             a.reasons.append(reason)

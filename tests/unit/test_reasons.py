@@ -45,7 +45,7 @@ def test_the_outlier_reason_is_structured_and_is_the_json_detail() -> None:
     index = Index([str(SAMPLE)], workers=1, use_cache=False).scan()
     s = next(x for x in index.sessions if Path(x.abspath) == OUTLIER)
     (reason,) = s.attribution.reasons
-    assert reason == Outlier("openai", "meta", 3, 3, "siblings", "01a05efc-7bb7-7cd1-8155-66af75f0734c")
+    assert reason == Outlier("openai", "meta", 3, 3, "siblings", "01a05efc-7bb7-7cd1-8155-66af75f0734c", str(SAMPLE))
     (ev,) = [e for e in s.record()["evidence"] if e["detector"] == "outlier"]
     assert ev["detail"] == reason.text
 
