@@ -72,6 +72,12 @@ def verdict_line(s: SessionSummary) -> str:
     return f"{a.provider}{host}{via} · confidence {a.confidence:.2f} · flags: {flags}"
 
 
+def _flag_lines(s: SessionSummary) -> list[str]:
+    """``- **Flag outlier:** provider openai differs from …``: each flag with its reason, as every view words it."""
+    a = s.attribution
+    return [f"- **Flag {flag}:** {_one_line(text)}" for flag, text in flag_sentences(a.flags, a.reasons)]
+
+
 def session_markdown(s: SessionSummary, extra: Sequence[str] = ()) -> str:
     """The evidence report of one session."""
     a = s.attribution
@@ -80,7 +86,7 @@ def session_markdown(s: SessionSummary, extra: Sequence[str] = ()) -> str:
         "",
         f"- **Verdict:** {verdict_line(s)}",
         f"- **Why:** {_one_line(a.summary)}" if a.summary else "- **Why:** no evidence",
-        *(f"- **Flag {flag}:** {_one_line(text)}" for flag, text in flag_sentences(a.flags, a.reasons)),
+        *_flag_lines(s),
         f"- **Declared:** provider `{_one_line(s.declared_provider or '-')}`, model `{_one_line(s.declared_model or '-')}`",
         f"- **Format:** {s.format} ({_one_line(s.format_rule)})",
         f"- **File:** `{_one_line(s.abspath)}` ({s.size:,} bytes, {_count(s.items, 'item')}, "
@@ -170,6 +176,7 @@ def item_markdown(
         f"### musetui evidence: session `{_one_line(s.session_id or '?')}`, line {item.line}",
         "",
         f"- **Verdict:** {verdict_line(s)}",
+        *_flag_lines(s),
         f"- **File:** `{_one_line(s.abspath)}`",
         f"- **Line:** {item.line}" + (f"–{item.line + item.lines - 1}" if item.lines > 1 else "")
         + f", bytes {item.offset}–{item.offset + item.length} ({item.length:,} bytes)",

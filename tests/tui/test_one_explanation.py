@@ -123,3 +123,14 @@ async def test_the_outlier_is_stated_as_a_comparison_not_weighed_evidence() -> N
         assert "outlier →" not in text and "**outlier**" not in text
         assert "provideropenaidiffersfrom3of3siblingsessions(meta)" in squash(text)
         assert "w 0.00" not in text and "weight 0.00, fleet" not in text
+
+
+async def test_an_items_report_carries_the_flags_reasons() -> None:
+    """``y`` on an item copies ``show --line N``, which states each flag's reason too."""
+    app = MuseApp([str(SAMPLE)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "o", "enter", "j", "j", "j", "y")
+        (reason,) = current(app).attribution.reasons
+        assert "line 4" in app.clipboard and f"- **Flag outlier:** {reason.text}\n" in app.clipboard
+        assert app.clipboard == run_cli("show", str(OUTLIER), "--line", "4", "--root", str(SAMPLE))
