@@ -112,7 +112,8 @@ described in docs/fingerprints.md (shipped with musetui's source).
    created_at, and items may be minted up to {TOL_AFTER_CREATED_S:.0f} s after it); more
    than {TOL_BEFORE_S:.0f} s BEFORE its line (first
    occurrence, outside quoted material) is suspicious. Either raises
-   `time-mismatch`, with the delta in the evidence. Anthropic request ids are
+   `time-mismatch`, with the delta in the evidence (shown between the two
+   times cut to the whole second, as every clock on screen shows them). Anthropic request ids are
    normally 2-31 s before the line; long responses take minutes. A time read by
    a [guess] layout (Gemini responseIds) is shown but never raises it.
 
@@ -121,7 +122,9 @@ described in docs/fingerprints.md (shipped with musetui's source).
    claude-saffron is noted, never flagged); time-mismatch;
    imitation-id; mixed-providers (two providers each >= 0.6 from model output);
    truncated-blob (a Fernet token or signature whose structure is cut or broken);
-   outlier (see 8).
+   outlier (see 8). Each flag keeps its reason (what was compared, the counts,
+   the first line): the app, `y`, `show`, the report and `scan PATH --explain`
+   print the same sentence, and an outlier record's JSON detail is that sentence.
 
 8. Outliers. A session is an outlier when its provider (known, not `unknown`)
    differs from the provider shared by a strict majority of its siblings
