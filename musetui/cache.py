@@ -32,7 +32,7 @@ SNAPSHOT_CHUNKS = 64
 LOCK_TIMEOUT_S = 10.0
 
 #: Bump when the stored layout or the meaning of stored outcomes changes.
-SCHEMA_VERSION = 10  # 10: light summaries carry the title and the router (via)
+SCHEMA_VERSION = 11  # 11: attributions carry the reasons of their flags; Muse parent ids read from the absolute path
 
 #: Every stored blob starts with the CRC-32 of the rest (little-endian): a blob whose bytes
 #: changed on disk is discarded and its file read again, never replayed.

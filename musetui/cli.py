@@ -77,7 +77,11 @@ def _scan_parser() -> _Parser:
                    help="transcript trees or files (default: the Muse, Codex and Claude Code directories found here)")
     p.add_argument("--json", action="store_true", help="JSON Lines, one scan record per session, sorted by path")
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
-    p.add_argument("--explain", action="store_true", help="print how attribution is scored, then exit")
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="without PATH: print how attribution is scored; with PATHs: each session's verdict, why, and the reason of each flag",
+    )
     p.add_argument("--workers", type=int, default=None, metavar="N", help="worker processes (default: CPU count)")
     p.add_argument("-q", "--quiet", action="store_true", help="do not print diagnostics (nor the roots found) on stderr")
     p.add_argument("--stats", action="store_true", help="print cache and scan counts on stderr")
@@ -91,11 +95,13 @@ def _scan_parser() -> _Parser:
 def cmd_scan(argv: Sequence[str]) -> int:
     """``musetui scan PATH... [--json]``."""
     args = _scan_parser().parse_args(list(argv))
-    if args.explain:
+    if args.explain and not args.paths:
         from musetui.fingerprints.attribution import EXPLAIN
 
         sys.stdout.write(EXPLAIN)
         return 0
+    if args.explain and (args.json or args.dask or args.parquet):
+        raise UsageError("musetui scan: --explain prints text: leave out --json, --dask and --parquet")
     args.paths = [_resolve(p) for p in args.paths] or _discovered_roots(quiet=args.quiet)
     _check_paths(args.paths)
     _check_output_outside(args.parquet, args.paths, "--parquet")
@@ -119,6 +125,8 @@ def cmd_scan(argv: Sequence[str]) -> int:
         for record in _records(sessions, names):
             out.write(record)
         out.flush()
+    elif args.explain:
+        _print_explanations(sessions, names)
     else:
         _print_table(sessions, names)
     if not sessions:
@@ -152,6 +160,24 @@ def _home_relative(path: str) -> str:
     """``~/.codex/sessions`` for a path under the home directory."""
     home = os.path.expanduser("~")
     return "~" + path[len(home) :] if home not in ("", "/") and path.startswith(home + os.sep) else path
+
+
+def _print_explanations(sessions: Sequence[object], names: dict[str, str]) -> None:
+    """``scan PATH --explain``: per session, its verdict, why, and each flag's reason, in ``show``'s words."""
+    from musetui.model import SessionSummary
+    from musetui.reasons import flag_sentences
+    from musetui.report import verdict_line
+    from musetui.safetext import strip_controls
+
+    out: list[str] = []
+    for s in sessions:
+        assert isinstance(s, SessionSummary)
+        a = s.attribution
+        out.append(shown_path(names.get(s.root_dir, s.root_dir), s.path))
+        out.append(f"  verdict: {verdict_line(s)}")
+        out.append(f"  why: {a.summary or 'no evidence'}")
+        out.extend(f"  {flag}: {text}" for flag, text in flag_sentences(a.flags, a.reasons))
+    _write_text("".join(strip_controls(line).replace("\n", " ") + "\n" for line in out))
 
 
 def _no_transcripts(paths: Sequence[str]) -> None:

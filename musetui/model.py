@@ -5,11 +5,15 @@ Nothing here imports Textual: the headless core (CLI, library users) depends on 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from musetui._pickling import reduce_by_fields
+
+if TYPE_CHECKING:
+    from musetui.reasons import Reason
 
 Format = Literal[
     "muse",
@@ -83,6 +87,30 @@ def iso(ts: float | None) -> str | None:
         f"{y if y >= 1000 else f'{y:04d}'}-{d2[dt.month]}-{d2[dt.day]}T{d2[dt.hour]}:{d2[dt.minute]}:"
         f"{d2[dt.second]}.{_D3[dt.microsecond // 1000]}Z"
     )
+
+
+def _fmt_delta(delta: float) -> str:
+    if abs(delta) < 1:
+        return "0 s"
+    sign = "+" if delta > 0 else "−"
+    a = abs(delta)
+    if a < 120:
+        return f"{sign}{a:.0f} s"
+    if a < 7200:
+        return f"{sign}{a / 60:.1f} min"
+    if a < 172800:
+        return f"{sign}{a / 3600:.1f} h"
+    return f"{sign}{a / 86400:.1f} d"
+
+
+def fmt_gap(t: float, ref: float) -> str:
+    """The time from ``ref`` to ``t`` as every view shows it (``0 s``, ``+1 s``, ``−19.0 d``).
+
+    Times are shown cut to the whole second (``22:01:43`` for 22:01:43.9), so the gap is taken
+    between the cut times: an id minted at 22:01:44 beside a line recorded at 22:01:43.2 reads
+    ``+1 s``, as the two clocks on screen do, not ``0 s``. This is the one rule for shown deltas.
+    """
+    return _fmt_delta(float(math.floor(t) - math.floor(ref)))
 
 
 _D2 = [f"{i:02d}" for i in range(100)]
@@ -194,6 +222,8 @@ class Attribution:
     flags: list[str] = field(default_factory=list)
     evidence: list[Evidence] = field(default_factory=list)
     summary: str = ""
+    #: Why each flag was raised (see :mod:`musetui.reasons`): every view prints these sentences.
+    reasons: list[Reason] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -250,8 +280,10 @@ class SessionSummary:
         """A Muse session's directory name (``…/<name>/session.jsonl``), which its subagents give as their parent's id."""
         if self.format != "muse":
             return None
-        parts = self.path.split("/")
-        return parts[-2] if len(parts) >= 2 and parts[-1] == "session.jsonl" else None
+        import os
+
+        head, name = os.path.split(self.abspath)  # (not the root-relative path: the same id under any root)
+        return (os.path.basename(head) or None) if name == "session.jsonl" else None
 
     def record(self) -> dict[str, Any]:
         """The scan record of DESIGN.md, field for field."""

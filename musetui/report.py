@@ -7,9 +7,9 @@ import os
 import re
 from collections.abc import Sequence
 
-from musetui.fingerprints.attribution import fmt_delta
 from musetui.fingerprints.types import Decoded
-from musetui.model import Item, SessionSummary, iso
+from musetui.model import Item, SessionSummary, fmt_gap, iso
+from musetui.reasons import flag_sentences
 from musetui.safetext import strip_controls
 
 #: Raw lines are truncated to this many characters in reports.
@@ -70,6 +70,12 @@ def verdict_line(s: SessionSummary) -> str:
     return f"{a.provider}{host}{via} · confidence {a.confidence:.2f} · flags: {flags}"
 
 
+def _flag_lines(s: SessionSummary) -> list[str]:
+    """``- **Flag outlier:** provider openai differs from …``: each flag with its reason, as every view words it."""
+    a = s.attribution
+    return [f"- **Flag {flag}:** {_one_line(text)}" for flag, text in flag_sentences(a.flags, a.reasons)]
+
+
 def session_markdown(s: SessionSummary, extra: Sequence[str] = ()) -> str:
     """The evidence report of one session."""
     a = s.attribution
@@ -78,6 +84,7 @@ def session_markdown(s: SessionSummary, extra: Sequence[str] = ()) -> str:
         "",
         f"- **Verdict:** {verdict_line(s)}",
         f"- **Why:** {_one_line(a.summary)}" if a.summary else "- **Why:** no evidence",
+        *_flag_lines(s),
         f"- **Declared:** provider `{_one_line(s.declared_provider or '-')}`, model `{_one_line(s.declared_model or '-')}`",
         f"- **Format:** {s.format} ({_one_line(s.format_rule)})",
         f"- **File:** `{_one_line(s.abspath)}` ({s.size:,} bytes, {_count(s.items, 'item')}, "
@@ -91,9 +98,10 @@ def session_markdown(s: SessionSummary, extra: Sequence[str] = ()) -> str:
         out.append(f"- **Note:** {_one_line(note)}")
     out.append("")
     out.append("#### Evidence")
-    if not a.evidence:
+    shown = [e for e in a.evidence if e.detector != "outlier"]  # (a comparison, stated with its flag above)
+    if not shown:
         out.append("- (none)")
-    for e in a.evidence:
+    for e in shown:
         where = f"line {e.line}" + (f", `{_one_line(e.field)}`" if e.field else "") if e.line else "fleet"
         who = e.provider or "no provider"
         if e.host:
@@ -134,7 +142,7 @@ def decoded_bullets(decoded: Sequence[Decoded], line_time: float | None, line: i
         if dec.time is not None:
             delta = ""
             if line_time is not None:
-                delta = f", {fmt_delta(dec.time - line_time)} from line {line}"
+                delta = f", {fmt_gap(dec.time, line_time)} from line {line}"
             bits.append(f"  minted {iso(dec.time)}{delta}")
         fields = "; ".join(f"{k} {v}" for k, v in dec.fields if k not in ("minted", "time"))
         if fields:
@@ -166,6 +174,7 @@ def item_markdown(
         f"### musetui evidence: session `{_one_line(s.session_id or '?')}`, line {item.line}",
         "",
         f"- **Verdict:** {verdict_line(s)}",
+        *_flag_lines(s),
         f"- **File:** `{_one_line(s.abspath)}`",
         f"- **Line:** {item.line}" + (f"–{item.line + item.lines - 1}" if item.lines > 1 else "")
         + f", bytes {item.offset}–{item.offset + item.length} ({item.length:,} bytes)",

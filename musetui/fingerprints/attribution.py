@@ -14,7 +14,8 @@ from typing import Any
 from musetui._pickling import reduce_by_fields
 from musetui.diagnostics import json_name
 from musetui.fingerprints.types import Decoded
-from musetui.model import HOSTS, PROVIDERS, Attribution, Evidence, SessionSummary, iso
+from musetui.model import HOSTS, PROVIDERS, Attribution, Evidence, SessionSummary, fmt_gap, iso
+from musetui.reasons import Anomaly, DeclaredMismatch, MixedProviders, Outlier, Reason, short_value
 
 #: Evidence minted this many seconds *after* the line that records it is impossible.
 TOL_AFTER_S = 5.0
@@ -111,7 +112,8 @@ described in docs/fingerprints.md (shipped with musetui's source).
    created_at, and items may be minted up to {TOL_AFTER_CREATED_S:.0f} s after it); more
    than {TOL_BEFORE_S:.0f} s BEFORE its line (first
    occurrence, outside quoted material) is suspicious. Either raises
-   `time-mismatch`, with the delta in the evidence. Anthropic request ids are
+   `time-mismatch`, with the delta in the evidence (shown between the two
+   times cut to the whole second, as every clock on screen shows them). Anthropic request ids are
    normally 2-31 s before the line; long responses take minutes. A time read by
    a [guess] layout (Gemini responseIds) is shown but never raises it.
 
@@ -120,7 +122,9 @@ described in docs/fingerprints.md (shipped with musetui's source).
    claude-saffron is noted, never flagged); time-mismatch;
    imitation-id; mixed-providers (two providers each >= 0.6 from model output);
    truncated-blob (a Fernet token or signature whose structure is cut or broken);
-   outlier (see 8).
+   outlier (see 8). Each flag keeps its reason (what was compared, the counts,
+   the first line): the app, `y`, `show`, the report and `scan PATH --explain`
+   print the same sentence, and an outlier record's JSON detail is that sentence.
 
 8. Outliers. A session is an outlier when its provider (known, not `unknown`)
    differs from the provider shared by a strict majority of its siblings
@@ -169,8 +173,8 @@ def _make_detail(dec: Decoded, loc: Located, delta: float | None) -> str:
         when = iso(dec.time) or "?"
         if when[:19] not in parts[0]:
             parts.append(f"minted {when}")
-        if delta is not None:
-            parts.append(f"{_fmt_delta(delta)} from line {loc.line}")
+        if delta is not None and loc.line_time is not None:
+            parts.append(f"{fmt_gap(dec.time, loc.line_time)} from line {loc.line}")
     shown = [f"{k} {v}" for k, v in dec.fields if k not in ("minted", "time") and v not in parts[0]]
     if shown:
         parts.append("; ".join(shown[:6]))
@@ -180,25 +184,6 @@ def _make_detail(dec: Decoded, loc: Located, delta: float | None) -> str:
         parts.append("inside quoted input/tool output (down-weighted)")
     parts.append(f"[{dec.tag}] (docs/fingerprints.md#{dec.detector})")
     return "; ".join(parts)
-
-
-def _fmt_delta(delta: float) -> str:
-    if abs(delta) < 1:
-        return "0 s"
-    sign = "+" if delta > 0 else "−"
-    a = abs(delta)
-    if a < 120:
-        return f"{sign}{a:.0f} s"
-    if a < 7200:
-        return f"{sign}{a / 60:.1f} min"
-    if a < 172800:
-        return f"{sign}{a / 3600:.1f} h"
-    return f"{sign}{a / 86400:.1f} d"
-
-
-def fmt_delta(delta: float) -> str:
-    """Human form of a time delta in seconds (``0 s``, ``+3 s``, ``−19.0 d``)."""
-    return _fmt_delta(delta)
 
 
 _by_line = attrgetter("line")
@@ -396,6 +381,7 @@ def attribute(
     d_provider, d_host, d_desc = declared_family(summary, lookup)
     flags: list[str] = []
     notes: list[str] = []
+    reasons: list[Reason] = []
     if (
         d_provider
         and d_provider != "openai"
@@ -419,8 +405,7 @@ def attribute(
             conf = 1.0 - (1.0 - conf) * 0.7
             notes.append(f"declared {d_desc} agrees")
         elif d_provider and d_provider != provider and provider not in SERVING_PROVIDERS:
-            flags.append("declared-mismatch")
-            notes.append(f"declared {d_desc} ({d_provider}) but artifacts say {provider}")
+            _raise(flags, reasons, DeclaredMismatch("artifacts", d_desc, d_provider, provider))
     elif best is not None and best_score > 0 and d_provider is None and facts["lookalike_only"].get(best):
         provider = "unknown"
         conf = 0.0
@@ -468,12 +453,10 @@ def attribute(
         sb: dict[str, int] = facts["store_bytes"]
         declared_azure = (summary.declared_provider or "").lower() == "azure"
         if sb.get("00") and not declared_azure:
-            flags.append("declared-mismatch")
-            notes.append(f"Codex sends store:true only to Azure; {sb['00']} ids carry store byte 00 (azure hint, guess)")
+            _raise(flags, reasons, DeclaredMismatch("store-byte-00", d_desc, count=sb["00"]))
             host = host or "azure"
         elif sb.get("01") and declared_azure:
-            flags.append("declared-mismatch")
-            notes.append(f"declared azure but {sb['01']} ids carry store byte 01 (store:false: not Codex-on-Azure)")
+            _raise(flags, reasons, DeclaredMismatch("store-byte-01", d_desc, count=sb["01"]))
     sig_models: dict[str, int] = facts["sig_models"]
     if sig_models and summary.models:
         declared_models = {m.lower() for m in summary.models}
@@ -485,19 +468,17 @@ def attribute(
                         + ", ".join(sorted(summary.models))
                     )
                     continue
-                if "declared-mismatch" not in flags:
-                    flags.append("declared-mismatch")
-                notes.append(f"thinking signature names {m}, transcript declares {', '.join(sorted(summary.models))}")
+                declared = ", ".join(sorted(summary.models))
+                _raise(flags, reasons, DeclaredMismatch("signature-model", declared, found=m))
     strong_model = [p for p, s in scores.items() if s >= 0.6]
     if len(strong_model) >= 2:
-        flags.append("mixed-providers")
-        notes.append("strong evidence of " + " and ".join(sorted(strong_model)))
+        _raise(flags, reasons, MixedProviders(tuple(sorted(strong_model))))
     anomalies: dict[str, list[Evidence]] = facts["anomalies"]
     for flag in ("time-mismatch", "imitation-id", "truncated-blob"):
         if anomalies.get(flag):
-            flags.append(flag)
             ex = anomalies[flag][0]
-            notes.append(f"{flag}: {len(anomalies[flag])} (first at line {ex.line})")
+            recorded = round(ex.time - ex.delta_s, 6) if ex.time is not None and ex.delta_s is not None else None
+            _raise(flags, reasons, Anomaly(flag, len(anomalies[flag]), ex.line, ex.detector, short_value(ex.value), ex.time, recorded))
     if host_note:
         notes.append(host_note)
     ev_vias: dict[str, float] = facts["vias"]
@@ -513,7 +494,15 @@ def attribute(
         flags=ordered,
         evidence=evidence,
         summary="; ".join(notes),
+        reasons=reasons,
     )
+
+
+def _raise(flags: list[str], reasons: list[Reason], reason: Reason) -> None:
+    """Raise ``reason.flag`` (once) and keep the reason: the one explanation every view prints."""
+    reasons.append(reason)
+    if reason.flag not in flags:
+        flags.append(reason.flag)
 
 
 def mark_outliers(
@@ -536,6 +525,7 @@ def mark_outliers(
         if "outlier" in s.attribution.flags:
             s.attribution.flags.remove("outlier")
             s.attribution.evidence = [e for e in s.attribution.evidence if e.detector != "outlier"]
+            s.attribution.reasons = [r for r in s.attribution.reasons if r.flag != "outlier"]
     for s in sessions:
         p = s.attribution.provider
         if p == "unknown":
@@ -548,7 +538,7 @@ def mark_outliers(
         a = s.attribution
         if a.provider == "unknown" or "outlier" in a.flags:
             continue
-        reason = None
+        reason: Outlier | None = None
         fleet_total, fleet_common, fleet_n = majority.get((s.root, s.format), (0, None, 0))
         if fleet_total >= 3 and fleet_n >= 0.6 * fleet_total and fleet_common == a.provider:
             continue  # agrees with a clear fleet majority: never an outlier, whatever its siblings
@@ -559,17 +549,12 @@ def mark_outliers(
             if total >= 2:
                 common, n = others.most_common(1)[0]
                 if n * 2 > total and common != a.provider:
-                    reason = (
-                        f"provider {a.provider} differs from {n} of {total} sibling sessions ({common}) "
-                        f"under parent {s.parent_session_id}"
-                    )
+                    reason = Outlier(a.provider, common, n, total, "siblings", s.parent_session_id, s.root)
         if reason is None and fleet_total >= 3 and fleet_n >= 0.6 * fleet_total and fleet_common != a.provider:
-            reason = (
-                f"provider {a.provider} differs from the fleet majority: {fleet_n} of {fleet_total} "
-                f"{s.format} sessions under this root are {fleet_common}"
-            )
+            reason = Outlier(a.provider, fleet_common or "", fleet_n, fleet_total, "fleet", s.format, s.root)
         if reason:
             a.flags.append("outlier")
+            a.reasons.append(reason)
             a.evidence.insert(
                 0,
                 Evidence(
@@ -580,7 +565,7 @@ def mark_outliers(
                     line=0,
                     field="",
                     value=json_name(s.session_id or s.path),  # a path may hold bytes that are not UTF-8
-                    detail=reason,
+                    detail=reason.text,
                     tag="fleet",  # a comparison with other sessions, not a FINGERPRINTS.md fingerprint
                 ),
             )

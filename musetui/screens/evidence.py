@@ -65,12 +65,15 @@ class EvidenceExport:
         self._run_in_thread(work, "build_report", "evidence report")
 
     def _build_report(self, s: SessionSummary, item: Item | None, opened: OpenedSession | None) -> None:
-        """The report exactly as ``musetui show PATH [--line N]`` prints it (same summary, same text)."""
-        from musetui.report import item_markdown, session_markdown, show_summary
+        """The report of the session on screen, as the app scanned it: what the evidence pane shows.
 
+        It is the text ``musetui show PATH [--line N] --root ROOT`` prints for the app's root (the
+        same fleet, so the same flags and reasons), never a second scan in another context.
+        """
+        from musetui.report import item_markdown, session_markdown
+
+        summary = s
         try:
-            summary, _ = show_summary(s.abspath, use_cache=self.screen.use_cache)
-            summary = summary or s
             if item is not None and opened is not None:
                 text = item_markdown(summary, item, opened.raw(item), opened.decoded(item))
                 what = f"evidence for {short_id(s.session_id)} line {item.line}"

@@ -161,7 +161,7 @@ class MuseObserver(Observer):
 
     def finish(self) -> None:
         s = self.summary
-        parent = parent_from_path(s.path)
+        parent = parent_from_path(s.abspath)  # (not the root-relative path: the same parent under any root)
         if parent:
             s.parent_session_id = parent
         if self.unknown:

@@ -24,11 +24,11 @@ from textual.geometry import Region
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from musetui.fingerprints.attribution import fmt_delta
 from musetui.fingerprints.types import Decoded
 from musetui.messages import FocusBack
-from musetui.model import Item, SessionSummary
-from musetui.report import human_bytes
+from musetui.model import Item, SessionSummary, fmt_gap
+from musetui.reasons import flag_sentences
+from musetui.report import human_bytes, verdict_line
 from musetui.widgets.item_list import blob_length
 from musetui.widgets.repaint import set_virtual_height
 from musetui.widgets.text import clean, clean_block, stamp
@@ -53,15 +53,6 @@ SIGNATURE_DETECTORS = frozenset(
 RAW_PRETTY_LIMIT = 120_000
 #: The most decoded values listed for a whole session.
 SESSION_LIST_LIMIT = 400
-
-FLAG_MEANING = {
-    "declared-mismatch": "the evidence contradicts what the transcript declares",
-    "time-mismatch": "a decoded time disagrees with the line's recorded time",
-    "imitation-id": "an id shaped like a provider's decodes to an impossible time",
-    "mixed-providers": "strong evidence of two providers in one session",
-    "truncated-blob": "a token or signature has a broken structure",
-    "outlier": "the verdict differs from the session's siblings or the fleet majority",
-}
 
 LABEL_W = 12
 
@@ -287,7 +278,7 @@ def decoded_doc(
     if dec.time is not None:
         when = Text(stamp(dec.time))
         if line_time is not None:
-            when.append(f"  Δ {fmt_delta(dec.time - line_time)} from line {line}", style="bold")
+            when.append(f"  Δ {fmt_gap(dec.time, line_time)} from line {line}", style="bold")
         elif line:
             when.append(f"  (line {line})", style="dim")
         rows.append(("minted", when))
@@ -659,7 +650,7 @@ class ReasoningPane(DetailPane):
                 desc.append(f", minted {stamp(blob.time)}", style="bold yellow")
                 if item.time is not None:
                     desc.append(
-                        f" (Δ {fmt_delta(blob.time - item.time)} from the line)", style="dim"
+                        f" (Δ {fmt_gap(blob.time, item.time)} from the line)", style="dim"
                     )
             elif blob is not None:
                 desc.append(f" ({blob.detector})", style="dim")
@@ -722,33 +713,29 @@ class EvidencePane(DetailPane):
             return _no_session()
         a = s.attribution
         doc = Doc()
-        verdict = Text()
-        verdict.append(_who(a.provider, a.host), style="bold")
-        if a.via:
-            verdict.append(f" via {clean(a.via, 40)}", style="bold")
-        verdict.append(f" · confidence {a.confidence:.2f}")
+        verdict = Text(clean(verdict_line(s)), style="bold")  # (the words of show's Verdict line)
         if a.flags:
-            verdict.append(" · ⚑ " + ", ".join(a.flags), style="bold red")
+            verdict.stylize("red", verdict.plain.rfind(" · flags: ") + 3)
         rows: list[tuple[str, str | Text]] = [("verdict", verdict)]
-        if a.summary:
-            rows.append(("why", clean(a.summary, 600)))
+        rows.append(("why", clean(a.summary) if a.summary else "no evidence"))
         rows.append(
             ("declared", f"provider {s.declared_provider or '-'} · model {s.declared_model or '-'}")
         )
         rows.append(("session", s.session_id or "?"))
         if s.parent_session_id:
             rows.append(("parent", s.parent_session_id))
-        for f in a.flags:
-            rows.append(("flag", Text(f"{f}: {FLAG_MEANING.get(f, '')}", style="red")))
+        for flag, text in flag_sentences(a.flags, a.reasons):
+            rows.append(("flag", Text(f"{flag}: {clean(text)}", style="red")))
         for n in s.notes:
             rows.append(("note", Text(clean(n, 300), style="dim")))
         doc.rows(rows, indent=0)
         doc.blank()
         line = ctx.item.line if ctx.item is not None else None
-        doc.heading(f"Evidence records ({len(a.evidence)})")
-        if not a.evidence:
+        shown = [e for e in a.evidence if e.detector != "outlier"]  # (a comparison, stated with its flag above)
+        doc.heading(f"Evidence records ({len(shown)})")
+        if not shown:
             doc.note("No evidence: the verdict rests on the declaration, or on nothing.")
-        for e in a.evidence:
+        for e in shown:
             row = Text()
             here = line is not None and e.line == line
             row.append("▸ " if here else "  ", style="bold")

@@ -86,22 +86,6 @@ def human_size(n: int) -> str:
     return f"{n / 1_000_000:.1f}M"
 
 
-def fmt_delta(seconds: float) -> str:
-    """``Δ 0 s``, ``Δ +3 s``, ``Δ -2 min``: a signed, readable time difference."""
-    s = round(seconds)
-    if s == 0:
-        return "Δ 0 s"
-    sign = "+" if s > 0 else "-"
-    a = abs(s)
-    if a < 120:
-        return f"Δ {sign}{a} s"
-    if a < 7200:
-        return f"Δ {sign}{a // 60} min"
-    if a < 172_800:
-        return f"Δ {sign}{a / 3600:.1f} h"
-    return f"Δ {sign}{a / 86400:.1f} d"
-
-
 def display_root(root: str) -> str:
     """A root as the user would write it (``~`` for the home directory)."""
     home = os.path.expanduser("~")

@@ -209,7 +209,7 @@ async def test_item_panes_detail(sample_root: str) -> None:
         assert f"encrypted, {len(blob):,} bytes, minted 2026-09-01 22:01:4" in reasoning
         assert "Planning the audit" in reasoning
         evidence = scr.pane("evidence").plain
-        assert "openai/azure · confidence" in evidence and "outlier" in evidence
+        assert "openai (host azure) · confidence" in evidence and "outlier" in evidence
         assert "▸ [verified] openai-item-id" in evidence
         rows = item_rows(app)
         assert rows[3].startswith("22:01:43 reasoning")
@@ -498,12 +498,13 @@ async def test_empty_root_and_a_vanished_session(tmp_path: Path) -> None:
         assert "Could not open" in main(app).items.placeholder
 
 
-async def test_the_outlier_record_is_tagged_as_a_fleet_comparison(sample_root: str) -> None:
-    """FINGERPRINTS.md tags (verified/source/guess) are for fingerprints; the outlier record is not one."""
+async def test_the_outlier_is_stated_as_a_fleet_comparison(sample_root: str) -> None:
+    """FINGERPRINTS.md tags (verified/source/guess) are for fingerprints; the outlier is a comparison, stated with its flag."""
     app = MuseApp([sample_root])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await press(pilot, "o", "5")
         plain = main(app).pane("evidence").plain
-        assert "[fleet] outlier" in plain and "[verified] outlier" not in plain
+        assert "flag outlier: provider openai differs from 3 of 3 sibling sessions (meta)" in plain
+        assert "] outlier" not in plain  # not listed among the tagged evidence records
         assert "[verified] openai-item-id" in plain

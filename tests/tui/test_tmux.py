@@ -154,7 +154,9 @@ def test_o_then_5_shows_the_evidence_and_the_cursor_row_reads(size: tuple[int, i
         assert not low, low
         tmux.keys("5")
         screen = tmux.wait_for("verdict")
-        assert "openai-item-id" in screen and "openai/azure" in screen and "outlier" in screen
+        assert "openai (host azure)" in screen and "Evidence records" in screen
+        flat = re.sub(r"[\s│]+", "", screen)  # (the outlier's reason, wrapped in the pane)
+        assert "outlier:provideropenaidiffersfrom3of3siblingsessions(meta)" in flat
         width = max(len(line) for line in screen.splitlines())
         assert width <= size[0]
     finally:
