@@ -32,7 +32,7 @@ SNAPSHOT_CHUNKS = 64
 LOCK_TIMEOUT_S = 10.0
 
 #: Bump when the stored layout or the meaning of stored outcomes changes.
-SCHEMA_VERSION = 11  # 11: attributions carry the reasons of their flags; Muse parent ids read from the absolute path
+SCHEMA_VERSION = 12  # 12: a capture with no exchange is named (a not-read diagnostic), not silent
 
 #: Every stored blob starts with the CRC-32 of the rest (little-endian): a blob whose bytes
 #: changed on disk is discarded and its file read again, never replayed.

@@ -130,10 +130,10 @@ def cmd_scan(argv: Sequence[str]) -> int:
     else:
         _print_table(sessions, names)
     if not sessions:
-        _no_transcripts(args.paths)
+        _no_transcripts(args.paths, index.diagnostics)
     _write_diagnostics(args.diagnostics, index.diagnostics, names)
     if not args.quiet:
-        _print_diagnostics(index.diagnostics)
+        _print_diagnostics(index.diagnostics, list_unread=args.stats)
     if args.stats:
         _print_stats(index, len(sessions), cache=not args.no_cache)
     return 0
@@ -180,9 +180,19 @@ def _print_explanations(sessions: Sequence[object], names: dict[str, str]) -> No
     _write_text("".join(strip_controls(line).replace("\n", " ") + "\n" for line in out))
 
 
-def _no_transcripts(paths: Sequence[str]) -> None:
-    """One line on stderr when a scan found no session at all."""
-    _err(f"musetui: no transcripts found under {', '.join(paths)}")
+def _no_transcripts(paths: Sequence[str], diags: Sequence[object] = ()) -> None:
+    """One line on stderr when a scan found no session at all, naming the files it looked at and why."""
+    from musetui.model import Diagnostic
+    from musetui.safetext import strip_controls
+
+    looked = [d for d in diags if isinstance(d, Diagnostic) and d.line == 0]
+    where = f"musetui: no transcripts found under {', '.join(paths)}"
+    if not looked:
+        _err(where)
+        return
+    shown = "; ".join(strip_controls(d.text()) for d in looked[:10])
+    more = f"; and {len(looked) - 10} more" if len(looked) > 10 else ""
+    _err(f"{where}: looked at {len(looked)} file{'s' if len(looked) != 1 else ''}: {shown}{more}")
 
 
 def _scan_fleet_options(args: argparse.Namespace) -> int:
@@ -229,7 +239,7 @@ def _scan_fleet_options(args: argparse.Namespace) -> int:
         _print_table(sessions, names)
     _write_diagnostics(args.diagnostics, index.diagnostics, names)
     if not args.quiet:
-        _print_diagnostics(index.diagnostics)
+        _print_diagnostics(index.diagnostics, list_unread=args.stats)
     if args.stats:
         _print_stats(index, len(sessions), cache=not args.no_cache)
     return 0
@@ -282,8 +292,11 @@ def _print_stats(index: object, sessions: int, *, cache: bool) -> None:
     from musetui.index import Index
 
     assert isinstance(index, Index)
+    from musetui.diagnostics import is_unread
+
+    unread = sum(1 for d in index.diagnostics if is_unread(d))
     _err(
-        f"musetui: {len(index.files)} files, {sessions} sessions; cache {'on' if cache else 'off'}: "
+        f"musetui: {len(index.files)} files, {sessions} sessions, {unread} not read; cache {'on' if cache else 'off'}: "
         f"{index.cache_hits} unchanged, {index.resumed} resumed ({index.resumed_bytes} bytes read), "
         f"{index.scanned_files} scanned"
     )
@@ -323,7 +336,7 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
             stored = [Diagnostic(p, ln, m) for p, ln, m in diags]
             _write_diagnostics(args.diagnostics, stored, names)
             if not args.quiet:
-                _print_diagnostics(stored)
+                _print_diagnostics(stored, list_unread=args.stats)
             if args.stats:
                 n_sessions = output.count(b"\n")
                 _err(
@@ -342,25 +355,28 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
     out.write(output)
     out.flush()
     if not sessions:
-        _no_transcripts(paths)
+        _no_transcripts(paths, index.diagnostics)
     if files:
         store = IndexCache(files[0].root)
         store.put_result(key, digest, output, [(d.path, d.line, d.message) for d in index.diagnostics])
         store.close()
     _write_diagnostics(args.diagnostics, index.diagnostics, names)
     if not args.quiet:
-        _print_diagnostics(index.diagnostics)
+        _print_diagnostics(index.diagnostics, list_unread=args.stats)
     if args.stats:
         _print_stats(index, len(sessions), cache=True)
     return 0
 
 
-def _print_diagnostics(diags: Sequence[object]) -> None:
-    """Diagnostics on stderr, grouped per file (see :func:`musetui.diagnostics.stderr_lines`)."""
+def _print_diagnostics(diags: Sequence[object], *, list_unread: bool = False) -> None:
+    """Diagnostics on stderr, grouped per file (see :func:`musetui.diagnostics.stderr_lines`).
+
+    Files looked at and not read are one count line, or one line each with ``list_unread`` (``--stats``).
+    """
     from musetui.diagnostics import stderr_lines
     from musetui.model import Diagnostic
 
-    for line in stderr_lines([d for d in diags if isinstance(d, Diagnostic)]):
+    for line in stderr_lines([d for d in diags if isinstance(d, Diagnostic)], list_unread=list_unread):
         sys.stderr.write(f"musetui: {line}\n")
 
 

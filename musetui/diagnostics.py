@@ -234,11 +234,29 @@ def group(diags: Iterable[Diagnostic]) -> list[Group]:
     return out
 
 
-def stderr_lines(diags: Sequence[Diagnostic], per_file: int = 5, limit: int = 200) -> list[str]:
+#: The message of a file the scan looked at and did not read (no format claims it).
+UNREAD = "not read: not a recognised format"
+
+
+def unread(path: str, why: str) -> Diagnostic:
+    """The diagnostic of a file whose name suggests a transcript or capture that no format reads."""
+    return Diagnostic(path, 0, f"{UNREAD} ({why})" if why else UNREAD)
+
+
+def is_unread(diag: Diagnostic) -> bool:
+    """Whether ``diag`` says its file was looked at and not read (see :func:`unread`)."""
+    return diag.line == 0 and diag.message.startswith(UNREAD)
+
+
+def stderr_lines(diags: Sequence[Diagnostic], per_file: int = 5, limit: int = 200, list_unread: bool = False) -> list[str]:
     """The lines ``musetui`` prints on stderr for ``diags``: grouped, at most ``per_file`` per file.
 
-    At most ``limit`` lines in all; the last says how many more groups were left out.
+    At most ``limit`` lines in all; the last says how many more groups were left out. Files
+    that were looked at and not read are one count line (``list_unread``: one line each).
     """
+    skipped = [d for d in diags if is_unread(d)]
+    if skipped and not list_unread:
+        diags = [d for d in diags if not is_unread(d)]
     groups = group(diags)
     lines: list[str] = []
     shown: dict[str, int] = {}
@@ -252,4 +270,7 @@ def stderr_lines(diags: Sequence[Diagnostic], per_file: int = 5, limit: int = 20
         lines.append(g.text())
     if hidden:
         lines.append(f"… {hidden} more diagnostics (write them all with --diagnostics FILE)")
+    if skipped and not list_unread:
+        n = len(skipped)
+        lines.append(f"{n} file{'s' if n != 1 else ''} not read: not a recognised format (--stats lists them)")
     return lines

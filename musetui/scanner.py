@@ -20,7 +20,7 @@ import simdjson
 
 from musetui import sources
 from musetui._pickling import reduce_by_fields
-from musetui.diagnostics import LineError, internal_error
+from musetui.diagnostics import LineError, internal_error, unread
 from musetui.fingerprints import extract
 from musetui.fingerprints.attribution import TOL_AFTER_CREATED_S, Located, attribute
 from musetui.model import Diagnostic, Malformed, SessionSummary, parse_time
@@ -700,8 +700,8 @@ def _scan_capture(
     cap = sources.http_capture
     try:
         located, offsets = cap.scan(data, summary, kind, document)
-    except cap.NotACapture:
-        return Outcome(None, [])
+    except cap.NotACapture as exc:  # a name that suggests a capture, and no exchange in it: said, not silent
+        return Outcome(None, [unread(summary.path, str(exc))])
     except cap.CaptureError as exc:
         return Outcome(None, [Diagnostic(summary.path, 0, f"unreadable HTTP capture: {exc}")])
     if attribute_session:

@@ -382,6 +382,8 @@ _TOP_ITEM_RE = re.compile(rb"\n- ")
 
 def _spans(hits: list[int], data: bytes, count: int) -> list[tuple[int, int]]:
     """Byte spans of ``count`` consecutive records that start at ``hits``."""
+    if not count:
+        return []
     if len(hits) != count:
         return [(0, len(data))] * count
     ends = [*hits[1:], len(data.rstrip())]
@@ -416,6 +418,8 @@ def parse_json(data: bytes, document: Any = None) -> tuple[list[Exchange], list[
         spans = [(0, len(data))] * len(inter)  # JSON has no line structure to split it by
         return [_vcr_exchange(i, x, spans[i], starts) for i, x in enumerate(inter)], starts
     entries = [e for e in doc["log"]["entries"] if isinstance(e, dict)]
+    if not entries:
+        raise NotACapture("a HAR log with no entries")
     spans = _spans([m.start() for m in _HAR_ENTRY_RE.finditer(data)], data, len(entries))
     return [_har_exchange(i, e, spans[i], starts) for i, e in enumerate(entries)], starts
 

@@ -161,7 +161,8 @@ def test_har_log(tmp_path: Path) -> None:
         assert rec["started_at"] == "2026-02-11T09:53:24.000Z"
 
 
-def test_yaml_that_is_no_cassette_is_skipped_quietly(tmp_path: Path) -> None:
+def test_yaml_that_is_no_cassette_is_named_not_read(tmp_path: Path) -> None:
+    """A YAML file with no interactions is no session, and is named (never silently skipped)."""
     (tmp_path / "config.yaml").write_text("name: ci\nsteps:\n  - run: make\n", encoding="utf-8")
     (tmp_path / "broken.yaml").write_text("interactions:\n  - request: [unclosed\n", encoding="utf-8")
     marker = tmp_path.parent / f"{tmp_path.name}-ran"
@@ -170,7 +171,8 @@ def test_yaml_that_is_no_cassette_is_skipped_quietly(tmp_path: Path) -> None:
     index = Index([str(tmp_path)], workers=1, use_cache=False).scan()
     assert index.sessions == []
     msgs = [d.message for d in index.diagnostics]
-    assert not any("config.yaml" in d.path or "evil.yaml" in d.path for d in index.diagnostics)
+    unread = sorted(d.path for d in index.diagnostics if d.message.startswith("not read: not a recognised format"))
+    assert unread == ["config.yaml", "evil.yaml"]
     assert sum("unreadable HTTP capture" in m for m in msgs) == 1  # broken.yaml
     assert not marker.exists()  # the python tag is read as data (a string), never called
 

@@ -143,3 +143,28 @@ def test_search_finds_text_in_an_httprr_body(tmp_path: Path) -> None:
     )
     hits = [json.loads(line) for line in out.stdout.splitlines()]
     assert hits and all(h["path"].endswith("t.httprr") for h in hits)
+
+
+def test_files_that_look_like_captures_and_are_not_read_are_named(tmp_path: Path) -> None:
+    """No silent skips: a folder of unread capture-like files names each one and why."""
+    (tmp_path / "config.yaml").write_text("name: ci\nsteps: [build, test]\n")
+    (tmp_path / "empty.har").write_text('{"log": {"version": "1.2", "entries": []}}')
+    (tmp_path / "empty.httprr").write_bytes(httprr.MAGIC)
+    run = subprocess.run(
+        [sys.executable, "-m", "musetui", "scan", "--no-cache", str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    assert "no transcripts found under" in run.stderr and "looked at 3 files" in run.stderr
+    for name in ("config.yaml", "empty.har", "empty.httprr"):
+        assert f"{name}: not read: not a recognised format" in run.stderr, run.stderr
+    (tmp_path / "ok.httprr").write_bytes(_trace(_openai_trip()))
+    quiet = subprocess.run(
+        [sys.executable, "-m", "musetui", "scan", "--no-cache", "--json", str(tmp_path)], capture_output=True, text=True, check=True
+    )
+    assert "3 files not read: not a recognised format (--stats lists them)" in quiet.stderr
+    assert "config.yaml" not in quiet.stderr
+    stats = subprocess.run(
+        [sys.executable, "-m", "musetui", "scan", "--no-cache", "--json", "--stats", str(tmp_path)],
+        capture_output=True, text=True, check=True,
+    )
+    assert "1 sessions, 3 not read" in stats.stderr or "1 session, 3 not read" in stats.stderr, stats.stderr
+    assert "config.yaml: not read: not a recognised format (no interactions)" in stats.stderr
