@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import json
+import operator
 import types
 import typing
 import zlib
@@ -58,7 +59,7 @@ def pack(plain: Any) -> bytes:
 
 def deflate(data: bytes) -> bytes:
     """``data`` compressed (zlib)."""
-    return zlib.compress(data, 6)
+    return zlib.compress(data, 3)
 
 
 def inflate(blob: bytes) -> bytes:
@@ -113,13 +114,44 @@ def _same(v: Any) -> Any:
     return v
 
 
+#: Decoders that only check a value's type (and return it as it is), with the types they accept.
+_PLAIN: dict[Dec, frozenset[type]] = {}
+
+
 def _scalar(*kinds: type) -> tuple[Enc, Dec]:
     def dec(v: Any) -> Any:
         if type(v) not in kinds:
             raise Invalid(f"expected {'/'.join(k.__name__ for k in kinds)}, got {type(v).__name__}")
         return v
 
+    _PLAIN[dec] = frozenset(kinds)
     return _same, dec
+
+
+def _fields(decs: list[Dec], make: Callable[..., Any], what: str) -> Dec:
+    """A decoder of a fixed list of fields into ``make(*fields)``.
+
+    The fields whose decoder only checks a type are checked together, in C loops; the
+    others go through their decoders. Anything unexpected takes the field-by-field path,
+    which says what is wrong.
+    """
+    n = len(decs)
+    plain = [i for i, d in enumerate(decs) if d in _PLAIN]
+    kinds = [_PLAIN[decs[i]] for i in plain]
+    take = operator.itemgetter(*plain) if len(plain) > 1 else None
+    rest = [(i, d) for i, d in enumerate(decs) if d not in _PLAIN]
+
+    def dec(v: Any) -> Any:
+        if type(v) is not list or len(v) != n:
+            raise Invalid(f"expected the {n} fields of {what}")
+        if take is not None and all(map(frozenset.__contains__, kinds, map(type, take(v)))):
+            out = list(v)
+            for i, d in rest:
+                out[i] = d(out[i])
+            return make(*out)
+        return make(*[d(x) for d, x in zip(decs, v, strict=True)])
+
+    return dec
 
 
 def _enc_float(v: Any) -> Any:
@@ -135,6 +167,9 @@ def _dec_float(v: Any) -> Any:
     if t is list and len(v) == 1 and v[0] in ("inf", "-inf", "nan"):
         return float(v[0])
     raise Invalid(f"expected a number, got {t.__name__}")
+
+
+_PLAIN[_dec_float] = frozenset({int, float})  # (inf and nan take the slow path)
 
 
 def _enc_bytes(v: Any) -> Any:
@@ -169,7 +204,9 @@ def _optional(inner: tuple[Enc, Dec]) -> tuple[Enc, Dec]:
     def dec(v: Any) -> Any:
         return None if v is None else idec(v)
 
-    return enc, dec
+    if idec in _PLAIN:
+        _PLAIN[dec] = _PLAIN[idec] | {type(None)}
+    return (_same if ienc is _same else enc), dec
 
 
 def _sequence(inner: tuple[Enc, Dec], make: Callable[[Any], Any]) -> tuple[Enc, Dec]:
@@ -183,6 +220,8 @@ def _sequence(inner: tuple[Enc, Dec], make: Callable[[Any], Any]) -> tuple[Enc, 
             raise Invalid(f"expected a list, got {type(v).__name__}")
         return make([idec(x) for x in v])
 
+    if ienc is _same:  # (JSON writes lists and tuples of plain values as they are)
+        return (list if make is set else _same), dec
     return enc, dec
 
 
@@ -196,12 +235,11 @@ def _fixed_tuple(parts: list[tuple[Enc, Dec]]) -> tuple[Enc, Dec]:
             raise Unstorable(f"expected a tuple of {n}")
         return [e(x) for e, x in zip(encs, v, strict=True)]
 
-    def dec(v: Any) -> Any:
-        if type(v) is not list or len(v) != n:
-            raise Invalid(f"expected a list of {n}")
-        return tuple(d(x) for d, x in zip(decs, v, strict=True))
+    return (_same if all(e is _same for e in encs) else enc), _fields(decs, _tuple_of, f"a tuple of {n}")
 
-    return enc, dec
+
+def _tuple_of(*values: Any) -> tuple[Any, ...]:
+    return values
 
 
 def _mapping(key: Any, value: tuple[Enc, Dec]) -> tuple[Enc, Dec]:
@@ -216,7 +254,7 @@ def _mapping(key: Any, value: tuple[Enc, Dec]) -> tuple[Enc, Dec]:
                 raise Invalid("expected an object")
             return {k: vdec(x) for k, x in v.items()}
 
-        return enc, dec
+        return (_same if venc is _same else enc), dec
     kenc, kdec = codec(key)
 
     def enc_pairs(v: Any) -> Any:
@@ -245,19 +283,18 @@ def _dataclass(cls: type) -> tuple[Enc, Dec]:
     hints = typing.get_type_hints(cls)
     names = [f.name for f in dataclasses.fields(cls)]
     parts = [OVERRIDES.get((cls, n)) or codec(hints[n]) for n in names]
-    encs = [p[0] for p in parts]
     decs = [p[1] for p in parts]
     n = len(names)
+    getter = operator.attrgetter(*names)
+    work = [(i, p[0]) for i, p in enumerate(parts) if p[0] is not _same]  # the fields that need encoding
 
     def enc(v: Any) -> Any:
-        return [e(getattr(v, name)) for e, name in zip(encs, names, strict=True)]
+        values = list(getter(v)) if n > 1 else [getter(v)]
+        for i, e in work:
+            values[i] = e(values[i])
+        return values
 
-    def dec(v: Any) -> Any:
-        if type(v) is not list or len(v) != n:
-            raise Invalid(f"expected the {n} fields of {cls.__name__}")
-        return cls(*[d(x) for d, x in zip(decs, v, strict=True)])
-
-    return enc, dec
+    return enc, _fields(decs, cls, cls.__name__)
 
 
 def _compile(tp: Any) -> tuple[Enc, Dec]:

@@ -178,7 +178,8 @@ class Index:
     scanned_files: int = 0
     resumed: int = 0
     resumed_bytes: int = 0
-    states: dict[str, Any] = field(default_factory=dict)  # live follow: scan states of active files
+    #: Live follow: the scan states of active files, each with the digest of the bytes before its offset.
+    states: dict[str, tuple[Any, str]] = field(default_factory=dict)
     follow: bool = False  # keep scan states of recently modified files, for refresh()
     active_window_s: float = 3600.0
     notices: list[str] = field(default_factory=list)
@@ -245,7 +246,7 @@ class Index:
                     if self.follow and blobs[1] is not None and time.time_ns() - entry.mtime_ns < self.active_window_s * 1e9:
                         got = stored.decode_state(blobs[1])
                         if got is not None:
-                            self.states[entry.abspath] = got[0]
+                            self.states[entry.abspath] = got
                 self._take(outcome)
                 yield outcome, progress()
                 if cancelled is not None and cancelled():
@@ -481,8 +482,15 @@ class Index:
             if old is not None and (old.dev, old.ino, old.size, old.mtime_ns) == (e.dev, e.ino, e.size, e.mtime_ns):
                 continue
             outcome: Outcome | None = None
-            state = self.states.get(e.abspath)
-            if state is not None and old is not None and (old.dev, old.ino) == (e.dev, e.ino) and e.size > old.size:
+            held = self.states.get(e.abspath)
+            if (
+                held is not None
+                and old is not None
+                and (old.dev, old.ino) == (e.dev, e.ino)
+                and e.size > old.size
+                and stored.prefix_digest(e.abspath, held[0].offset) == held[1]  # an append, not a rewrite
+            ):
+                state = held[0]
                 before = state.offset
                 outcome = resume_file(state, e.abspath, keep_offsets=self.keep_offsets)
                 if outcome is not None and outcome.summary is not None:
@@ -492,8 +500,14 @@ class Index:
                 outcome = _scan_entry(e, self.keep_offsets, want_state=True)
                 result.bytes_read += e.size
                 result.rescanned += 1
-            if outcome.state is not None and now_ns - e.mtime_ns < window * 1e9:
-                self.states[e.abspath] = outcome.state
+            s = outcome.summary
+            prefix = (
+                stored.prefix_digest(e.abspath, outcome.state.offset, (s.size, s.mtime_ns, s.inode))
+                if outcome.state is not None and s is not None and now_ns - e.mtime_ns < window * 1e9
+                else None
+            )
+            if prefix is not None:
+                self.states[e.abspath] = (outcome.state, prefix)
             else:
                 self.states.pop(e.abspath, None)
             outcome.state = None

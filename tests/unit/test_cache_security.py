@@ -159,6 +159,22 @@ def test_a_file_rewritten_in_place_then_grown_is_read_whole(root: Path) -> None:
         assert _stdout("scan", *mode, str(root)) == fresh
 
 
+def test_live_follow_reads_a_file_rewritten_in_place_whole(root: Path) -> None:
+    """The app's refresh: the same in-place rewrite and append give the records of a fresh scan."""
+    from musetui.index import Index
+
+    p = sorted(root.rglob("rollout-*.jsonl"))[0]
+    index = Index([str(root)], workers=1, follow=True).scan()
+    data = p.read_bytes()
+    scrubbed = _EVIDENCE.sub(lambda m: b"x" * len(m.group(0)), data)
+    with open(p, "r+b") as f:
+        f.write(scrubbed)
+        f.write(scrubbed.split(b"\n", 1)[0] + b"\n")
+    index.refresh()
+    fresh = Index([str(root)], workers=1).scan()
+    assert [s.record() for s in index.sorted_sessions()] == [s.record() for s in fresh.sorted_sessions()]
+
+
 def _sqlite_file(path: Path) -> bytes:
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("CREATE TABLE mine (x TEXT)")
