@@ -5,6 +5,11 @@ mtime_ns). A file whose identity is unchanged is not read again. The database is
 mode, so several musetui processes can read and write it; a database that is corrupt,
 from another schema or from another engine version is rebuilt (with a notice), never
 trusted blindly and never fatal. Nothing is ever written under a scanned root.
+
+Every blob is plain data (:mod:`musetui.cache_codec`), checked field by field when read:
+nothing stored is ever unpickled, unmarshalled or evaluated. The database is made with
+mode 0600 in a directory of mode 0700, and a symlinked database, journal or cache
+directory is refused (the scan then goes on without the cache).
 """
 
 from __future__ import annotations
