@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import orjson
+
 from musetui import __version__
 from musetui.cache_codec import Invalid, deflate, dump, inflate, load
 from musetui.config import cache_dir
@@ -440,7 +442,7 @@ class IndexCache:
 
         ``digest`` covers every file's identity and the walk's diagnostics (see
         :func:`musetui.walk.tree_digest`): any change anywhere under the roots misses, and
-        so does an output whose checksum fails.
+        so does an output whose checksum fails or whose lines are not all JSON records.
         """
         if self.conn is None:
             return None
@@ -456,8 +458,11 @@ class IndexCache:
         if output is None or diag_blob is None:
             return None
         try:
-            return inflate(output), load(DIAGNOSTICS, diag_blob)
-        except Invalid:
+            text = inflate(output)
+            if not all(type(orjson.loads(line)) is dict for line in text.splitlines()):
+                raise Invalid("a stored output line is not a record")
+            return text, load(DIAGNOSTICS, diag_blob)
+        except (Invalid, orjson.JSONDecodeError):  # (JSON escapes every control character: none is printed raw)
             self._note_corrupt()
             return None
 

@@ -136,6 +136,26 @@ def test_a_byte_flipped_row_is_a_miss(root: Path) -> None:
         assert _stdout("scan", *mode, str(root)) == _stdout("scan", "--no-cache", *mode, str(root))
 
 
+def test_a_forged_stored_output_is_not_printed(root: Path) -> None:
+    """A stored ``scan --json`` output replaced (in the form the cache expects, CRC and all) by terminal escapes is a miss."""
+    forged = b'\x1b]0;pwned\x07\x1b[2J{"root": "forged"}\n'
+
+    def forge(old: bytes) -> bytes:
+        try:
+            zlib.decompress(old)
+        except zlib.error:
+            return forged  # a cache that stores the output as it is
+        return zlib.compress(forged)
+
+    _stdout("scan", "--json", str(root))
+    conn = sqlite3.connect(_databases()[0], isolation_level=None)
+    ((old,),) = conn.execute("SELECT output FROM results").fetchall()
+    conn.execute("UPDATE results SET output = ?", (_sealed(forge(bytes(old)[4:])),))
+    conn.close()
+    got = _stdout("scan", "--json", str(root))
+    assert b"\x1b" not in got and got == _stdout("scan", "--no-cache", "--json", str(root))
+
+
 _EVIDENCE = re.compile(rb"(rs_|msg_|call_|resp_|gAAAAA|fc_)[A-Za-z0-9_\-=]{8,}")
 
 
