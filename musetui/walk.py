@@ -86,7 +86,9 @@ def iter_walk(roots: Sequence[str], diagnostics: list[Diagnostic], follow_symlin
     for i, root in enumerate(roots):
         outer = outer_of[i]
         if outer is not None:
-            diagnostics.append(Diagnostic(root, 0, f"skipped: root lies inside root {outer} (its files are listed under {outer}, once)"))
+            same = os.path.realpath(root) == os.path.realpath(outer)
+            why = f"same directory as root {outer}" if same else f"root lies inside root {outer}"
+            diagnostics.append(Diagnostic(root, 0, f"skipped: {why} (its files are listed under {outer}, once)"))
             continue
         root_abs = os.path.abspath(root)
         try:
