@@ -256,6 +256,17 @@ def test_a_cache_directory_inside_a_root_is_never_created(root: Path, tmp_path: 
     assert not (root / ".cache").exists()
 
 
+def test_a_cache_directory_inside_another_root_is_never_created(root: Path, tmp_path: Path) -> None:
+    """``scan OTHER R`` with the cache directory inside R: the cache of OTHER is not made there either."""
+    other = tmp_path / "other"
+    shutil.copytree(root / "codex", other)
+    env = {"MUSETUI_CACHE_DIR": str(root / ".cache" / "musetui")}
+    for mode in ((), ("--json",)):
+        done = _run("scan", *mode, str(other), str(root), env=env)
+        assert done.returncode == 0, done.stderr
+        assert not (root / ".cache").exists()
+
+
 def test_overlapping_roots_list_each_file_once_and_write_nothing_inside(root: Path) -> None:
     """``scan R/codex R``: every file read and listed once, under the outer root ``R`` (as given), as ``scan R`` lists it."""
     env = {"MUSETUI_CACHE_DIR": str(root / ".cache" / "musetui")}
