@@ -145,6 +145,8 @@ def _fields(decs: list[Dec], make: Callable[..., Any], what: str) -> Dec:
         if type(v) is not list or len(v) != n:
             raise Invalid(f"expected the {n} fields of {what}")
         if take is not None and all(map(frozenset.__contains__, kinds, map(type, take(v)))):
+            if not rest:
+                return make(*v)
             out = list(v)
             for i, d in rest:
                 out[i] = d(out[i])
