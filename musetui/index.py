@@ -22,6 +22,7 @@ from musetui.diagnostics import internal_error
 from musetui.fingerprints.attribution import mark_outliers
 from musetui.model import Diagnostic, SessionSummary
 from musetui.procs import pool_context, worker_init
+from musetui.reader import is_gzip_name
 from musetui.scanner import Outcome, prepare, resume_file, scan_file
 from musetui.stored import light_blob
 from musetui.walk import FileEntry, iter_walk, walk_roots
@@ -82,7 +83,7 @@ def _blobs(outcome: Outcome) -> Blobs:
     outcome.state = None
     sblob: bytes | None = None
     s = outcome.summary
-    if state is not None and s is not None:
+    if state is not None and s is not None and not is_gzip_name(s.abspath):  # (a .gz file is expanded whole anyway)
         prefix = stored.prefix_digest(s.abspath, state.offset, (s.size, s.mtime_ns, s.inode))
         try:
             sblob = stored.encode_state(state, prefix) if prefix is not None else None
