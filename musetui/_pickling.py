@@ -1,4 +1,8 @@
-"""Fast pickling for the slotted dataclasses that the cache and worker processes carry."""
+"""Fast pickling for the slotted dataclasses that worker processes send through their pipes.
+
+Only between processes of one musetui: the persistent cache stores plain data, never a
+pickle (see :mod:`musetui.cache_codec`).
+"""
 
 from __future__ import annotations
 

@@ -5,23 +5,31 @@ mtime_ns). A file whose identity is unchanged is not read again. The database is
 mode, so several musetui processes can read and write it; a database that is corrupt,
 from another schema or from another engine version is rebuilt (with a notice), never
 trusted blindly and never fatal. Nothing is ever written under a scanned root.
+
+Every blob is plain data (:mod:`musetui.cache_codec`), checked field by field when read:
+nothing stored is ever unpickled, unmarshalled or evaluated. The database is made with
+mode 0600 in a directory of mode 0700, and a symlinked database, journal or cache
+directory is refused (the scan then goes on without the cache).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
-import marshal
 import os
-import pickle
 import sqlite3
+import stat
 import zlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import orjson
+
 from musetui import __version__
+from musetui.cache_codec import Invalid, deflate, dump, inflate, load
 from musetui.config import cache_dir
 
 #: The light snapshot is cut into this many blobs by a hash of the path, so that a change
@@ -32,11 +40,25 @@ SNAPSHOT_CHUNKS = 64
 LOCK_TIMEOUT_S = 10.0
 
 #: Bump when the stored layout or the meaning of stored outcomes changes.
-SCHEMA_VERSION = 12  # 12: a capture with no exchange is named (a not-read diagnostic), not silent
+SCHEMA_VERSION = 13  # 13: every blob is plain data (JSON, zlib), never a pickle; a capture with no exchange is named; flags carry reasons
 
 #: Every stored blob starts with the CRC-32 of the rest (little-endian): a blob whose bytes
 #: changed on disk is discarded and its file read again, never replayed.
 SEAL_BYTES = 4
+
+#: A light summary: what the tree, fleet outliers and scan records need (no evidence objects),
+#: in this order (see :func:`musetui.stored.light_from`); its scan record is JSON text.
+LIGHT_SUMMARY = tuple[
+    str, str, str, str, str, str | None, str | None, str | None, str | None, int, int, float | None, float | None,
+    int, int, int, int, int, str | None, dict[str, int],
+    str, str | None, float, list[str], str, str, str | None, str | None,
+]  # fmt: skip
+#: A light outcome: its light summary (None when the file holds no session) and its diagnostics.
+LIGHT = tuple[LIGHT_SUMMARY | None, list[tuple[str, int, str]]]
+#: One snapshot chunk: rows of path, device, inode, size, mtime_ns, has a state, light outcome, ctime_ns.
+SNAPSHOT_ROWS = list[tuple[str, int, int, int, int, bool, LIGHT | None, int]]
+#: Diagnostics stored with a command output: (path, line, message).
+DIAGNOSTICS = list[tuple[str, int, str]]
 
 
 def engine_stamp() -> str:
@@ -73,7 +95,7 @@ class CachedFile:
     size: int
     mtime_ns: int
     has_state: bool = False  # a resume state is stored (fetched with IndexCache.state_of)
-    light: Any = None  # marshal'd light summary + scan record (see index.light_blob), or it loaded
+    light: Any = None  # its checked light outcome (see LIGHT), when loaded with ``light``
     ctime_ns: int = 0
 
     def matches(self, dev: int, ino: int, size: int, mtime_ns: int, ctime_ns: int = 0) -> bool:
@@ -88,9 +110,11 @@ class CachedFile:
 class IndexCache:
     """Read and update the cached outcomes of one root."""
 
-    def __init__(self, root: str, *, readonly: bool = False) -> None:
+    def __init__(self, root: str, *, readonly: bool = False, roots: Iterable[str] = ()) -> None:
         self.root = os.path.abspath(root)
         self.path = db_path(self.root)
+        #: Every root of the scan: the cache must lie inside none of them.
+        self.roots = [self.root, *(os.path.abspath(r) for r in roots)]
         #: Only read an existing, current database; anything else means no cache (never created or repaired).
         self.readonly = readonly
         self.notices: list[str] = []
@@ -115,22 +139,26 @@ class IndexCache:
             self.notices.append(note)
 
     def _open(self) -> None:
+        if any(_inside(self.path, r) for r in self.roots):  # before anything is created
+            self.notices.append("cache disabled: the cache directory lies inside a scanned root")
+            return
         if self.readonly:
             self._open_readonly()
             return
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _private_dir(self.path.parent)
+        except _Refused as exc:
+            self._disable(str(exc))
+            return
         except OSError as exc:
             self._disable(f"cannot create {self.path.parent}: {exc.strerror or exc}")
             return
-        if _inside(self.path, self.root):
-            self.notices.append("cache disabled: the cache directory lies inside the scanned root")
-            return
         for attempt in range(2):
             try:
-                if self.path.exists() and not self.path.is_file():
-                    raise IsADirectoryError(f"{self.path} is not a file")
                 self.conn = self._connect()
+                return
+            except _Refused as exc:
+                self._disable(str(exc))
                 return
             except _Stale as exc:
                 self._close()
@@ -147,7 +175,16 @@ class IndexCache:
         self._disable("cannot rebuild the database")
 
     def _open_readonly(self) -> None:
-        if not self.path.is_file() or _inside(self.path, self.root):
+        try:
+            if stat.S_ISLNK(os.lstat(self.path.parent).st_mode):
+                raise _Refused(f"{self.path.parent} is a symlink: not followed")
+            _no_links(self.path)
+        except _Refused as exc:
+            self._disable(str(exc))
+            return
+        except OSError:
+            return
+        if not self.path.is_file():
             return
         try:
             conn = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True, timeout=LOCK_TIMEOUT_S, isolation_level=None)
@@ -163,8 +200,10 @@ class IndexCache:
             conn.close()
 
     def _connect(self) -> sqlite3.Connection:
+        _create_private(self.path)
         conn = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_S, isolation_level=None)
         try:
+            conn.execute("PRAGMA page_size=1024")  # (a new database only) small pages waste less under each blob
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute("PRAGMA synchronous=NORMAL")
             conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
@@ -230,7 +269,7 @@ class IndexCache:
             return
         try:
             self.conn = self._connect()
-        except (sqlite3.Error, OSError, _Stale) as exc2:
+        except (sqlite3.Error, OSError, _Stale, _Refused) as exc2:
             self._disable(exc2)
 
     @property
@@ -244,8 +283,8 @@ class IndexCache:
         Full outcomes are not read here: :meth:`outcome_of` fetches each as the walk reaches it.
 
         The light form comes from the snapshot, :data:`SNAPSHOT_CHUNKS` blobs (one read and
-        ``marshal.loads`` each) rather than one row per file, which is what makes a warm
-        reopen fast. Every blob's checksum is verified first: a damaged one is not used.
+        one JSON parse each) rather than one row per file, which is what makes a warm reopen
+        fast. Every blob's checksum and shape are checked: a damaged one is not used.
         """
         if self.conn is None:
             return {}
@@ -256,25 +295,20 @@ class IndexCache:
                     snapshot: dict[int, list[Any]] = {}
                     for c, b in chunks:
                         raw = self._unseal(b)
-                        if raw is None:
+                        if raw is None or type(c) is not int:
                             break
                         try:
-                            snapshot[c] = marshal.loads(raw)
-                        except (ValueError, EOFError, TypeError):
+                            snapshot[c] = load(SNAPSHOT_ROWS, raw)
+                        except Invalid:
                             self._note_corrupt()
                             break
                     if len(snapshot) == SNAPSHOT_CHUNKS:
-                        try:
-                            out = {
-                                r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7])
-                                for part in snapshot.values()
-                                for r in part
-                            }  # r[6] is the light tuple itself (loaded with its chunk)
-                        except (IndexError, TypeError):
-                            self._note_corrupt()
-                        else:
-                            self._snapshot = snapshot
-                            return out
+                        self._snapshot = snapshot
+                        return {
+                            r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7])
+                            for part in snapshot.values()
+                            for r in part
+                        }  # r[6] is the checked light tuple itself (loaded with its chunk)
                     self._snapshot_bad = True
             blob = "light" if light else "NULL"  # full outcomes are fetched one by one (outcome_of)
             rows = self.conn.execute(
@@ -285,7 +319,7 @@ class IndexCache:
             return {}
         if light:
             return {
-                _path_of(r[0]): CachedFile(_path_of(r[0]), r[1], r[2], r[3], r[4], bool(r[6]), self._unseal(r[5]), r[7] or 0)
+                _path_of(r[0]): CachedFile(_path_of(r[0]), r[1], r[2], r[3], r[4], bool(r[6]), _light(self._unseal(r[5])), r[7] or 0)
                 for r in rows
             }
         return {_path_of(r[0]): CachedFile(_path_of(r[0]), r[1], r[2], r[3], r[4], bool(r[6]), None, r[7] or 0) for r in rows}
@@ -304,7 +338,7 @@ class IndexCache:
         rows: Iterable[tuple[str, int, int, int, int, bytes, bytes | None, bytes] | tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]],
         keep: set[str] | None,
     ) -> None:
-        """Write pickled outcomes (and resume states); with ``keep``, drop rows of files no longer present.
+        """Write stored outcomes (and resume states); with ``keep``, drop rows of files no longer present.
 
         A row is ``(path, dev, ino, size, mtime_ns, outcome, state, light[, ctime_ns])``;
         blobs are sealed (checksummed) here.
@@ -359,7 +393,7 @@ class IndexCache:
                 part = {r[0]: r for r in self._snapshot.get(c, []) if r[0] in keep}
                 part.update(updates)
                 self._snapshot[c] = list(part.values())
-                self.conn.execute("INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(marshal.dumps(self._snapshot[c]))))
+                self.conn.execute("INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(dump(SNAPSHOT_ROWS, self._snapshot[c]))))
         elif changed or self._snapshot_bad or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] != SNAPSHOT_CHUNKS:
             parts: dict[int, list[Any]] = {c: [] for c in range(SNAPSHOT_CHUNKS)}
             for r in self.conn.execute("SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, light, ctime_ns FROM files"):
@@ -367,7 +401,7 @@ class IndexCache:
                 lb = unseal(r[6]) if r[6] is not None else None
                 parts[snapshot_chunk(p)].append((p, r[1], r[2], r[3], r[4], bool(r[5]), _light(lb), r[7] or 0))
             self.conn.executemany(
-                "INSERT OR REPLACE INTO snapshot VALUES (?, ?)", [(c, seal(marshal.dumps(v))) for c, v in parts.items()]
+                "INSERT OR REPLACE INTO snapshot VALUES (?, ?)", [(c, seal(dump(SNAPSHOT_ROWS, v))) for c, v in parts.items()]
             )
             self._snapshot_bad = False
         self.conn.execute("COMMIT")
@@ -386,7 +420,7 @@ class IndexCache:
         return CachedFile(path, r[1], r[2], r[3], r[4], bool(r[5]), None, r[6] or 0) if r else None
 
     def outcome_of(self, path: str) -> bytes | None:
-        """The stored (pickled) outcome of one file, fetched when the walk reaches it (None if damaged)."""
+        """The stored outcome blob of one file, fetched when the walk reaches it (None if damaged)."""
         return self._blob("outcome", path)
 
     def state_of(self, path: str) -> bytes | None:
@@ -408,7 +442,7 @@ class IndexCache:
 
         ``digest`` covers every file's identity and the walk's diagnostics (see
         :func:`musetui.walk.tree_digest`): any change anywhere under the roots misses, and
-        so does an output whose checksum fails.
+        so does an output whose checksum fails or whose lines are not all JSON records.
         """
         if self.conn is None:
             return None
@@ -424,11 +458,13 @@ class IndexCache:
         if output is None or diag_blob is None:
             return None
         try:
-            diags = [(str(p), int(ln), str(m)) for p, ln, m in marshal.loads(diag_blob)]
-        except (ValueError, EOFError, TypeError):
+            text = inflate(output)
+            if not all(type(orjson.loads(line)) is dict for line in text.splitlines()):
+                raise Invalid("a stored output line is not a record")
+            return text, load(DIAGNOSTICS, diag_blob)
+        except (Invalid, orjson.JSONDecodeError):  # (JSON escapes every control character: none is printed raw)
             self._note_corrupt()
             return None
-        return output, diags
 
     def put_result(self, key: str, digest: bytes, output: bytes, diagnostics: list[tuple[str, int, str]]) -> None:
         """Store a finished command output for ``key`` (one per key; replaces the previous one)."""
@@ -437,7 +473,7 @@ class IndexCache:
         try:
             self.conn.execute(
                 "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?)",
-                (_key(key), digest, seal(output), seal(marshal.dumps(diagnostics))),
+                (_key(key), digest, seal(deflate(output)), seal(dump(DIAGNOSTICS, diagnostics))),
             )
         except sqlite3.Error as exc:
             self.notices.append(f"cache not updated: {exc}")
@@ -486,12 +522,12 @@ def snapshot_chunk(path: str) -> int:
 
 
 def _light(blob: bytes | None) -> Any:
-    """A stored light blob, loaded (so the snapshot nests tuples, not bytes to load again)."""
+    """A stored light blob, loaded and checked (so the snapshot nests tuples, not bytes to load again); None if invalid."""
     if blob is None:
         return None
     try:
-        return marshal.loads(blob)
-    except (ValueError, EOFError, TypeError):
+        return load(LIGHT, blob)
+    except Invalid:
         return None
 
 
@@ -499,19 +535,56 @@ class _Stale(Exception):
     """The database exists but cannot be used as it is."""
 
 
-def unpickle_state(blob: bytes | None) -> Any:
-    """A cached scan state, or None."""
-    if blob is None:
-        return None
-    return unpickle_outcome(blob)
+class _Refused(Exception):
+    """The cache location is not safe to use (a symlink, or not a regular file)."""
 
 
-def unpickle_outcome(blob: bytes) -> Any:
-    """A cached outcome, or None when the blob is unreadable (the file is rescanned)."""
+_SIDECARS = ("-wal", "-shm", "-journal")
+
+
+def _private_dir(d: Path) -> None:
+    """Create the cache directory (mode 0700, parents too) unless it exists; refuse it when it is a symlink."""
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    st = os.lstat(d)
+    if stat.S_ISLNK(st.st_mode):
+        raise _Refused(f"cache directory {d} is a symlink: not followed")
+    if not stat.S_ISDIR(st.st_mode):
+        raise _Refused(f"{d} is not a directory")
+
+
+def _no_links(path: Path) -> None:
+    """Refuse a database whose file or journal files are symlinks (SQLite would write through them)."""
+    for suffix in ("", *_SIDECARS):
+        p = str(path) + suffix
+        try:
+            if stat.S_ISLNK(os.lstat(p).st_mode):
+                raise _Refused(f"{p} is a symlink: not followed")
+        except FileNotFoundError:
+            pass
+
+
+def _create_private(path: Path) -> None:
+    """Open (creating with mode 0600) the database file without following a symlink, before SQLite opens it.
+
+    A symlink, or anything but a regular file, is refused; an existing database of ours
+    that others could read is made private.
+    """
+    _no_links(path)
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     try:
-        return pickle.loads(blob)
-    except Exception:  # a damaged row must never be fatal
-        return None
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _Refused(f"{path} is a symlink: not followed") from exc
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _Refused(f"{path} is not a regular file")
+        if st.st_mode & 0o077 and hasattr(os, "fchmod") and st.st_uid == getattr(os, "getuid", lambda: -1)():
+            os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
 
 
 def _inside(path: Path, root: str) -> bool:

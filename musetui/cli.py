@@ -323,7 +323,7 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
     out = sys.stdout.buffer
     notices: list[str] = []
     if files:
-        store = IndexCache(files[0].root)
+        store = IndexCache(files[0].root, roots=paths)
         hit = store.result(key, digest)
         store.close()
         notices.extend(store.notices)
@@ -357,7 +357,7 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
     if not sessions:
         _no_transcripts(paths, index.diagnostics)
     if files:
-        store = IndexCache(files[0].root)
+        store = IndexCache(files[0].root, roots=paths)
         store.put_result(key, digest, output, [(d.path, d.line, d.message) for d in index.diagnostics])
         store.close()
     _write_diagnostics(args.diagnostics, index.diagnostics, names)

@@ -8,24 +8,26 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import marshal
 import os
-import pickle
 import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from musetui.cache import CachedFile, IndexCache, unpickle_outcome, unpickle_state
-from musetui.diagnostics import internal_error, record_json
+from musetui import stored
+from musetui.cache import LIGHT, CachedFile, IndexCache
+from musetui.cache_codec import Invalid, load
+from musetui.diagnostics import internal_error
 from musetui.fingerprints.attribution import mark_outliers
-from musetui.model import Attribution, Diagnostic, SessionSummary
-from musetui.procs import pool_context
-from musetui.scanner import Outcome, ScanState, prepare, resume_file, scan_file
+from musetui.model import Diagnostic, SessionSummary
+from musetui.procs import pool_context, worker_init
+from musetui.reader import is_gzip_name
+from musetui.scanner import Outcome, prepare, resume_file, scan_file
+from musetui.stored import light_blob
 from musetui.walk import FileEntry, iter_walk, walk_roots
 
-__all__ = ["FileEntry", "Index", "Progress", "Refresh", "walk_roots"]
+__all__ = ["FileEntry", "Index", "Progress", "Refresh", "light_blob", "walk_roots"]
 
 #: While the walk runs, ``iter_scan``'s ``tick`` hears of its progress every this many files.
 WALK_TICK = 500
@@ -60,82 +62,65 @@ def _scan_entry(entry: FileEntry, keep_offsets: bool, want_state: bool = False) 
         return Outcome(None, [internal_error(entry.relpath, exc)])
 
 
-#: Resume states larger than this are not kept (such a file is rescanned whole after an append).
+#: Resume states larger than this (stored) are not kept (such a file is rescanned whole after an append).
 MAX_STATE_BYTES = 2 * 1024 * 1024
 
 
+#: What the cache stores of one scanned file: its outcome, its resume state (or None) and
+#: its light outcome, each a blob of plain data (see :mod:`musetui.stored`).
 Blobs = tuple[bytes, bytes | None, bytes]
 
 
 def _blobs(outcome: Outcome) -> Blobs:
     """The outcome (without its state), its resume state and its light form, for the cache.
 
+    The state is kept with the digest of the bytes before its offset, read again here; when
+    the file is no longer the one scanned, or the state is not plain data, no state is kept.
     When the outcome cannot be stored (a bug), it is replaced by its file's ``internal error``
     diagnostic, so that what is cached and what is shown never differ.
     """
     state = outcome.state
     outcome.state = None
-    try:
-        sblob = pickle.dumps(state, protocol=pickle.HIGHEST_PROTOCOL) if state is not None else None
-    except Exception:
-        sblob = None  # not resumable: an append rescans the file whole
+    sblob: bytes | None = None
+    s = outcome.summary
+    if state is not None and s is not None and not is_gzip_name(s.abspath):  # (a .gz file is expanded whole anyway)
+        prefix = stored.prefix_digest(s.abspath, state.offset, (s.size, s.mtime_ns, s.inode))
+        try:
+            sblob = stored.encode_state(state, prefix) if prefix is not None else None
+        except Exception:
+            sblob = None  # not resumable: an append rescans the file whole
     if sblob is not None and len(sblob) > MAX_STATE_BYTES:
         sblob = None
     try:
-        return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL), sblob, light_blob(outcome)
+        return stored.encode_outcome(outcome), sblob, light_blob(outcome)
     except Exception as exc:
         path = outcome.summary.path if outcome.summary is not None else (outcome.diagnostics[0].path if outcome.diagnostics else "")
         outcome.summary = None
         outcome.offsets = b""
         outcome.diagnostics = [*outcome.diagnostics, internal_error(path, exc)]
-        return pickle.dumps(outcome, protocol=pickle.HIGHEST_PROTOCOL), None, light_blob(outcome)
-
-
-def light_blob(outcome: Outcome) -> bytes:
-    """A marshal'd light summary: what the tree, outliers and scan records need, no evidence objects."""
-    diags = [(d.path, d.line, d.message) for d in outcome.diagnostics]
-    s = outcome.summary
-    if s is None:
-        return marshal.dumps((None, diags))
-    a = s.attribution
-    light = (
-        s.path, s.abspath, s.root, s.format, s.format_rule, s.session_id, s.parent_session_id,
-        s.declared_provider, s.declared_model, s.items, s.malformed_lines, s.started_at, s.ended_at,
-        s.size, s.mtime_ns, s.inode, s.device, s.read_bytes, s.label, dict(s.models),
-        a.provider, a.host, a.confidence, [f for f in a.flags if f != "outlier"], a.summary,
-        record_json(s.record())[:-1], s.title, a.via,
-    )
-    return marshal.dumps((light, diags))
+        return stored.encode_outcome(outcome), None, light_blob(outcome)
 
 
 def outcome_from_light(blob: bytes | tuple[Any, Any]) -> Outcome | None:
-    """Rebuild a light outcome from :func:`light_blob` (or its already-loaded tuple); None when unreadable."""
-    try:
-        light, diags = marshal.loads(blob) if isinstance(blob, bytes) else blob
-        diagnostics = [Diagnostic(p, ln, m) for p, ln, m in diags]
-        if light is None:
-            return Outcome(None, diagnostics)
-        (path, abspath, root, fmt, rule, sid, parent, dprov, dmodel, items, malformed, started, ended,
-         size, mtime_ns, inode, device, read_bytes, label, models, provider, host, conf, flags, why, record) = light[:26]
-        title = light[26] if len(light) > 26 else None
-        via = light[27] if len(light) > 27 else None
-    except (ValueError, EOFError, TypeError):
-        return None
-    summary = SessionSummary(  # positional, in field order (a fifth of a light outcome's cost in keywords)
-        path, abspath, root, fmt, rule, sid, parent, dprov, dmodel, items, malformed, [], started, ended,
-        size, mtime_ns, inode, device, read_bytes,
-        Attribution(provider, host, conf, via, list(flags), [], why),
-        [], label, models, title, record,
-    )  # fmt: skip
-    return Outcome(summary, diagnostics)
+    """A light outcome from a stored light blob (checked here) or an already checked tuple; None when invalid."""
+    if isinstance(blob, bytes):
+        try:
+            blob = load(LIGHT, blob)
+        except Invalid:
+            return None
+    return stored.outcome_from_light(blob)
 
 
 def _scan_chunk(args: tuple[list[FileEntry], bool, bool, bool]) -> list[Any]:
-    """Scan in a worker; return what the parent needs, serialised here (in parallel)."""
+    """Scan in a worker; return what the parent needs, serialised here (in parallel).
+
+    With states, each outcome comes back with the blobs the cache stores (the outcome itself
+    too, unless ``light``: the parent rebuilds a light one from its blob).
+    """
     entries, keep, want_state, light = args
     outcomes = [_scan_entry(e, keep, want_state) for e in entries]
     if want_state:
-        return [_blobs(o) for o in outcomes]
+        return [(None if light else o, _blobs(o)) for o in outcomes]
     if light:
         return [light_blob(o) for o in outcomes]
     return outcomes
@@ -194,7 +179,8 @@ class Index:
     scanned_files: int = 0
     resumed: int = 0
     resumed_bytes: int = 0
-    states: dict[str, Any] = field(default_factory=dict)  # live follow: scan states of active files
+    #: Live follow: the scan states of active files, each with the digest of the bytes before its offset.
+    states: dict[str, tuple[Any, str]] = field(default_factory=dict)
     follow: bool = False  # keep scan states of recently modified files, for refresh()
     active_window_s: float = 3600.0
     notices: list[str] = field(default_factory=list)
@@ -259,7 +245,9 @@ class Index:
                     if self.use_cache:
                         fresh.append((entry, blobs))
                     if self.follow and blobs[1] is not None and time.time_ns() - entry.mtime_ns < self.active_window_s * 1e9:
-                        self.states[entry.abspath] = pickle.loads(blobs[1])
+                        got = stored.decode_state(blobs[1])
+                        if got is not None:
+                            self.states[entry.abspath] = got
                 self._take(outcome)
                 yield outcome, progress()
                 if cancelled is not None and cancelled():
@@ -371,7 +359,7 @@ class Index:
         """
         cache = caches.get(root)
         if cache is None:
-            cache = caches[root] = IndexCache(root, readonly=readonly)
+            cache = caches[root] = IndexCache(root, readonly=readonly, roots=self.roots)
             if not readonly:
                 rows.update(cache.load(light=self.light))
             self.notices.extend(cache.notices)
@@ -394,16 +382,19 @@ class Index:
             outcome = outcome_from_light(row.light) if self.light and row.light else None
             if outcome is None and not self.light:
                 blob = cache.outcome_of(e.abspath)
-                outcome = unpickle_outcome(blob) if blob is not None else None
+                outcome = stored.decode_outcome(blob) if blob is not None else None
             if isinstance(outcome, Outcome):
                 self.cache_hits += 1
                 return outcome
             return None
         if (row.dev, row.ino) != (e.dev, e.ino) or e.size <= row.size or not row.has_state:
             return None
-        state = unpickle_state(cache.state_of(e.abspath))
-        if not isinstance(state, ScanState):
+        got = stored.decode_state(cache.state_of(e.abspath))
+        if got is None:
             return None
+        state, prefix = got
+        if stored.prefix_digest(e.abspath, state.offset) != prefix:
+            return None  # the bytes already read changed (a rewrite, not an append): read it whole
         old_offset = state.offset
         resumed = resume_file(state, e.abspath, keep_offsets=self.keep_offsets)
         if not isinstance(resumed, Outcome):
@@ -437,7 +428,7 @@ class Index:
         chunks = _chunk(files, max(1, min(64, len(files) // (workers * 8) or 1)))
         done = 0
         with ProcessPoolExecutor(
-            max_workers=workers, mp_context=ctx, initializer=_be_nice, initargs=(self.worker_nice,)
+            max_workers=workers, mp_context=ctx, initializer=worker_init, initargs=(self.worker_nice,)
         ) as pool:
             try:
                 jobs = [(c, self.keep_offsets, want_state, self.light) for c in chunks]
@@ -461,8 +452,11 @@ class Index:
         """A worker's results for ``chunk`` (see :func:`_scan_chunk`) as outcomes with their blobs."""
         for e, r in zip(chunk, results, strict=True):
             if want_state:
-                lo = outcome_from_light(r[2]) if self.light else None
-                yield (lo if lo is not None else pickle.loads(r[0])), e, r
+                o, blobs = r
+                lo = outcome_from_light(blobs[2]) if self.light else None
+                if lo is None and o is None:
+                    o = stored.decode_outcome(blobs[0])
+                yield (lo if lo is not None else (o if o is not None else Outcome(None, []))), e, blobs
             elif self.light:
                 lo = outcome_from_light(r)
                 yield (lo if lo is not None else Outcome(None, [])), e, None
@@ -489,8 +483,15 @@ class Index:
             if old is not None and (old.dev, old.ino, old.size, old.mtime_ns) == (e.dev, e.ino, e.size, e.mtime_ns):
                 continue
             outcome: Outcome | None = None
-            state = self.states.get(e.abspath)
-            if state is not None and old is not None and (old.dev, old.ino) == (e.dev, e.ino) and e.size > old.size:
+            held = self.states.get(e.abspath)
+            if (
+                held is not None
+                and old is not None
+                and (old.dev, old.ino) == (e.dev, e.ino)
+                and e.size > old.size
+                and stored.prefix_digest(e.abspath, held[0].offset) == held[1]  # an append, not a rewrite
+            ):
+                state = held[0]
                 before = state.offset
                 outcome = resume_file(state, e.abspath, keep_offsets=self.keep_offsets)
                 if outcome is not None and outcome.summary is not None:
@@ -500,8 +501,14 @@ class Index:
                 outcome = _scan_entry(e, self.keep_offsets, want_state=True)
                 result.bytes_read += e.size
                 result.rescanned += 1
-            if outcome.state is not None and now_ns - e.mtime_ns < window * 1e9:
-                self.states[e.abspath] = outcome.state
+            s = outcome.summary
+            prefix = (
+                stored.prefix_digest(e.abspath, outcome.state.offset, (s.size, s.mtime_ns, s.inode))
+                if outcome.state is not None and s is not None and now_ns - e.mtime_ns < window * 1e9
+                else None
+            )
+            if prefix is not None:
+                self.states[e.abspath] = (outcome.state, prefix)
             else:
                 self.states.pop(e.abspath, None)
             outcome.state = None
@@ -637,7 +644,7 @@ class _Stream:
             if ctx.get_start_method() == "fork":
                 prepare()  # per-process tables built once here, before the fork: the workers inherit them
             self.pool = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=ctx, initializer=_be_nice, initargs=(self.index.worker_nice,)
+                max_workers=self.workers, mp_context=ctx, initializer=worker_init, initargs=(self.index.worker_nice,)
             )
         if len(self.pending) >= CHUNK_FILES or self.pending_bytes >= CHUNK_BYTES:
             self._submit(everything=False)
@@ -700,15 +707,6 @@ class _Stream:
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
-
-
-def _be_nice(increment: int) -> None:
-    """In a worker process: lower its priority (where the OS allows; a no-op elsewhere)."""
-    try:
-        if increment:
-            os.nice(increment)
-    except (AttributeError, OSError):
-        pass
 
 
 def _same_file(a: FileEntry, b: FileEntry) -> bool:

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import sys
 import threading
 from typing import Any
 
@@ -25,3 +30,48 @@ def pool_context() -> Any:
         ctx.set_forkserver_preload(PRELOAD)
         return ctx
     return multiprocessing.get_context("spawn")
+
+
+#: ``prctl`` option: the signal this process gets when its parent dies (Linux).
+PR_SET_PDEATHSIG = 1
+
+
+def worker_init(nice: int = 0) -> None:
+    """In a pool worker: end with the parent, and lower the priority by ``nice``.
+
+    On Linux the kernel kills the worker when its parent dies (``PR_SET_PDEATHSIG``). Everywhere,
+    a thread waits for EOF on the pipe the parent holds open for its children (the
+    process sentinel) and ends the worker then: a worker blocked on its task queue would
+    otherwise wait forever, as the orphan of a killed scan.
+    """
+    _die_with_parent()
+    try:
+        if nice:
+            os.nice(nice)
+    except (AttributeError, OSError):
+        pass
+
+
+def _die_with_parent() -> None:
+    parent = multiprocessing.parent_process()
+    if sys.platform == "linux":
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if parent is None:
+        return
+    try:
+        sentinel = parent.sentinel
+    except (AttributeError, ValueError):
+        return
+    if not parent.is_alive():  # it died before the watch began
+        os._exit(1)
+    threading.Thread(target=_exit_on_eof, args=(sentinel,), daemon=True, name="musetui-parent-watch").start()
+
+
+def _exit_on_eof(sentinel: Any) -> None:
+    """Wait until the parent's end of the sentinel pipe closes (the parent died), then exit at once."""
+    multiprocessing.connection.wait([sentinel])
+    os._exit(1)

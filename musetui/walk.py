@@ -93,8 +93,17 @@ def _walk(roots: Sequence[str], diagnostics: list[Diagnostic], follow_symlinks: 
     leaves the root -> TARGET``) unless ``follow_symlinks``; a symlink to a file or
     directory inside the root is not followed either: its target is read once, under its
     real path, and the alias is named in a diagnostic. No walk ever loops.
+
+    Overlapping roots are merged (see :func:`merged_roots`): each file is read and listed once.
     """
-    for root in roots:
+    outer_of = merged_roots(roots)
+    for i, root in enumerate(roots):
+        outer = outer_of[i]
+        if outer is not None:
+            same = os.path.realpath(root) == os.path.realpath(outer)
+            why = f"same directory as root {outer}" if same else f"root lies inside root {outer}"
+            diagnostics.append(Diagnostic(root, 0, f"skipped: {why} (its files are listed under {outer}, once)"))
+            continue
         root_abs = os.path.abspath(root)
         try:
             st = os.stat(root_abs)
@@ -176,6 +185,37 @@ def _walk(roots: Sequence[str], diagnostics: list[Diagnostic], follow_symlinks: 
                 else:
                     diagnostics.append(Diagnostic(rel, 0, f"skipped: {kind_of(mode)} (not opened)"))
             stack.extend(reversed(subdirs))
+
+
+def merged_roots(roots: Sequence[str]) -> list[str | None]:
+    """For each root, the root it is merged into (None: it is walked itself).
+
+    A root that lies inside another root's directory (compared by real path), or that is the
+    same directory as an earlier root, adds nothing of its own: its files are listed under
+    the outermost root that holds them (the first given, of equal ones), with ``path``
+    relative to that root. So ``scan R/proj R`` lists each file of ``R/proj`` once, as
+    ``proj/...`` under ``R``, whatever the order. A file root is merged only when the walk of
+    the outer root would find it (a name that the walk reads).
+    """
+    real: list[str | None] = []
+    for r in roots:
+        try:
+            st = os.stat(r)
+        except OSError:
+            real.append(None)  # reported when walked
+            continue
+        ok = stat.S_ISDIR(st.st_mode) or (stat.S_ISREG(st.st_mode) and candidate(os.path.basename(r)) is not False)
+        real.append(os.path.realpath(r) if ok else None)
+    dirs = [(i, rp) for i, rp in enumerate(real) if rp is not None and os.path.isdir(rp)]
+    out: list[str | None] = []
+    for i, rp in enumerate(real):
+        holders = [(j, d) for j, d in dirs if j != i and rp is not None and _inside(rp, d) and (d != rp or j < i)]
+        if not holders:
+            out.append(None)
+            continue
+        j, _d = min(holders, key=lambda h: (len(h[1]), h[0]))  # the outermost, then the first given
+        out.append(roots[j])
+    return out
 
 
 def tree_digest(roots: Sequence[str], files: list[FileEntry], diagnostics: list[Diagnostic]) -> bytes:

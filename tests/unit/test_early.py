@@ -114,12 +114,12 @@ def test_the_app_s_scan_workers_yield_the_cpu_to_the_app() -> None:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from musetui import index as index_mod
+    from musetui.procs import worker_init
 
     ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(1, mp_context=ctx, initializer=index_mod._be_nice, initargs=(3,)) as pool:
+    with ProcessPoolExecutor(1, mp_context=ctx, initializer=worker_init, initargs=(3,)) as pool:
         assert pool.submit(_niceness).result(timeout=60) == min(19, os.nice(0) + 3)
-    with ProcessPoolExecutor(1, mp_context=ctx, initializer=index_mod._be_nice, initargs=(0,)) as pool:
+    with ProcessPoolExecutor(1, mp_context=ctx, initializer=worker_init, initargs=(0,)) as pool:
         assert pool.submit(_niceness).result(timeout=60) == os.nice(0)
 
 

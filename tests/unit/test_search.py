@@ -365,15 +365,14 @@ def test_spans_highlight_every_positive_term(tmp_path: Path) -> None:
     assert [hit.snippet[s:e] for s, e in hit.match_spans] == ["dark", "rye", "rye"]
 
 
-def test_long_lines_are_cut_only_where_re_confirms(tmp_path: Path) -> None:
-    """Hyperscan runs /needle\\d/ exactly over whole lines; a look-ahead needs re, capped."""
+def test_long_lines_are_never_cut(tmp_path: Path) -> None:
+    """Hyperscan runs /needle\\d/ exactly over whole lines; a look-ahead (re only) is refused, not capped."""
     big = "a" * (REGEX_LINE_CAP + 1000) + " needle7 "
     write_lines(tmp_path / "a.jsonl", [generic(big), generic("short needle7")])
     run = run_search([str(tmp_path)], "/needle\\d/")
     assert [h.line for h in run] == [1, 2] and run.long_lines == 0
-    run = run_search([str(tmp_path)], "/needle(?=\\d)/")
-    assert [h.line for h in run] == [2]
-    assert run.long_lines == 1 and any("1 MiB" in n for n in run.notes)
+    with pytest.raises(QueryError, match="look-around"):
+        run_search([str(tmp_path)], "/needle(?=\\d)/")
     assert [h.line for h in search([tmp_path], "needle7")] == [1, 2]
 
 
