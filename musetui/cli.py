@@ -171,6 +171,7 @@ def _records(sessions: Sequence[object], names: dict[str, str] | None = None) ->
     """The JSON Lines of ``scan --json``, one line at a time, ``root`` as given (see :func:`_root_names`)."""
     from musetui.diagnostics import json_name, record_json
     from musetui.model import SessionSummary
+    from musetui.safetext import json_bytes
 
     names = names or {}
     for s in sessions:
@@ -182,7 +183,7 @@ def _records(sessions: Sequence[object], names: dict[str, str] | None = None) ->
                 old = b'{"root":' + orjson.dumps(json_name(s.root_dir))
                 if rec.startswith(old):
                     rec = b'{"root":' + orjson.dumps(json_name(given)) + rec[len(old) :]
-            yield rec + b"\n"
+            yield json_bytes(rec + b"\n")
         else:
             record = s.record()
             if given is not None:
@@ -302,6 +303,7 @@ def _write_diagnostics(target: str | None, diags: Sequence[object], names: dict[
         return
     from musetui.diagnostics import json_name
     from musetui.model import Diagnostic
+    from musetui.safetext import json_bytes
 
     roots = list(names.values())
     lines = []
@@ -309,7 +311,7 @@ def _write_diagnostics(target: str | None, diags: Sequence[object], names: dict[
         if not isinstance(d, Diagnostic):
             continue
         rec = {"root": json_name(roots[0]) if len(roots) == 1 else None, "path": json_name(d.path), "line": d.line, "message": d.message}
-        lines.append(orjson.dumps(rec, option=orjson.OPT_APPEND_NEWLINE))
+        lines.append(json_bytes(orjson.dumps(rec, option=orjson.OPT_APPEND_NEWLINE)))
     try:
         if target == "-":
             sys.stderr.buffer.write(b"".join(lines))
@@ -339,7 +341,7 @@ def _print_table(sessions: Sequence[object], names: dict[str, str] | None = None
     millisecond a row: piped or large outputs get plain columns, path last and never cut.
     """
     from musetui.model import SessionSummary
-    from musetui.safetext import strip_controls
+    from musetui.safetext import escape_name
 
     names = names or {}
     rows: list[tuple[str, ...]] = []
@@ -350,7 +352,7 @@ def _print_table(sessions: Sequence[object], names: dict[str, str] | None = None
             (
                 shown_path(names.get(s.root_dir, s.root_dir), s.path),
                 s.format,
-                strip_controls(s.declared_model or "-"),
+                escape_name(s.declared_model or "-"),
                 a.provider + (f"/{a.host}" if a.host else "") + (f" via {a.via}" if a.via else ""),
                 f"{a.confidence:.2f}",
                 ", ".join(a.flags) or "-",
@@ -513,7 +515,7 @@ def cmd_search(argv: Sequence[str]) -> int:
         raise UsageError("musetui search: need at least one PATH and a QUERY")
     paths, query = [_resolve(p) for p in positional[:-1]], positional[-1]
     _check_paths(paths)
-    from musetui.safetext import strip_controls
+    from musetui.safetext import escape_name, json_bytes, one_line
     from musetui.search import QueryError, run_search
 
     try:
@@ -532,10 +534,10 @@ def cmd_search(argv: Sequence[str]) -> int:
         if given is not None:
             rec["root"] = json_name(given)
         if ns.json:
-            out.write(orjson.dumps(rec) + b"\n")
+            out.write(json_bytes(orjson.dumps(rec) + b"\n"))
         else:
             where = shown_path(given if given is not None else rec["root"], hit.path)
-            out.write(f"{where}:{hit.line}: [{strip_controls(hit.field)}] {strip_controls(hit.snippet)}".encode("utf-8", "backslashreplace") + b"\n")
+            out.write(f"{where}:{hit.line}: [{escape_name(hit.field)}] {one_line(hit.snippet)}".encode("utf-8", "backslashreplace") + b"\n")
     out.flush()
     for note in getattr(hits, "notes", []):
         _err(f"musetui: {note}")
@@ -582,11 +584,11 @@ def _db_info(path: Path) -> list[str]:
     except sqlite3.Error as exc:
         return [f"unreadable: {exc}"]
     from musetui.cache import SCHEMA_VERSION
-    from musetui.safetext import strip_controls
+    from musetui.safetext import escape_name
 
     try:
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-        root = f"root: {strip_controls(meta.get('root', '?'))}"
+        root = f"root: {escape_name(meta.get('root', '?'))}"
         schema = meta.get("schema", "?")
         if schema != str(SCHEMA_VERSION):
             return [root, f"schema {schema}, this musetui uses {SCHEMA_VERSION}: rebuilt on next use"]

@@ -17,6 +17,8 @@ from typing import Any
 
 import orjson
 
+from musetui.safetext import json_bytes
+
 #: Keys every scan record has (how a saved ``scan --json`` output is recognised).
 RECORD_KEYS = frozenset({"path", "format", "provider", "host", "confidence", "flags", "evidence", "items"})
 #: The record fields the ranking and its output read (Parquet is read for these columns only).
@@ -342,12 +344,12 @@ def summary_line(rank_no: int, m: Machine, label: str | None = None) -> str:
 def json_lines(machines: Sequence[Machine]) -> Iterator[bytes]:
     """``fleet --json``: one object per machine, ranked."""
     for m in machines:
-        yield orjson.dumps(m.summary(), option=orjson.OPT_APPEND_NEWLINE)
+        yield json_bytes(orjson.dumps(m.summary(), option=orjson.OPT_APPEND_NEWLINE))
 
 
 def text_report(machines: Sequence[Machine], *, explain: bool = False, top: int = 20) -> str:
     """The ranking as aligned text (with each score's parts when ``explain``)."""
-    from musetui.safetext import strip_controls
+    from musetui.safetext import escape_name, one_line
 
     rows = [("rank", "score", "sessions", "flagged", "mismatches", "providers", "root")]
     for i, m in enumerate(machines, 1):
@@ -355,7 +357,7 @@ def text_report(machines: Sequence[Machine], *, explain: bool = False, top: int 
         mix = ", ".join(f"{p} {n}" for p, n in s["providers"].items())
         hosts = ", ".join(f"{h} {n}" for h, n in s["hosts"].items())
         rows.append((str(i), f"{m.score:.3f}", str(s["sessions"]), str(m.flagged), str(m.mismatches),
-                     mix + (f" (hosts: {hosts})" if hosts else ""), strip_controls(m.root)))
+                     one_line(mix + (f" (hosts: {hosts})" if hosts else "")), escape_name(m.root)))
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]) - 1)]
     lines = ["  ".join(r[c].ljust(widths[c]) for c in range(len(widths))) + "  " + r[-1] for r in rows]
     if explain:
@@ -363,7 +365,7 @@ def text_report(machines: Sequence[Machine], *, explain: bool = False, top: int 
         lines.append("score parts (see musetui fleet --explain): D mix divergence, r rare sessions, eF/eM excess flagged/mismatches")
         for m in machines:
             p = m.parts
-            lines.append(f"  {strip_controls(m.root)}: D={p.get('D', 0)} r={p.get('r', 0)} eF={p.get('eF', 0)} eM={p.get('eM', 0)} -> {m.score:.3f}")
+            lines.append(f"  {escape_name(m.root)}: D={p.get('D', 0)} r={p.get('r', 0)} eF={p.get('eF', 0)} eM={p.get('eM', 0)} -> {m.score:.3f}")
     total = Counter(r.get("provider") or "unknown" for m in machines for r in m.records)
     lines.append("")
     lines.append(f"fleet: {len(machines)} machines, {sum(total.values())} sessions: " + ", ".join(f"{p} {n}" for p, n in _tally(total.elements()).items()))
@@ -372,7 +374,7 @@ def text_report(machines: Sequence[Machine], *, explain: bool = False, top: int 
         lines.append("")
         lines.append("most unusual sessions across the fleet:")
         for sc, m, r in ranked:
-            who = (r.get("provider") or "unknown") + (f"/{r['host']}" if r.get("host") else "")
-            flags = ",".join(r.get("flags") or ()) or "rare"
-            lines.append(f"  {sc:5.2f}  {who:<16} {flags:<28} {strip_controls(m.root)}: {strip_controls(str(r.get('path')))}")
+            who = one_line((r.get("provider") or "unknown") + (f"/{r['host']}" if r.get("host") else ""))
+            flags = one_line(",".join(r.get("flags") or ())) or "rare"
+            lines.append(f"  {sc:5.2f}  {who:<16} {flags:<28} {escape_name(m.root)}: {escape_name(str(r.get('path')))}")
     return "\n".join(lines) + "\n"

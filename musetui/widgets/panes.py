@@ -31,7 +31,7 @@ from musetui.model import Item, SessionSummary
 from musetui.report import human_bytes
 from musetui.widgets.item_list import blob_length
 from musetui.widgets.repaint import set_virtual_height
-from musetui.widgets.text import clean, clean_block, stamp
+from musetui.widgets.text import clean, clean_block, clean_name, stamp
 
 if TYPE_CHECKING:
     from rich.syntax import Syntax
@@ -512,7 +512,7 @@ class RawPane(DetailPane):
         end = item.offset + item.length
         lines = f"{item.line}" if item.lines <= 1 else f"{item.line}–{item.line + item.lines - 1}"
         head = Text()
-        head.append(clean(ctx.display_path or s.abspath), style="bold")
+        head.append(clean_name(ctx.display_path or s.abspath), style="bold")
         head.append(f":{lines}", style="bold cyan")
         doc.add(head)
         doc.add(
