@@ -180,10 +180,10 @@ def _records(sessions: Sequence[object], names: dict[str, str] | None = None) ->
         if s.stored_record is not None and "outlier" not in s.attribution.flags:
             rec = s.stored_record  # a cached record, unchanged by the fleet
             if given is not None:
-                old = b'{"root":' + orjson.dumps(json_name(s.root_dir))
+                old = b'{"root":' + json_bytes(orjson.dumps(json_name(s.root_dir)))
                 if rec.startswith(old):
-                    rec = b'{"root":' + orjson.dumps(json_name(given)) + rec[len(old) :]
-            yield json_bytes(rec + b"\n")
+                    rec = b'{"root":' + json_bytes(orjson.dumps(json_name(given))) + rec[len(old) :]
+            yield rec + b"\n"  # (made by record_json: already escaped)
         else:
             record = s.record()
             if given is not None:

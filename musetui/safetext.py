@@ -91,18 +91,29 @@ def _class(ranges: tuple[tuple[int, int], ...]) -> str:
 
 
 _INVISIBLE = (*DEFAULT_IGNORABLE, *_EXTRA_INVISIBLE)
-#: Everything that text outputs drop: controls (TAB and LF kept) and invisible characters.
-_DROP_RE = re.compile(f"[{_class(((0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), *DEFAULT_IGNORABLE, (0xFFF9, 0xFFFB)))}]")
-#: The same, for ASCII text (a smaller class is twice as fast).
+#: Controls dropped from ASCII text (a smaller class is twice as fast).
 _ASCII_DROP_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
-#: Invisible characters only (controls kept).
-_INVISIBLE_RE = re.compile(f"[{_class((*DEFAULT_IGNORABLE, (0xFFF9, 0xFFFB)))}]")
+
+# The classes with characters beyond Latin-1 are compiled on first use: each costs a few
+# million instructions to compile, which a run that prints only ASCII never pays.
+
+
+@functools.cache
+def _drop_re() -> re.Pattern[str]:
+    """Everything that text outputs drop: controls (TAB and LF kept) and invisible characters."""
+    return re.compile(f"[{_class(((0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), *DEFAULT_IGNORABLE, (0xFFF9, 0xFFFB)))}]")
+
+
+@functools.cache
+def _invisible_re() -> re.Pattern[str]:
+    """Invisible characters only (controls kept)."""
+    return re.compile(f"[{_class((*DEFAULT_IGNORABLE, (0xFFF9, 0xFFFB)))}]")
 
 
 def _drop(text: str) -> str:
     if text.isascii():
         return text if text.isprintable() else _ASCII_DROP_RE.sub("", text)
-    return _DROP_RE.sub("", text)
+    return _drop_re().sub("", text)
 
 
 def strip_controls(text: str) -> str:
@@ -130,14 +141,17 @@ def one_line(text: str) -> str:
 
 def drop_invisible(text: str) -> str:
     """``text`` without its invisible characters (default-ignorable and interlinear annotation); controls are kept."""
-    return text if text.isascii() else _INVISIBLE_RE.sub("", text)
+    return text if text.isascii() else _invisible_re().sub("", text)
 
 
 # ---------------------------------------------------------------- names
 
-#: Escaped in names: the backslash itself, every control, every invisible character, and the
-#: lone surrogates that stand for bytes that are not UTF-8 (``os.fsdecode``).
-_NAME_RE = re.compile(f"[\\\\{_class((*_CONTROLS, *_INVISIBLE))}\ud800-\udfff]")
+@functools.cache
+def _name_re() -> re.Pattern[str]:
+    """Escaped in names: the backslash, every control, every invisible character, and the lone
+    surrogates that stand for bytes that are not UTF-8 (``os.fsdecode``)."""
+    return re.compile(f"[\\\\{_class((*_CONTROLS, *_INVISIBLE))}\ud800-\udfff]")
+
 _SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
 
 
@@ -166,7 +180,7 @@ def escape_name(text: str) -> str:
     """
     if text.isascii() and text.isprintable() and "\\" not in text:
         return text
-    return _NAME_RE.sub(_escape_char, text)
+    return _name_re().sub(_escape_char, text)
 
 
 _UNESCAPE_RE = re.compile(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[nrt\\])")

@@ -50,16 +50,26 @@ def test_scan_table_shows_names_visibly_and_nothing_raw(tree: tuple[Path, Path],
         assert escape_name(str(target)) in out
 
 
-def test_scan_json_escapes_and_keeps_the_values(tree: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
-    root, target = tree
-    for extra in (["--no-cache"], [], []):
+def test_scan_json_escapes_and_keeps_the_values(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    base = tmp_path / f"r{NAMED}\u3164"  # a root whose own name is hostile too
+    base.mkdir()
+    target = hostile_tree(base)
+    root = base / "muse-vm"
+    sibling = next(p for p in root.rglob("session.jsonl") if p != target)
+    for extra in (["--no-cache"], [], [], ["touch"]):  # no cache, cold, warm (stored output), stored records
+        if extra == ["touch"]:
+            with sibling.open("ab") as fh:
+                fh.write(sibling.read_bytes().splitlines(keepends=True)[-1])
+            extra = []
         code, out, err = _run(capsys, "scan", str(root), "--json", *extra)
         assert code == 0
         assert leaks(out + err) == []  # only JSON escapes: the raw characters never appear
-        (rec,) = [r for r in map(orjson.loads, out.splitlines()) if "outlier" in r["flags"]]
+        recs = list(map(orjson.loads, out.splitlines()))
+        (rec,) = [r for r in recs if "outlier" in r["flags"]]
         assert rec["declared_model"] == MODEL.strip()  # the data contract: the same value
         assert rec["session_id"] == SESSION_ID
         assert rec["path"] == str(target.relative_to(root))
+        assert {r["root"] for r in recs} == {str(root)}
 
 
 def test_show_and_show_line(tree: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
