@@ -23,14 +23,30 @@ PARENT = "01a05efc-7bb7-7cd1-8155-66af75f0734c"
 
 #: Other_Default_Ignorable_Code_Point (PropList.txt, Unicode 14.0).
 OTHER_DEFAULT_IGNORABLE = (
-    (0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x2065, 0x2065), (0x3164, 0x3164), (0xFFA0, 0xFFA0),
-    (0xFFF0, 0xFFF8), (0xE0000, 0xE0000), (0xE0002, 0xE001F), (0xE0080, 0xE00FF), (0xE01F0, 0xE0FFF),
+    (0x034F, 0x034F),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x2065, 0x2065),
+    (0x3164, 0x3164),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0xE0000, 0xE0000),
+    (0xE0002, 0xE001F),
+    (0xE0080, 0xE00FF),
+    (0xE01F0, 0xE0FFF),
 )
 #: Variation_Selector (PropList.txt).
 VARIATION_SELECTOR = ((0x180B, 0x180D), (0x180F, 0x180F), (0xFE00, 0xFE0F), (0xE0100, 0xE01EF))
 #: Prepended_Concatenation_Mark (PropList.txt): format characters that are shown.
-PREPENDED_CONCATENATION_MARK = ((0x0600, 0x0605), (0x06DD, 0x06DD), (0x070F, 0x070F), (0x0890, 0x0891), (0x08E2, 0x08E2),
-                                (0x110BD, 0x110BD), (0x110CD, 0x110CD))
+PREPENDED_CONCATENATION_MARK = (
+    (0x0600, 0x0605),
+    (0x06DD, 0x06DD),
+    (0x070F, 0x070F),
+    (0x0890, 0x0891),
+    (0x08E2, 0x08E2),
+    (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD),
+)
 
 
 def _expand(ranges: tuple[tuple[int, int], ...]) -> set[int]:
@@ -46,7 +62,11 @@ def derived_default_ignorable() -> frozenset[int]:
     cf = {c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"}
     white = {c for c in cf if chr(c).isspace()}
     out = _expand(OTHER_DEFAULT_IGNORABLE) | cf | _expand(VARIATION_SELECTOR)
-    out -= white | _expand(((0xFFF9, 0xFFFB), (0x13430, 0x1343F))) | _expand(PREPENDED_CONCATENATION_MARK)
+    out -= (
+        white
+        | _expand(((0xFFF9, 0xFFFB), (0x13430, 0x1343F)))
+        | _expand(PREPENDED_CONCATENATION_MARK)
+    )
     return frozenset(out)
 
 
@@ -62,7 +82,10 @@ FORBIDDEN = frozenset(BIDI + IGNORABLE + CONTROLS + "\u2028\u2029\ufff9\ufffa\uf
 NAMED = "\u061c\u2066\u2067\u2068\u2069\u2060"
 #: A few characters of every kind, short enough for a file name (no NUL, no slash).
 NAME_SWEEP = (
-    NAMED + BIDI + "".join(c for c in IGNORABLE if not ("\ufe01" <= c <= "\ufe0e" or c >= "\U000e0002")) + "\U000e0041\U000e0fff\ufff9\u2028"
+    NAMED
+    + BIDI
+    + "".join(c for c in IGNORABLE if not ("\ufe01" <= c <= "\ufe0e" or c >= "\U000e0002"))
+    + "\U000e0041\U000e0fff\ufff9\u2028"
     + "".join(chr(c) for c in (*range(1, 0x20), 0x7F, *range(0x80, 0xA0)) if chr(c) != "/"),
 )[0]
 
@@ -86,7 +109,11 @@ def _swap(value: object) -> object:
         return out
     if isinstance(value, list):
         return [_swap(v) for v in value]
-    return {OUTLIER: SESSION_ID, "muse-special": MODEL, "azure": PROVIDER}.get(value, value) if isinstance(value, str) else value
+    return (
+        {OUTLIER: SESSION_ID, "muse-special": MODEL, "azure": PROVIDER}.get(value, value)
+        if isinstance(value, str)
+        else value
+    )
 
 
 def hostile_tree(root: Path) -> Path:
@@ -95,7 +122,10 @@ def hostile_tree(root: Path) -> Path:
     shutil.copytree(SAMPLE / "muse-vm", tree)
     subagents = tree / "sessions" / PARENT / "subagents"
     old = subagents / OUTLIER / "session.jsonl"
-    lines = [json.dumps(_swap(json.loads(raw)), ensure_ascii=False) for raw in old.read_text("utf-8").splitlines()]
+    lines = [
+        json.dumps(_swap(json.loads(raw)), ensure_ascii=False)
+        for raw in old.read_text("utf-8").splitlines()
+    ]
     shutil.rmtree(subagents / OUTLIER)
     half = len(NAME_SWEEP) // 2
     target = subagents / f"d{NAME_SWEEP[:half]}" / f"s{NAME_SWEEP[half:]}.jsonl"
@@ -110,8 +140,26 @@ def leaks(text: str) -> list[str]:
 
 
 #: The elements our Markdown templates make (headings, lists, bold labels, code, tables).
-TEMPLATE_TAGS = frozenset({"h1", "h2", "h3", "h4", "p", "ul", "li", "strong", "code", "pre",
-                           "table", "thead", "tbody", "tr", "th", "td"})
+TEMPLATE_TAGS = frozenset(
+    {
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "p",
+        "ul",
+        "li",
+        "strong",
+        "code",
+        "pre",
+        "table",
+        "thead",
+        "tbody",
+        "tr",
+        "th",
+        "td",
+    }
+)
 
 
 def _renderers() -> list[tuple[str, MarkdownIt]]:

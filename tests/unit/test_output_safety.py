@@ -38,7 +38,9 @@ def _line_of(path: Path, needle: str) -> int:
     raise AssertionError(needle)
 
 
-def test_scan_table_shows_names_visibly_and_nothing_raw(tree: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_scan_table_shows_names_visibly_and_nothing_raw(
+    tree: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     root, target = tree
     for extra in (["--no-cache"], [], []):  # cold without cache, cold with, warm
         code, out, err = _run(capsys, "scan", str(root), *extra)
@@ -50,13 +52,20 @@ def test_scan_table_shows_names_visibly_and_nothing_raw(tree: tuple[Path, Path],
         assert escape_name(str(target)) in out
 
 
-def test_scan_json_escapes_and_keeps_the_values(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_scan_json_escapes_and_keeps_the_values(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     base = tmp_path / f"r{NAMED}\u3164"  # a root whose own name is hostile too
     base.mkdir()
     target = hostile_tree(base)
     root = base / "muse-vm"
     sibling = next(p for p in root.rglob("session.jsonl") if p != target)
-    for extra in (["--no-cache"], [], [], ["touch"]):  # no cache, cold, warm (stored output), stored records
+    for extra in (
+        ["--no-cache"],
+        [],
+        [],
+        ["touch"],
+    ):  # no cache, cold, warm (stored output), stored records
         if extra == ["touch"]:
             with sibling.open("ab") as fh:
                 fh.write(sibling.read_bytes().splitlines(keepends=True)[-1])
@@ -95,7 +104,9 @@ def test_search_text_and_json(tree: tuple[Path, Path], capsys: pytest.CaptureFix
     assert any(r["session_id"] == SESSION_ID for r in map(orjson.loads, out.splitlines()))
 
 
-def test_report_markdown_and_html(tree: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_report_markdown_and_html(
+    tree: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root, _target = tree
     code, out, err = _run(capsys, "report", str(root), "-o", "-")
     assert code == 0, err
@@ -116,13 +127,20 @@ def test_fleet_text(tree: tuple[Path, Path], capsys: pytest.CaptureFixture[str])
     assert leaks(out + err) == []
 
 
-def test_names_that_differ_only_by_invisible_characters_look_different(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_names_that_differ_only_by_invisible_characters_look_different(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = tmp_path / "r"
     (root / "p").mkdir(parents=True)
     names = ["a", "a\u3164", "a\u034f", "a\ufe0f", "a\ufff9", "a\U000e0041", "a\u200b"]
     for i, n in enumerate(names):
-        line = {"type": "user", "sessionId": f"s{n}", "uuid": f"u{i}", "timestamp": "2026-09-01T00:00:00Z",
-                "message": {"role": "user", "content": "hi", "model": f"m{n}"}}
+        line = {
+            "type": "user",
+            "sessionId": f"s{n}",
+            "uuid": f"u{i}",
+            "timestamp": "2026-09-01T00:00:00Z",
+            "message": {"role": "user", "content": "hi", "model": f"m{n}"},
+        }
         (root / "p" / f"{n}.jsonl").write_bytes(orjson.dumps(line) + b"\n")
     code, out, _ = _run(capsys, "scan", str(root), "--no-cache")
     rows = [line for line in out.splitlines()[1:] if line.strip()]
@@ -139,30 +157,55 @@ def test_names_that_differ_only_by_invisible_characters_look_different(tmp_path:
 
 # -- Markdown -------------------------------------------------------------------------------
 
-def test_markdown_outputs_are_inert(tree: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+
+def test_markdown_outputs_are_inert(
+    tree: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
+) -> None:
     root, target = tree
     outputs = []
-    for argv in (["show", str(target)], ["show", str(target), "--line", str(_line_of(target, "needle"))],
-                 ["show", str(target), "--line", "1"], ["report", str(root), "-o", "-"]):
+    for argv in (
+        ["show", str(target)],
+        ["show", str(target), "--line", str(_line_of(target, "needle"))],
+        ["show", str(target), "--line", "1"],
+        ["report", str(root), "-o", "-"],
+    ):
         code, out, err = _run(capsys, *argv)
         assert code == 0, err
         outputs.append(out)
         assert_inert(out)
-    assert "<img src=x" in outputs[0] and "[a](http://127.0.0.1/)" in outputs[0]  # shown as text, in code spans
+    assert (
+        "<img src=x" in outputs[0] and "[a](http://127.0.0.1/)" in outputs[0]
+    )  # shown as text, in code spans
     assert "<img src=x" in outputs[1] and TEXT.split()[0] in outputs[1]
 
 
-def test_markdown_of_a_payload_everywhere_is_inert(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_markdown_of_a_payload_everywhere_is_inert(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The same payload as a file name, an id, a model, a provider, a field and a text (a Claude Code session)."""
     root = tmp_path / "projects" / "p"
     root.mkdir(parents=True)
     payload = MD_PAYLOAD.replace("/", "∕")  # (a file name holds no slash)
-    line = {"type": "assistant", "sessionId": MD_PAYLOAD, "uuid": "u1", "timestamp": "2026-09-01T00:00:00Z",
-            "message": {"role": "assistant", "model": MD_PAYLOAD, "id": "msg_01" + "A" * 22,
-                        "content": [{"type": "text", "text": MD_PAYLOAD}], MD_PAYLOAD: MD_PAYLOAD}}
+    line = {
+        "type": "assistant",
+        "sessionId": MD_PAYLOAD,
+        "uuid": "u1",
+        "timestamp": "2026-09-01T00:00:00Z",
+        "message": {
+            "role": "assistant",
+            "model": MD_PAYLOAD,
+            "id": "msg_01" + "A" * 22,
+            "content": [{"type": "text", "text": MD_PAYLOAD}],
+            MD_PAYLOAD: MD_PAYLOAD,
+        },
+    }
     path = root / f"{payload}.jsonl"
     path.write_bytes(orjson.dumps(line) + b"\n")
-    for argv in (["show", str(path)], ["show", str(path), "--line", "1"], ["report", str(tmp_path), "-o", "-"]):
+    for argv in (
+        ["show", str(path)],
+        ["show", str(path), "--line", "1"],
+        ["report", str(tmp_path), "-o", "-"],
+    ):
         code, out, err = _run(capsys, *argv)
         assert code == 0, err
         assert_inert(out)

@@ -27,7 +27,11 @@ from musetui.safetext import (
 #: Bidi classes of the explicit embedding, override and isolate controls (UAX #9).
 EXPLICIT_BIDI = {"LRE", "RLE", "LRO", "RLO", "PDF", "LRI", "RLI", "FSI", "PDI"}
 #: Text drawn from every kind of character these helpers care about, and ordinary text.
-TEXT = st.text(st.sampled_from(sorted(FORBIDDEN | set("ab \\`*_[]()<>&!|~#:/.@-=+1\n\té€😀"))) | st.characters(exclude_categories=("Cs",)), max_size=60)
+TEXT = st.text(
+    st.sampled_from(sorted(FORBIDDEN | set("ab \\`*_[]()<>&!|~#:/.@-=+1\n\té€😀")))
+    | st.characters(exclude_categories=("Cs",)),
+    max_size=60,
+)
 COMMONMARK = MarkdownIt("commonmark")
 
 
@@ -38,7 +42,20 @@ def _expand(ranges: tuple[tuple[int, int], ...]) -> set[int]:
 def test_default_ignorable_is_the_published_property() -> None:
     """The ranges kept as data are exactly Default_Ignorable_Code_Point as UAX #44 derives it."""
     assert _expand(safetext.DEFAULT_IGNORABLE) == derived_default_ignorable()
-    for c in (0x061C, 0x115F, 0x1160, 0x3164, 0xFFA0, 0xFE0F, 0x180F, 0xE0001, 0xE0041, 0xE0100, 0xE0FFF, 0x2065):
+    for c in (
+        0x061C,
+        0x115F,
+        0x1160,
+        0x3164,
+        0xFFA0,
+        0xFE0F,
+        0x180F,
+        0xE0001,
+        0xE0041,
+        0xE0100,
+        0xE0FFF,
+        0x2065,
+    ):
         assert c in derived_default_ignorable(), hex(c)
 
 
@@ -56,7 +73,9 @@ def test_every_forbidden_character_through_every_helper() -> None:
         assert block == ("a\nb" if c in "\n\u2028\u2029" else s if c == "\t" else "ab"), hex(ord(c))
         assert one_line(s) == ("a b" if c in "\n\t\u2028\u2029" else "ab"), hex(ord(c))
         name = escape_name(s)
-        assert name.isprintable() and name.isascii() and unescape_name(name) == s and name != "ab", hex(ord(c))
+        assert (
+            name.isprintable() and name.isascii() and unescape_name(name) == s and name != "ab"
+        ), hex(ord(c))
         js = json_bytes(orjson.dumps({"k": s}))
         assert js.isascii() and orjson.loads(js) == {"k": s}, hex(ord(c))
         for md in (md_code(s), md_text(s), "\n".join(md_block(s))):
@@ -67,7 +86,9 @@ def test_every_forbidden_character_through_every_helper() -> None:
 def test_names_escape_visibly() -> None:
     assert escape_name("gpt\u3164") == "gpt\\u3164"
     assert escape_name("a\U000e0041") == "a\\U000e0041"
-    assert escape_name("soft\u00adhyphen\x85") == "soft\\u00adhyphen\\u0085"  # (\\xNN above 0x7f is a byte)
+    assert (
+        escape_name("soft\u00adhyphen\x85") == "soft\\u00adhyphen\\u0085"
+    )  # (\\xNN above 0x7f is a byte)
     assert escape_name("x\udcff") == "x\\xff"
     assert escape_name("plain-name_1.jsonl") == "plain-name_1.jsonl"
 
@@ -114,8 +135,19 @@ def test_markdown_text_reads_as_it_is(text: str) -> None:
 
 
 def test_markdown_payloads() -> None:
-    for s in ("[a](http://127.0.0.1/)", "<http://127.0.0.1/>", "http://x.y/z", "www.example.com", "a@b.co",
-              "<img src=x>", "<script>x</script>", "`", "``a``", "&lt;b&gt;", "![i](http://x/i.png)"):
+    for s in (
+        "[a](http://127.0.0.1/)",
+        "<http://127.0.0.1/>",
+        "http://x.y/z",
+        "www.example.com",
+        "a@b.co",
+        "<img src=x>",
+        "<script>x</script>",
+        "`",
+        "``a``",
+        "&lt;b&gt;",
+        "![i](http://x/i.png)",
+    ):
         for md in (md_code(s), md_text(s)):
             gfm = MarkdownIt("gfm-like")
             gfm.linkify.set({"fuzzy_link": False})
