@@ -249,6 +249,7 @@ def _records(sessions: Sequence[object], names: dict[str, str] | None = None) ->
     """The JSON Lines of ``scan --json``, one line at a time, ``root`` as given (see :func:`_root_names`)."""
     from musetui.diagnostics import json_name, record_json
     from musetui.model import SessionSummary
+    from musetui.safetext import json_bytes
 
     names = names or {}
     for s in sessions:
@@ -257,10 +258,10 @@ def _records(sessions: Sequence[object], names: dict[str, str] | None = None) ->
         if s.stored_record is not None and "outlier" not in s.attribution.flags:
             rec = s.stored_record  # a cached record, unchanged by the fleet
             if given is not None:
-                old = b'{"root":' + orjson.dumps(json_name(s.root_dir))
+                old = b'{"root":' + json_bytes(orjson.dumps(json_name(s.root_dir)))
                 if rec.startswith(old):
-                    rec = b'{"root":' + orjson.dumps(json_name(given)) + rec[len(old) :]
-            yield rec + b"\n"
+                    rec = b'{"root":' + json_bytes(orjson.dumps(json_name(given))) + rec[len(old) :]
+            yield rec + b"\n"  # (made by record_json: already escaped)
         else:
             record = s.record()
             if given is not None:
@@ -386,6 +387,7 @@ def _write_diagnostics(target: str | None, diags: Sequence[object], names: dict[
         return
     from musetui.diagnostics import json_name
     from musetui.model import Diagnostic
+    from musetui.safetext import json_bytes
 
     roots = list(names.values())
     lines = []
@@ -393,7 +395,7 @@ def _write_diagnostics(target: str | None, diags: Sequence[object], names: dict[
         if not isinstance(d, Diagnostic):
             continue
         rec = {"root": json_name(roots[0]) if len(roots) == 1 else None, "path": json_name(d.path), "line": d.line, "message": d.message}
-        lines.append(orjson.dumps(rec, option=orjson.OPT_APPEND_NEWLINE))
+        lines.append(json_bytes(orjson.dumps(rec, option=orjson.OPT_APPEND_NEWLINE)))
     try:
         if target == "-":
             sys.stderr.buffer.write(b"".join(lines))
@@ -591,7 +593,7 @@ def cmd_search(argv: Sequence[str]) -> int:
         raise UsageError("musetui search: need at least one PATH and a QUERY")
     paths, query = [_resolve(p) for p in positional[:-1]], positional[-1]
     _check_paths(paths)
-    from musetui.safetext import strip_controls
+    from musetui.safetext import escape_name, json_bytes, one_line
     from musetui.search import QueryError, run_search
 
     try:
@@ -610,10 +612,10 @@ def cmd_search(argv: Sequence[str]) -> int:
         if given is not None:
             rec["root"] = json_name(given)
         if ns.json:
-            out.write(orjson.dumps(rec) + b"\n")
+            out.write(json_bytes(orjson.dumps(rec) + b"\n"))
         else:
             where = shown_path(given if given is not None else rec["root"], hit.path)
-            out.write(f"{where}:{hit.line}: [{strip_controls(hit.field)}] {strip_controls(hit.snippet)}".encode("utf-8", "backslashreplace") + b"\n")
+            out.write(f"{where}:{hit.line}: [{escape_name(hit.field)}] {one_line(hit.snippet)}".encode("utf-8", "backslashreplace") + b"\n")
     out.flush()
     for note in getattr(hits, "notes", []):
         _err(f"musetui: {note}")
@@ -662,11 +664,11 @@ def _db_info(path: Path) -> list[str]:
     except sqlite3.Error as exc:
         return [f"unreadable: {exc}"]
     from musetui.cache import SCHEMA_VERSION
-    from musetui.safetext import strip_controls
+    from musetui.safetext import escape_name
 
     try:
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-        root = f"root: {strip_controls(meta.get('root', '?'))}"
+        root = f"root: {escape_name(meta.get('root', '?'))}"
         schema = meta.get("schema", "?")
         if schema != str(SCHEMA_VERSION):
             return [root, f"schema {schema}, this musetui uses {SCHEMA_VERSION}: rebuilt on next use"]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import orjson
 
 from musetui.model import Diagnostic
+from musetui.safetext import escape_name, json_bytes, one_line, unescape_name
 
 __all__ = [
     "Group",
@@ -52,57 +53,6 @@ def internal_error(path: str, exc: BaseException, line: int = 0) -> Diagnostic:
     return Diagnostic(path, line, f"internal error: {type(exc).__name__}: {msg}" if msg else f"internal error: {type(exc).__name__}")
 
 
-# Characters escaped in text outputs: C0/C1 controls, DEL, the backslash itself, bidi
-# controls, zero-width and other invisible format characters, line/paragraph separators,
-# and the lone surrogates that stand for bytes that are not UTF-8 (os.fsdecode).
-_UNSAFE_RE = re.compile(
-    "[\\\\\x00-\x1f\x7f-\x9f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\udc80-\udcff\ud800-\udfff]"
-)
-_SHORT = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\\": "\\\\"}
-
-
-def _escape_char(m: re.Match[str]) -> str:
-    c = m.group()
-    short = _SHORT.get(c)
-    if short is not None:
-        return short
-    o = ord(c)
-    if 0xDC80 <= o <= 0xDCFF:  # a byte that was not valid UTF-8
-        return f"\\x{o - 0xDC00:02x}"
-    if o < 0x100:
-        return f"\\x{o:02x}"
-    return f"\\u{o:04x}"
-
-
-def escape_name(text: str) -> str:
-    """``text`` (a path) safe for one line of terminal output, and reversible by :func:`unescape_name`.
-
-    Newlines, tabs and other controls become ``\\n``/``\\t``/``\\xNN``; bidi, zero-width and
-    other invisible characters become ``\\uNNNN`` (so they are shown, not obeyed); bytes
-    that are not UTF-8 become ``\\xNN``; a backslash becomes ``\\\\``. Other text is unchanged.
-    """
-    return _UNSAFE_RE.sub(_escape_char, text) if _UNSAFE_RE.search(text) else text
-
-
-_ESCAPE_RE = re.compile(r"\\(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|[nrt\\])")
-
-
-def unescape_name(text: str) -> str:
-    """Undo :func:`escape_name`: ``\\xNN`` above 0x7f stands for a raw byte (as ``os.fsdecode`` gives it)."""
-
-    def one(m: re.Match[str]) -> str:
-        s = m.group()
-        c = s[1]
-        if c == "x":
-            v = int(s[2:], 16)
-            return chr(0xDC00 + v) if v >= 0x80 else chr(v)
-        if c == "u":
-            return chr(int(s[2:], 16))
-        return {"n": "\n", "r": "\r", "t": "\t", "\\": "\\"}[c]
-
-    return _ESCAPE_RE.sub(one, text)
-
-
 def json_name(text: str) -> str:
     """A path as JSON can carry it: bytes that are not UTF-8 become the four characters ``\\xNN``.
 
@@ -131,12 +81,13 @@ def record_json(record: dict[str, object]) -> bytes:
     """A scan record as one line of JSON (newline included).
 
     A string taken from a file name that is not UTF-8 (a session id from the name, say) is
-    escaped as paths are, so the record can always be written.
+    escaped as paths are, so the record can always be written. DEL, C1 controls and invisible
+    characters are written as ``\\uXXXX`` escapes (see :func:`musetui.safetext.json_bytes`).
     """
     try:
-        return orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE)
+        return json_bytes(orjson.dumps(record, option=orjson.OPT_APPEND_NEWLINE))
     except TypeError:
-        return orjson.dumps(json_safe(record), option=orjson.OPT_APPEND_NEWLINE)
+        return json_bytes(orjson.dumps(json_safe(record), option=orjson.OPT_APPEND_NEWLINE))
 
 
 def resolve_cli_path(path: str) -> str:
@@ -168,13 +119,14 @@ class Group:
     def text(self) -> str:
         """One line for stderr: ``path: 412 malformed lines (first at 3: invalid JSON …)``."""
         where = escape_name(self.path)
+        reason = one_line(self.reason)
         if self.kind == "binary":
             return f"{where}: binary file: {self.count:,} lines"
         if self.kind == "malformed":
             if self.count == 1:
-                return f"{where}:{self.first_line}: malformed: {self.reason}"
-            return f"{where}: {self.count:,} malformed lines (first at {self.first_line}: {self.reason})"
-        return f"{where}:{self.first_line}: {self.reason}" if self.first_line else f"{where}: {self.reason}"
+                return f"{where}:{self.first_line}: malformed: {reason}"
+            return f"{where}: {self.count:,} malformed lines (first at {self.first_line}: {reason})"
+        return f"{where}:{self.first_line}: {reason}" if self.first_line else f"{where}: {reason}"
 
 
 _MORE_RE = re.compile(r"^… (\d+) more malformed lines$")

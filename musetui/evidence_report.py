@@ -24,7 +24,7 @@ from musetui import __version__
 from musetui.model import Diagnostic, SessionSummary, iso
 from musetui.reader import open_ro
 from musetui.report import session_markdown
-from musetui.safetext import strip_controls
+from musetui.safetext import escape_name, md_code, md_text, strip_controls
 from musetui.walk import FileEntry
 
 if TYPE_CHECKING:
@@ -217,21 +217,13 @@ def _mtime(ns: int) -> str:
 
 
 def _cell(text: object) -> str:
-    """A Markdown table cell: one line, no controls, pipes escaped."""
-    t = strip_controls(str(text)).replace("\r", " ").replace("\n", " ").replace("\t", " ")
-    return t.replace("|", "\\|")
+    """A Markdown table cell: one line of text, nothing in it live (see :func:`musetui.safetext.md_text`)."""
+    return md_text(str(text), inline=True)
 
 
 def _code(text: object) -> str:
-    """A Markdown code span that no backtick in the text can close early."""
-    t = _cell(text)
-    longest = cur = 0
-    for ch in t:
-        cur = cur + 1 if ch == "`" else 0
-        longest = max(longest, cur)
-    fence = "`" * (longest + 1)
-    pad = " " if t.startswith("`") or t.endswith("`") else ""
-    return f"{fence}{pad}{t}{pad}{fence}"
+    """A name as a Markdown code span in a table cell, invisible characters shown (see :mod:`musetui.safetext`)."""
+    return md_code(escape_name(str(text)), table=True)
 
 
 def _md_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
@@ -334,7 +326,7 @@ def render_markdown(data: ReportData) -> str:
     out += ["", "## Appendix C: diagnostics", ""]
     if not data.diagnostics:
         out.append("None.")
-    out += [f"- {_code(d.text())}" for d in data.diagnostics]
+    out += [f"- {md_code(d.text(), table=True)}" for d in data.diagnostics]
     if data.custody is not None:
         from musetui.custody import markdown
 
@@ -346,8 +338,13 @@ def render_markdown(data: ReportData) -> str:
 
 
 def esc(text: object) -> str:
-    """HTML-escape text (quotes included) after stripping control characters."""
+    """HTML-escape text (quotes included) after stripping control and invisible characters."""
     return html.escape(strip_controls(str(text)), quote=True)
+
+
+def esc_name(text: object) -> str:
+    """HTML-escape a name (path, id, model), its invisible characters shown (see :func:`musetui.safetext.escape_name`)."""
+    return html.escape(escape_name(str(text)), quote=True)
 
 
 def colour(provider: str) -> str:
@@ -524,7 +521,7 @@ def render_html(data: ReportData) -> str:
     total_bytes = sum(f.size for f in data.files)
     csp = f"default-src 'none'; style-src {_csp_hash(CSS)}; script-src {_csp_hash(SCRIPT)}; img-src 'none'; base-uri 'none'; form-action 'none'"
     facts = [
-        ("Roots", ", ".join(f"<code>{esc(r)}</code>" for r in data.roots)),
+        ("Roots", ", ".join(f"<code>{esc_name(r)}</code>" for r in data.roots)),
         ("Files", f"{len(data.files):,} ({total_bytes:,} bytes)"),
         ("Sessions", f"{len(sessions):,}, of which {len(flagged):,} flagged; {sum(s.malformed_lines for s in sessions):,} malformed lines"),
         ("Time span", f"{esc(iso(start) or '?')} → {esc(iso(end) or '?')}"),
@@ -559,13 +556,13 @@ def render_html(data: ReportData) -> str:
         "<h3>By declared model</h3>",
         _html_table(
             [("declared model", False), ("sessions", True)],
-            ([(f"<code>{esc(m)}</code>", m), (str(n), str(n))] for m, n in counts(sessions, lambda s: s.declared_model or "-")),
+            ([(f"<code>{esc_name(m)}</code>", m), (str(n), str(n))] for m, n in counts(sessions, lambda s: s.declared_model or "-")),
         ),
         "<h3>Declared versus attributed</h3>",
         _html_table(
             [("declared provider", False), ("declared model", False), ("attributed provider", False), ("host", False), ("sessions", True), ("declared-mismatch", True)],
             (
-                [(f"<code>{esc(dp)}</code>", dp), (f"<code>{esc(dm)}</code>", dm), _provider_cell(p), (esc(h), h), (str(n), str(n)), (str(m), str(m))]
+                [(f"<code>{esc_name(dp)}</code>", dp), (f"<code>{esc_name(dm)}</code>", dm), _provider_cell(p), (esc(h), h), (str(n), str(n)), (str(m), str(m))]
                 for dp, dm, p, h, n, m in declared_vs_attributed(sessions)
             ),
         ),
@@ -579,7 +576,7 @@ def render_html(data: ReportData) -> str:
         sha = hashes.get(s.abspath)
         verdict = f"{a.provider}" + (f"/{a.host}" if a.host else "") + f" · confidence {a.confidence:.2f}"
         out.append(
-            f'<section class="session" id="flagged-{i}"><h3>{i}. <code>{esc(_where(s, data.roots))}</code></h3>'
+            f'<section class="session" id="flagged-{i}"><h3>{i}. <code>{esc_name(_where(s, data.roots))}</code></h3>'
             f"<p>Verdict: <strong>{esc(verdict)}</strong> · flags: {_flags_html(a.flags)}"
             + (f" · file sha256 <code>{esc(sha)}</code>" if sha else "")
             + "</p>"
@@ -592,10 +589,10 @@ def render_html(data: ReportData) -> str:
              ("confidence", True), ("flags", False), ("items", True), ("malformed", True), ("started", False), ("ended", False)],
             (
                 [
-                    (f"<code>{esc(_where(s, data.roots))}</code>", _where(s, data.roots)),
-                    (f"<code>{esc(s.session_id or '-')}</code>", s.session_id or "-"),
+                    (f"<code>{esc_name(_where(s, data.roots))}</code>", _where(s, data.roots)),
+                    (f"<code>{esc_name(s.session_id or '-')}</code>", s.session_id or "-"),
                     (esc(s.format), s.format),
-                    (f"<code>{esc(s.declared_model or '-')}</code>", s.declared_model or "-"),
+                    (f"<code>{esc_name(s.declared_model or '-')}</code>", s.declared_model or "-"),
                     _provider_cell(s.attribution.provider),
                     (esc(_host(s)), _host(s)),
                     (f"{s.attribution.confidence:.2f}", f"{s.attribution.confidence:.2f}"),
@@ -615,7 +612,7 @@ def render_html(data: ReportData) -> str:
             [("path", False), ("size", True), ("mtime", False), ("sha256", False)],
             (
                 [
-                    (f"<code>{esc(f.abspath)}</code>", f.abspath),
+                    (f"<code>{esc_name(f.abspath)}</code>", f.abspath),
                     (f"{f.size:,}", str(f.size)),
                     (esc(_mtime(f.mtime_ns)), str(f.mtime_ns)),
                     ((f"<code>{esc(f.sha256)}</code>" if f.sha256 else "-") + (f' <span class="muted">{esc(f.note)}</span>' if f.note else ""), f.sha256),

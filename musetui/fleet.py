@@ -17,6 +17,8 @@ from typing import Any
 
 import orjson
 
+from musetui.safetext import json_bytes
+
 #: Keys every scan record has (how a saved ``scan --json`` output is recognised).
 RECORD_KEYS = frozenset({"path", "format", "provider", "host", "confidence", "flags", "evidence", "items"})
 #: The record fields the ranking and its output read (Parquet is read for these columns only).
@@ -350,12 +352,12 @@ def summary_line(rank_no: int, m: Machine, label: str | None = None) -> str:
 def json_lines(machines: Sequence[Machine]) -> Iterator[bytes]:
     """``fleet --json``: one object per machine, ranked."""
     for m in machines:
-        yield orjson.dumps(m.summary(), option=orjson.OPT_APPEND_NEWLINE)
+        yield json_bytes(orjson.dumps(m.summary(), option=orjson.OPT_APPEND_NEWLINE))
 
 
 def text_report(machines: Sequence[Machine], *, explain: bool = False, top: int = 20) -> str:
     """The ranking as aligned text, numbers right-aligned (with each score's parts when ``explain``)."""
-    from musetui.safetext import strip_controls
+    from musetui.safetext import escape_name, one_line
 
     rows = [("rank", "score", "sessions", "flagged", "mismatches", "root", "providers")]
     for i, m in enumerate(machines, 1):
@@ -363,14 +365,14 @@ def text_report(machines: Sequence[Machine], *, explain: bool = False, top: int 
         mix = ", ".join(f"{p} {n}" for p, n in s["providers"].items())
         hosts = ", ".join(f"{h} {n}" for h, n in s["hosts"].items())
         rows.append((str(i), f"{m.score:.3f}", str(s["sessions"]), str(m.flagged), str(m.mismatches),
-                     strip_controls(m.root), mix + (f" (hosts: {hosts})" if hosts else "")))
+                     escape_name(m.root), one_line(mix + (f" (hosts: {hosts})" if hosts else ""))))
     lines = _aligned(rows, right={0, 1, 2, 3, 4})
     if explain:
         lines.append("")
         lines.append("score parts (see musetui fleet --explain): D mix divergence, r rare sessions, eF/eM excess flagged/mismatches")
         for m in machines:
             p = m.parts
-            lines.append(f"  {strip_controls(m.root)}: D={p.get('D', 0)} r={p.get('r', 0)} eF={p.get('eF', 0)} eM={p.get('eM', 0)} -> {m.score:.3f}")
+            lines.append(f"  {escape_name(m.root)}: D={p.get('D', 0)} r={p.get('r', 0)} eF={p.get('eF', 0)} eM={p.get('eM', 0)} -> {m.score:.3f}")
     total = Counter(r.get("provider") or "unknown" for m in machines for r in m.records)
     lines.append("")
     lines.append(f"fleet: {_count(len(machines), 'machine')}, {_count(sum(total.values()), 'session')}: "
@@ -381,9 +383,9 @@ def text_report(machines: Sequence[Machine], *, explain: bool = False, top: int 
         lines.append("most unusual sessions across the fleet:")
         table = [("score", "provider", "flags", "session")]
         for sc, m, r in ranked:
-            who = (r.get("provider") or "unknown") + (f"/{r['host']}" if r.get("host") else "")
-            flags = ",".join(r.get("flags") or ()) or "rare"
-            table.append((f"{sc:.2f}", who, flags, f"{strip_controls(m.root)}: {strip_controls(str(r.get('path')))}"))
+            who = one_line((r.get("provider") or "unknown") + (f"/{r['host']}" if r.get("host") else ""))
+            flags = one_line(",".join(r.get("flags") or ())) or "rare"
+            table.append((f"{sc:.2f}", who, flags, f"{escape_name(m.root)}: {escape_name(str(r.get('path')))}"))
         lines.extend("  " + x for x in _aligned(table, right={0}))
     return "\n".join(lines) + "\n"
 

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Sequence
 
 from musetui.fingerprints.types import Decoded
 from musetui.model import Item, SessionSummary, fmt_gap, iso
 from musetui.reasons import flag_sentences
-from musetui.safetext import strip_controls
+from musetui.safetext import escape_name, md_block, md_code, md_text
 
 #: Raw lines are truncated to this many characters in reports.
 RAW_LIMIT = 2000
@@ -58,7 +57,13 @@ def show_summary(path: str, root: str | None = None, *, use_cache: bool = True) 
 
 
 def _one_line(text: str) -> str:
-    return strip_controls(text).replace("\n", " ").replace("\t", " ")
+    """Free text from a transcript (or holding some of it) on one line of Markdown."""
+    return md_text(text)
+
+
+def _name(value: str) -> str:
+    """A name (id, model, path, field, evidence value) as a code span, invisible characters shown."""
+    return md_code(escape_name(value))
 
 
 def verdict_line(s: SessionSummary) -> str:
@@ -80,20 +85,20 @@ def session_markdown(s: SessionSummary, extra: Sequence[str] = ()) -> str:
     """The evidence report of one session."""
     a = s.attribution
     out = [
-        f"### musetui evidence: session `{_one_line(s.session_id or '?')}`",
+        f"### musetui evidence: session {_name(s.session_id or '?')}",
         "",
         f"- **Verdict:** {verdict_line(s)}",
         f"- **Why:** {_one_line(a.summary)}" if a.summary else "- **Why:** no evidence",
         *_flag_lines(s),
-        f"- **Declared:** provider `{_one_line(s.declared_provider or '-')}`, model `{_one_line(s.declared_model or '-')}`",
+        f"- **Declared:** provider {_name(s.declared_provider or '-')}, model {_name(s.declared_model or '-')}",
         f"- **Format:** {s.format} ({_one_line(s.format_rule)})",
-        f"- **File:** `{_one_line(s.abspath)}` ({s.size:,} bytes, {_count(s.items, 'item')}, "
+        f"- **File:** {_name(s.abspath)} ({s.size:,} bytes, {_count(s.items, 'item')}, "
         f"{_count(s.malformed_lines, 'malformed line')})",
         _identity_line(s),
         f"- **Recorded:** {iso(s.started_at) or '?'} → {iso(s.ended_at) or '?'}",
     ]
     if s.parent_session_id:
-        out.append(f"- **Parent session:** `{_one_line(s.parent_session_id)}`")
+        out.append(f"- **Parent session:** {_name(s.parent_session_id)}")
     for note in s.notes:
         out.append(f"- **Note:** {_one_line(note)}")
     out.append("")
@@ -102,11 +107,11 @@ def session_markdown(s: SessionSummary, extra: Sequence[str] = ()) -> str:
     if not shown:
         out.append("- (none)")
     for e in shown:
-        where = f"line {e.line}" + (f", `{_one_line(e.field)}`" if e.field else "") if e.line else "fleet"
+        where = f"line {e.line}" + (f", {_name(e.field)}" if e.field else "") if e.line else "fleet"
         who = e.provider or "no provider"
         if e.host:
             who += f"/{e.host}"
-        out.append(f"- **{e.detector}** → {who} (weight {e.weight:.2f}, {where}): `{_one_line(e.value)}`")
+        out.append(f"- **{e.detector}** → {who} (weight {e.weight:.2f}, {where}): {_name(e.value)}")
         out.append(f"  {_one_line(e.detail)}")
     out.extend(extra)
     return "\n".join(out) + "\n"
@@ -136,7 +141,7 @@ def decoded_bullets(decoded: Sequence[Decoded], line_time: float | None, line: i
         who = dec.provider or "no provider"
         if dec.host:
             who += f"/{dec.host}"
-        bits = [f"- **{dec.detector}** `{_one_line(_abbrev(dec.value))}` → {who} ({dec.strength}, [{dec.tag}])"]
+        bits = [f"- **{dec.detector}** {_name(_abbrev(dec.value))} → {who} ({dec.strength}, [{dec.tag}])"]
         if dec.meaning:
             bits.append(f"  {_one_line(dec.meaning)}")
         if dec.time is not None:
@@ -148,14 +153,9 @@ def decoded_bullets(decoded: Sequence[Decoded], line_time: float | None, line: i
         if fields:
             bits.append(f"  {_one_line(fields)}")
         if dec.problems:
-            bits.append(f"  problems: {', '.join(dec.problems)}")
+            bits.append(f"  problems: {_one_line(', '.join(dec.problems))}")
         out.append("\n".join(bits))
     return out
-
-
-def _longest_backtick_run(text: str) -> int:
-    runs = re.findall("`+", text)
-    return max((len(r) for r in runs), default=0)
 
 
 def _abbrev(value: str, limit: int = 96) -> str:
@@ -169,19 +169,19 @@ def item_markdown(
     sha = hashlib.sha256(raw).hexdigest()
     text = raw.decode("utf-8", "replace")
     truncated = len(text) > raw_limit
-    shown = strip_controls(text[:raw_limit])
+    shown = text[:raw_limit]
     out = [
-        f"### musetui evidence: session `{_one_line(s.session_id or '?')}`, line {item.line}",
+        f"### musetui evidence: session {_name(s.session_id or '?')}, line {item.line}",
         "",
         f"- **Verdict:** {verdict_line(s)}",
         *_flag_lines(s),
-        f"- **File:** `{_one_line(s.abspath)}`",
+        f"- **File:** {_name(s.abspath)}",
         f"- **Line:** {item.line}" + (f"–{item.line + item.lines - 1}" if item.lines > 1 else "")
         + f", bytes {item.offset}–{item.offset + item.length} ({item.length:,} bytes)",
         f"- **sha256 of the raw line:** `{sha}`",
         f"- **Recorded:** {iso(item.time) or '?'}",
         f"- **Item:** {item.kind}" + (f" / {_one_line(item.subkind)}" if item.subkind else "")
-        + (f", role {item.role}" if item.role else "") + (f", reasoning {item.reasoning}" if item.reasoning else ""),
+        + (f", role {_one_line(item.role)}" if item.role else "") + (f", reasoning {_one_line(item.reasoning)}" if item.reasoning else ""),
         "",
         "#### Decoded fingerprints",
     ]
@@ -190,10 +190,7 @@ def item_markdown(
     out.append("")
     limit_note = f" (truncated to {raw_limit:,} of {len(text):,} characters)" if truncated else ""
     out.append(f"#### Raw line{limit_note}")
-    fence = "`" * max(3, _longest_backtick_run(shown) + 1)
-    out.append(fence + "json")
-    out.append(shown)
-    out.append(fence)
+    out.extend(md_block(shown, "json"))
     return "\n".join(out) + "\n"
 
 

@@ -80,8 +80,7 @@ def terminal_width(stream: IO[str]) -> int | None:
 
 def rows_of(sessions: Sequence[SessionSummary], names: dict[str, str]) -> list[Row]:
     """The table's rows, grouped by root in the order the roots were given, then by path."""
-    from musetui.diagnostics import escape_name
-    from musetui.safetext import strip_controls
+    from musetui.safetext import escape_name
 
     order = {root: i for i, root in enumerate(names)}
     out: list[Row] = []
@@ -96,7 +95,7 @@ def rows_of(sessions: Sequence[SessionSummary], names: dict[str, str]) -> list[R
             "items": str(s.items),
             "malformed": str(s.malformed_lines),
             "flags": ", ".join(flags) or "-",
-            "declared model": strip_controls(s.declared_model or "-"),
+            "declared model": escape_name(s.declared_model or "-"),
         }
         root = escape_name(names.get(s.root_dir, s.root_dir))
         out.append(Row(root, marker, cells, escape_name(s.path), flags))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from musetui.safetext import drop_invisible
 from musetui.search.query import SNIPPET_MAX
 
 if TYPE_CHECKING:
@@ -20,7 +21,6 @@ if TYPE_CHECKING:
 
 __all__ = ["first_match", "on_line", "raw_location", "snippet", "values"]
 
-_INVISIBLE_RE = re.compile("[\u00ad\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
 _BLANK_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\s]+")
 #: Records nested deeper than this are not walked further.
 MAX_DEPTH = 200
@@ -30,8 +30,8 @@ Located = tuple[str, str, int, int]
 
 
 def clean(text: str) -> str:
-    """One line, no control, bidi or zero-width characters."""
-    return _BLANK_RE.sub(" ", _INVISIBLE_RE.sub("", text))
+    """One line: invisible characters dropped (see :mod:`musetui.safetext`), each run of blanks and controls one space."""
+    return _BLANK_RE.sub(" ", drop_invisible(text))
 
 
 def scalar_text(v: Any) -> str:

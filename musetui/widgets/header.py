@@ -13,7 +13,7 @@ from textual.widget import Widget
 from musetui.model import PROVIDERS
 from musetui.theme import provider_style
 from musetui.widgets.styling import component_style
-from musetui.widgets.text import clean
+from musetui.widgets.text import clean_name
 
 
 def progress_bar(done: int, total: int, width: int = 8) -> str:
@@ -58,7 +58,7 @@ class MuseHeader(Widget):
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         text.append(" musetui ", style=title)
         text.append(" ")
-        roots = "  ".join(clean(r, 40) for r in self.roots[:3])
+        roots = "  ".join(clean_name(r, 40) for r in self.roots[:3])
         if len(self.roots) > 3:
             roots += f"  +{len(self.roots) - 3}"
         text.append(roots)

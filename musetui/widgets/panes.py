@@ -31,7 +31,7 @@ from musetui.reasons import flag_sentences
 from musetui.report import human_bytes, verdict_line
 from musetui.widgets.item_list import blob_length
 from musetui.widgets.repaint import set_virtual_height
-from musetui.widgets.text import clean, clean_block, stamp
+from musetui.widgets.text import clean, clean_block, clean_name, stamp
 
 if TYPE_CHECKING:
     from rich.syntax import Syntax
@@ -258,7 +258,7 @@ def decoded_doc(
     """One decoded fingerprint: value, detector, every field, time and Δ to the line, meaning."""
     doc = Doc()
     if show_value:
-        doc.add(Text(clean(dec.value, 160), style="bold"))
+        doc.add(Text(clean_name(dec.value, 160), style="bold"))
     head = Text()
     head.append(dec.detector, style="cyan")
     head.append(f" → {_who(dec.provider, dec.host)} · {dec.strength} ")
@@ -503,7 +503,7 @@ class RawPane(DetailPane):
         end = item.offset + item.length
         lines = f"{item.line}" if item.lines <= 1 else f"{item.line}–{item.line + item.lines - 1}"
         head = Text()
-        head.append(clean(ctx.display_path or s.abspath), style="bold")
+        head.append(clean_name(ctx.display_path or s.abspath), style="bold")
         head.append(f":{lines}", style="bold cyan")
         doc.add(head)
         doc.add(
@@ -598,7 +598,7 @@ class SignaturePane(DetailPane):
         if not sigs:
             doc.note("No signature or encrypted blob on this item.")
         for d in sigs:
-            doc.add(Text(clean(d.value, 96), style="bold"))
+            doc.add(Text(clean_name(d.value, 96), style="bold"))
             truncated = "truncated" in d.problems
             length = Text(
                 f"{len(d.value):,} characters · " + ("TRUNCATED" if truncated else "whole")
@@ -748,10 +748,10 @@ class EvidencePane(DetailPane):
             row.append(f"  {where}", style="dim")
             doc.add(row)
             detail: list[tuple[str, str | Text]] = [
-                ("value", Text(clean(e.value, 160), style="bold"))
+                ("value", Text(clean_name(e.value, 160), style="bold"))
             ]
             if e.field:
-                detail.append(("field", clean(e.field, 120)))
+                detail.append(("field", clean_name(e.field, 120)))
             if e.detail:
                 detail.append(("detail", Text(clean(e.detail, 800), style="italic")))
             doc.rows(detail, indent=4)

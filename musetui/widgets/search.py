@@ -19,7 +19,7 @@ from textual.strip import Strip
 from textual.widgets import Input
 
 from musetui.theme import readable
-from musetui.widgets.text import clean, short_id
+from musetui.widgets.text import clean, clean_name, short_id
 
 #: The most hits kept for one query (the list holds them all; counting stops there too).
 RESULTS_CAP = 100_000
@@ -60,7 +60,7 @@ def hit_prompt(hit: Any, number: int, width: int = 200) -> Text:
     head.append(f"{number:>4} ", style="dim")
     head.append(short_id(getattr(hit, "session_id", None) or "?"), style="bold")
     head.append("  ")
-    path = clean(getattr(hit, "path", "") or "", 200)
+    path = clean_name(getattr(hit, "path", "") or "", 200)
     if len(path) > 60:
         path = "…" + path[-59:]
     head.append(f"{path}:{getattr(hit, 'line', '?')}", style="cyan")

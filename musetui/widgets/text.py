@@ -7,15 +7,26 @@ from datetime import UTC, datetime
 
 from rich.text import Text
 
-from musetui.safetext import strip_controls
+from musetui.safetext import escape_name, one_line, strip_controls
 
 
 def clean(value: object, limit: int | None = None) -> str:
-    """Transcript data as one safe line: controls stripped, newlines and tabs as spaces."""
+    """Transcript text as one safe line (see :func:`musetui.safetext.one_line`), cut to ``limit``."""
     text = value if isinstance(value, str) else str(value)
     if limit is not None and len(text) > limit * 4:
         text = text[: limit * 4]
-    text = strip_controls(text).replace("\n", " ").replace("\t", " ").replace("\r", " ")
+    return _cut(one_line(text), limit)
+
+
+def clean_name(value: object, limit: int | None = None) -> str:
+    """A name (id, model, path) as one line, invisible characters shown (see :func:`musetui.safetext.escape_name`)."""
+    text = value if isinstance(value, str) else str(value)
+    if limit is not None and len(text) > limit * 4:
+        text = text[: limit * 4]
+    return _cut(escape_name(text), limit)
+
+
+def _cut(text: str, limit: int | None) -> str:
     if limit is not None and len(text) > limit:
         text = text[: max(0, limit - 1)] + "…"
     return text
@@ -39,7 +50,7 @@ def short_id(value: str | None, head: int = 8, tail: int = 4) -> str:
     """``01a05efc…734c``: enough of an id to tell siblings apart."""
     if not value:
         return "?"
-    value = clean(value)
+    value = clean_name(value)
     if len(value) <= head + tail + 1:
         return value
     return f"{value[:head]}…{value[-tail:]}"
@@ -96,5 +107,5 @@ def display_root(root: str) -> str:
 
 def tail_path(path: str, limit: int) -> str:
     """The end of a long path, cut on the left: ``…/subagents/01a05efe…/session.jsonl``."""
-    text = clean(path)
+    text = clean_name(path)
     return text if len(text) <= limit else "…" + text[-(limit - 1) :]

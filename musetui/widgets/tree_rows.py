@@ -23,7 +23,7 @@ from musetui.model import SessionSummary
 from musetui.session_forest import MIN_PREFIX, SessionForest, session_ident
 from musetui.theme import provider_style
 from musetui.widgets.styling import PartStyles, cursor_colours
-from musetui.widgets.text import clean, when
+from musetui.widgets.text import clean, clean_name, when
 
 if TYPE_CHECKING:
     from rich.text import Text
@@ -82,7 +82,7 @@ class RowNode(Protocol):
 
 def id_prefix(value: str, length: int) -> str:
     """The first ``length`` characters of an id (``…`` marks a cut one)."""
-    value = clean(value)
+    value = clean_name(value)
     return value if len(value) <= length else value[:length] + "…"
 
 
@@ -334,7 +334,7 @@ class TreeRows:
             glyph_style = part("session-tree--flag")
         ident = id_prefix(session_ident(s), prefix)
         provider = provider_label(s)
-        model_full = clean(s.declared_model or s.label or "-", 60)
+        model_full = clean_name(s.declared_model or s.label or "-", 60)
         wp, wi, wm = widths
         # Columns: glyph, id, [time], provider, items, model, [title]. The model is cut only
         # when the row has no room for it; the time and then the title come when it has.
