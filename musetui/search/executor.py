@@ -58,8 +58,14 @@ PARALLEL_MIN_BYTES = 16 * 1024 * 1024
 _WORKER_QUERY: Query | None = None
 
 
-def _init_worker(query: Query) -> None:
+def _init_worker(query: Query | None) -> None:
+    """A search worker: it ends with its parent (never an orphan of a killed search), and keeps the query."""
     global _WORKER_QUERY, _WORKER_WORK
+    from musetui.procs import worker_init
+
+    worker_init()
+    if query is None:
+        return
     _WORKER_QUERY = query
     _WORKER_WORK = _FORK_WORK  # a forked worker keeps the units it was forked with
 
@@ -492,7 +498,7 @@ def _new_executor(
     ctx = pool_context()
     fork = ctx.get_start_method() == "fork"
     if query is None:
-        return ProcessPoolExecutor(max_workers=nworkers, mp_context=ctx), fork
+        return ProcessPoolExecutor(max_workers=nworkers, mp_context=ctx, initializer=_init_worker, initargs=(None,)), fork
     global _FORK_WORK
     _FORK_WORK = work if fork else None
     try:
