@@ -287,6 +287,8 @@ def render_markdown(data: ReportData) -> str:
             + (f"; file sha256 `{sha}`" if sha else "")
         )
         out.append("")
+        out.append(f"Title or first prompt: {_code(s.title) if s.title else '(none recorded)'}")
+        out.append("")
         out.append(session_markdown(s).rstrip("\n"))
         out.append("")
     out += ["## Appendix A: every session", ""]

@@ -261,7 +261,7 @@ table.sessions col.c-path { width: 21%; } table.sessions col.c-id { width: 11%; 
 table.sessions col.c-model { width: 9%; } table.sessions col.c-prov { width: 9%; } table.sessions col.c-host { width: 5%; }
 table.sessions col.c-conf { width: 6%; } table.sessions col.c-flags { width: 7%; } table.sessions col.c-items { width: 5%; }
 table.sessions col.c-bad { width: 6%; } table.sessions col.c-time { width: 7%; }
-table.wide th { white-space: normal; overflow-wrap: normal; word-break: normal; }
+table.wide th { white-space: normal; overflow-wrap: anywhere; hyphens: auto; }
 table.files col.c-path { width: 46%; } table.files col.c-size { width: 9%; } table.files col.c-mtime { width: 15%; }
 table.files col.c-sha { width: 30%; }
 table.evidence, table.decoded, table.segments, table.reasons { table-layout: fixed; }
@@ -272,7 +272,7 @@ table.evidence th:nth-child(5) { width: 20%; }
 table.decoded th:nth-child(1) { width: 13%; } table.decoded th:nth-child(2) { width: 24%; }
 table.decoded th:nth-child(3) { width: 13%; } table.decoded th:nth-child(5) { width: 16%; }
 .flag { display: inline-block; border: 1px solid var(--flag); color: var(--flag); border-radius: 3px;
-  padding: 0 4px; margin: 0 4px 2px 0; font-size: 12px; }
+  padding: 0 4px; margin: 0 4px 2px 0; font-size: 0.85em; }
 .charts { display: flex; flex-wrap: wrap; gap: 24px; } figure { margin: 0; } figcaption { color: var(--muted); }
 section.session { border: 1px solid var(--rule); border-left: 4px solid var(--flag); padding: 10px 14px; margin: 16px 0; }
 section.session .num { color: var(--muted); } p.where { margin: 0 0 8px; color: var(--muted); }
@@ -280,11 +280,11 @@ section.session .num { color: var(--muted); } p.where { margin: 0 0 8px; color: 
 .card { border: 1px solid var(--rule); border-radius: 4px; padding: 6px 8px; min-width: 0; overflow-wrap: anywhere; }
 .card.verdict { border-width: 2px; border-color: var(--fg); } .verdict-provider { font-size: 16px; font-weight: 700; }
 .card-label { font-size: 11px; text-transform: uppercase; letter-spacing: 0.05em; color: var(--muted); }
-dl.fields { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0 8px; margin: 4px 0 0; font-size: 12px; }
+dl.fields { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0 8px; margin: 4px 0 0; font-size: 0.9em; }
 dl.fields dt { color: var(--muted); } dl.fields dd { margin: 0; overflow-wrap: anywhere; }
 .problems { color: var(--flag); }
 pre.raw { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--band); border: 1px solid var(--rule);
-  padding: 8px; margin: 4px 0 0; font-size: 12px; }
+  padding: 8px; margin: 4px 0 0; font-size: 0.85em; }
 .muted { color: var(--muted); }
 svg text { font: 11px system-ui, sans-serif; fill: #1b1b1b; }
 @page { size: A4; margin: 14mm 12mm; }
@@ -295,9 +295,9 @@ svg text { font: 11px system-ui, sans-serif; fill: #1b1b1b; }
   table.wide { font-size: 8px; } th, td { padding: 2px 3px; }
   section.session + section.session { break-before: page; }
   section.session { border: none; border-top: 3px solid var(--flag); padding: 6px 0; margin: 0; }
-  .cards { grid-template-columns: repeat(3, minmax(0, 1fr)); } .verdict-provider { font-size: 13px; }
+  .cards { grid-template-columns: repeat(5, minmax(0, 1fr)); } .verdict-provider { font-size: 12px; }
   table.wide th { font-size: 7px; }
-  table.sortable th::after { content: "" !important; } pre.raw { background: none; font-size: 8.5px; }
+  table.sortable th::after { content: "" !important; } pre.raw { background: none; font-size: 8px; }
   .charts { break-inside: avoid; }
 }
 """
