@@ -328,7 +328,27 @@ def render_markdown(data: ReportData) -> str:
         from musetui.custody import markdown
 
         out += ["", *markdown(data.custody)]
-    return "\n".join(out) + "\n"
+    head = "\n".join(out) + "\n"
+    return sealed(head, "", lambda h: f"\n- **sha256 of this report:** `{h}` ({SEAL_NOTE}: `{seal_check(h)}`)\n")
+
+
+#: What the report's own hash covers, and how a reader checks it.
+SEAL_NOTE = (
+    "of the whole file with this value written as 64 zeros; it shows an accidental change, while the sha256 "
+    "'musetui report' printed when it wrote the file, kept apart, shows any; check with"
+)
+SEAL_ZEROS = "0" * 64
+
+
+def seal_check(digest: str) -> str:
+    """The shell command that prints ``digest`` again for an unchanged report file."""
+    return f"sed 's/{digest}/{SEAL_ZEROS}/g' FILE | sha256sum"
+
+
+def sealed(head: str, tail: str, line: Callable[[str], str]) -> str:
+    """``head + line(h) + tail``, where ``h`` is the sha256 of the same text with ``h`` written as 64 zeros."""
+    digest = hashlib.sha256((head + line(SEAL_ZEROS) + tail).encode("utf-8")).hexdigest()
+    return head + line(digest) + tail
 
 
 # ---------------------------------------------------------------- HTML
@@ -589,9 +609,13 @@ def render_html(data: ReportData) -> str:
         from musetui.custody import html_block
 
         out.append(html_block(data.custody))
-    out.append(f"<script>{SCRIPT}</script>")
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
+    head = "\n".join(out) + "\n"
+    tail = f"<script>{SCRIPT}</script>\n</body></html>\n"
+    return sealed(
+        head, tail,
+        lambda h: f'<p id="report-hash"><strong>sha256 of this report:</strong> <code>{h}</code> ({esc(SEAL_NOTE)}: '
+        f"<code>{esc(seal_check(h))}</code>)</p>\n",
+    )
 
 
 def default_output(roots: Sequence[str], now: float | None = None) -> str:

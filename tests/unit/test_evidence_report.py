@@ -223,7 +223,12 @@ def _normalised(data: er.ReportData, repo: Path) -> str:
     md = er.render_markdown(data)
     for s in er.flagged_sessions(data.sessions):
         md = md.replace(session_markdown(s).rstrip("\n"), f"<session_markdown of {s.path}>")
-    return md.replace(str(repo), "<repo>")
+    return re.sub(r"\b[0-9a-f]{64}\b", lambda m: m.group(0) if m.group(0) in md_hashes(data) else "<seal>", md).replace(str(repo), "<repo>")
+
+
+def md_hashes(data: er.ReportData) -> set[str]:
+    """The input files' hashes (kept in the snapshot); any other 64-hex value is the report's own hash."""
+    return {f.sha256 for f in data.files} | {er.SEAL_ZEROS}
 
 
 def test_markdown_snapshot(sample_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -234,6 +239,20 @@ def test_markdown_snapshot(sample_dir: Path, monkeypatch: pytest.MonkeyPatch) ->
         SNAPSHOT.parent.mkdir(exist_ok=True)
         SNAPSHOT.write_text(md, encoding="utf-8")
     assert md == SNAPSHOT.read_text(encoding="utf-8"), "run with MUSETUI_UPDATE_SNAPSHOTS=1 after a deliberate change"
+
+
+@pytest.mark.parametrize("fmt", ["html", "md"])
+def test_the_report_carries_its_own_hash(fmt: str, sample_dir: Path, tmp_path: Path) -> None:
+    """The stated hash is the sha256 of the file with that hash written as 64 zeros (its own check command)."""
+    text = _report([str(sample_dir)], fmt, tmp_path)
+    found = re.findall(r"sha256 of this report:\D*?([0-9a-f]{64})", text)
+    assert len(found) == 1
+    digest = found[0]
+    check = er.seal_check(digest)
+    assert (er.esc(check) if fmt == "html" else check) in text
+    assert hashlib.sha256(text.replace(digest, er.SEAL_ZEROS).encode("utf-8")).hexdigest() == digest
+    changed = text.replace("sessions", "Sessions", 1)
+    assert hashlib.sha256(changed.replace(digest, er.SEAL_ZEROS).encode("utf-8")).hexdigest() != digest
 
 
 def test_injection_reaches_nothing_unescaped(tmp_path: Path) -> None:
