@@ -93,12 +93,12 @@ def _who(provider: str | None, host: str | None) -> str:
     return f"{swatch(provider)} {esc(name)}" + (f"/{esc(host)}" if host else "")
 
 
-def time_span(start: float | None, end: float | None) -> str:
-    """``2026-09-01T10:00:00Z → 2026-09-01T10:05:00Z (+300 s)``, escaped."""
-    text = f"{iso(start) or '?'} → {iso(end) or '?'}"
+def time_span(start: float | None, end: float | None, sep: str = " ") -> str:
+    """``2026-09-01T10:00:00Z → 2026-09-01T10:05:00Z (+300 s)``, escaped; ``sep`` (html) before the arrow."""
+    text = f"{esc(iso(start) or '?')}{sep}→ {esc(iso(end) or '?')}"
     if start is not None and end is not None:
-        text += f" ({fmt_gap(end, start)})"
-    return esc(text)
+        text += f" ({esc(fmt_gap(end, start))})"
+    return text
 
 
 def _cards(s: SessionSummary, sha: str | None) -> str:
@@ -115,7 +115,7 @@ def _cards(s: SessionSummary, sha: str | None) -> str:
             _card("Verdict", verdict, "verdict"),
             _card("Declared", declared),
             _card("Flags", f"<div>{flags}</div>"),
-            _card("Recorded", f"<div>{time_span(s.started_at, s.ended_at).replace(' → ', '<br>→ ')}</div>"),
+            _card("Recorded", f"<div>{time_span(s.started_at, s.ended_at, '<br>')}</div>"),
             _card("File", f"<div>{esc(size)}</div>" + (f'<div class="hash"><code>{esc(sha)}</code></div>' if sha else "")),
         ]
     ) + "</div>"

@@ -19,7 +19,8 @@ import pytest
 from musetui import evidence_report as er
 from musetui import report_html
 from musetui.cli import main
-from musetui.model import SessionSummary, iso
+from musetui.fingerprints.types import Decoded
+from musetui.model import Item, SessionSummary, iso
 from musetui.reasons import flag_sentences
 from musetui.report import session_markdown
 from musetui.report_html import breakable, segments_table, strongest_line
@@ -170,6 +171,19 @@ def test_html_evidence_is_html_with_the_facts_of_show(sample_dir: Path) -> None:
     assert line is not None and f"Raw line {line}" in first
     assert er.esc(lines[line - 1].decode()) in first  # the raw line, escaped, in a monospace block
     assert '<pre class="raw">' in first and '<table class="decoded">' in first
+
+
+def test_the_raw_line_and_decoded_fields_are_text_not_markup() -> None:
+    """A raw line and decoded fields full of markup, escapes and bidi controls reach the page inert."""
+    raw = json.dumps({"id": "chatcmpl-1", "content": HOSTILE_TEXT}).encode() + b"\x1b[2J"
+    item = Item(index=0, line=7, offset=100, length=len(raw), kind="message", role="<b>assistant</b>")
+    dec = Decoded("openai-item-id", HOSTILE_ID, "openai", None, "strong", "verified",
+                  fields=(("<i>layout</i>", HOSTILE_MODEL),), meaning=HOSTILE_TEXT, problems=("<u>bad</u>",))
+    block = report_html.raw_block(report_html.RawLine(item, raw, [dec]))
+    _assert_inert(f"<script>{er.SCRIPT}</script>" + block)
+    for bad in ("<script>alert", "<img", "</textarea>", "<b>", "<i>", "<u>", "\x1b", "\u202e"):
+        assert bad not in block, bad
+    assert '<pre class="raw">' in block and er.esc(HOSTILE_ID) in block and "&lt;i&gt;layout&lt;/i&gt;" in block
 
 
 def test_flagged_session_shows_its_title_and_time_span(sample_dir: Path) -> None:
