@@ -1,8 +1,9 @@
 """The evidence report of whole trees (``musetui report``): Markdown, or one self-contained HTML file.
 
-Every session's evidence is the Markdown of :func:`musetui.report.session_markdown` (what
-``musetui show`` prints); the HTML shows that text escaped inside ``<pre>``, so transcript
-text is never interpreted as markup. The HTML loads nothing: inline CSS, inline SVG, one
+In Markdown, every session's evidence is the Markdown of :func:`musetui.report.session_markdown`
+(what ``musetui show`` prints); in HTML, the same facts are cards and tables
+(:mod:`musetui.report_html`), every piece of transcript text escaped, so it is never
+interpreted as markup. The HTML loads nothing: inline CSS, inline SVG, one
 inline script allowed by hash in a Content-Security-Policy that forbids every other source.
 """
 
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from musetui import __version__
 from musetui.model import Diagnostic, SessionSummary, iso
+from musetui.palette import PAGE_COLOURS
 from musetui.reader import open_ro
 from musetui.report import session_markdown
 from musetui.safetext import escape_name, md_code, md_text, strip_controls
@@ -33,23 +35,8 @@ if TYPE_CHECKING:
 #: Flags in the order a reader should look at them (outliers first).
 FLAG_ORDER = ("outlier", "declared-mismatch", "mixed-providers", "imitation-id", "time-mismatch", "truncated-blob")
 
-#: Provider colours for a white page (each has at least 3:1 contrast against white; every
-#: chart also labels its bars in text, so nothing depends on colour alone).
-REPORT_COLOURS: dict[str, str] = {
-    "openai": "#0e7a57",
-    "anthropic": "#b5531e",
-    "meta": "#2f5fc4",
-    "google": "#8a6d00",
-    "moonshot": "#8e3fa8",
-    "deepseek": "#137a87",
-    "xai": "#444444",
-    "groq": "#c0312a",
-    "mistral": "#b35900",
-    "alibaba": "#a3456b",
-    "zhipu": "#4b5fa0",
-    "amazon": "#7a5c00",
-    "unknown": "#767676",
-}
+#: Provider colours on a white page (one table with the app's: :mod:`musetui.palette`).
+REPORT_COLOURS: dict[str, str] = PAGE_COLOURS
 
 
 @dataclass(slots=True)
@@ -292,6 +279,8 @@ def render_markdown(data: ReportData) -> str:
             + (f"; file sha256 `{sha}`" if sha else "")
         )
         out.append("")
+        out.append(f"Title or first prompt: {_code(s.title) if s.title else '(none recorded)'}")
+        out.append("")
         out.append(session_markdown(s).rstrip("\n"))
         out.append("")
     out += ["## Appendix A: every session", ""]
@@ -331,7 +320,27 @@ def render_markdown(data: ReportData) -> str:
         from musetui.custody import markdown
 
         out += ["", *markdown(data.custody)]
-    return "\n".join(out) + "\n"
+    head = "\n".join(out) + "\n"
+    return sealed(head, "", lambda h: f"\n- **sha256 of this report:** `{h}` ({SEAL_NOTE}: `{seal_check(h)}`)\n")
+
+
+#: What the report's own hash covers, and how a reader checks it.
+SEAL_NOTE = (
+    "of the whole file with this value written as 64 zeros; it shows an accidental change, while the sha256 "
+    "'musetui report' printed when it wrote the file, kept apart, shows any; check with"
+)
+SEAL_ZEROS = "0" * 64
+
+
+def seal_check(digest: str) -> str:
+    """The shell command that prints ``digest`` again for an unchanged report file."""
+    return f"sed 's/{digest}/{SEAL_ZEROS}/g' FILE | sha256sum"
+
+
+def sealed(head: str, tail: str, line: Callable[[str], str]) -> str:
+    """``head + line(h) + tail``, where ``h`` is the sha256 of the same text with ``h`` written as 64 zeros."""
+    digest = hashlib.sha256((head + line(SEAL_ZEROS) + tail).encode("utf-8")).hexdigest()
+    return head + line(digest) + tail
 
 
 # ---------------------------------------------------------------- HTML
@@ -351,40 +360,6 @@ def colour(provider: str) -> str:
     """The report colour of a provider (grey for an unknown name)."""
     return REPORT_COLOURS.get(provider, REPORT_COLOURS["unknown"])
 
-
-CSS = """
-:root { --fg: #1b1b1b; --muted: #555; --rule: #d0d0d0; --band: #f4f4f4; }
-* { box-sizing: border-box; }
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg);
-  background: #fff; margin: 0 auto; max-width: 1200px; padding: 24px; }
-h1 { font-size: 24px; margin: 0 0 8px; } h2 { font-size: 19px; border-bottom: 2px solid var(--rule);
-  padding-bottom: 4px; margin-top: 32px; } h3 { font-size: 16px; margin: 20px 0 8px; }
-code, pre, .mono { font-family: ui-monospace, "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.9em; }
-svg { max-width: 100%; height: auto; }
-dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; margin: 0; }
-dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; overflow-wrap: anywhere; }
-table { border-collapse: collapse; width: 100%; margin: 8px 0 16px; }
-th, td { border: 1px solid var(--rule); padding: 3px 6px; text-align: left; vertical-align: top; }
-td code { overflow-wrap: anywhere; }
-th { background: var(--band); } td.num, th.num { text-align: right; white-space: nowrap; }
-table.sortable th { cursor: pointer; } table.sortable th[aria-sort="ascending"]::after { content: " ▲"; }
-table.sortable th[aria-sort="descending"]::after { content: " ▼"; }
-.swatch { display: inline-block; width: 10px; height: 10px; margin-right: 6px; border: 1px solid #0006; }
-.flag { display: inline-block; border: 1px solid #9b1c1c; color: #9b1c1c; border-radius: 3px;
-  padding: 0 4px; margin-right: 4px; font-size: 12px; }
-.charts { display: flex; flex-wrap: wrap; gap: 24px; } figure { margin: 0; } figcaption { color: var(--muted); }
-section.session { border: 1px solid var(--rule); border-left: 4px solid #9b1c1c; padding: 8px 12px; margin: 12px 0;
-  break-inside: avoid-page; }
-pre.evidence { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--band); padding: 8px; margin: 6px 0 0; }
-.muted { color: var(--muted); }
-svg text { font: 11px system-ui, sans-serif; fill: #1b1b1b; }
-@media print {
-  body { max-width: none; padding: 0; font-size: 11px; }
-  h2 { break-after: avoid; } table { font-size: 10px; } tr { break-inside: avoid; }
-  th, td { overflow-wrap: anywhere; }
-  table.sortable th::after { content: "" !important; } pre.evidence { background: none; border: 1px solid var(--rule); }
-}
-"""
 
 #: Click a header to sort its table; numbers sort as numbers (cells may carry data-v).
 SCRIPT = """
@@ -416,8 +391,11 @@ def _csp_hash(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
 
 
-def _html_table(header: Sequence[tuple[str, bool]], rows: Iterable[Sequence[tuple[str, str | None]]], cls: str = "sortable") -> str:
-    """A table; header cells are ``(label, numeric)``; body cells are ``(escaped html, sort value)``."""
+def _html_table(
+    header: Sequence[tuple[str, bool]], rows: Iterable[Sequence[tuple[str, str | None]]], cls: str = "sortable", cols: Sequence[str] = ()
+) -> str:
+    """A table; header cells are ``(label, numeric)``; body cells are ``(escaped html, sort value)``; ``cols``: column classes."""
+    colgroup = "<colgroup>" + "".join(f'<col class="{c}">' for c in cols) + "</colgroup>" if cols else ""
     head = "".join(f'<th{" class=num" if num else ""} scope="col">{esc(h)}</th>' for h, num in header)
     body = []
     for r in rows:
@@ -428,7 +406,7 @@ def _html_table(header: Sequence[tuple[str, bool]], rows: Iterable[Sequence[tupl
                 attrs += f' data-v="{esc(sortv)}"'
             cells.append(f"<td{attrs}>{cell}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+    return f'<table class="{cls}">{colgroup}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
 
 
 def _provider_cell(provider: str) -> tuple[str, str | None]:
@@ -515,13 +493,15 @@ def _flags_html(flags: Sequence[str]) -> str:
 
 def render_html(data: ReportData) -> str:
     """The whole report as one self-contained HTML document."""
+    from musetui.report_html import CSS, RAW_SESSIONS, path_code, raw_line, session_section
+
     sessions = data.sessions
     flagged = flagged_sessions(sessions)
     start, end = time_span(sessions)
     total_bytes = sum(f.size for f in data.files)
     csp = f"default-src 'none'; style-src {_csp_hash(CSS)}; script-src {_csp_hash(SCRIPT)}; img-src 'none'; base-uri 'none'; form-action 'none'"
     facts = [
-        ("Roots", ", ".join(f"<code>{esc_name(r)}</code>" for r in data.roots)),
+        ("Roots", ", ".join(path_code(r) for r in data.roots)),
         ("Files", f"{len(data.files):,} ({total_bytes:,} bytes)"),
         ("Sessions", f"{len(sessions):,}, of which {len(flagged):,} flagged; {sum(s.malformed_lines for s in sessions):,} malformed lines"),
         ("Time span", f"{esc(iso(start) or '?')} → {esc(iso(end) or '?')}"),
@@ -572,16 +552,8 @@ def render_html(data: ReportData) -> str:
         out.append("<p>No session is flagged.</p>")
     hashes = {f.abspath: f.sha256 for f in data.files}
     for i, s in enumerate(flagged, 1):
-        a = s.attribution
-        sha = hashes.get(s.abspath)
-        verdict = f"{a.provider}" + (f"/{a.host}" if a.host else "") + f" · confidence {a.confidence:.2f}"
-        out.append(
-            f'<section class="session" id="flagged-{i}"><h3>{i}. <code>{esc_name(_where(s, data.roots))}</code></h3>'
-            f"<p>Verdict: <strong>{esc(verdict)}</strong> · flags: {_flags_html(a.flags)}"
-            + (f" · file sha256 <code>{esc(sha)}</code>" if sha else "")
-            + "</p>"
-            f'<pre class="evidence">{esc(session_markdown(s))}</pre></section>'
-        )
+        raw = raw_line(s) if i <= RAW_SESSIONS else None
+        out.append(session_section(i, s, _where(s, data.roots), hashes.get(s.abspath), raw))
     out.append('<h2 id="sessions">Appendix A: every session</h2>')
     out.append(
         _html_table(
@@ -589,7 +561,7 @@ def render_html(data: ReportData) -> str:
              ("confidence", True), ("flags", False), ("items", True), ("malformed", True), ("started", False), ("ended", False)],
             (
                 [
-                    (f"<code>{esc_name(_where(s, data.roots))}</code>", _where(s, data.roots)),
+                    (path_code(_where(s, data.roots)), _where(s, data.roots)),
                     (f"<code>{esc_name(s.session_id or '-')}</code>", s.session_id or "-"),
                     (esc(s.format), s.format),
                     (f"<code>{esc_name(s.declared_model or '-')}</code>", s.declared_model or "-"),
@@ -604,6 +576,8 @@ def render_html(data: ReportData) -> str:
                 ]
                 for s in sessions
             ),
+            cls="sortable wide sessions",
+            cols=("c-path", "c-id", "c-fmt", "c-model", "c-prov", "c-host", "c-conf", "c-flags", "c-items", "c-bad", "c-time", "c-time"),
         )
     )
     out.append('<h2 id="files">Appendix B: every file</h2>')
@@ -612,13 +586,15 @@ def render_html(data: ReportData) -> str:
             [("path", False), ("size", True), ("mtime", False), ("sha256", False)],
             (
                 [
-                    (f"<code>{esc_name(f.abspath)}</code>", f.abspath),
+                    (path_code(f.abspath), f.abspath),
                     (f"{f.size:,}", str(f.size)),
                     (esc(_mtime(f.mtime_ns)), str(f.mtime_ns)),
                     ((f"<code>{esc(f.sha256)}</code>" if f.sha256 else "-") + (f' <span class="muted">{esc(f.note)}</span>' if f.note else ""), f.sha256),
                 ]
                 for f in data.files
             ),
+            cls="sortable wide files",
+            cols=("c-path", "c-size", "c-mtime", "c-sha"),
         )
     )
     out.append('<h2 id="diagnostics">Appendix C: diagnostics</h2>')
@@ -630,9 +606,13 @@ def render_html(data: ReportData) -> str:
         from musetui.custody import html_block
 
         out.append(html_block(data.custody))
-    out.append(f"<script>{SCRIPT}</script>")
-    out.append("</body></html>")
-    return "\n".join(out) + "\n"
+    head = "\n".join(out) + "\n"
+    tail = f"<script>{SCRIPT}</script>\n</body></html>\n"
+    return sealed(
+        head, tail,
+        lambda h: f'<p id="report-hash"><strong>sha256 of this report:</strong> <code>{h}</code> ({esc(SEAL_NOTE)}: '
+        f"<code>{esc(seal_check(h))}</code>)</p>\n",
+    )
 
 
 def default_output(roots: Sequence[str], now: float | None = None) -> str:

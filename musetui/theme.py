@@ -7,23 +7,10 @@ from textual.color import Color
 from textual.theme import Theme
 
 from musetui.model import PROVIDERS
+from musetui.palette import SCREEN_COLOURS
 
 #: Default colour of every provider, used when the active theme does not set one.
-PROVIDER_COLOURS: dict[str, str] = {
-    "openai": "#2fbf8f",
-    "anthropic": "#f0904f",
-    "meta": "#5c9dff",
-    "google": "#e8e05a",
-    "moonshot": "#c58cff",
-    "deepseek": "#4fd8e8",
-    "xai": "#f0f0f0",
-    "groq": "#ff4f6f",
-    "mistral": "#ff70d0",
-    "alibaba": "#a0a060",
-    "zhipu": "#50b030",
-    "amazon": "#10f030",
-    "unknown": "#8f959e",
-}
+PROVIDER_COLOURS: dict[str, str] = SCREEN_COLOURS
 #: The least contrast (WCAG 2) any text gets against its background.
 MIN_CONTRAST = 4.5
 

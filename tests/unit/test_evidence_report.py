@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import html as html_lib
 import json
 import os
 import re
@@ -10,12 +11,19 @@ import shutil
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
 from musetui import evidence_report as er
+from musetui import report_html
 from musetui.cli import main
+from musetui.fingerprints.types import Decoded
+from musetui.model import Item, SessionSummary, iso
+from musetui.reasons import flag_sentences
 from musetui.report import session_markdown
+from musetui.report_html import breakable, segments_table, strongest_line
 
 SNAPSHOT = Path(__file__).with_name("snapshots") / "evidence_report.md"
 MUSE_SPECIAL = "01a05efe-03bb-72c8-854a-4c1c088cc3b9"
@@ -103,15 +111,121 @@ def test_sample_html_names_the_outlier_with_evidence_hashes_and_a_chart(sample_d
     assert "default-src &#x27;none&#x27;" in html  # a CSP that forbids every load
 
 
-def test_evidence_is_the_show_markdown(sample_dir: Path) -> None:
+def test_markdown_evidence_is_the_show_markdown(sample_dir: Path) -> None:
     data = er.collect([str(sample_dir)], use_cache=False)
     md = er.render_markdown(data)
-    html = er.render_html(data)
     flagged = er.flagged_sessions(data.sessions)
     assert [s.session_id for s in flagged][:1] == [MUSE_SPECIAL]
     for s in flagged:
         assert session_markdown(s).rstrip("\n") in md
-        assert er.esc(session_markdown(s)) in html
+
+
+class _Text(HTMLParser):
+    """The text a reader sees (outside style and script), one string per text node."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.text: list[str] = []
+        self._skip = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._skip = tag in ("style", "script")
+
+    def handle_endtag(self, tag: str) -> None:
+        self._skip = False
+
+    def handle_data(self, data: str) -> None:
+        if not self._skip:
+            self.text.append(data)
+
+
+def _visible_text(html: str) -> str:
+    parser = _Text()
+    parser.feed(html)
+    return "\n".join(parser.text)
+
+
+def test_html_evidence_is_html_with_the_facts_of_show(sample_dir: Path) -> None:
+    """Cards and tables, not Markdown in a <pre>; every reason, value and detail that ``show`` prints."""
+    data = er.collect([str(sample_dir)], use_cache=False)
+    html = er.render_html(data)
+    text = _visible_text(html)
+    for markdown in ("- **", "**Verdict:**", "**Why:**", "#### ", "```"):
+        assert markdown not in text, markdown
+    assert not re.search(r"`[^`\n]+`", text), re.findall(r"`[^`\n]+`", text)[:3]  # no backtick-wrapped value
+    assert '<pre class="evidence">' not in html
+    flagged = er.flagged_sessions(data.sessions)
+    sections = html.split('<section class="session"')[1:]
+    assert len(sections) == len(flagged) >= 1
+    for s, section in zip(flagged, sections, strict=True):
+        assert 'class="card verdict"' in section and '<table class="evidence">' in section
+        for flag, reason in flag_sentences(s.attribution.flags, s.attribution.reasons):
+            assert er.esc(flag) in section and er.esc(reason) in section
+        for e in s.attribution.evidence:
+            if e.detector != "outlier":
+                assert er.esc(e.value) in section and er.esc(e.detail) in section
+    first = sections[0]
+    worker = next(sample_dir.rglob(f"{MUSE_SPECIAL}/session.jsonl"))
+    lines = worker.read_bytes().split(b"\n")
+    line = strongest_line(flagged[0])
+    assert line is not None and f"Raw line {line}" in first
+    assert er.esc(lines[line - 1].decode()) in first  # the raw line, escaped, in a monospace block
+    assert '<pre class="raw">' in first and '<table class="decoded">' in first
+
+
+def test_the_raw_line_and_decoded_fields_are_text_not_markup() -> None:
+    """A raw line and decoded fields full of markup, escapes and bidi controls reach the page inert."""
+    raw = json.dumps({"id": "chatcmpl-1", "content": HOSTILE_TEXT}).encode() + b"\x1b[2J"
+    item = Item(index=0, line=7, offset=100, length=len(raw), kind="message", role="<b>assistant</b>")
+    dec = Decoded("openai-item-id", HOSTILE_ID, "openai", None, "strong", "verified",
+                  fields=(("<i>layout</i>", HOSTILE_MODEL),), meaning=HOSTILE_TEXT, problems=("<u>bad</u>",))
+    block = report_html.raw_block(report_html.RawLine(item, raw, [dec]))
+    _assert_inert(f"<script>{er.SCRIPT}</script>" + block)
+    for bad in ("<script>alert", "<img", "</textarea>", "<b>", "<i>", "<u>", "\x1b", "\u202e"):
+        assert bad not in block, bad
+    assert '<pre class="raw">' in block and er.esc(HOSTILE_ID) in block and "&lt;i&gt;layout&lt;/i&gt;" in block
+
+
+def test_flagged_session_shows_its_title_and_time_span(sample_dir: Path) -> None:
+    """The muse-special worker's title is its first prompt (Muse's ``started`` event), cleaned."""
+    worker = next(sample_dir.rglob(f"{MUSE_SPECIAL}/session.jsonl"))
+    started = next(json.loads(x) for x in worker.read_text().splitlines() if '"started"' in x)
+    prompt = started["payload"]["event"]["prompt"]
+    data = er.collect([str(sample_dir)], use_cache=False)
+    first = er.render_html(data).split('<section class="session"', 2)[1]
+    heading = re.search(r'<span class="title">(.*?)</span>', first)
+    assert heading is not None
+    shown = html_lib.unescape(heading.group(1))
+    assert shown.rstrip("…") and prompt.startswith(shown.rstrip("…")) and len(shown) > 60
+    s = er.flagged_sessions(data.sessions)[0]
+    assert s.started_at is not None and s.ended_at is not None
+    for t in (s.started_at, s.ended_at):
+        assert er.esc(iso(t)) in first
+
+
+def test_segments_are_shown_when_the_record_has_them(sample_dir: Path) -> None:
+    """No segments table without segments; one row per segment, as dicts (the record) or objects."""
+    data = er.collect([str(sample_dir)], use_cache=False)
+    s = er.flagged_sessions(data.sessions)[0]
+    if not getattr(s, "segments", None):
+        assert segments_table(s) == ""
+    seg = {"first_line": 3, "last_line": 9, "items": 5, "provider": "openai", "host": "<azure>",
+           "started_at": s.started_at, "ended_at": s.ended_at}
+    for form in (seg, SimpleNamespace(**seg)):
+        shown = segments_table(cast(SessionSummary, SimpleNamespace(segments=[form])))
+        assert "3–9" in shown and "&lt;azure&gt;" in shown and er.esc(iso(s.started_at)) in shown
+
+
+def test_paths_break_at_slashes_and_the_appendix_path_column_is_wide(sample_dir: Path) -> None:
+    data = er.collect([str(sample_dir)], use_cache=False)
+    html = er.render_html(data)
+    appendix = html.split('id="sessions"', 1)[1].split('id="files"', 1)[0]
+    assert '<col class="c-path">' in appendix
+    width = re.search(r"table\.sessions col\.c-path \{ width: (\d+)%", report_html.CSS)
+    assert width is not None and int(width.group(1)) >= 20
+    assert "muse-vm/<wbr>sessions/<wbr>" in appendix
+    assert breakable("a/<b>/c") == "a/<wbr>&lt;b&gt;/<wbr>c"
+    assert "@media print" in report_html.CSS and "break-before: page" in report_html.CSS
 
 
 def _normalised(data: er.ReportData, repo: Path) -> str:
@@ -123,7 +237,12 @@ def _normalised(data: er.ReportData, repo: Path) -> str:
     md = er.render_markdown(data)
     for s in er.flagged_sessions(data.sessions):
         md = md.replace(session_markdown(s).rstrip("\n"), f"<session_markdown of {s.path}>")
-    return md.replace(str(repo), "<repo>")
+    return re.sub(r"\b[0-9a-f]{64}\b", lambda m: m.group(0) if m.group(0) in md_hashes(data) else "<seal>", md).replace(str(repo), "<repo>")
+
+
+def md_hashes(data: er.ReportData) -> set[str]:
+    """The input files' hashes (kept in the snapshot); any other 64-hex value is the report's own hash."""
+    return {f.sha256 for f in data.files} | {er.SEAL_ZEROS}
 
 
 def test_markdown_snapshot(sample_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -134,6 +253,20 @@ def test_markdown_snapshot(sample_dir: Path, monkeypatch: pytest.MonkeyPatch) ->
         SNAPSHOT.parent.mkdir(exist_ok=True)
         SNAPSHOT.write_text(md, encoding="utf-8")
     assert md == SNAPSHOT.read_text(encoding="utf-8"), "run with MUSETUI_UPDATE_SNAPSHOTS=1 after a deliberate change"
+
+
+@pytest.mark.parametrize("fmt", ["html", "md"])
+def test_the_report_carries_its_own_hash(fmt: str, sample_dir: Path, tmp_path: Path) -> None:
+    """The stated hash is the sha256 of the file with that hash written as 64 zeros (its own check command)."""
+    text = _report([str(sample_dir)], fmt, tmp_path)
+    found = re.findall(r"sha256 of this report:\D*?([0-9a-f]{64})", text)
+    assert len(found) == 1
+    digest = found[0]
+    check = er.seal_check(digest)
+    assert (er.esc(check) if fmt == "html" else check) in text
+    assert hashlib.sha256(text.replace(digest, er.SEAL_ZEROS).encode("utf-8")).hexdigest() == digest
+    changed = text.replace("sessions", "Sessions", 1)
+    assert hashlib.sha256(changed.replace(digest, er.SEAL_ZEROS).encode("utf-8")).hexdigest() != digest
 
 
 def test_injection_reaches_nothing_unescaped(tmp_path: Path) -> None:
@@ -210,6 +343,16 @@ def test_html_renders_in_headless_chromium(sample_dir: Path, tmp_path: Path) -> 
     assert MUSE_SPECIAL in text and "<svg" in text
     tags = re.findall(r"<(script|img|textarea|iframe)\b", text)
     assert tags == ["script"], tags  # after parsing, the hostile markup created no element
+    assert text.count('<section class="session"') >= 2 and '<table class="evidence">' in text
+    pdf = tmp_path / "a4.pdf"
+    run = _run_chromium(binary, tmp_path / "profile3", "--no-pdf-header-footer", f"--print-to-pdf={pdf}", html_path.as_uri())
+    if run.returncode != 0 or not pdf.exists():
+        pytest.fail(f"Chromium could not print: exit {run.returncode}: {run.stderr.decode(errors='replace')[-300:]}")
+    body = pdf.read_bytes()
+    boxes = {tuple(round(float(x)) for x in m) for m in re.findall(rb"/MediaBox \[0 0 ([0-9.]+) ([0-9.]+)\]", body)}
+    assert boxes == {(595, 842)}, boxes  # every page A4 portrait (the print stylesheet's @page)
+    pages = len(re.findall(rb"/Type\s*/Page\b", body))
+    assert pages >= 3, pages  # (the print stylesheet starts the flagged sessions and appendix A on new pages)
 
 
 def test_the_apps_report_is_never_written_inside_a_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
