@@ -271,7 +271,16 @@ def _item_traits(profile: Profile, opened: Any) -> None:
 
     probe = probe_for(opened.summary.format)
     seen: set[str] = set()
-    add = profile.add
+    tally: dict[tuple[str, str, str], list[float]] = {}  # counted here, added to the profile once each
+
+    def add(kind: str, name: str, value: str, weight: float) -> None:
+        got = tally.get((kind, name, value))
+        if got is None:
+            tally[(kind, name, value)] = [1, weight]
+        else:
+            got[0] += 1
+            got[1] = max(got[1], weight)
+
     for item in opened.items:
         if item.reasoning:
             add("reasoning kind", "reasoning", item.reasoning, REASONING_WEIGHT)
@@ -298,6 +307,8 @@ def _item_traits(profile: Profile, opened: Any) -> None:
             used = usage_field(path)
             if used:
                 add("usage fields", "in records", used, USAGE_WEIGHT)
+    for (kind, name, value), (count, weight) in tally.items():
+        profile.add(kind, name, value, weight, int(count))
 
 
 def session_profile(summary: SessionSummary, opened: Any, target: str = "") -> Profile:

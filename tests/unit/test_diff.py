@@ -18,11 +18,13 @@ from musetui.diff import (
     key_paths,
     load_profiles,
     offset_class,
+    session_profile,
     usage_field,
 )
 from musetui.diff_view import render, wrap
 from musetui.index import Index
 from musetui.model import SessionSummary
+from musetui.session import open_session
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample_transcripts"
@@ -244,3 +246,36 @@ def test_quoted_input_adds_no_artifact_traits(tmp_path: Path) -> None:
     assert b.traits[("verdict", "provider")].values == {"meta": 1}
     # the attribution still lists the quoted id as (down-weighted) evidence: the profile shows its evidence as it is
     assert [e.kind for e in compare(a, b).differ if e.kind not in ("verdict", "evidence")] == []
+
+
+def test_segments_and_usage_of_the_record_when_it_has_them() -> None:
+    """The record's ``segments`` and ``usage`` (DESIGN.md's contract) become traits; no note then."""
+    import dataclasses
+
+    _special, sibling = _muse_pair()
+    opened = open_session(sibling)
+    run = {"first_line": 1, "last_line": 9, "items": 9, "started_at": None, "ended_at": None}
+    one = {**run, "provider": "meta", "host": None}
+    two = [
+        {**run, "provider": "meta", "host": None},
+        {**run, "provider": "openai", "host": "azure"},
+    ]
+    usage = {"input": 10, "output": 2, "cached": None, "reasoning": None}
+    profiles = []
+    for segments in ([one], two):
+        record = {**sibling.record(), "segments": segments, "usage": usage}
+        summary = dataclasses.replace(sibling, stored_record=orjson.dumps(record))
+        profiles.append(session_profile(summary, opened))
+    a, b = profiles
+    assert a.notes == [] and a.traits[("usage fields", "scan record")].values == {
+        "input": 1,
+        "output": 1,
+    }
+    differ = {(e.kind, e.name): e for e in compare(a, b).differ}
+    assert differ[("segments", "runs")].a == {"meta": 1} and differ[("segments", "runs")].b == {
+        "meta → openai/azure": 1
+    }
+    assert differ[("segments", "switches")].b == {"1": 1}
+    assert (
+        compare(a, b).differ[0].kind == "segments"
+    )  # the verdict is the same: segments weigh most
