@@ -271,7 +271,9 @@ def _item_traits(profile: Profile, opened: Any) -> None:
 
     probe = probe_for(opened.summary.format)
     seen: set[str] = set()
-    tally: dict[tuple[str, str, str], list[float]] = {}  # counted here, added to the profile once each
+    tally: dict[
+        tuple[str, str, str], list[float]
+    ] = {}  # counted here, added to the profile once each
 
     def add(kind: str, name: str, value: str, weight: float) -> None:
         got = tally.get((kind, name, value))
@@ -534,7 +536,7 @@ def resolve(
         ident, where = target, list(roots)
         if not where:
             raise TargetError(
-                f"no such file or directory, and no root to look up the id in: {target}"
+                f"no such file or directory, nor a root to look the id up in: {target} (give --root DIR)"
             )
     summary = find_session(where, ident, use_cache=use_cache)
     return "session", summary.root, summary

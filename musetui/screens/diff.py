@@ -27,9 +27,9 @@ from musetui.widgets.text import clean, short_id
 if TYPE_CHECKING:
     from musetui.screens.main import MainScreen
 
-#: The dialog's width in cells (at most), and what its border and padding take.
+#: The dialog's width in cells (at most), and what its border, padding and scrollbar take.
 DIALOG_WIDTH = 100
-DIALOG_FRAME = 4
+DIALOG_FRAME = 6
 
 
 class DiffScreen(ModalScreen[None]):

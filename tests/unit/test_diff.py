@@ -279,3 +279,19 @@ def test_segments_and_usage_of_the_record_when_it_has_them() -> None:
     assert (
         compare(a, b).differ[0].kind == "segments"
     )  # the verdict is the same: segments weigh most
+
+
+def test_a_bare_id_with_no_root_to_look_in_is_a_usage_error(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MUSE_", "CODEX_", "CLAUDE_"))}
+    env["HOME"] = str(tmp_path)  # no transcripts discovered here
+    run = subprocess.run(
+        [sys.executable, "-m", "musetui", "diff", "abc", "def"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert run.returncode == 2 and run.stdout == ""
+    assert (
+        run.stderr.strip()
+        == "musetui diff: no such file or directory, nor a root to look the id up in: abc (give --root DIR)"
+    )
