@@ -82,6 +82,10 @@ TOOL_ID_PREFIXES = ("toolu_", "srvtoolu_")
 NOT_RESPONSE_KINDS = frozenset({"meta", "unknown"})
 #: Keys whose values are tool arguments chosen by the model: their own keys are not a format's.
 ARGUMENT_KEYS = frozenset({"args", "arguments", "input", "parameters"})
+#: In a capture's exchange, the request body is quoted input (as the capture's scan zones it),
+#: and the response is what the keys of a response are read from.
+CAPTURE_QUOTED = "request.body"
+CAPTURE_RESPONSE = "response."
 #: At most this many key paths per record, this deep.
 MAX_KEY_PATHS = 64
 MAX_KEY_DEPTH = 8
@@ -267,9 +271,10 @@ def _item_traits(profile: Profile, opened: Any) -> None:
     counts them), and only outside quoted input (the format's zone probe, as the scan decides).
     """
     from musetui.sources.base import ZONE_MODEL
-    from musetui.sources.registry import probe_for
+    from musetui.sources.registry import is_capture, probe_for
 
     probe = probe_for(opened.summary.format)
+    capture = is_capture(opened.summary.format)
     seen: set[str] = set()
     tally: dict[
         tuple[str, str, str], list[float]
@@ -292,8 +297,8 @@ def _item_traits(profile: Profile, opened: Any) -> None:
             quoted = False
         if quoted:
             continue
-        for dec, _path in opened.decoded_with_paths(item):
-            if dec.value in seen:
+        for dec, path in opened.decoded_with_paths(item):
+            if dec.value in seen or (capture and path.startswith(CAPTURE_QUOTED)):
                 continue
             seen.add(dec.value)
             weight = STRENGTH_WEIGHT.get(dec.strength, STRENGTH_WEIGHT["weak"])
@@ -305,6 +310,8 @@ def _item_traits(profile: Profile, opened: Any) -> None:
             continue
         name = f"{item.kind}:{item.subkind}" if item.subkind else item.kind
         for path in sorted(_record_keys(item)):
+            if capture and not path.startswith(CAPTURE_RESPONSE):
+                continue
             add("response keys", name, path, KEYS_WEIGHT)
             used = usage_field(path)
             if used:

@@ -28,22 +28,26 @@ COUNTS_NOTE = (
 
 
 def wrap(text: str, width: int) -> list[str]:
-    """``text`` in lines of at most ``width`` cells, broken after a space, ``/``, ``.``, ``,``, ``:`` or ``_`` when it can."""
+    """``text`` in lines of at most ``width`` cells, broken after a space, ``/``, ``.``, ``,``, ``:`` or ``_`` when it can.
+
+    A space at a break is dropped; a word wider than ``width`` is cut at ``width`` cells.
+    """
     width = max(1, width)
     lines: list[str] = []
     line = ""
     for token in re.split(r"(?<=[ /.,:_])", text):
         if not token:
             continue
-        if cell_len(line + token) <= width:
+        if cell_len((line + token).rstrip(" ")) <= width:
             line += token
             continue
-        if line:
+        if line.strip(" "):
             lines.append(line.rstrip(" "))
-        pieces = chop_cells(token, width) if cell_len(token) > width else [token]
+        word = token.strip(" ")
+        pieces = chop_cells(word, width) if cell_len(word) > width else [word]
         lines.extend(pieces[:-1])
-        line = pieces[-1] if pieces else ""
-    if line or not lines:
+        line = pieces[-1] + (" " if token.endswith(" ") else "")
+    if line.strip(" ") or not lines:
         lines.append(line.rstrip(" "))
     return lines
 

@@ -227,6 +227,11 @@ def test_profile_parts() -> None:
     ]  # fmt: skip
     assert wrap("a/very/long/path/name.jsonl", 10) == ["a/very/", "long/path/", "name.jsonl"]
     assert wrap("x" * 25, 10) == ["x" * 10, "x" * 10, "x" * 5]
+    assert wrap("response.usage.cacheWriteInputTokenCount ×2", 25) == [
+        "response.usage.",
+        "cacheWriteInputTokenCount",
+        "×2",
+    ]
 
 
 def test_quoted_input_adds_no_artifact_traits(tmp_path: Path) -> None:
@@ -295,3 +300,26 @@ def test_a_bare_id_with_no_root_to_look_in_is_a_usage_error(tmp_path: Path) -> N
         run.stderr.strip()
         == "musetui diff: no such file or directory, nor a root to look the id up in: abc (give --root DIR)"
     )
+
+
+def test_a_capture_profiles_its_responses_not_the_requests_it_replays(real_dir: Path) -> None:
+    """An exchange's request body is quoted input (the capture scan's zone): its ids and keys are not traits."""
+    path = (
+        real_dir
+        / "pydantic__pydantic-ai"
+        / "tests__models__cassettes__test_openai_responses__test_openai_responses_phase_live.yaml"
+    )
+    a, _b = load_profiles(str(path), str(path), [], use_cache=False)
+    keys = {v for (kind, _name), t in a.traits.items() if kind == "response keys" for v in t.values}
+    assert keys and all(k.startswith("response.") for k in keys)
+    assert a.traits[("id layout", "openai-item-id")].values["new50"] >= 1
+    opened = open_session(
+        next(iter(Index([str(path)], workers=1, use_cache=False).scan().sessions))
+    )
+    answered = {
+        d.value
+        for it in opened.items
+        for d, p in opened.decoded_with_paths(it)
+        if p.startswith("response.") and d.detector == "openai-item-id"
+    }
+    assert a.traits[("id layout", "openai-item-id")].values.total() == len(answered)
