@@ -54,6 +54,13 @@ class DiffScreen(ModalScreen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q,M", "close", "Close", id="diff.close", tooltip="Close the diff"),
         Binding(
+            "y",
+            "copy",
+            "Copy",
+            id="diff.copy",
+            tooltip="Copy the diff as text (what musetui diff prints)",
+        ),
+        Binding(
             "down,j", "scroll('down')", "Down", show=False, id="diff.down", tooltip="Scroll down"
         ),
         Binding("up,k", "scroll('up')", "Up", show=False, id="diff.up", tooltip="Scroll up"),
@@ -66,12 +73,17 @@ class DiffScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="diff-dialog") as v:
-            v.border_title = f"{self.title_text} · esc to close"
+            v.border_title = f"{self.title_text} · y copies · esc closes"
             with VerticalScroll(id="diff-scroll"):
                 yield Static(Text(self.text, no_wrap=True, overflow="crop"), id="diff-body")
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+    def action_copy(self) -> None:
+        from musetui.clipboard import copy_text
+
+        copy_text(self.app, self.text, "the session diff")
 
     def action_scroll(self, direction: str) -> None:
         scroll = self.query_one("#diff-scroll", VerticalScroll)

@@ -44,6 +44,8 @@ async def test_m_marks_and_M_shows_the_diff(sample_root: str) -> None:
             "#diff-body"
         )  # the text fits beside the scrollbar: nothing is cut
         assert max(cell_len(line) for line in text.splitlines()) <= body.content_region.width
+        await press(pilot, "y")
+        assert app.clipboard == text
         await press(pilot, "escape")
         assert isinstance(app.screen, MainScreen)
 
