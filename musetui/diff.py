@@ -276,9 +276,8 @@ def _item_traits(profile: Profile, opened: Any) -> None:
     probe = probe_for(opened.summary.format)
     capture = is_capture(opened.summary.format)
     seen: set[str] = set()
-    tally: dict[
-        tuple[str, str, str], list[float]
-    ] = {}  # counted here, added to the profile once each
+    # counted here, then added to the profile once each (cleaning text once per distinct value)
+    tally: dict[tuple[str, str, str], list[float]] = {}
 
     def add(kind: str, name: str, value: str, weight: float) -> None:
         got = tally.get((kind, name, value))
