@@ -20,7 +20,7 @@ import orjson
 
 from musetui.errors import SettingsError
 
-SUBCOMMANDS = ("scan", "search", "show", "cache", "report", "fleet", "bundle", "verify")
+SUBCOMMANDS = ("scan", "search", "show", "cache", "report", "fleet", "bundle", "verify", "diff")
 
 
 class UsageError(Exception):
@@ -756,10 +756,48 @@ def cmd_fleet(argv: Sequence[str]) -> int:
     return 0
 
 
+def cmd_diff(argv: Sequence[str]) -> int:
+    """``musetui diff A B [--json]``: two sessions or two roots, their fingerprint profiles side by side."""
+    p = _Parser(prog="musetui diff", description="Compare the fingerprint profiles of two sessions or two roots: "
+                "verdict, segments, id layouts and markers, store bytes, signature headers, tool-id classes, "
+                "reasoning kinds, response keys, usage fields, time offsets and declared models; the traits that "
+                "differ, those of one side only, and the shared ones, heaviest evidence first.",
+                epilog="A and B are each a session file, a directory (a root: every session under it), ROOT:ID "
+                "(the session with that id under ROOT) or a bare ID, looked up under --root (default: the roots "
+                "the app discovers). An id is a session id, a Muse session directory's name, or the start of "
+                "exactly one session id.")
+    p.add_argument("a", metavar="A", help="a session (file, ROOT:ID or ID) or a root (directory)")
+    p.add_argument("b", metavar="B", help="the same kind of thing as A")
+    p.add_argument("--json", action="store_true", help="one JSON object: {a, b, shared, only_a, only_b, differ}")
+    p.add_argument("--root", action="append", default=[], metavar="DIR", help="where to look up a bare ID (repeatable)")
+    p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
+    args = p.parse_args(list(argv))
+    _check_paths(args.root)
+    from musetui import diff
+
+    roots = list(args.root)
+    if not roots and not all(os.path.lexists(_resolve(t)) or ":" in t for t in (args.a, args.b)):
+        from musetui.config import discovered_roots
+
+        roots = discovered_roots()
+    try:
+        a, b = diff.load_profiles(args.a, args.b, roots, use_cache=not args.no_cache)
+    except diff.TargetError as exc:
+        raise UsageError(f"musetui diff: {exc}") from exc
+    result = diff.compare(a, b)
+    if args.json:
+        return _write_json(result.record())
+    from musetui.diff_view import render
+    from musetui.scan_table import terminal_width
+
+    _write_text(render(result, terminal_width(sys.stdout) or 80))
+    return 0
+
+
 def cmd_tui(argv: Sequence[str]) -> int:
     """``musetui [PATH ...]``: open the browser."""
     p = _Parser(prog="musetui", description="Forensic browser for AI-agent transcripts.",
-                epilog="Subcommands: scan, search, show, cache, report, fleet, bundle, verify (musetui <cmd> --help).")
+                epilog="Subcommands: scan, search, show, cache, report, fleet, bundle, verify, diff (musetui <cmd> --help).")
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--version", action="store_true")
     from musetui.config import docs_dir
@@ -838,6 +876,8 @@ def _main(args: list[str]) -> int:
                 from musetui import cli_bundle
 
                 return cli_bundle.cmd_bundle(rest) if cmd == "bundle" else cli_bundle.cmd_verify(rest)
+            if cmd == "diff":
+                return cmd_diff(rest)
             return cmd_cache(rest)
         return cmd_tui(args)
     except UsageError as exc:

@@ -52,6 +52,8 @@ class MuseCommands(Provider):
             main.action_next_flagged,
             "Jump to the next flagged session (o)",
         )
+        yield ("session: mark for diff", main.action_mark_for_diff, "Mark this session to compare another with it (m)")
+        yield ("session: diff with the marked session", main.action_diff_marked, "Fingerprint profiles side by side (M)")
         yield ("search: all sessions", main.action_search, "Open the search view (/)")
         yield ("view: diagnostics", main.action_diagnostics, "Unreadable files and malformed lines, grouped (D)")
         yield ("view: zoom the focused part", main.action_zoom, "Tree, items or panes fill the screen; esc comes back (z)")

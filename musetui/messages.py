@@ -165,6 +165,15 @@ class ReportReady(Message):
 
 
 @dataclass
+class DiffReady(Message):
+    """The text view of a session diff (``M``), built in a worker as ``musetui diff`` builds it."""
+
+    text: str
+    title: str
+    error: str = ""
+
+
+@dataclass
 class FocusBack(Message):
     """h/backspace from a widget that has nowhere further to go."""
 

@@ -33,6 +33,7 @@ from textual.worker import Worker, get_current_worker
 
 from musetui.fingerprints.types import Decoded
 from musetui.messages import (
+    DiffReady,
     FocusBack,
     IndexFailed,
     IndexFinished,
@@ -50,6 +51,7 @@ from musetui.messages import (
 )
 from musetui.model import Item, SessionSummary
 from musetui.pager import pager_command, safe_less_options
+from musetui.screens.diff import DiffMarks
 from musetui.screens.evidence import EvidenceExport
 from musetui.screens.indexing import IndexDriver, finished_text, progress_texts, refreshed_text
 from musetui.screens.layout import (
@@ -130,6 +132,8 @@ class MainScreen(Screen[None]):
         self.feed = TreeFeed(self)
         #: y, Y, the file's path, the pager and the HTML report.
         self.evidence = EvidenceExport(self)
+        #: m marks a session, M compares it with the one under the cursor.
+        self.diffs = DiffMarks(self)
         #: o/O, /, n/N, p, f, s, D and the palette's jumps.
         self.navigator = Navigator(self)
         self._open_timer: Timer | None = None
@@ -680,6 +684,18 @@ class MainScreen(Screen[None]):
     def action_diagnostics(self) -> None:
         """D: the diagnostics (unreadable files, malformed lines), grouped by file and reason."""
         self.navigator.diagnostics()
+
+    def action_mark_for_diff(self) -> None:
+        """m: mark the session under the cursor for a diff."""
+        self.diffs.mark()
+
+    def action_diff_marked(self) -> None:
+        """M: the marked session and the one under the cursor, side by side."""
+        self.diffs.diff()
+
+    @on(DiffReady)
+    def _diff_ready(self, message: DiffReady) -> None:
+        self.diffs.ready(message)
 
     def action_help(self) -> None:
         from musetui.screens.help import HelpScreen

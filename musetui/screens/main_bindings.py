@@ -194,4 +194,20 @@ MAIN_BINDINGS: list[BindingType] = [
         id="main.diagnostics",
         tooltip="List the diagnostics: unreadable files and malformed lines",
     ),
+    Binding(
+        "m",
+        "mark_for_diff",
+        "mark",
+        show=False,
+        id="main.mark_for_diff",
+        tooltip="Mark the session under the cursor, to compare another with it (M)",
+    ),
+    Binding(
+        "M",
+        "diff_marked",
+        "diff",
+        show=False,
+        id="main.diff_marked",
+        tooltip="Diff the marked session against the one under the cursor",
+    ),
 ]
