@@ -82,4 +82,4 @@ async def test_a_routed_session_says_via_which_router(tmp_path: Path, real_dir: 
         await settle(pilot)
         evidence = scr.pane("evidence")
         evidence.render_now()
-        assert "anthropic/vertex via openrouter · confidence" in evidence.plain
+        assert "anthropic (host vertex) via openrouter · confidence" in evidence.plain  # (show's verdict wording)
