@@ -17,6 +17,7 @@ from musetui.fingerprints import extract
 from musetui.fingerprints.attribution import EXAMPLES, TOL_AFTER_CREATED_S, Located
 from musetui.model import parse_time
 from musetui.reader import sse_payload
+from musetui.sources.zones import for_format as zone_table
 
 if TYPE_CHECKING:
     from musetui.scanner import ScanState
@@ -69,13 +70,16 @@ def raw_evidence(
     """Locate the raw-pass hits; time-less artifacts of one shape collapse to a few examples and a count.
 
     With a ``probe``, the zone and time of a hit's line are read from its raw bytes (the
-    line was validated but never observed). ``starts`` are relative to ``data``.
+    line was validated but never observed). ``starts`` are relative to ``data``. On a
+    model-output line, the format's zone table (:mod:`musetui.sources.zones`) says whether
+    the hit sits in a field the serving stack writes or in quoted text.
     """
     out: list[Located] = []
     parsed_time: dict[int, float | None] = {}
     zone_of: dict[int, int] = {}
     collapsed = state.collapsed
     n_lines = len(times)
+    zone_at = zone_table(state.fmt).zone_at
     for dec, pos, _key, value in extract.raw_hits(data, state.seen, keys=False):
         li = bisect_right(starts, pos) - 1
         if not 0 <= li < n_lines:
@@ -83,6 +87,8 @@ def raw_evidence(
         zone = zone_of.get(li)
         if zone is None:
             zone = zone_of[li] = probe.zone(lines[li]) if probe is not None else zones[li]
+        if not zone:
+            zone = zone_at(lines[li], pos - starts[li], dec.detector.startswith("key"))
         if dec.time is None and not dec.problems:
             key = (dec.detector, dec.shape, dec.provider, zone)
             group = collapsed.get(key)
@@ -109,10 +115,12 @@ def raw_evidence(
 
 
 def walk_lines(
-    lines: list[bytes], base_line: int, times: list[Any], zones: bytearray, sse: bool, seen_b: set[bytes]
+    lines: list[bytes], base_line: int, times: list[Any], zones: bytearray, sse: bool, seen_b: set[bytes],
+    fmt: str | None = None,
 ) -> list[Located]:
     """Full walk of every record (API captures are small): every string through the decoders."""
     out: list[Located] = []
+    zone_of = zone_table(fmt).zone_of
     for i, line in enumerate(lines):
         if times[i] is None and not line.strip():
             continue
@@ -126,5 +134,5 @@ def walk_lines(
             if dec.value and tag in seen_b:
                 continue
             seen_b.add(tag)
-            out.append(Located(dec, base_line + i + 1, path, zones[i], t, after_tol=TOL_AFTER_CREATED_S))
+            out.append(Located(dec, base_line + i + 1, path, zones[i] or zone_of(path, dec.detector.startswith("key")), t, after_tol=TOL_AFTER_CREATED_S))
     return out

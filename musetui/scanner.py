@@ -37,7 +37,7 @@ from musetui.reader import (
     sse_payload,
 )
 from musetui.scan_evidence import Resolver, clean, raw_evidence, walk_lines
-from musetui.sources.base import ZONE_MODEL
+from musetui.sources.zones import for_format as zone_table
 
 __all__ = ["Diagnostic", "Outcome", "ScanState", "prepare", "resume_file", "scan_bytes", "scan_file"]
 
@@ -564,7 +564,7 @@ def _scan_lines(
     located_before = len(state.located)
     if attribute_session:
         if fmt in sources.API_FORMATS:
-            state.located.extend(walk_lines(lines, base_line, times, zones, sse, state.seen))
+            state.located.extend(walk_lines(lines, base_line, times, zones, sse, state.seen, fmt))
         else:
             state.located.extend(
                 raw_evidence(data, rel_starts, base_line, lines, times, zones, None if observe_all else probe, state)
@@ -742,7 +742,7 @@ def _scan_document(
         located: list[Located] = []
         seen: set[str] = set()
         t = summary.started_at
-
+        zone_of = zone_table(fmt).zone_of
         for rec in records:
             for dec, _key, path in sources.walk_record(rec):
                 if dec.value in seen and dec.value:
@@ -751,7 +751,7 @@ def _scan_document(
                 needle = (dec.value or (_key or "")).encode("utf-8", "replace")
                 pos = data.find(needle) if needle else -1
                 line = bisect_right(starts, pos) if pos >= 0 else 1
-                located.append(Located(dec, line, path, ZONE_MODEL, t, after_tol=TOL_AFTER_CREATED_S))
+                located.append(Located(dec, line, path, zone_of(path, dec.detector.startswith("key")), t, after_tol=TOL_AFTER_CREATED_S))
         summary.attribution = attribute(summary, located, _lookup())
     offs = array("Q", [0]).tobytes() if keep_offsets else b""
     return Outcome(summary, [], offs)

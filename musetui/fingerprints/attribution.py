@@ -15,6 +15,7 @@ from musetui._pickling import reduce_by_fields
 from musetui.diagnostics import json_name
 from musetui.fingerprints.types import Decoded
 from musetui.model import HOSTS, PROVIDERS, Attribution, Evidence, SessionSummary, iso
+from musetui.sources.zones import ZONE_NAMES
 
 #: Evidence minted this many seconds *after* the line that records it is impossible.
 TOL_AFTER_S = 5.0
@@ -154,7 +155,7 @@ _MAX_DETAILS = 4096
 def _detail(dec: Decoded, loc: Located, delta: float | None) -> str:
     if dec.time is not None:
         return _make_detail(dec, loc, delta)
-    key = (dec.meaning, dec.detector, dec.fields, dec.problems, dec.tag, not loc.zone)
+    key = (dec.meaning, dec.detector, dec.fields, dec.problems, dec.tag, loc.zone)
     got = _DETAILS.get(key)
     if got is None:
         got = _make_detail(dec, loc, delta)
@@ -177,7 +178,8 @@ def _make_detail(dec: Decoded, loc: Located, delta: float | None) -> str:
     if dec.problems:
         parts.append("problems: " + ", ".join(dec.problems))
     if loc.zone:
-        parts.append("inside quoted input/tool output (down-weighted)")
+        where = ZONE_NAMES.get(loc.zone, "quoted text")
+        parts.append(f"inside {where} (down-weighted)" if loc.zone == 1 else f"quoted: inside {where} (down-weighted, never decides)")
     parts.append(f"[{dec.tag}] (docs/fingerprints.md#{dec.detector})")
     return "; ".join(parts)
 
@@ -228,6 +230,7 @@ def build_evidence(
             group.append(loc)
     evidence: list[Evidence] = []
     contributions: dict[str, list[float]] = defaultdict(list)
+    quoted: dict[str, list[float]] = defaultdict(list)  # from quoted zones only: listed, never decisive
     hosts: dict[str, float] = defaultdict(float)
     vias: dict[str, float] = defaultdict(float)
     lookalike_only: dict[str, bool] = {}
@@ -249,22 +252,22 @@ def build_evidence(
         n_total = n_model + n_quoted
         dec0 = locs[0].decoded
         w_model = STRENGTH_WEIGHT.get(dec0.strength, 0.2) if genuine else 0.0  # the group's weight from model output
-        w = max(
-            w_model * (1 - 0.5**n_model) if n_model else 0.0,
-            w_model * QUOTED_FACTOR * (1 - 0.5**n_quoted) if n_quoted else 0.0,  # from quoted input
-        )
-        if provider and w > 0:
-            contributions[provider].append(w)
+        # Only the stack's own fields decide: quoted hits (text, tool arguments, file contents,
+        # tool output) are kept apart, for a note and for a verdict-less listing.
+        if provider and w_model > 0 and n_model:
+            contributions[provider].append(w_model * (1 - 0.5**n_model))
             imitable = detector in LOOKALIKE_DETECTORS and dec0.time is None
             lookalike_only[provider] = lookalike_only.get(provider, True) and imitable
-        if detector == "http-endpoint" and provider and not host and genuine:
+        elif provider and w_model > 0:
+            quoted[provider].append(w_model * QUOTED_FACTOR * (1 - 0.5**n_quoted))
+        if detector == "http-endpoint" and provider and not host and genuine and n_model:
             first_party.append(dec0.value.split("/", 1)[0])
-        if host and genuine:
-            hosts[host] = max(hosts[host], STRENGTH_WEIGHT.get(dec0.strength, 0.2) * (1.0 if n_model else QUOTED_FACTOR))
-        if dec0.via and genuine:
-            vias[dec0.via] = max(vias[dec0.via], STRENGTH_WEIGHT.get(dec0.strength, 0.2) * (1.0 if n_model else QUOTED_FACTOR))
-        if provider is None and genuine and (shape in SELF_HOSTED_SHAPES or detector == "empty-signature"):
-            self_hosted.append(f"{shape or detector} ×{n_total}")
+        if host and genuine and n_model:
+            hosts[host] = max(hosts[host], STRENGTH_WEIGHT.get(dec0.strength, 0.2))
+        if dec0.via and genuine and n_model:
+            vias[dec0.via] = max(vias[dec0.via], STRENGTH_WEIGHT.get(dec0.strength, 0.2))
+        if provider is None and genuine and n_model and (shape in SELF_HOSTED_SHAPES or detector == "empty-signature"):
+            self_hosted.append(f"{shape or detector} ×{n_model}")
         item_ids = detector == "openai-item-id" and genuine
         signatures = detector == "anthropic-signature"
         for i, loc in enumerate(locs):
@@ -272,12 +275,12 @@ def build_evidence(
             delta = None
             if dec.time is not None and loc.line_time is not None:
                 delta = dec.time - loc.line_time
-            if item_ids:
+            if item_ids and not loc.zone:
                 body = dec.value.split("_", 1)[-1]
                 if len(body) == 50:
                     sb_key = body[16:18]
                     store_bytes[sb_key] = store_bytes.get(sb_key, 0) + 1
-            if signatures:
+            if signatures and not loc.zone:
                 for k, v in dec.fields:
                     if k == "model" and v:
                         sig_models[v] = sig_models.get(v, 0) + 1
@@ -304,6 +307,7 @@ def build_evidence(
     scores = {p: 1.0 - _prod(1.0 - c for c in cs) for p, cs in contributions.items()}
     facts: dict[str, Any] = {
         "scores": scores,
+        "quoted": {p: 1.0 - _prod(1.0 - c for c in cs) for p, cs in quoted.items() if p not in scores},
         "hosts": dict(hosts),
         "vias": dict(vias),
         "lookalike_only": lookalike_only,
@@ -327,6 +331,8 @@ _IMITATION = frozenset({"implausible-time", "bad-marker", "bad-store-byte", "not
 
 
 def _anomaly(dec: Decoded, loc: Located, delta: float | None) -> str | None:
+    if loc.zone:
+        return None  # quoted text proves nothing about this session's stack, not even a broken copy
     if dec.problems:
         if not _TRUNCATED.isdisjoint(dec.problems) and dec.detector in ("fernet", "anthropic-signature", "gemini-signature"):
             return "truncated-blob"
@@ -412,6 +418,13 @@ def attribute(
     summary_counts = _evidence_counts(evidence)
     if summary_counts:
         notes.append("artifacts: " + summary_counts)
+    quoted_only: dict[str, float] = facts["quoted"]
+    if quoted_only:
+        notes.append(
+            "quoted artifacts (in text, tool-call arguments, files or tool output, not in the stack's own fields) point to "
+            + ", ".join(f"{p} ({v:.2f})" for p, v in sorted(quoted_only.items(), key=lambda kv: -kv[1]))
+            + ": listed, not counted"
+        )
     if best is not None and best_score >= 0.5:
         provider = best
         conf = best_score * (1.0 - 0.5 * second_score)

@@ -23,6 +23,7 @@ from musetui.sources.capture_read import Exchange, parse
 from musetui.sources.capture_read import NotACapture as NotACapture
 from musetui.sources.capture_read import claims as claims
 from musetui.sources.capture_read import is_capture_document as is_capture_document
+from musetui.sources.zones import for_format as zone_table
 
 if TYPE_CHECKING:
     from musetui.fingerprints.attribution import Located
@@ -225,6 +226,7 @@ def scan(data: bytes, summary: SessionSummary, kind: str, document: Any = None) 
                             seen.add(dec.value)
                             located.append(Located(dec, loc.line(ex, dec.value), name, ZONE_MODEL, None))
         t_line = _exchange_time(ex)
+        body_zone = zone_table(body_format(ex.records)).zone_of
         for rec in ex.records:
             for dec, _key, path in walk_body(rec, via_hint):
                 if dec.value and dec.value in seen:
@@ -232,7 +234,7 @@ def scan(data: bytes, summary: SessionSummary, kind: str, document: Any = None) 
                 seen.add(dec.value or f"{dec.detector}:{path}")
                 located.append(
                     Located(dec, loc.line(ex, dec.value or path.rsplit(".", 1)[-1]), "response.body." + path,
-                            ZONE_MODEL, t_line, after_tol=TOL_AFTER_CREATED_S)
+                            body_zone(path, dec.detector.startswith("key")), t_line, after_tol=TOL_AFTER_CREATED_S)
                 )
         if isinstance(ex.req_body, dict | list):
             for dec, _key, path in extract.walk_record(ex.req_body):
