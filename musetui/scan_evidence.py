@@ -17,6 +17,7 @@ from musetui.fingerprints import extract
 from musetui.fingerprints.attribution import EXAMPLES, TOL_AFTER_CREATED_S, Located
 from musetui.model import parse_time
 from musetui.reader import sse_payload
+from musetui.sources.zones import ZONE_MODEL
 from musetui.sources.zones import for_format as zone_table
 
 if TYPE_CHECKING:
@@ -79,7 +80,8 @@ def raw_evidence(
     zone_of: dict[int, int] = {}
     collapsed = state.collapsed
     n_lines = len(times)
-    zone_at = zone_table(state.fmt).zone_at
+    table = zone_table(state.fmt)
+    zone_at = table.zone_at if table.default != ZONE_MODEL else None  # a format without a table: lines decide
     for dec, pos, _key, value in extract.raw_hits(data, state.seen, keys=False):
         li = bisect_right(starts, pos) - 1
         if not 0 <= li < n_lines:
@@ -87,7 +89,7 @@ def raw_evidence(
         zone = zone_of.get(li)
         if zone is None:
             zone = zone_of[li] = probe.zone(lines[li]) if probe is not None else zones[li]
-        if not zone:
+        if not zone and zone_at is not None:
             zone = zone_at(lines[li], pos - starts[li], dec.detector.startswith("key"))
         if dec.time is None and not dec.problems:
             key = (dec.detector, dec.shape, dec.provider, zone)

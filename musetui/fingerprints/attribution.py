@@ -33,7 +33,9 @@ SERVING_PROVIDERS = frozenset({"groq"})
 #: internal model (LangChain's Bedrock cassettes: ``claude-saffron`` for ``claude-sonnet-5``).
 CLAUDE_FAMILIES = ("opus", "sonnet", "haiku", "instant")
 #: Detectors whose shapes point to self-hosted serving (no provider signature).
-SELF_HOSTED_SHAPES = frozenset({"call_+32hex", "chatcmpl-tool-hex"})
+SELF_HOSTED_SHAPES = frozenset(
+    {"call_+32hex", "chatcmpl-tool-hex", "chatcmpl-+digits", "chatcmpl-+32b62", "fp_ollama", "llama.cpp-build"}
+)
 #: OpenAI-credited shapes that OpenAI-compatible servers mint too (Together, Fireworks, vLLM,
 #: LiteLLM and others copy ``call_`` + 24 and ``chatcmpl-`` ids; xAI and Groq copy ``fp_``):
 #: against a declared non-OpenAI model they earn OpenAI nothing (docs/fingerprints.md#tool-id).
@@ -402,16 +404,18 @@ def attribute(
     d_provider, d_host, d_desc = declared_family(summary, lookup)
     flags: list[str] = []
     notes: list[str] = []
-    if (
-        d_provider
-        and d_provider != "openai"
-        and "openai" in scores
-        and facts["lookalike_only"].get("openai")
-    ):
-        notes.append(
-            f"OpenAI-shaped ids only (shapes compatible servers mint too): no OpenAI credit against the declared {d_desc}"
-        )
-        scores = {p: v for p, v in scores.items() if p != "openai"}
+    if "openai" in scores and facts["lookalike_only"].get("openai"):
+        if d_provider and d_provider != "openai":
+            notes.append(
+                f"OpenAI-shaped ids only (shapes compatible servers mint too): no OpenAI credit against the declared {d_desc}"
+            )
+            scores = {p: v for p, v in scores.items() if p != "openai"}
+        elif facts["self_hosted"] and d_provider is None:
+            notes.append(
+                "OpenAI-shaped ids only, beside a self-hosted server's own signs ("
+                + ", ".join(facts["self_hosted"]) + "): a look-alike, no OpenAI credit"
+            )
+            scores = {p: v for p, v in scores.items() if p != "openai"}
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     best, best_score = ranked[0] if ranked else (None, 0.0)
     second_score = ranked[1][1] if len(ranked) > 1 else 0.0

@@ -8,6 +8,7 @@ and ``[[upstream]]`` tables), not here.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
@@ -67,7 +68,9 @@ def model_from_uri(uri: str) -> str | None:
     return unquote(m.group(1)) if m else None
 
 
-def _signal(detector: str, value: str, entry: Any, meaning: str, fields: tuple[tuple[str, str], ...]) -> Decoded:
+def _signal(
+    detector: str, value: str, entry: Any, meaning: str, fields: tuple[tuple[str, str], ...], problem: str = ""
+) -> Decoded:
     strength: Strength = entry.strength
     tag: Tag = entry.tag
     return Decoded(
@@ -78,10 +81,51 @@ def _signal(detector: str, value: str, entry: Any, meaning: str, fields: tuple[t
         strength=strength,
         tag=tag,
         fields=fields,
-        meaning=meaning + (f" ({entry.note})" if entry.note else ""),
+        meaning=meaning + (f" ({entry.note})" if entry.note else "") + (f": {_NO_CREDIT[problem]}, no credit" if problem else ""),
+        problems=(problem,) if problem else (),
         shape=str(getattr(entry, "match", None) or getattr(entry, "name", "")),
         via=entry.via,
     )
+
+
+#: Header values that a recorder or a scrubber wrote, not the service: empty, one repeated
+#: non-digit character, or a word that marks a stand-in (docs/fingerprints.md#header-shape).
+PLACEHOLDER = re.compile(
+    r"\s*|([^0-9])\1*|.*(?:redact|scrub|sanitiz|placeholder|changeme|xxx|\*\*\*|<[^>]*>).*"
+    r"|(?:.*[^a-z])?(?:test|tst|fake|dummy|mock|example|sample|none|null|n/a)(?:[^a-z].*)?",
+    re.IGNORECASE | re.DOTALL,
+)
+_NO_CREDIT = {
+    "placeholder-value": "the value is a placeholder (a recorder's or scrubber's, not the service's)",
+    "unexpected-shape": "the value does not have the shape the service sends",
+    "private-endpoint": "the request went to a loopback or private address, which is no maker's public API",
+}
+
+
+def header_problem(entry: Any, value: str, private: bool) -> str:
+    """Why a provider or host header earns nothing here ("" when it earns its credit)."""
+    if not (entry.provider or entry.host):
+        return ""  # a router's header: a gateway on this machine is still that gateway
+    if private:
+        return "private-endpoint"
+    if PLACEHOLDER.fullmatch(value.strip()):
+        return "placeholder-value"
+    shape = getattr(entry, "shape", None)
+    if shape and not re.fullmatch(shape, value.strip()):
+        return "unexpected-shape"
+    return ""
+
+
+def private_host(hostname: str) -> bool:
+    """True for a loopback, private-network or link-local address, or a local name."""
+    name = hostname.strip("[]").lower()
+    if name == "localhost" or name.endswith((".localhost", ".local", ".internal")):
+        return True
+    try:
+        ip = ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_unspecified
 
 
 def upstream_evidence(obj: Any, via_hint: str | None) -> Decoded | None:
@@ -209,6 +253,7 @@ def scan(data: bytes, summary: SessionSummary, kind: str, document: Any = None) 
                     (("host", hostname), ("path", parts.path)),
                 )
                 located.append(Located(dec, loc.line(ex, ex.uri), "request.uri", ZONE_MODEL, None))
+        private = private_host(hostname)
         for zone_name, headers in (("response", ex.resp_headers), ("request", ex.req_headers)):
             for name, value in headers:
                 entry = cat.header(name, value)
@@ -217,7 +262,8 @@ def scan(data: bytes, summary: SessionSummary, kind: str, document: Any = None) 
                     if tag not in seen:
                         seen.add(tag)
                         shown = value if len(value) <= 80 else value[:77] + "…"
-                        dec = _signal("http-header", f"{name}: {shown}", entry, f"{zone_name} header {name}", (("header", name), ("value", shown)))
+                        dec = _signal("http-header", f"{name}: {shown}", entry, f"{zone_name} header {name}",
+                                      (("header", name), ("value", shown)), header_problem(entry, value, private))
                         field_name = name if zone_name == "response" else f"request.{name}"
                         located.append(Located(dec, loc.line(ex, name), field_name, ZONE_MODEL, None))
                 if zone_name == "response" and len(value) >= 9:

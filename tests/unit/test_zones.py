@@ -230,3 +230,19 @@ def test_zone_tables_name_the_stack_fields() -> None:
 )
 def test_raw_zone_of_a_hit(line: bytes, needle: bytes, zone: int) -> None:
     assert muse.ZONES.zone_at(line, line.index(needle)) == zone
+
+
+def test_api_body_quoting_anthropic_ids_keeps_openai(tmp_path: Path) -> None:
+    body = json.loads((SAMPLES / "api" / "openai-responses-reasoning.json").read_text(encoding="utf-8"))
+    (tmp_path / "before").mkdir()
+    (tmp_path / "before" / "r.json").write_text(json.dumps(body), encoding="utf-8")
+    before = _scan(tmp_path / "before")["r.json"]
+    quoted = json.dumps(ANTHROPIC_FIXTURE)
+    body["output"].append({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": quoted}]})
+    body["output"].append({"type": "function_call", "name": "save", "arguments": quoted, "call_id": CALL2})
+    (tmp_path / "after").mkdir()
+    (tmp_path / "after" / "r.json").write_text(json.dumps(body), encoding="utf-8")
+    rec = _scan(tmp_path / "after")["r.json"]
+    assert rec["provider"] == "openai" and rec["confidence"] >= before["confidence"]  # (its own call_id counts)
+    assert not BAD_FLAGS & set(rec["flags"]), rec["flags"]
+    assert [e for e in rec["evidence"] if e["provider"] == "anthropic"]

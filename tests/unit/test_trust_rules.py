@@ -1,0 +1,150 @@
+"""The rules that keep attribution from being confident and wrong (docs/fingerprints.md §12).
+
+Each test builds a capture in the shape real recorders write (a VCR cassette, as pydantic-ai
+and openllmetry record them) and fails without its rule.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from musetui.fingerprints import decoders as d
+from musetui.sources.http_capture import PLACEHOLDER, private_host
+
+
+def _scan(root: Path) -> list[dict[str, Any]]:
+    out = subprocess.run([sys.executable, "-m", "musetui", "scan", "--no-cache", "--json", str(root)],
+                         capture_output=True, check=True, text=True)
+    return [json.loads(line) for line in out.stdout.splitlines()]
+
+
+def _cassette(uri: str, body: dict[str, Any], headers: dict[str, list[str]], model: str) -> bytes:
+    inter = [{
+        "request": {"method": "POST", "uri": uri, "headers": {"Content-Type": ["application/json"]},
+                    "body": json.dumps({"model": model, "messages": [{"role": "user", "content": "hi"}]})},
+        "response": {"status": {"code": 200, "message": "OK"},
+                     "headers": {"Content-Type": ["application/json"], **headers},
+                     "body": {"string": json.dumps(body)}},
+    }]
+    return yaml.safe_dump({"interactions": inter, "version": 1}, sort_keys=False).encode()
+
+
+# Ollama's OpenAI-compatible reply, in the shape its server writes (ollama/ollama openai.go):
+# chatcmpl-<rand.Intn(999)>, system_fingerprint fp_ollama, call_<8 lowercase>.
+OLLAMA_BODY = {
+    "id": "chatcmpl-774", "object": "chat.completion", "created": 1768062791, "model": "qwen2.5:7b",
+    "system_fingerprint": "fp_ollama",
+    "choices": [{"index": 0, "message": {"role": "assistant", "content": "", "tool_calls": [
+        {"id": "call_lbcjwr0u", "index": 0, "type": "function",
+         "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"}}]}, "finish_reason": "tool_calls"}],
+    "usage": {"prompt_tokens": 16, "completion_tokens": 24, "total_tokens": 40},
+}
+# A plain OpenAI-compatible reply with OpenAI-shaped ids only (what many servers copy).
+LOOKALIKE_BODY = {
+    "id": "chatcmpl-D8Z5f52zQqikDBEKQMQoYcWMcWPeU", "object": "chat.completion", "created": 1768062791,
+    "model": "qwen2.5-7b-instruct", "system_fingerprint": "fp_eaab8d114b",
+    "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}],
+}
+
+
+def _one(tmp_path: Path, uri: str, body: dict[str, Any], headers: dict[str, list[str]], model: str) -> dict[str, Any]:
+    (tmp_path / "c.yaml").write_bytes(_cassette(uri, body, headers, model))
+    (rec,) = _scan(tmp_path)
+    return rec
+
+
+def _header_evidence(rec: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(e for e in rec["evidence"] if e["field"] == name)
+
+
+@pytest.mark.parametrize("value", ["test_org", "xxx", "", "REDACTED", "<org>", "aaaaaaaa", "lcgo-tst"])
+def test_placeholder_account_header_earns_nothing(tmp_path: Path, value: str) -> None:
+    """A recorder's fixed openai-organization header no longer outvotes the declared model."""
+    rec = _one(tmp_path, "https://llm.example.net/v1/chat/completions", LOOKALIKE_BODY,
+               {"openai-organization": [value]}, "qwen2.5-7b-instruct")
+    assert rec["provider"] == "alibaba"
+    assert "declared-mismatch" not in rec["flags"]
+    ev = _header_evidence(rec, "openai-organization")
+    assert ev["weight"] == 0.0 and "no credit" in ev["detail"]
+
+
+def test_real_shaped_account_header_still_counts(tmp_path: Path) -> None:
+    rec = _one(tmp_path, "https://llm.example.net/v1/chat/completions", LOOKALIKE_BODY,
+               {"openai-organization": ["pydantic-28gund"], "openai-project": ["proj_dKobscVY9YJxeEaDJen54e3d"]},
+               "gpt-4o-mini")
+    assert rec["provider"] == "openai"
+    assert _header_evidence(rec, "openai-organization")["weight"] == 1.0
+
+
+def test_azure_request_id_needs_a_uuid(tmp_path: Path) -> None:
+    body = dict(LOOKALIKE_BODY, model="gpt-4o-mini")
+    good = _one(tmp_path, "https://llm.example.net/v1/chat/completions", body,
+                {"apim-request-id": ["3b330e1f-f052-44da-a474-0c4f848a76cf"]}, "gpt-4o-mini")
+    assert good["host"] == "azure"
+    (tmp_path / "c.yaml").unlink()
+    bad = _one(tmp_path, "https://llm.example.net/v1/chat/completions", body,
+               {"apim-request-id": ["request-1"]}, "gpt-4o-mini")
+    assert bad["host"] is None
+    assert "shape" in _header_evidence(bad, "apim-request-id")["detail"]
+
+
+@pytest.mark.parametrize("uri", ["http://localhost:11434/v1/chat/completions", "http://192.168.1.20:8000/v1/chat/completions",
+                                 "http://127.0.0.1:8080/v1/chat/completions", "http://[::1]:11434/v1/chat/completions"])
+def test_private_endpoint_account_headers_earn_nothing(tmp_path: Path, uri: str) -> None:
+    """Even a real-shaped OpenAI account header cannot make a loopback or LAN server OpenAI's API."""
+    rec = _one(tmp_path, uri, LOOKALIKE_BODY, {"openai-organization": ["pydantic-28gund"]}, "qwen2.5-7b-instruct")
+    assert rec["provider"] == "alibaba"
+    assert "declared-mismatch" not in rec["flags"]
+    assert "loopback or private" in _header_evidence(rec, "openai-organization")["detail"]
+
+
+def test_local_ollama_with_a_recorder_header_is_not_openai(tmp_path: Path) -> None:
+    """The miss of issue 23: a local Ollama serving Qwen, behind a recorder's openai-organization header."""
+    rec = _one(tmp_path, "http://localhost:11434/v1/chat/completions", OLLAMA_BODY,
+               {"openai-organization": ["test_org"]}, "qwen2.5:7b")
+    assert rec["provider"] == "alibaba"
+    assert not {"declared-mismatch", "mixed-providers"} & set(rec["flags"])
+    shapes = {e["value"] for e in rec["evidence"] if e["detector"] in ("chatcmpl-id", "system-fingerprint")}
+    assert {"chatcmpl-774", "fp_ollama"} <= shapes
+
+
+def test_self_hosted_signs_cancel_openai_lookalike_credit(tmp_path: Path) -> None:
+    """No declaration: OpenAI-shaped ids beside a self-hosted server's signs name no provider."""
+    body = dict(OLLAMA_BODY, model="")
+    body["choices"] = [{"index": 0, "message": {"role": "assistant", "content": "", "tool_calls": [
+        {"id": "call_5tcmcvPueMOTIeYuTUGW0Ss3", "type": "function", "function": {"name": "f", "arguments": "{}"}}]}}]
+    rec = _one(tmp_path, "http://localhost:11434/v1/chat/completions", body, {}, "")
+    assert rec["provider"] == "unknown"
+
+
+@pytest.mark.parametrize(
+    ("value", "shape"),
+    [("chatcmpl-774", "chatcmpl-+digits"), ("chatcmpl-5", "chatcmpl-+digits"),
+     ("chatcmpl-ZgBRsBdAdbS0XYsWdaUKydGBTCwqoCpy", "chatcmpl-+32b62")],
+)
+def test_self_hosted_chatcmpl_shapes(value: str, shape: str) -> None:
+    got = d.decode_chatcmpl_id(value)
+    assert got is not None and (got.provider, got.shape) == (None, shape)
+
+
+@pytest.mark.parametrize(("value", "shape"), [("fp_ollama", "fp_ollama"), ("b4963-02082f15", "llama.cpp-build"),
+                                              ("b9952-2ed3c1abb", "llama.cpp-build")])
+def test_self_hosted_system_fingerprints(value: str, shape: str) -> None:
+    got = d.classify_system_fingerprint(value)
+    assert got is not None and (got.provider, got.shape) == (None, shape)
+
+
+def test_placeholder_and_private_host_predicates() -> None:
+    for v in ("pydantic-28gund", "proj_dKobscVY9YJxeEaDJen54e3d", "3b330e1f-f052-44da-a474-0c4f848a76cf", "East US 2", "9511", "0"):
+        assert not PLACEHOLDER.fullmatch(v), v
+    for v in ("", "  ", "xxxx", "test_org", "my-test-org", "[REDACTED]", "<ORG_ID>", "****", "dummy"):
+        assert PLACEHOLDER.fullmatch(v), v
+    assert all(private_host(h) for h in ("localhost", "127.0.0.1", "10.0.0.7", "172.16.3.4", "::1", "fe80::1", "api.local"))
+    assert not any(private_host(h) for h in ("api.openai.com", "8.8.8.8", "example.openai.azure.com"))
