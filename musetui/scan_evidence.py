@@ -17,7 +17,7 @@ from musetui.fingerprints import extract
 from musetui.fingerprints.attribution import EXAMPLES, TOL_AFTER_CREATED_S, Located
 from musetui.model import parse_time
 from musetui.reader import sse_payload
-from musetui.sources.zones import ZONE_MODEL
+from musetui.sources.base import ZONE_MODEL
 from musetui.sources.zones import for_format as zone_table
 
 if TYPE_CHECKING:
@@ -89,8 +89,9 @@ def raw_evidence(
         zone = zone_of.get(li)
         if zone is None:
             zone = zone_of[li] = probe.zone(lines[li]) if probe is not None else zones[li]
-        if not zone and zone_at is not None:
-            zone = zone_at(lines[li], pos - starts[li], dec.detector.startswith("key"))
+        if not zone and zone_at is not None and (dec.provider or dec.host or dec.via or dec.time is not None or dec.problems):
+            # (a hit that names no provider or host, and carries no time, decides nothing: its line's zone will do)
+            zone = zone_at(lines[li], pos - starts[li], dec.detector == "key")
         if dec.time is None and not dec.problems:
             key = (dec.detector, dec.shape, dec.provider, zone)
             group = collapsed.get(key)

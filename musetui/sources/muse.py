@@ -44,7 +44,6 @@ ZONES = declare(
         ),
         quoted=(
             ("payload.event.tool_calls[].args", ZONE_TOOL_ARGS),
-            ("payload.event.tool_calls[].arguments", ZONE_TOOL_ARGS),
             ("payload.event.text", ZONE_TEXT),
             ("payload.event.prompt", ZONE_QUOTED),
             ("payload.event.results", ZONE_QUOTED),

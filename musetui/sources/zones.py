@@ -42,8 +42,6 @@ ZONE_NAMES = {
 
 _INDEX = re.compile(r"\[\d+\]")
 _PARENT = re.compile(r"(?:^|\.)[^.]*\Z")
-#: A JSON string (escapes skipped) or a bracket: enough to find where an object or array ends.
-_TOKENS = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\]]', re.S)
 _SPACE = b" \t"
 
 
@@ -71,21 +69,22 @@ class Zones:
     quoted: tuple[tuple[str, int], ...] = ()
     default: int = ZONE_TEXT
     stack_keys: frozenset[bytes] = field(init=False)
-    objects: tuple[tuple[bytes, bytes, int], ...] = field(init=False)
+    key_zones: dict[bytes, int] = field(init=False)
+    objects: tuple[bytes, ...] = field(init=False)
     _stack_re: re.Pattern[str] = field(init=False)
     _quoted_re: tuple[tuple[re.Pattern[str], int], ...] = field(init=False)
 
     def __post_init__(self) -> None:
         keys = frozenset(_leaf(p).encode() for p in self.stack if "*" not in _leaf(p))
-        # The raw check finds a quoted field by its key alone: a key that also names a container
-        # of stack fields (``content`` in ``message.content[].id``) cannot be told apart there.
+        key_zones = {_leaf(p).encode(): zone for p, zone in self.quoted}
+        # The raw check finds the objects the model writes (tool-call arguments) by their key
+        # alone: a key that also names a container of stack fields (``content`` in
+        # ``message.content[].id``) cannot be told apart there, and is left out.
         containers = {part.removesuffix("[]") for p in self.stack for part in p.split(".")[:-1]}
-        objects = tuple(
-            (f'"{_leaf(p)}":'.encode(), f'"{_leaf(p)}": '.encode(), zone)
-            for p, zone in self.quoted
-            if _leaf(p) not in containers
-        )
+        names = sorted({_leaf(p) for p, zone in self.quoted if zone == ZONE_TOOL_ARGS and _leaf(p) not in containers})
+        objects = tuple(f'"{name}":'.encode() for name in names)
         object.__setattr__(self, "stack_keys", keys)
+        object.__setattr__(self, "key_zones", key_zones)
         object.__setattr__(self, "objects", objects)
         object.__setattr__(self, "_stack_re", re.compile("|".join(_pattern(p) for p in self.stack) + r"\Z"))
         # a quoted field holds everything under it: its own path, then any key or index below
@@ -119,29 +118,39 @@ class Zones:
             return ZONE_MODEL  # not inside a JSON string (an SSE field, a bare token): the line decides
         if q and line[q - 1] == 92 and _escaped(line, q):
             return ZONE_ESCAPED
-        for tight, spaced, zone in self.objects:
-            for pat in (tight, spaced):
-                a = line.rfind(pat, 0, q)
-                if a >= 0 and _inside(line, a + len(pat), q):
-                    return zone
-        if is_key:
-            return ZONE_MODEL
-        j = q - 1
+        if not is_key:
+            if line[q - 2 : q] == b'":':  # the common case, compact JSON: "key":"value
+                key = line[line.rfind(b'"', 0, q - 2) + 1 : q - 2]
+            else:
+                key = _spaced_key(line, q)
+            if key not in self.stack_keys:
+                return self.key_zones.get(key, self.default if self.default != ZONE_MODEL else ZONE_TEXT)
+        # A stack key's name, or a key hit: unless it sits inside arguments the model wrote
+        # (searched backwards from the hit: only the bytes before it are read).
+        for name in self.objects:
+            a = line.rfind(name, 0, q)
+            while a >= 0:
+                k = a + len(name)
+                while line[k] in _SPACE:
+                    k += 1
+                if line[k] in b"{[" and _inside(line, k, q):
+                    return ZONE_TOOL_ARGS
+                a = line.rfind(name, 0, a)
+        return ZONE_MODEL
+
+
+def _spaced_key(line: bytes, q: int) -> bytes:
+    """The key of the string value opening at ``q``, spaces allowed around its colon (b"" for none)."""
+    j = q - 1
+    while j >= 0 and line[j] in _SPACE:
+        j -= 1
+    if j > 0 and line[j] == 58:  # ':'
+        j -= 1
         while j >= 0 and line[j] in _SPACE:
             j -= 1
-        key = b""
-        if j > 0 and line[j] == 58:  # ':'
-            j -= 1
-            while j >= 0 and line[j] in _SPACE:
-                j -= 1
-            if j > 0 and line[j] == 34:
-                key = line[line.rfind(b'"', 0, j) + 1 : j]
-        if key in self.stack_keys:
-            return ZONE_MODEL
-        for tight, _spaced, zone in self.objects:
-            if tight[1:-2] == key:
-                return zone  # a string-valued field of the quoted table (``"arguments":"…"``)
-        return self.default if self.default != ZONE_MODEL else ZONE_TEXT
+        if j > 0 and line[j] == 34:
+            return line[line.rfind(b'"', 0, j) + 1 : j]
+    return b""
 
 
 def _escaped(line: bytes, q: int) -> bool:
@@ -155,22 +164,17 @@ def _escaped(line: bytes, q: int) -> bool:
 
 
 def _inside(line: bytes, start: int, end: int) -> bool:
-    """True when the value starting at ``start`` (just after its key) is an object or array still open at ``end``."""
-    n = len(line)
-    while start < n and line[start] in _SPACE:
-        start += 1
-    if start >= end or line[start] not in b"{[":
-        return False
-    depth = 0
-    for m in _TOKENS.finditer(line, start, end):
-        tok = m.group()
-        if tok == b"{" or tok == b"[":
-            depth += 1
-        elif tok == b"}" or tok == b"]":
-            depth -= 1
-            if depth == 0:
-                return False
-    return depth > 0
+    """True when the object or array opening at ``start`` is still open at ``end``.
+
+    Bytes operations only: escaped quotes and backslashes are dropped, the rest is split at
+    quotes, and the brackets outside strings are counted. A net count: an object that closed
+    and was followed by a sibling object reads as still open (on the safe side: quoted).
+    """
+    seg = line[start:end]
+    if b"\\" in seg:
+        seg = seg.replace(b"\\\\", b"").replace(b'\\"', b"")
+    outside = b"".join(seg.split(b'"')[::2])
+    return outside.count(b"{") + outside.count(b"[") > outside.count(b"}") + outside.count(b"]")
 
 
 #: Each format's table, declared by the format's own module (:func:`declare`).
