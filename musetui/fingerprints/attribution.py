@@ -26,6 +26,13 @@ TOL_AFTER_CREATED_S = 600.0
 TOL_BEFORE_S = 600.0
 
 STRENGTH_WEIGHT = {"strong": 1.0, "medium": 0.6, "weak": 0.2}
+#: Host evidence that names no other maker raises the verdict's confidence by this share of
+#: the host's own confidence: 1 - (1 - c) * (1 - HOST_AGREEMENT * host_confidence).
+HOST_AGREEMENT = 0.5
+#: Formats that only one cloud serves: the format itself is host evidence.
+FORMAT_HOSTS = {
+    "bedrock-converse": ("bedrock", "the Converse format (output.message, stopReason, metrics.latencyMs) is Amazon Bedrock's own API"),
+}
 QUOTED_FACTOR = 0.25
 #: Providers that serve other makers' open models: a model name does not contradict them.
 SERVING_PROVIDERS = frozenset({"groq"})
@@ -34,7 +41,7 @@ SERVING_PROVIDERS = frozenset({"groq"})
 CLAUDE_FAMILIES = ("opus", "sonnet", "haiku", "instant")
 #: Detectors whose shapes point to self-hosted serving (no provider signature).
 SELF_HOSTED_SHAPES = frozenset(
-    {"call_+32hex", "chatcmpl-tool-hex", "chatcmpl-+digits", "chatcmpl-+32b62", "fp_ollama", "llama.cpp-build"}
+    {"call_+32hex", "chatcmpl-tool-hex", "chatcmpl-+digits", "chatcmpl-+32b62", "fp_ollama", "llama.cpp-build", "call_+8lower"}
 )
 #: OpenAI-credited shapes that OpenAI-compatible servers mint too (Together, Fireworks, vLLM,
 #: LiteLLM and others copy ``call_`` + 24 and ``chatcmpl-`` ids; xAI and Groq copy ``fp_``):
@@ -66,11 +73,19 @@ described in docs/fingerprints.md (shipped with musetui's source).
    Identical values count once (replayed history does not add weight).
 
 2. Weights. strong = {STRENGTH_WEIGHT['strong']}, medium = {STRENGTH_WEIGHT['medium']}, weak = {STRENGTH_WEIGHT['weak']}.
-   Hits inside quoted material (user prompts, tool results, base instructions,
-   compaction history, request bodies of captures) are multiplied by {QUOTED_FACTOR}:
-   they may be pasted text, not provenance. Artifacts that fail their own checks
-   (implausible time, wrong marker or store byte) give no provider weight: they
-   raise `imitation-id`.
+   Zones: each format declares the fields its serving stack writes (ids,
+   signatures, encrypted content, usage keys, the response envelope). Hits
+   anywhere else are quoted: user prompts, tool results, base instructions,
+   compaction history, request bodies of captures, and also the model's own
+   reply and reasoning text, tool-call arguments and file contents, and JSON
+   text escaped inside a string. Quoted hits are listed (weight x {QUOTED_FACTOR}, the
+   zone named in the detail) but never scored: no provider, host or router
+   credit, no flag. Artifacts that fail their own checks (implausible time,
+   wrong marker or store byte) give no provider weight: they raise
+   `imitation-id`. Account and request-id headers count only with the value
+   shape the service sends (not a placeholder such as test_... or xxx), and
+   no provider or host header counts when the request went to a loopback or
+   private-network address.
 
 3. Per provider, each detector group contributes w * (1 - 0.5^n) for n distinct
    values; groups combine as a noisy-or: score = 1 - prod(1 - contribution).
@@ -84,8 +99,9 @@ described in docs/fingerprints.md (shipped with musetui's source).
    provider; they add agreement (confidence = 1 - (1 - score) * 0.7) but never
    outweigh strong artifacts. With no artifacts, a declaration gives its
    provider at 0.5 (medium at most; 0.6 when self-hosted shapes such as
-   call_+32hex and unsigned reasoning agree with a self-hosted model). With
-   neither, the verdict is `unknown` at 0.0.
+   call_+32hex, unsigned reasoning, Ollama's chatcmpl-<n> and fp_ollama or
+   llama.cpp's ids agree with a self-hosted model). With neither, or with
+   quoted hits only, the verdict is `unknown` at 0.0.
    Look-alikes: shapes that OpenAI-compatible servers mint too (call_ + 24,
    chatcmpl- ids, system_fingerprint, service_tier) earn OpenAI nothing against a
    declared non-OpenAI model, and a call_ id without one upper-case letter is
@@ -103,6 +119,11 @@ described in docs/fingerprints.md (shipped with musetui's source).
    azure, a Bedrock model id) gives the host marked "declared". Ids and Fernet
    blobs never decide OpenAI vs Azure; the new50 store byte is host evidence
    only for Codex, whose client policy is known (store:true only for Azure).
+   Bedrock: tooluse_ ids, msg_bdrk_/toolu_bdrk_ ids and the Converse format
+   itself (only Bedrock serves it); tooluse_ names no maker (Nova mints them
+   too). The host has its own confidence (noisy-or of its host-only evidence,
+   shown in the summary); when that evidence names no other maker, it raises
+   the verdict's: c -> 1 - (1 - c) * (1 - {HOST_AGREEMENT} * host confidence).
 
 5a. Via (openrouter, litellm, portkey, helicone, huggingface, snowflake, or null): the router the
    response passed through, from its endpoint, its headers or its ids
@@ -234,6 +255,8 @@ def build_evidence(
     contributions: dict[str, list[float]] = defaultdict(list)
     quoted: dict[str, list[float]] = defaultdict(list)  # from quoted zones only: listed, never decisive
     hosts: dict[str, float] = defaultdict(float)
+    host_parts: dict[str, list[float]] = defaultdict(list)  # host-only evidence, per group (a noisy-or, as for providers)
+    host_makers: dict[str, set[str]] = defaultdict(set)  # the makers the host evidence itself names
     vias: dict[str, float] = defaultdict(float)
     lookalike_only: dict[str, bool] = {}
     first_party: list[str] = []
@@ -266,6 +289,10 @@ def build_evidence(
             first_party.append(dec0.value.split("/", 1)[0])
         if host and genuine and n_model:
             hosts[host] = max(hosts[host], STRENGTH_WEIGHT.get(dec0.strength, 0.2))
+            if provider:
+                host_makers[host].add(provider)
+            else:  # host-only evidence (an endpoint, a header, a cloud's own id): independent of the maker's
+                host_parts[host].append(STRENGTH_WEIGHT.get(dec0.strength, 0.2) * (1 - 0.5**n_model))
         if dec0.via and genuine and n_model:
             vias[dec0.via] = max(vias[dec0.via], STRENGTH_WEIGHT.get(dec0.strength, 0.2))
         if provider is None and genuine and n_model and (shape in SELF_HOSTED_SHAPES or detector == "empty-signature"):
@@ -311,6 +338,8 @@ def build_evidence(
         "scores": scores,
         "quoted": {p: 1.0 - _prod(1.0 - c for c in cs) for p, cs in quoted.items() if p not in scores},
         "hosts": dict(hosts),
+        "host_scores": {h: 1.0 - _prod(1.0 - c for c in cs) for h, cs in host_parts.items()},
+        "host_makers": dict(host_makers),
         "vias": dict(vias),
         "lookalike_only": lookalike_only,
         "first_party": first_party,
@@ -400,6 +429,13 @@ def attribute(
 ) -> Attribution:
     """Score one session's evidence and produce its verdict."""
     evidence, facts = build_evidence(located, resolve)
+    format_host = FORMAT_HOSTS.get(summary.format)
+    if format_host is not None:  # a format only one cloud serves is host evidence by itself
+        host_name, why = format_host
+        facts["hosts"][host_name] = max(facts["hosts"].get(host_name, 0.0), 1.0)
+        facts["host_scores"][host_name] = 1.0 - (1.0 - facts["host_scores"].get(host_name, 0.0)) * 0.5
+        evidence.append(Evidence("format", None, host_name, 1.0, 1, "", summary.format, why, tag="source"))
+        evidence.sort(key=lambda e: (-e.weight, e.line))
     scores: dict[str, float] = facts["scores"]
     d_provider, d_host, d_desc = declared_family(summary, lookup)
     flags: list[str] = []
@@ -477,7 +513,14 @@ def attribute(
         ev_hosts = {}
     if ev_hosts:
         host = max(ev_hosts.items(), key=lambda kv: kv[1])[0]
-        host_note = f"host {host} from host-only evidence"
+        host_conf = facts["host_scores"].get(host, 0.0)  # from evidence that shows the host and no maker
+        host_note = f"host {host} ({max(host_conf, ev_hosts[host]):.2f}) from host-only evidence"
+        makers: set[str] = facts["host_makers"].get(host, set())
+        if provider != "unknown" and not makers - {provider} and host_conf > 0:
+            # The host's own evidence names no other maker: it confirms where the provider's model ran.
+            raised = 1.0 - (1.0 - conf) * (1.0 - HOST_AGREEMENT * host_conf)
+            host_note += f", which agrees with {provider}: confidence {conf:.2f} -> {min(raised, 0.99):.2f}"
+            conf = raised
     elif d_host and provider != "unknown":
         host = d_host
         host_note = f"host {host} (declared)"

@@ -68,6 +68,20 @@ def model_from_uri(uri: str) -> str | None:
     return unquote(m.group(1)) if m else None
 
 
+CONVERSE = "bedrock-converse"
+#: A Converse response body: only Amazon Bedrock serves that API (docs/fingerprints.md#bedrock).
+CONVERSE_HOST = Decoded(
+    detector="format",
+    value=CONVERSE,
+    provider=None,
+    host="bedrock",
+    strength="strong",
+    tag="source",
+    meaning="a Converse response body (output.message, stopReason, metrics): Amazon Bedrock's own API",
+    shape="bedrock-converse",
+)
+
+
 def _signal(
     detector: str, value: str, entry: Any, meaning: str, fields: tuple[tuple[str, str], ...], problem: str = ""
 ) -> Decoded:
@@ -272,7 +286,11 @@ def scan(data: bytes, summary: SessionSummary, kind: str, document: Any = None) 
                             seen.add(dec.value)
                             located.append(Located(dec, loc.line(ex, dec.value), name, ZONE_MODEL, None))
         t_line = _exchange_time(ex)
-        body_zone = zone_table(body_format(ex.records)).zone_of
+        fmt = body_format(ex.records)
+        if fmt == CONVERSE and "format:converse" not in seen:
+            seen.add("format:converse")
+            located.append(Located(CONVERSE_HOST, loc.line(ex, "output"), "response.body", ZONE_MODEL, None))
+        body_zone = zone_table(fmt).zone_of
         for rec in ex.records:
             for dec, _key, path in walk_body(rec, via_hint):
                 if dec.value and dec.value in seen:

@@ -148,3 +148,58 @@ def test_placeholder_and_private_host_predicates() -> None:
         assert PLACEHOLDER.fullmatch(v), v
     assert all(private_host(h) for h in ("localhost", "127.0.0.1", "10.0.0.7", "172.16.3.4", "::1", "fe80::1", "api.local"))
     assert not any(private_host(h) for h in ("api.openai.com", "8.8.8.8", "example.openai.azure.com"))
+
+
+def _converse(ids: list[str]) -> dict[str, Any]:
+    return {"output": {"message": {"role": "assistant", "content": [
+        {"toolUse": {"toolUseId": i, "name": "get_weather", "input": {"city": "Paris"}}} for i in ids]}},
+        "stopReason": "tool_use", "usage": {"inputTokens": 12, "outputTokens": 30, "totalTokens": 42},
+        "metrics": {"latencyMs": 412}}
+
+
+NOVA_IDS = ["tooluse_Hc3MXzVAJJ7C28xbJu45mA", "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q", "tooluse_6Y2a5JbfQ0qHhCfPQ3wWvg"]
+
+
+def test_tooluse_ids_name_bedrock_and_no_maker(tmp_path: Path) -> None:
+    """Nova mints tooluse_ ids too: three of them must not turn a Nova session into Anthropic."""
+    rec = _one(tmp_path, "https://bedrock-runtime.us-east-1.amazonaws.com/model/us.amazon.nova-micro-v1%3A0/converse",
+               _converse(NOVA_IDS), {}, "us.amazon.nova-micro-v1:0")
+    assert (rec["provider"], rec["host"]) == ("amazon", "bedrock")
+    assert "declared-mismatch" not in rec["flags"]
+    assert all(e["provider"] is None for e in rec["evidence"] if e["detector"] == "tool-id")
+
+
+def test_a_converse_body_alone_is_bedrock(tmp_path: Path) -> None:
+    (tmp_path / "converse.json").write_text(json.dumps(_converse(NOVA_IDS[:1])), encoding="utf-8")
+    (rec,) = _scan(tmp_path)
+    assert (rec["format"], rec["host"]) == ("bedrock-converse", "bedrock")
+    assert any(e["detector"] == "format" and e["host"] == "bedrock" for e in rec["evidence"])
+
+
+def test_a_converse_body_in_a_capture_without_its_endpoint_is_bedrock(tmp_path: Path) -> None:
+    body = {"output": {"message": {"role": "assistant", "content": [{"text": "Paris"}]}}, "stopReason": "end_turn",
+            "usage": {"inputTokens": 12, "outputTokens": 3, "totalTokens": 15}, "metrics": {"latencyMs": 212}}
+    rec = _one(tmp_path, "http://127.0.0.1:4010/converse", body, {}, "")
+    assert rec["host"] == "bedrock"
+
+
+def test_msg_bdrk_ids_name_bedrock(tmp_path: Path) -> None:
+    body = {"id": "msg_bdrk_01Xy4Zk8qv1xbjb3Z7w8GnYc", "type": "message", "role": "assistant",
+            "model": "claude-3-5-sonnet-20241022", "content": [{"type": "text", "text": "hi"}],
+            "stop_reason": "end_turn", "usage": {"input_tokens": 1, "output_tokens": 2}}
+    (tmp_path / "m.json").write_text(json.dumps(body), encoding="utf-8")
+    (rec,) = _scan(tmp_path)
+    assert (rec["provider"], rec["host"]) == ("anthropic", "bedrock")
+
+
+def test_host_evidence_that_agrees_raises_confidence(tmp_path: Path) -> None:
+    """An *.openai.azure.com capture with Azure's own headers is not left at a declaration's 0.50."""
+    body = {"id": "chatcmpl-AzUrE0000000000000000000000", "object": "chat.completion", "created": 1768062791,
+            "model": "gpt-4o-2024-11-20", "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"},
+                                                        "finish_reason": "stop"}]}
+    headers = {"apim-request-id": ["3b330e1f-f052-44da-a474-0c4f848a76cf"], "azureml-model-session": ["d002-20240220202227"],
+               "x-ms-region": ["East US 2"]}
+    rec = _one(tmp_path, "https://my-resource.openai.azure.com/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21",
+               body, headers, "gpt-4o")
+    assert (rec["provider"], rec["host"]) == ("openai", "azure")
+    assert rec["confidence"] >= 0.7
