@@ -24,6 +24,7 @@ from musetui._pickling import reduce_by_fields
 from musetui.diagnostics import LineError, internal_error
 from musetui.fingerprints import extract
 from musetui.fingerprints.attribution import TOL_AFTER_CREATED_S, Located, attribute
+from musetui.fingerprints.exchanges import judge_exchanges
 from musetui.model import Diagnostic, Malformed, SessionSummary, parse_time
 from musetui.reader import (
     MAX_DOCUMENT_BYTES,
@@ -762,14 +763,16 @@ def _scan_capture(
 ) -> Outcome:
     """A VCR cassette or HAR log: one session, one item per interaction (see sources.http_capture)."""
     cap = sources.http_capture
+    spans: list[Any] = []
     try:
-        located, offsets = cap.scan(data, summary, kind, document)
+        located, offsets = cap.scan(data, summary, kind, document, spans)
     except cap.NotACapture:
         return Outcome(None, [])
     except cap.CaptureError as exc:
         return Outcome(None, [Diagnostic(summary.path, 0, f"unreadable HTTP capture: {exc}")])
     if attribute_session:
         summary.attribution = attribute(summary, located, _lookup())
+        judge_exchanges(summary, located, _lookup(), spans)
     return Outcome(summary, [], array("Q", offsets).tobytes() if keep_offsets else b"")
 
 

@@ -142,7 +142,9 @@ described in docs/fingerprints.md (shipped with musetui's source).
 7. Flags. declared-mismatch (declared provider/model family differs from a
    >= 0.5 evidence verdict, or a signature names another public model; an internal name such as
    claude-saffron is noted, never flagged); time-mismatch;
-   imitation-id; mixed-providers (two providers each >= 0.6 from model output);
+   imitation-id; mixed-providers (two providers each >= 0.6 from model output;
+   or, in an HTTP capture judged exchange by exchange, model calls that went
+   to two providers: the verdict is then the majority's, the others listed);
    truncated-blob (a Fernet token or signature whose structure is cut or broken);
    outlier (see 8).
 

@@ -203,3 +203,44 @@ def test_host_evidence_that_agrees_raises_confidence(tmp_path: Path) -> None:
                body, headers, "gpt-4o")
     assert (rec["provider"], rec["host"]) == ("openai", "azure")
     assert rec["confidence"] >= 0.7
+
+
+def _exchange(uri: str, model: str, body: dict[str, Any]) -> dict[str, Any]:
+    return {"request": {"method": "POST", "uri": uri, "headers": {"Content-Type": ["application/json"]},
+                        "body": json.dumps({"model": model, "messages": [{"role": "user", "content": "hi"}]})},
+            "response": {"status": {"code": 200, "message": "OK"}, "headers": {"Content-Type": ["application/json"]},
+                         "body": {"string": json.dumps(body)}}}
+
+
+def _chat(id_: str, model: str, call: str) -> dict[str, Any]:
+    return {"id": id_, "object": "chat.completion", "created": 1768062791, "model": model,
+            "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": None,
+                         "tool_calls": [{"id": call, "type": "function", "function": {"name": "f", "arguments": "{}"}}]}}]}
+
+
+OPENAI_CALL = _exchange("https://api.openai.com/v1/chat/completions", "gpt-4o",
+                        _chat("chatcmpl-D8Z5f52zQqikDBEKQMQoYcWMcWPeU", "gpt-4o-2024-08-06", "call_5tcmcvPueMOTIeYuTUGW0Ss3"))
+MISTRAL_CALL = _exchange("https://api.mistral.ai/v1/chat/completions", "mistral-large-latest",
+                         _chat("0a4d3b1e9c7f4e2a8b6d5c3e1f0a9b8c", "mistral-large-latest", "gSIMJiOkT"))
+
+
+@pytest.mark.parametrize(("calls", "verdict"), [
+    ([OPENAI_CALL, MISTRAL_CALL, OPENAI_CALL], "openai"),
+    ([OPENAI_CALL, MISTRAL_CALL, MISTRAL_CALL], "mistral"),
+])
+def test_a_capture_is_judged_exchange_by_exchange(tmp_path: Path, calls: list[dict[str, Any]], verdict: str) -> None:
+    """A cassette that calls OpenAI, then Mistral: mixed-providers, and the majority of the calls decides."""
+    (tmp_path / "c.yaml").write_bytes(yaml.safe_dump({"interactions": calls, "version": 1}, sort_keys=False).encode())
+    (rec,) = _scan(tmp_path)
+    assert rec["provider"] == verdict
+    assert "mixed-providers" in rec["flags"]
+    other = {"openai": "mistral", "mistral": "openai"}[verdict]
+    assert any(e["detector"] == "exchange" and e["provider"] == other for e in rec["evidence"])
+
+
+def test_one_provider_over_many_exchanges_is_not_mixed(tmp_path: Path) -> None:
+    calls = [OPENAI_CALL, OPENAI_CALL, _exchange("https://api.openai.com/v1/embeddings", "text-embedding-3-small", {
+        "object": "list", "data": [], "model": "text-embedding-3-small"})]
+    (tmp_path / "c.yaml").write_bytes(yaml.safe_dump({"interactions": calls, "version": 1}, sort_keys=False).encode())
+    (rec,) = _scan(tmp_path)
+    assert (rec["provider"], rec["flags"]) == ("openai", [])
