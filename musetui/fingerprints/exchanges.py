@@ -62,10 +62,12 @@ def judge_exchanges(
         a.host = hosts.pop() if len(hosts) == 1 else None
         a.via = vias.pop() if len(vias) == 1 else None
         a.confidence = round(min(0.99, sum(v.confidence for v in major) / len(major) * top_n / len(votes)), 3)
-    if "mixed-providers" not in a.flags:
-        a.flags = [f for f in _FLAG_ORDER if f in a.flags or f == "mixed-providers"] + [
-            f for f in a.flags if f not in _FLAG_ORDER
-        ]
+    flags = set(a.flags) | {"mixed-providers"}
+    # Each exchange was judged against the model it names: the whole capture's declared model
+    # (its first) says nothing about the other provider's calls.
+    if not any("declared-mismatch" in v.flags for _i, _s, v in votes):
+        flags.discard("declared-mismatch")
+    a.flags = [f for f in _FLAG_ORDER if f in flags] + [f for f in a.flags if f not in _FLAG_ORDER]
     shares = ", ".join(f"{p} ×{n}" for p, n in counts.most_common())
     a.summary = (a.summary + "; " if a.summary else "") + (
         f"exchange by exchange, the model calls went to {shares}: the verdict is the majority's ({top})"

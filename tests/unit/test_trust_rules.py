@@ -227,13 +227,14 @@ MISTRAL_CALL = _exchange("https://api.mistral.ai/v1/chat/completions", "mistral-
 @pytest.mark.parametrize(("calls", "verdict"), [
     ([OPENAI_CALL, MISTRAL_CALL, OPENAI_CALL], "openai"),
     ([OPENAI_CALL, MISTRAL_CALL, MISTRAL_CALL], "mistral"),
+    ([MISTRAL_CALL, OPENAI_CALL, OPENAI_CALL], "openai"),
 ])
 def test_a_capture_is_judged_exchange_by_exchange(tmp_path: Path, calls: list[dict[str, Any]], verdict: str) -> None:
     """A cassette that calls OpenAI, then Mistral: mixed-providers, and the majority of the calls decides."""
     (tmp_path / "c.yaml").write_bytes(yaml.safe_dump({"interactions": calls, "version": 1}, sort_keys=False).encode())
     (rec,) = _scan(tmp_path)
     assert rec["provider"] == verdict
-    assert "mixed-providers" in rec["flags"]
+    assert rec["flags"] == ["mixed-providers"]  # each call matches the model it names: no declared-mismatch
     other = {"openai": "mistral", "mistral": "openai"}[verdict]
     assert any(e["detector"] == "exchange" and e["provider"] == other for e in rec["evidence"])
 
