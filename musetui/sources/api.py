@@ -50,8 +50,10 @@ ZONES = Zones(
         ("*.args", ZONE_TOOL_ARGS),
         ("*.partial_json", ZONE_TOOL_ARGS),
         ("*.content[].content", ZONE_QUOTED),
+        ("delta", ZONE_TEXT),  # a Responses stream's text and argument deltas; Anthropic's delta events
     ),
     default=ZONE_MODEL,
+    keep=("delta.signature", "delta.stop_reason", "delta.stop_sequence"),
 )
 for _fmt in (RESPONSES, CHAT, ANTHROPIC, GEMINI):
     declare(_fmt, ZONES)

@@ -63,16 +63,19 @@ class Zones:
         quoted: ``(path, zone)`` pairs: fields (and everything inside them) that someone else wrote.
         default: the zone of a path neither table names: quoted text for transcripts (only the
             stack's fields are provenance), the stack for raw API bodies (only content is quoted).
+        keep: stack fields inside a quoted field (``delta.signature`` of a stream's ``delta``).
     """
 
     stack: tuple[str, ...]
     quoted: tuple[tuple[str, int], ...] = ()
     default: int = ZONE_TEXT
+    keep: tuple[str, ...] = ()
     stack_keys: frozenset[bytes] = field(init=False)
     key_zones: dict[bytes, int] = field(init=False)
     objects: tuple[bytes, ...] = field(init=False)
     _stack_re: re.Pattern[str] = field(init=False)
     _quoted_re: tuple[tuple[re.Pattern[str], int], ...] = field(init=False)
+    _keep_re: re.Pattern[str] | None = field(init=False)
 
     def __post_init__(self) -> None:
         keys = frozenset(_leaf(p).encode() for p in self.stack if "*" not in _leaf(p))
@@ -90,6 +93,8 @@ class Zones:
         # a quoted field holds everything under it: its own path, then any key or index below
         quoted = tuple((re.compile(_pattern(p) + r"(?:[.\[].*)?\Z"), zone) for p, zone in self.quoted)
         object.__setattr__(self, "_quoted_re", quoted)
+        keep = re.compile("|".join(_pattern(p) for p in self.keep) + r"\Z") if self.keep else None
+        object.__setattr__(self, "_keep_re", keep)
 
     def zone_of(self, path: str, is_key: bool = False) -> int:
         """The zone of a field path (list indices and a ``#key`` suffix allowed).
@@ -104,6 +109,8 @@ class Zones:
                 return ZONE_ESCAPED
             path = path.replace("<json>", "")  # a raw API body: the parsed string's own fields decide
         norm = _INDEX.sub("[]", path)
+        if self._keep_re is not None and self._keep_re.match(norm):
+            return ZONE_MODEL
         for rx, zone in self._quoted_re:
             if rx.match(norm):
                 return zone

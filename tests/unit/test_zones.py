@@ -246,3 +246,24 @@ def test_api_body_quoting_anthropic_ids_keeps_openai(tmp_path: Path) -> None:
     assert rec["provider"] == "openai" and rec["confidence"] >= before["confidence"]  # (its own call_id counts)
     assert not BAD_FLAGS & set(rec["flags"]), rec["flags"]
     assert [e for e in rec["evidence"] if e["provider"] == "anthropic"]
+
+
+def test_responses_stream_deltas_quoting_anthropic_ids_keep_openai(tmp_path: Path) -> None:
+    """A Responses stream: the text deltas are the model's text, even before the completed response repeats them."""
+    quoted = f"Saved {ANTHROPIC_FIXTURE['id']} and {ANTHROPIC_FIXTURE['content'][2]['id']}; request {ANTHROPIC_FIXTURE['request_id']}."
+    events = [
+        {"type": "response.created", "sequence_number": 0, "response": {"id": RESP, "object": "response",
+                                                                        "created_at": 1765591383, "model": "gpt-5-mini", "output": []}},
+        {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0,
+         "item": {"id": RS, "type": "reasoning", "encrypted_content": FERNET, "summary": []}},
+        {"type": "response.output_text.delta", "sequence_number": 2, "item_id": FC, "output_index": 1,
+         "content_index": 0, "delta": quoted},
+        {"type": "response.function_call_arguments.delta", "sequence_number": 3, "item_id": FC, "output_index": 2,
+         "delta": json.dumps({"body": ANTHROPIC_FIXTURE})},
+    ]
+    (tmp_path / "stream.chunks.txt").write_text("\n".join(json.dumps(e) for e in events) + "\n", encoding="utf-8")
+    (rec,) = _scan(tmp_path).values()
+    assert rec["format"] == "openai-responses"
+    assert rec["provider"] == "openai"
+    assert not BAD_FLAGS & set(rec["flags"]), rec["flags"]
+    assert all("quoted: inside" in e["detail"] for e in rec["evidence"] if e["provider"] == "anthropic")
