@@ -19,7 +19,13 @@ from musetui.model import Attribution, Evidence, SessionSummary
 from musetui.sources.http_capture import ExchangeSpan, auxiliary_model
 
 #: The flags in the order the scan record lists them (attribution's own order).
-_FLAG_ORDER = ("declared-mismatch", "time-mismatch", "imitation-id", "mixed-providers", "truncated-blob")
+_FLAG_ORDER = (
+    "declared-mismatch",
+    "time-mismatch",
+    "imitation-id",
+    "mixed-providers",
+    "truncated-blob",
+)
 
 
 def exchange_verdicts(
@@ -53,7 +59,11 @@ def judge_exchanges(
     a = summary.attribution
     top_n = max(counts.values())
     tied = [p for p, n in counts.items() if n == top_n]
-    top = a.provider if a.provider in tied else next(v.provider for _i, _s, v in votes if v.provider in tied)
+    top = (
+        a.provider
+        if a.provider in tied
+        else next(v.provider for _i, _s, v in votes if v.provider in tied)
+    )
     if a.provider != top:  # the whole capture's evidence leaned to a minority: the calls decide
         major = [v for _i, _s, v in votes if v.provider == top]
         hosts = {v.host for v in major}
@@ -61,7 +71,9 @@ def judge_exchanges(
         a.provider = top
         a.host = hosts.pop() if len(hosts) == 1 else None
         a.via = vias.pop() if len(vias) == 1 else None
-        a.confidence = round(min(0.99, sum(v.confidence for v in major) / len(major) * top_n / len(votes)), 3)
+        a.confidence = round(
+            min(0.99, sum(v.confidence for v in major) / len(major) * top_n / len(votes)), 3
+        )
     flags = set(a.flags) | {"mixed-providers"}
     # Each exchange was judged against the model it names: the whole capture's declared model
     # (its first) says nothing about the other provider's calls.
@@ -78,4 +90,16 @@ def judge_exchanges(
         line = span.located[0].line if span.located else span.line
         what = span.model or "no model named"
         detail = f"exchange {i + 1} ({what}) went to {v.provider} ({v.confidence:.2f}), not {top}"
-        a.evidence.append(Evidence("exchange", v.provider, v.host, 0.0, line, "", f"exchange {i + 1}", detail, tag="source"))
+        a.evidence.append(
+            Evidence(
+                "exchange",
+                v.provider,
+                v.host,
+                0.0,
+                line,
+                "",
+                f"exchange {i + 1}",
+                detail,
+                tag="source",
+            )
+        )

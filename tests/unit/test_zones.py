@@ -48,24 +48,39 @@ CALL = "call_rj6LW6NEyodD5YVKeoexoLNz"
 CALL2 = "call_O2IvSLQcJ0bwIvJZ2ovGV69M"
 
 OPENAI_FIXTURE = {
-    "id": RESP, "object": "response", "created_at": 1765591383, "model": "gpt-5-mini-2025-08-07",
+    "id": RESP,
+    "object": "response",
+    "created_at": 1765591383,
+    "model": "gpt-5-mini-2025-08-07",
     "output": [
         {"id": RS, "type": "reasoning", "encrypted_content": FERNET, "summary": []},
-        {"id": FC, "type": "function_call", "arguments": '{"sku":"sku_123"}', "call_id": CALL, "name": "getInventory"},
+        {
+            "id": FC,
+            "type": "function_call",
+            "arguments": '{"sku":"sku_123"}',
+            "call_id": CALL,
+            "name": "getInventory",
+        },
     ],
     "service_tier": "default",
 }
 
 # An Anthropic Messages response (the repository's sample): signature, msg_, toolu_ and req_ ids.
-ANTHROPIC_FIXTURE = json.loads((SAMPLES / "api" / "anthropic-messages-thinking.json").read_text(encoding="utf-8"))
+ANTHROPIC_FIXTURE = json.loads(
+    (SAMPLES / "api" / "anthropic-messages-thinking.json").read_text(encoding="utf-8")
+)
 ANTHROPIC_FIXTURE["request_id"] = "req_011CedXKvKHE5PGDNovvuC4w"
 
 BAD_FLAGS = {"declared-mismatch", "mixed-providers", "outlier", "imitation-id", "time-mismatch"}
 
 
 def _scan(root: Path) -> dict[str, dict[str, Any]]:
-    out = subprocess.run([sys.executable, "-m", "musetui", "scan", "--no-cache", "--json", str(root)],
-                         capture_output=True, check=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "musetui", "scan", "--no-cache", "--json", str(root)],
+        capture_output=True,
+        check=True,
+        text=True,
+    )
     recs = [json.loads(line) for line in out.stdout.splitlines()]
     return {r["path"]: r for r in recs}
 
@@ -91,8 +106,11 @@ def _muse_tree(tmp_path: Path) -> tuple[Path, Path, str]:
 
 def _muse_event(session: Path, event: dict[str, Any]) -> dict[str, Any]:
     last = _last(session)
-    return {"stream": last["stream"], "recorded_at": last["recorded_at"] + 1_000_000,
-            "payload": {"kind": "run", "event": event}}
+    return {
+        "stream": last["stream"],
+        "recorded_at": last["recorded_at"] + 1_000_000,
+        "payload": {"kind": "run", "event": event},
+    }
 
 
 QUOTE = (
@@ -113,18 +131,43 @@ def _assert_own_verdict(rec: dict[str, Any], provider: str, before: dict[str, An
 def test_muse_reply_quoting_openai_artifacts_keeps_its_verdict(tmp_path: Path) -> None:
     root, session, rel = _muse_tree(tmp_path)
     before = _scan(root)[rel]
-    _append(session, _muse_event(session, {"kind": "assistant_message_committed", "message_id": "msg-q1", "text": QUOTE}))
+    _append(
+        session,
+        _muse_event(
+            session, {"kind": "assistant_message_committed", "message_id": "msg-q1", "text": QUOTE}
+        ),
+    )
     rec = _scan(root)[rel]
     _assert_own_verdict(rec, before["provider"], before)
-    assert any("text the model" in e["detail"] for e in rec["evidence"] if e["detector"] == "fernet")
+    assert any(
+        "text the model" in e["detail"] for e in rec["evidence"] if e["detector"] == "fernet"
+    )
 
 
 def test_muse_tool_call_arguments_quoting_openai_artifacts(tmp_path: Path) -> None:
     root, session, rel = _muse_tree(tmp_path)
     before = _scan(root)[rel]
-    call = {"call_id": "call_" + "0f" * 16, "name": "write_file",
-            "args": {"path": "fixtures/response.json", "id": RS, "token": FERNET, "content": json.dumps(OPENAI_FIXTURE)}}
-    _append(session, _muse_event(session, {"kind": "assistant_tool_calls_committed", "message_id": "msg-q2", "tool_calls": [call]}))
+    call = {
+        "call_id": "call_" + "0f" * 16,
+        "name": "write_file",
+        "args": {
+            "path": "fixtures/response.json",
+            "id": RS,
+            "token": FERNET,
+            "content": json.dumps(OPENAI_FIXTURE),
+        },
+    }
+    _append(
+        session,
+        _muse_event(
+            session,
+            {
+                "kind": "assistant_tool_calls_committed",
+                "message_id": "msg-q2",
+                "tool_calls": [call],
+            },
+        ),
+    )
     rec = _scan(root)[rel]
     _assert_own_verdict(rec, before["provider"], before)
 
@@ -150,8 +193,15 @@ def test_claude_code_write_of_openai_fixture_keeps_anthropic(tmp_path: Path, ite
     root, session, rel = _claude_tree(tmp_path)
     before = _scan(root)[rel]
     fixture = dict(OPENAI_FIXTURE, output=OPENAI_FIXTURE["output"][:items])
-    write = {"type": "tool_use", "id": "toolu_01SiHxYiZ5cuNJULF8zEYGq4", "name": "Write",
-             "input": {"file_path": "/home/dev/site/tests/fixtures/openai.json", "content": json.dumps(fixture, indent=2)}}
+    write = {
+        "type": "tool_use",
+        "id": "toolu_01SiHxYiZ5cuNJULF8zEYGq4",
+        "name": "Write",
+        "input": {
+            "file_path": "/home/dev/site/tests/fixtures/openai.json",
+            "content": json.dumps(fixture, indent=2),
+        },
+    }
     _append(session, _claude_assistant(session, [write]))
     rec = _scan(root)[rel]
     _assert_own_verdict(rec, "anthropic", before)
@@ -162,8 +212,12 @@ def test_claude_code_text_and_tool_input_quoting_openai_ids(tmp_path: Path) -> N
     before = _scan(root)[rel]
     blocks = [
         {"type": "text", "text": QUOTE},
-        {"type": "tool_use", "id": "toolu_01SiHxYiZ5cuNJULF8zEYGq5", "name": "mcp__openai__get_response",
-         "input": {"id": RS, "call_id": CALL2, "encrypted_content": FERNET}},
+        {
+            "type": "tool_use",
+            "id": "toolu_01SiHxYiZ5cuNJULF8zEYGq5",
+            "name": "mcp__openai__get_response",
+            "input": {"id": RS, "call_id": CALL2, "encrypted_content": FERNET},
+        },
     ]
     _append(session, _claude_assistant(session, blocks))
     rec = _scan(root)[rel]
@@ -181,20 +235,49 @@ def test_codex_writing_an_anthropic_fixture_keeps_openai(tmp_path: Path) -> None
     root, session, rel = _codex_tree(tmp_path)
     before = _scan(root)[rel]
     last = _last(session)
-    patch = "*** Begin Patch\n*** Add File: tests/fixtures/anthropic.json\n" + "\n".join(
-        "+" + line for line in json.dumps(ANTHROPIC_FIXTURE, indent=2).splitlines()
-    ) + "\n*** End Patch\n"
+    patch = (
+        "*** Begin Patch\n*** Add File: tests/fixtures/anthropic.json\n"
+        + "\n".join("+" + line for line in json.dumps(ANTHROPIC_FIXTURE, indent=2).splitlines())
+        + "\n*** End Patch\n"
+    )
     args = json.dumps({"cmd": "cat > fixture.json", "body": ANTHROPIC_FIXTURE})
     _append(
         session,
-        {"timestamp": last["timestamp"], "type": "response_item", "payload": {
-            "type": "custom_tool_call", "status": "completed", "call_id": "call_Zq1x0y9PZ3kLmN4bVc7dWs2e",
-            "name": "apply_patch", "input": patch}},
-        {"timestamp": last["timestamp"], "type": "response_item", "payload": {
-            "type": "function_call", "name": "exec_command", "arguments": args, "call_id": "call_Zq1x0y9PZ3kLmN4bVc7dWs2f"}},
-        {"timestamp": last["timestamp"], "type": "response_item", "payload": {
-            "type": "message", "role": "assistant", "content": [
-                {"type": "output_text", "text": f"Saved {ANTHROPIC_FIXTURE['id']} (tool {ANTHROPIC_FIXTURE['content'][2]['id']})."}]}},
+        {
+            "timestamp": last["timestamp"],
+            "type": "response_item",
+            "payload": {
+                "type": "custom_tool_call",
+                "status": "completed",
+                "call_id": "call_Zq1x0y9PZ3kLmN4bVc7dWs2e",
+                "name": "apply_patch",
+                "input": patch,
+            },
+        },
+        {
+            "timestamp": last["timestamp"],
+            "type": "response_item",
+            "payload": {
+                "type": "function_call",
+                "name": "exec_command",
+                "arguments": args,
+                "call_id": "call_Zq1x0y9PZ3kLmN4bVc7dWs2f",
+            },
+        },
+        {
+            "timestamp": last["timestamp"],
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "output_text",
+                        "text": f"Saved {ANTHROPIC_FIXTURE['id']} (tool {ANTHROPIC_FIXTURE['content'][2]['id']}).",
+                    }
+                ],
+            },
+        },
     )
     rec = _scan(root)[rel]
     assert rec["provider"] == "openai"
@@ -221,9 +304,21 @@ def test_zone_tables_name_the_stack_fields() -> None:
     [
         (b'{"payload":{"event":{"signature":"gpt_responses_v1:gAAAAABx"}}}', b"gAAAAA", ZONE_MODEL),
         (b'{"payload":{"event":{"text":"see gpt_responses_v1:gAAAAABx"}}}', b"gAAAAA", ZONE_TEXT),
-        (b'{"tool_calls":[{"call_id":"call_a","args":{"id":"rs_1"}},{"call_id":"call_b"}]}', b"rs_1", ZONE_TOOL_ARGS),
-        (b'{"tool_calls":[{"call_id":"call_a","args":{"id":"rs_1"}},{"call_id":"call_b"}]}', b"call_b", ZONE_MODEL),
-        (b'{"tool_calls":[{"call_id":"call_a","args":{"x":"{\\"id\\":\\"rs_2\\"}"}}]}', b"rs_2", ZONE_ESCAPED),
+        (
+            b'{"tool_calls":[{"call_id":"call_a","args":{"id":"rs_1"}},{"call_id":"call_b"}]}',
+            b"rs_1",
+            ZONE_TOOL_ARGS,
+        ),
+        (
+            b'{"tool_calls":[{"call_id":"call_a","args":{"id":"rs_1"}},{"call_id":"call_b"}]}',
+            b"call_b",
+            ZONE_MODEL,
+        ),
+        (
+            b'{"tool_calls":[{"call_id":"call_a","args":{"x":"{\\"id\\":\\"rs_2\\"}"}}]}',
+            b"rs_2",
+            ZONE_ESCAPED,
+        ),
         (b'{"tool_calls": [{"args": {"id": "rs_3"}}, {"id": "call_c"}]}', b"rs_3", ZONE_TOOL_ARGS),
         (b'{"tool_calls": [{"args": {"id": "rs_3"}}, {"id": "call_c"}]}', b"call_c", ZONE_MODEL),
     ],
@@ -233,17 +328,29 @@ def test_raw_zone_of_a_hit(line: bytes, needle: bytes, zone: int) -> None:
 
 
 def test_api_body_quoting_anthropic_ids_keeps_openai(tmp_path: Path) -> None:
-    body = json.loads((SAMPLES / "api" / "openai-responses-reasoning.json").read_text(encoding="utf-8"))
+    body = json.loads(
+        (SAMPLES / "api" / "openai-responses-reasoning.json").read_text(encoding="utf-8")
+    )
     (tmp_path / "before").mkdir()
     (tmp_path / "before" / "r.json").write_text(json.dumps(body), encoding="utf-8")
     before = _scan(tmp_path / "before")["r.json"]
     quoted = json.dumps(ANTHROPIC_FIXTURE)
-    body["output"].append({"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": quoted}]})
-    body["output"].append({"type": "function_call", "name": "save", "arguments": quoted, "call_id": CALL2})
+    body["output"].append(
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": quoted}],
+        }
+    )
+    body["output"].append(
+        {"type": "function_call", "name": "save", "arguments": quoted, "call_id": CALL2}
+    )
     (tmp_path / "after").mkdir()
     (tmp_path / "after" / "r.json").write_text(json.dumps(body), encoding="utf-8")
     rec = _scan(tmp_path / "after")["r.json"]
-    assert rec["provider"] == "openai" and rec["confidence"] >= before["confidence"]  # (its own call_id counts)
+    assert (
+        rec["provider"] == "openai" and rec["confidence"] >= before["confidence"]
+    )  # (its own call_id counts)
     assert not BAD_FLAGS & set(rec["flags"]), rec["flags"]
     assert [e for e in rec["evidence"] if e["provider"] == "anthropic"]
 
@@ -252,18 +359,46 @@ def test_responses_stream_deltas_quoting_anthropic_ids_keep_openai(tmp_path: Pat
     """A Responses stream: the text deltas are the model's text, even before the completed response repeats them."""
     quoted = f"Saved {ANTHROPIC_FIXTURE['id']} and {ANTHROPIC_FIXTURE['content'][2]['id']}; request {ANTHROPIC_FIXTURE['request_id']}."
     events = [
-        {"type": "response.created", "sequence_number": 0, "response": {"id": RESP, "object": "response",
-                                                                        "created_at": 1765591383, "model": "gpt-5-mini", "output": []}},
-        {"type": "response.output_item.added", "sequence_number": 1, "output_index": 0,
-         "item": {"id": RS, "type": "reasoning", "encrypted_content": FERNET, "summary": []}},
-        {"type": "response.output_text.delta", "sequence_number": 2, "item_id": FC, "output_index": 1,
-         "content_index": 0, "delta": quoted},
-        {"type": "response.function_call_arguments.delta", "sequence_number": 3, "item_id": FC, "output_index": 2,
-         "delta": json.dumps({"body": ANTHROPIC_FIXTURE})},
+        {
+            "type": "response.created",
+            "sequence_number": 0,
+            "response": {
+                "id": RESP,
+                "object": "response",
+                "created_at": 1765591383,
+                "model": "gpt-5-mini",
+                "output": [],
+            },
+        },
+        {
+            "type": "response.output_item.added",
+            "sequence_number": 1,
+            "output_index": 0,
+            "item": {"id": RS, "type": "reasoning", "encrypted_content": FERNET, "summary": []},
+        },
+        {
+            "type": "response.output_text.delta",
+            "sequence_number": 2,
+            "item_id": FC,
+            "output_index": 1,
+            "content_index": 0,
+            "delta": quoted,
+        },
+        {
+            "type": "response.function_call_arguments.delta",
+            "sequence_number": 3,
+            "item_id": FC,
+            "output_index": 2,
+            "delta": json.dumps({"body": ANTHROPIC_FIXTURE}),
+        },
     ]
-    (tmp_path / "stream.chunks.txt").write_text("\n".join(json.dumps(e) for e in events) + "\n", encoding="utf-8")
+    (tmp_path / "stream.chunks.txt").write_text(
+        "\n".join(json.dumps(e) for e in events) + "\n", encoding="utf-8"
+    )
     (rec,) = _scan(tmp_path).values()
     assert rec["format"] == "openai-responses"
     assert rec["provider"] == "openai"
     assert not BAD_FLAGS & set(rec["flags"]), rec["flags"]
-    assert all("quoted: inside" in e["detail"] for e in rec["evidence"] if e["provider"] == "anthropic")
+    assert all(
+        "quoted: inside" in e["detail"] for e in rec["evidence"] if e["provider"] == "anthropic"
+    )
