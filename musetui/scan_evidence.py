@@ -17,6 +17,8 @@ from musetui.fingerprints import extract
 from musetui.fingerprints.attribution import EXAMPLES, TOL_AFTER_CREATED_S, Located
 from musetui.model import parse_time
 from musetui.reader import sse_payload
+from musetui.sources.base import ZONE_MODEL
+from musetui.sources.zones import for_format as zone_table
 
 if TYPE_CHECKING:
     from musetui.scanner import ScanState
@@ -69,13 +71,17 @@ def raw_evidence(
     """Locate the raw-pass hits; time-less artifacts of one shape collapse to a few examples and a count.
 
     With a ``probe``, the zone and time of a hit's line are read from its raw bytes (the
-    line was validated but never observed). ``starts`` are relative to ``data``.
+    line was validated but never observed). ``starts`` are relative to ``data``. On a
+    model-output line, the format's zone table (:mod:`musetui.sources.zones`) says whether
+    the hit sits in a field the serving stack writes or in quoted text.
     """
     out: list[Located] = []
     parsed_time: dict[int, float | None] = {}
     zone_of: dict[int, int] = {}
     collapsed = state.collapsed
     n_lines = len(times)
+    table = zone_table(state.fmt)
+    zone_at = table.zone_at if table.default != ZONE_MODEL else None  # a format without a table: lines decide
     for dec, pos, _key, value in extract.raw_hits(data, state.seen, keys=False):
         li = bisect_right(starts, pos) - 1
         if not 0 <= li < n_lines:
@@ -83,6 +89,9 @@ def raw_evidence(
         zone = zone_of.get(li)
         if zone is None:
             zone = zone_of[li] = probe.zone(lines[li]) if probe is not None else zones[li]
+        if not zone and zone_at is not None and (dec.provider or dec.host or dec.via or dec.time is not None or dec.problems):
+            # (a hit that names no provider or host, and carries no time, decides nothing: its line's zone will do)
+            zone = zone_at(lines[li], pos - starts[li], dec.detector == "key")
         if dec.time is None and not dec.problems:
             key = (dec.detector, dec.shape, dec.provider, zone)
             group = collapsed.get(key)
@@ -109,10 +118,12 @@ def raw_evidence(
 
 
 def walk_lines(
-    lines: list[bytes], base_line: int, times: list[Any], zones: bytearray, sse: bool, seen_b: set[bytes]
+    lines: list[bytes], base_line: int, times: list[Any], zones: bytearray, sse: bool, seen_b: set[bytes],
+    fmt: str | None = None,
 ) -> list[Located]:
     """Full walk of every record (API captures are small): every string through the decoders."""
     out: list[Located] = []
+    zone_of = zone_table(fmt).zone_of
     for i, line in enumerate(lines):
         if times[i] is None and not line.strip():
             continue
@@ -126,5 +137,5 @@ def walk_lines(
             if dec.value and tag in seen_b:
                 continue
             seen_b.add(tag)
-            out.append(Located(dec, base_line + i + 1, path, zones[i], t, after_tol=TOL_AFTER_CREATED_S))
+            out.append(Located(dec, base_line + i + 1, path, zones[i] or zone_of(path, dec.detector.startswith("key")), t, after_tol=TOL_AFTER_CREATED_S))
     return out

@@ -23,6 +23,7 @@ from musetui._pickling import reduce_by_fields
 from musetui.diagnostics import LineError, internal_error, unread
 from musetui.fingerprints import extract
 from musetui.fingerprints.attribution import TOL_AFTER_CREATED_S, Located, attribute
+from musetui.fingerprints.exchanges import judge_exchanges
 from musetui.model import Diagnostic, Malformed, SessionSummary, parse_time
 from musetui.reader import (
     MAX_LINE_BYTES,
@@ -35,9 +36,9 @@ from musetui.reader import (
     sse_payload,
 )
 from musetui.scan_evidence import Resolver, clean, raw_evidence, walk_lines
-from musetui.sources.base import ZONE_MODEL
 from musetui.sources.layouts import JSON_LAYOUT
 from musetui.sources.registry import GENERIC_RULE, Sniffer, identify, sniff_first
+from musetui.sources.zones import for_format as zone_table
 from musetui.validate import keep_parser, thread_parser
 
 __all__ = ["Diagnostic", "Outcome", "ScanState", "prepare", "resume_file", "scan_bytes", "scan_file"]
@@ -538,7 +539,7 @@ def _scan_lines(
     located_before = len(state.located)
     if attribute_session:
         if fmt in sources.API_FORMATS:
-            state.located.extend(walk_lines(lines, base_line, times, zones, sse, state.seen))
+            state.located.extend(walk_lines(lines, base_line, times, zones, sse, state.seen, fmt))
         else:
             state.located.extend(
                 raw_evidence(data, rel_starts, base_line, lines, times, zones, None if observe_all else probe, state)
@@ -678,7 +679,7 @@ def _scan_document(
         located: list[Located] = []
         seen: set[str] = set()
         t = summary.started_at
-
+        zone_of = zone_table(fmt).zone_of
         for rec in records:
             for dec, _key, path in sources.walk_record(rec):
                 if dec.value in seen and dec.value:
@@ -687,7 +688,7 @@ def _scan_document(
                 needle = (dec.value or (_key or "")).encode("utf-8", "replace")
                 pos = data.find(needle) if needle else -1
                 line = bisect_right(starts, pos) if pos >= 0 else 1
-                located.append(Located(dec, line, path, ZONE_MODEL, t, after_tol=TOL_AFTER_CREATED_S))
+                located.append(Located(dec, line, path, zone_of(path, dec.detector.startswith("key")), t, after_tol=TOL_AFTER_CREATED_S))
         summary.attribution = attribute(summary, located, _lookup())
     offs = array("Q", [0]).tobytes() if keep_offsets else b""
     return Outcome(summary, [], offs)
@@ -698,14 +699,16 @@ def _scan_capture(
 ) -> Outcome:
     """A VCR cassette or HAR log: one session, one item per interaction (see sources.http_capture)."""
     cap = sources.http_capture
+    spans: list[Any] = []
     try:
-        located, offsets = cap.scan(data, summary, kind, document)
+        located, offsets = cap.scan(data, summary, kind, document, spans)
     except cap.NotACapture as exc:  # a name that suggests a capture, and no exchange in it: said, not silent
         return Outcome(None, [unread(summary.path, str(exc))])
     except cap.CaptureError as exc:
         return Outcome(None, [Diagnostic(summary.path, 0, f"unreadable HTTP capture: {exc}")])
     if attribute_session:
         summary.attribution = attribute(summary, located, _lookup())
+        judge_exchanges(summary, located, _lookup(), spans)
     return Outcome(summary, [], array("Q", offsets).tobytes() if keep_offsets else b"")
 
 

@@ -16,6 +16,7 @@ from musetui.diagnostics import json_name
 from musetui.fingerprints.types import Decoded
 from musetui.model import HOSTS, PROVIDERS, Attribution, Evidence, SessionSummary, fmt_gap, iso
 from musetui.reasons import Anomaly, DeclaredMismatch, MixedProviders, Outlier, Reason, short_value
+from musetui.sources.zones import ZONE_NAMES
 
 #: Evidence minted this many seconds *after* the line that records it is impossible.
 TOL_AFTER_S = 5.0
@@ -26,6 +27,13 @@ TOL_AFTER_CREATED_S = 600.0
 TOL_BEFORE_S = 600.0
 
 STRENGTH_WEIGHT = {"strong": 1.0, "medium": 0.6, "weak": 0.2}
+#: Host evidence that names no other maker raises the verdict's confidence by this share of
+#: the host's own confidence: 1 - (1 - c) * (1 - HOST_AGREEMENT * host_confidence).
+HOST_AGREEMENT = 0.5
+#: Formats that only one cloud serves: the format itself is host evidence.
+FORMAT_HOSTS = {
+    "bedrock-converse": ("bedrock", "the Converse format (output.message, stopReason, metrics.latencyMs) is Amazon Bedrock's own API"),
+}
 QUOTED_FACTOR = 0.25
 #: Providers that serve other makers' open models: a model name does not contradict them.
 SERVING_PROVIDERS = frozenset({"groq"})
@@ -33,7 +41,9 @@ SERVING_PROVIDERS = frozenset({"groq"})
 #: internal model (LangChain's Bedrock cassettes: ``claude-saffron`` for ``claude-sonnet-5``).
 CLAUDE_FAMILIES = ("opus", "sonnet", "haiku", "instant")
 #: Detectors whose shapes point to self-hosted serving (no provider signature).
-SELF_HOSTED_SHAPES = frozenset({"call_+32hex", "chatcmpl-tool-hex"})
+SELF_HOSTED_SHAPES = frozenset(
+    {"call_+32hex", "chatcmpl-tool-hex", "chatcmpl-+digits", "chatcmpl-+32b62", "fp_ollama", "llama.cpp-build", "call_+8lower"}
+)
 #: OpenAI-credited shapes that OpenAI-compatible servers mint too (Together, Fireworks, vLLM,
 #: LiteLLM and others copy ``call_`` + 24 and ``chatcmpl-`` ids; xAI and Groq copy ``fp_``):
 #: against a declared non-OpenAI model they earn OpenAI nothing (docs/fingerprints.md#tool-id).
@@ -64,11 +74,19 @@ described in docs/fingerprints.md (shipped with musetui's source).
    Identical values count once (replayed history does not add weight).
 
 2. Weights. strong = {STRENGTH_WEIGHT['strong']}, medium = {STRENGTH_WEIGHT['medium']}, weak = {STRENGTH_WEIGHT['weak']}.
-   Hits inside quoted material (user prompts, tool results, base instructions,
-   compaction history, request bodies of captures) are multiplied by {QUOTED_FACTOR}:
-   they may be pasted text, not provenance. Artifacts that fail their own checks
-   (implausible time, wrong marker or store byte) give no provider weight: they
-   raise `imitation-id`.
+   Zones: each format declares the fields its serving stack writes (ids,
+   signatures, encrypted content, usage keys, the response envelope). Hits
+   anywhere else are quoted: user prompts, tool results, base instructions,
+   compaction history, request bodies of captures, and also the model's own
+   reply and reasoning text, tool-call arguments and file contents, and JSON
+   text escaped inside a string. Quoted hits are listed (weight x {QUOTED_FACTOR}, the
+   zone named in the detail) but never scored: no provider, host or router
+   credit, no flag. Artifacts that fail their own checks (implausible time,
+   wrong marker or store byte) give no provider weight: they raise
+   `imitation-id`. Account and request-id headers count only with the value
+   shape the service sends (not a placeholder such as test_... or xxx), and
+   no provider or host header counts when the request went to a loopback or
+   private-network address.
 
 3. Per provider, each detector group contributes w * (1 - 0.5^n) for n distinct
    values; groups combine as a noisy-or: score = 1 - prod(1 - contribution).
@@ -82,8 +100,9 @@ described in docs/fingerprints.md (shipped with musetui's source).
    provider; they add agreement (confidence = 1 - (1 - score) * 0.7) but never
    outweigh strong artifacts. With no artifacts, a declaration gives its
    provider at 0.5 (medium at most; 0.6 when self-hosted shapes such as
-   call_+32hex and unsigned reasoning agree with a self-hosted model). With
-   neither, the verdict is `unknown` at 0.0.
+   call_+32hex, unsigned reasoning, Ollama's chatcmpl-<n> and fp_ollama or
+   llama.cpp's ids agree with a self-hosted model). With neither, or with
+   quoted hits only, the verdict is `unknown` at 0.0.
    Look-alikes: shapes that OpenAI-compatible servers mint too (call_ + 24,
    chatcmpl- ids, system_fingerprint, service_tier) earn OpenAI nothing against a
    declared non-OpenAI model, and a call_ id without one upper-case letter is
@@ -101,6 +120,11 @@ described in docs/fingerprints.md (shipped with musetui's source).
    azure, a Bedrock model id) gives the host marked "declared". Ids and Fernet
    blobs never decide OpenAI vs Azure; the new50 store byte is host evidence
    only for Codex, whose client policy is known (store:true only for Azure).
+   Bedrock: tooluse_ ids, msg_bdrk_/toolu_bdrk_ ids and the Converse format
+   itself (only Bedrock serves it); tooluse_ names no maker (Nova mints them
+   too). The host has its own confidence (noisy-or of its host-only evidence,
+   shown in the summary); when that evidence names no other maker, it raises
+   the verdict's: c -> 1 - (1 - c) * (1 - {HOST_AGREEMENT} * host confidence).
 
 5a. Via (openrouter, litellm, portkey, helicone, huggingface, snowflake, or null): the router the
    response passed through, from its endpoint, its headers or its ids
@@ -120,7 +144,9 @@ described in docs/fingerprints.md (shipped with musetui's source).
 7. Flags. declared-mismatch (declared provider/model family differs from a
    >= 0.5 evidence verdict, or a signature names another public model; an internal name such as
    claude-saffron is noted, never flagged); time-mismatch;
-   imitation-id; mixed-providers (two providers each >= 0.6 from model output);
+   imitation-id; mixed-providers (two providers each >= 0.6 from model output;
+   or, in an HTTP capture judged exchange by exchange, model calls that went
+   to two providers: the verdict is then the majority's, the others listed);
    truncated-blob (a Fernet token or signature whose structure is cut or broken);
    outlier (see 8). Each flag keeps its reason (what was compared, the counts,
    the first line): the app, `y`, `show`, the report and `scan PATH --explain`
@@ -158,7 +184,7 @@ _MAX_DETAILS = 4096
 def _detail(dec: Decoded, loc: Located, delta: float | None) -> str:
     if dec.time is not None:
         return _make_detail(dec, loc, delta)
-    key = (dec.meaning, dec.detector, dec.fields, dec.problems, dec.tag, not loc.zone)
+    key = (dec.meaning, dec.detector, dec.fields, dec.problems, dec.tag, loc.zone)
     got = _DETAILS.get(key)
     if got is None:
         got = _make_detail(dec, loc, delta)
@@ -181,7 +207,8 @@ def _make_detail(dec: Decoded, loc: Located, delta: float | None) -> str:
     if dec.problems:
         parts.append("problems: " + ", ".join(dec.problems))
     if loc.zone:
-        parts.append("inside quoted input/tool output (down-weighted)")
+        where = ZONE_NAMES.get(loc.zone, "quoted text")
+        parts.append(f"inside {where} (down-weighted)" if loc.zone == 1 else f"quoted: inside {where} (down-weighted, never decides)")
     parts.append(f"[{dec.tag}] (docs/fingerprints.md#{dec.detector})")
     return "; ".join(parts)
 
@@ -213,7 +240,10 @@ def build_evidence(
             group.append(loc)
     evidence: list[Evidence] = []
     contributions: dict[str, list[float]] = defaultdict(list)
+    quoted: dict[str, list[float]] = defaultdict(list)  # from quoted zones only: listed, never decisive
     hosts: dict[str, float] = defaultdict(float)
+    host_parts: dict[str, list[float]] = defaultdict(list)  # host-only evidence, per group (a noisy-or, as for providers)
+    host_makers: dict[str, set[str]] = defaultdict(set)  # the makers the host evidence itself names
     vias: dict[str, float] = defaultdict(float)
     lookalike_only: dict[str, bool] = {}
     first_party: list[str] = []
@@ -234,22 +264,26 @@ def build_evidence(
         n_total = n_model + n_quoted
         dec0 = locs[0].decoded
         w_model = STRENGTH_WEIGHT.get(dec0.strength, 0.2) if genuine else 0.0  # the group's weight from model output
-        w = max(
-            w_model * (1 - 0.5**n_model) if n_model else 0.0,
-            w_model * QUOTED_FACTOR * (1 - 0.5**n_quoted) if n_quoted else 0.0,  # from quoted input
-        )
-        if provider and w > 0:
-            contributions[provider].append(w)
+        # Only the stack's own fields decide: quoted hits (text, tool arguments, file contents,
+        # tool output) are kept apart, for a note and for a verdict-less listing.
+        if provider and w_model > 0 and n_model:
+            contributions[provider].append(w_model * (1 - 0.5**n_model))
             imitable = detector in LOOKALIKE_DETECTORS and dec0.time is None
             lookalike_only[provider] = lookalike_only.get(provider, True) and imitable
-        if detector == "http-endpoint" and provider and not host and genuine:
+        elif provider and w_model > 0:
+            quoted[provider].append(w_model * QUOTED_FACTOR * (1 - 0.5**n_quoted))
+        if detector == "http-endpoint" and provider and not host and genuine and n_model:
             first_party.append(dec0.value.split("/", 1)[0])
-        if host and genuine:
-            hosts[host] = max(hosts[host], STRENGTH_WEIGHT.get(dec0.strength, 0.2) * (1.0 if n_model else QUOTED_FACTOR))
-        if dec0.via and genuine:
-            vias[dec0.via] = max(vias[dec0.via], STRENGTH_WEIGHT.get(dec0.strength, 0.2) * (1.0 if n_model else QUOTED_FACTOR))
-        if provider is None and genuine and (shape in SELF_HOSTED_SHAPES or detector == "empty-signature"):
-            self_hosted.append(f"{shape or detector} ×{n_total}")
+        if host and genuine and n_model:
+            hosts[host] = max(hosts[host], STRENGTH_WEIGHT.get(dec0.strength, 0.2))
+            if provider:
+                host_makers[host].add(provider)
+            else:  # host-only evidence (an endpoint, a header, a cloud's own id): independent of the maker's
+                host_parts[host].append(STRENGTH_WEIGHT.get(dec0.strength, 0.2) * (1 - 0.5**n_model))
+        if dec0.via and genuine and n_model:
+            vias[dec0.via] = max(vias[dec0.via], STRENGTH_WEIGHT.get(dec0.strength, 0.2))
+        if provider is None and genuine and n_model and (shape in SELF_HOSTED_SHAPES or detector == "empty-signature"):
+            self_hosted.append(f"{shape or detector} ×{n_model}")
         item_ids = detector == "openai-item-id" and genuine
         signatures = detector == "anthropic-signature"
         for i, loc in enumerate(locs):
@@ -257,12 +291,12 @@ def build_evidence(
             delta = None
             if dec.time is not None and loc.line_time is not None:
                 delta = dec.time - loc.line_time
-            if item_ids:
+            if item_ids and not loc.zone:
                 body = dec.value.split("_", 1)[-1]
                 if len(body) == 50:
                     sb_key = body[16:18]
                     store_bytes[sb_key] = store_bytes.get(sb_key, 0) + 1
-            if signatures:
+            if signatures and not loc.zone:
                 for k, v in dec.fields:
                     if k == "model" and v:
                         sig_models[v] = sig_models.get(v, 0) + 1
@@ -289,7 +323,10 @@ def build_evidence(
     scores = {p: 1.0 - _prod(1.0 - c for c in cs) for p, cs in contributions.items()}
     facts: dict[str, Any] = {
         "scores": scores,
+        "quoted": {p: 1.0 - _prod(1.0 - c for c in cs) for p, cs in quoted.items() if p not in scores},
         "hosts": dict(hosts),
+        "host_scores": {h: 1.0 - _prod(1.0 - c for c in cs) for h, cs in host_parts.items()},
+        "host_makers": dict(host_makers),
         "vias": dict(vias),
         "lookalike_only": lookalike_only,
         "first_party": first_party,
@@ -312,6 +349,8 @@ _IMITATION = frozenset({"implausible-time", "bad-marker", "bad-store-byte", "not
 
 
 def _anomaly(dec: Decoded, loc: Located, delta: float | None) -> str | None:
+    if loc.zone:
+        return None  # quoted text proves nothing about this session's stack, not even a broken copy
     if dec.problems:
         if not _TRUNCATED.isdisjoint(dec.problems) and dec.detector in ("fernet", "anthropic-signature", "gemini-signature"):
             return "truncated-blob"
@@ -377,27 +416,43 @@ def attribute(
 ) -> Attribution:
     """Score one session's evidence and produce its verdict."""
     evidence, facts = build_evidence(located, resolve)
+    format_host = FORMAT_HOSTS.get(summary.format)
+    if format_host is not None:  # a format only one cloud serves is host evidence by itself
+        host_name, why = format_host
+        facts["hosts"][host_name] = max(facts["hosts"].get(host_name, 0.0), 1.0)
+        facts["host_scores"][host_name] = 1.0 - (1.0 - facts["host_scores"].get(host_name, 0.0)) * 0.5
+        evidence.append(Evidence("format", None, host_name, 1.0, 1, "", summary.format, why, tag="source"))
+        evidence.sort(key=lambda e: (-e.weight, e.line))
     scores: dict[str, float] = facts["scores"]
     d_provider, d_host, d_desc = declared_family(summary, lookup)
     flags: list[str] = []
     notes: list[str] = []
     reasons: list[Reason] = []
-    if (
-        d_provider
-        and d_provider != "openai"
-        and "openai" in scores
-        and facts["lookalike_only"].get("openai")
-    ):
-        notes.append(
-            f"OpenAI-shaped ids only (shapes compatible servers mint too): no OpenAI credit against the declared {d_desc}"
-        )
-        scores = {p: v for p, v in scores.items() if p != "openai"}
+    if "openai" in scores and facts["lookalike_only"].get("openai"):
+        if d_provider and d_provider != "openai":
+            notes.append(
+                f"OpenAI-shaped ids only (shapes compatible servers mint too): no OpenAI credit against the declared {d_desc}"
+            )
+            scores = {p: v for p, v in scores.items() if p != "openai"}
+        elif facts["self_hosted"] and d_provider is None:
+            notes.append(
+                "OpenAI-shaped ids only, beside a self-hosted server's own signs ("
+                + ", ".join(facts["self_hosted"]) + "): a look-alike, no OpenAI credit"
+            )
+            scores = {p: v for p, v in scores.items() if p != "openai"}
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     best, best_score = ranked[0] if ranked else (None, 0.0)
     second_score = ranked[1][1] if len(ranked) > 1 else 0.0
     summary_counts = _evidence_counts(evidence)
     if summary_counts:
         notes.append("artifacts: " + summary_counts)
+    quoted_only: dict[str, float] = facts["quoted"]
+    if quoted_only:
+        notes.append(
+            "quoted artifacts (in text, tool-call arguments, files or tool output, not in the stack's own fields) point to "
+            + ", ".join(f"{p} ({v:.2f})" for p, v in sorted(quoted_only.items(), key=lambda kv: -kv[1]))
+            + ": listed, not counted"
+        )
     if best is not None and best_score >= 0.5:
         provider = best
         conf = best_score * (1.0 - 0.5 * second_score)
@@ -445,7 +500,14 @@ def attribute(
         ev_hosts = {}
     if ev_hosts:
         host = max(ev_hosts.items(), key=lambda kv: kv[1])[0]
-        host_note = f"host {host} from host-only evidence"
+        host_conf = facts["host_scores"].get(host, 0.0)  # from evidence that shows the host and no maker
+        host_note = f"host {host} ({max(host_conf, ev_hosts[host]):.2f}) from host-only evidence"
+        makers: set[str] = facts["host_makers"].get(host, set())
+        if provider != "unknown" and not makers - {provider} and host_conf > 0:
+            # The host's own evidence names no other maker: it confirms where the provider's model ran.
+            raised = 1.0 - (1.0 - conf) * (1.0 - HOST_AGREEMENT * host_conf)
+            host_note += f", which agrees with {provider}: confidence {conf:.2f} -> {min(raised, 0.99):.2f}"
+            conf = raised
     elif d_host and provider != "unknown":
         host = d_host
         host_note = f"host {host} (declared)"

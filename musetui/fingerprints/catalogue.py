@@ -9,6 +9,7 @@ Nothing is read at import time; the built-in part is cached after the first load
 from __future__ import annotations
 
 import functools
+import re
 import tomllib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -120,10 +121,26 @@ class EndpointEntry(_Signal):
 
 
 class HeaderEntry(_Signal):
-    """One ``[[header]]`` entry: a glob on a response header name (and optionally its value)."""
+    """One ``[[header]]`` entry: a glob on a response header name (and optionally its value).
+
+    ``shape`` is the regex (full match) of the values the real service sends: a value of
+    another shape (a recorder's placeholder, a scrubbed value) earns no credit.
+    """
 
     match: str
     value: str | None = None
+    shape: str | None = None
+
+    @field_validator("shape")
+    @classmethod
+    def _regex(cls, v: str | None) -> str | None:
+        """Require a valid regular expression."""
+        if v is not None:
+            try:
+                re.compile(v)
+            except re.error as exc:
+                raise ValueError(f"not a regular expression: {exc}") from exc
+        return v
 
     @field_validator("match")
     @classmethod

@@ -13,6 +13,7 @@ from typing import Any
 from musetui.model import Item
 from musetui.sources.base import (
     ZONE_MODEL,
+    ZONE_QUOTED,
     Observer,
     Record,
     as_dict,
@@ -26,11 +27,38 @@ from musetui.sources.base import (
     text_of,
 )
 from musetui.sources.spec import Format
+from musetui.sources.zones import ZONE_TEXT, ZONE_TOOL_ARGS, Zones, declare
 
 RESPONSES = "openai-responses"
 CHAT = "openai-chat"
 ANTHROPIC = "anthropic-messages"
 GEMINI = "gemini"
+
+#: A raw API body is the serving stack's own envelope, except the fields that carry what the
+#: model wrote (docs/fingerprints.md#zones): reply and reasoning text, tool-call arguments and
+#: inputs, and server-tool results. One table for the four API formats (and Converse).
+ZONES = Zones(
+    stack=("*",),
+    quoted=(
+        ("*.text", ZONE_TEXT),
+        ("*.thinking", ZONE_TEXT),
+        ("*.summary", ZONE_TEXT),
+        ("*.refusal", ZONE_TEXT),
+        ("*.reasoning_content", ZONE_TEXT),
+        ("choices[].message.content", ZONE_TEXT),
+        ("choices[].delta.content", ZONE_TEXT),
+        ("*.arguments", ZONE_TOOL_ARGS),
+        ("*.input", ZONE_TOOL_ARGS),
+        ("*.args", ZONE_TOOL_ARGS),
+        ("*.partial_json", ZONE_TOOL_ARGS),
+        ("*.content[].content", ZONE_QUOTED),
+        ("delta", ZONE_TEXT),  # a Responses stream's text and argument deltas; Anthropic's delta events
+    ),
+    default=ZONE_MODEL,
+    keep=("delta.signature", "delta.stop_reason", "delta.stop_sequence"),
+)
+for _fmt in (RESPONSES, CHAT, ANTHROPIC, GEMINI):
+    declare(_fmt, ZONES)
 
 _ANTHROPIC_EVENTS = frozenset(
     {"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping"}

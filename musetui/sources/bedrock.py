@@ -16,10 +16,14 @@ from typing import Any
 import orjson
 
 from musetui.model import Item
+from musetui.sources.api import ZONES as API_ZONES
 from musetui.sources.base import ZONE_MODEL, Observer, Record, as_dict, dig, new_item
 from musetui.sources.spec import Format
+from musetui.sources.zones import declare
 
 FORMAT = "bedrock-converse"
+#: Converse bodies quote the model in the same fields as the other API bodies (docs/fingerprints.md#zones).
+ZONES = declare(FORMAT, API_ZONES)
 
 STREAM_EVENTS = frozenset(
     {"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata"}

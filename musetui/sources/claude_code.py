@@ -37,8 +37,31 @@ from musetui.sources.base import (
     text_of,
 )
 from musetui.sources.spec import Format
+from musetui.sources.zones import ZONE_TEXT, ZONE_TOOL_ARGS, Zones, declare
 
 FORMAT = "claude-code"
+
+#: Where Anthropic's stack writes in a Claude Code line, and what the model wrote
+#: (docs/fingerprints.md#zones): text and thinking blocks and tool_use inputs (a Write's file
+#: content, say) are quoted; user lines, tool results and summaries are quoted input.
+ZONES = declare(
+    FORMAT,
+    Zones(
+        stack=(
+            "message.id", "message.model", "message.content[].id", "message.content[].signature",
+            "message.content[].data", "message.usage*", "message.container*", "requestId",
+            "parent_tool_use_id", "message.content[].tool_use_id", "sessionId", "session_id", "uuid",
+            "parentUuid", "agentId",
+        ),
+        quoted=(
+            ("message.content[].input", ZONE_TOOL_ARGS),
+            ("message.content[].text", ZONE_TEXT),
+            ("message.content[].thinking", ZONE_TEXT),
+            ("message.content[].content", ZONE_QUOTED),
+            ("toolUseResult", ZONE_QUOTED),
+        ),
+    ),
+)
 
 LINE_TYPES = frozenset(
     {

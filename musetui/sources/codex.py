@@ -22,8 +22,36 @@ from musetui.sources.base import (
     text_of,
 )
 from musetui.sources.spec import Format
+from musetui.sources.zones import ZONE_TEXT, ZONE_TOOL_ARGS, Zones, declare
 
 FORMAT = "codex"
+
+#: Where OpenAI's stack writes in a rollout line, and what the model wrote
+#: (docs/fingerprints.md#zones): message and reasoning-summary text, tool-call arguments and
+#: custom tool inputs are quoted; tool outputs, user messages and instructions are quoted input.
+ZONES = declare(
+    FORMAT,
+    Zones(
+        stack=(
+            "payload.id", "payload.call_id", "payload.encrypted_content", "payload.info*",
+            "payload.rate_limits*", "payload.model_provider", "payload.model", "payload.turn_id",
+            "thread_id", "item.id", "usage*",
+        ),
+        quoted=(
+            ("payload.arguments", ZONE_TOOL_ARGS),
+            ("payload.input", ZONE_TOOL_ARGS),
+            ("payload.action", ZONE_TOOL_ARGS),
+            ("item.command", ZONE_TOOL_ARGS),
+            ("payload.content", ZONE_TEXT),
+            ("payload.summary", ZONE_TEXT),
+            ("payload.message", ZONE_TEXT),
+            ("payload.text", ZONE_TEXT),
+            ("item.text", ZONE_TEXT),
+            ("payload.output", ZONE_QUOTED),
+            ("item.aggregated_output", ZONE_QUOTED),
+        ),
+    ),
+)
 
 RECORD_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 #: Event types of the ``codex exec --json`` stream (thread, turn and item lifecycle).

@@ -8,9 +8,10 @@ and ``[[upstream]]`` tables), not here.
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from bisect import bisect_right
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import unquote, urlsplit
 
 from musetui.fingerprints.types import Decoded, Strength, Tag
@@ -26,6 +27,7 @@ from musetui.sources.generic import GenericObserver
 from musetui.sources.layouts import JSON_LAYOUT, parse
 from musetui.sources.layouts import claims as claims
 from musetui.sources.spec import Format
+from musetui.sources.zones import for_format as zone_table
 
 if TYPE_CHECKING:
     from musetui.fingerprints.attribution import Located
@@ -66,7 +68,23 @@ def model_from_uri(uri: str) -> str | None:
     return unquote(m.group(1)) if m else None
 
 
-def _signal(detector: str, value: str, entry: Any, meaning: str, fields: tuple[tuple[str, str], ...]) -> Decoded:
+CONVERSE = "bedrock-converse"
+#: A Converse response body: only Amazon Bedrock serves that API (docs/fingerprints.md#bedrock).
+CONVERSE_HOST = Decoded(
+    detector="format",
+    value=CONVERSE,
+    provider=None,
+    host="bedrock",
+    strength="strong",
+    tag="source",
+    meaning="a Converse response body (output.message, stopReason, metrics): Amazon Bedrock's own API",
+    shape="bedrock-converse",
+)
+
+
+def _signal(
+    detector: str, value: str, entry: Any, meaning: str, fields: tuple[tuple[str, str], ...], problem: str = ""
+) -> Decoded:
     strength: Strength = entry.strength
     tag: Tag = entry.tag
     return Decoded(
@@ -77,10 +95,51 @@ def _signal(detector: str, value: str, entry: Any, meaning: str, fields: tuple[t
         strength=strength,
         tag=tag,
         fields=fields,
-        meaning=meaning + (f" ({entry.note})" if entry.note else ""),
+        meaning=meaning + (f" ({entry.note})" if entry.note else "") + (f": {_NO_CREDIT[problem]}, no credit" if problem else ""),
+        problems=(problem,) if problem else (),
         shape=str(getattr(entry, "match", None) or getattr(entry, "name", "")),
         via=entry.via,
     )
+
+
+#: Header values that a recorder or a scrubber wrote, not the service: empty, one repeated
+#: non-digit character, or a word that marks a stand-in (docs/fingerprints.md#header-shape).
+PLACEHOLDER = re.compile(
+    r"\s*|([^0-9])\1*|.*(?:redact|scrub|sanitiz|placeholder|changeme|xxx|\*\*\*|<[^>]*>).*"
+    r"|(?:.*[^a-z])?(?:test|tst|fake|dummy|mock|example|sample|none|null|n/a)(?:[^a-z].*)?",
+    re.IGNORECASE | re.DOTALL,
+)
+_NO_CREDIT = {
+    "placeholder-value": "the value is a placeholder (a recorder's or scrubber's, not the service's)",
+    "unexpected-shape": "the value does not have the shape the service sends",
+    "private-endpoint": "the request went to a loopback or private address, which is no maker's public API",
+}
+
+
+def header_problem(entry: Any, value: str, private: bool) -> str:
+    """Why a provider or host header earns nothing here ("" when it earns its credit)."""
+    if not (entry.provider or entry.host):
+        return ""  # a router's header: a gateway on this machine is still that gateway
+    if private:
+        return "private-endpoint"
+    if PLACEHOLDER.fullmatch(value.strip()):
+        return "placeholder-value"
+    shape = getattr(entry, "shape", None)
+    if shape and not re.fullmatch(shape, value.strip()):
+        return "unexpected-shape"
+    return ""
+
+
+def private_host(hostname: str) -> bool:
+    """True for a loopback, private-network or link-local address, or a local name."""
+    name = hostname.strip("[]").lower()
+    if name == "localhost" or name.endswith((".localhost", ".local", ".internal")):
+        return True
+    try:
+        ip = ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_unspecified
 
 
 def upstream_evidence(obj: Any, via_hint: str | None) -> Decoded | None:
@@ -176,8 +235,13 @@ class _Locator:
         return ex.line
 
 
-def scan(data: bytes, summary: SessionSummary, kind: str, document: Any = None) -> tuple[list[Located], list[int]]:
+def scan(
+    data: bytes, summary: SessionSummary, kind: str, document: Any = None, spans: list[ExchangeSpan] | None = None
+) -> tuple[list[Located], list[int]]:
     """Fill ``summary`` from a capture and return its located evidence and the exchanges' offsets.
+
+    With ``spans``, each exchange's slice of the evidence and the model it names are appended
+    to it, for judging the capture exchange by exchange.
 
     Raises:
         NotACapture, CaptureError: see :func:`parse`.
@@ -188,58 +252,60 @@ def scan(data: bytes, summary: SessionSummary, kind: str, document: Any = None) 
     exchanges, starts = parse(data, kind, document)
     cat = _catalogue()
     loc = _Locator(data, starts)
-    located: list[Located] = []
-    seen: set[str] = set()
+    got = _Collected()
     for ex in exchanges:
+        got.mine, got.mine_seen = [], set()
         parts = urlsplit(ex.uri)
         hostname = (parts.hostname or "").lower()
         via_hint: str | None = None
         endpoint = cat.endpoint(hostname) if hostname else None
         if endpoint is not None:
             via_hint = endpoint.via
-            tag = "endpoint:" + hostname
-            if tag not in seen:
-                seen.add(tag)
-                dec = _signal(
-                    "http-endpoint",
-                    hostname + parts.path,
-                    endpoint,
-                    f"request sent to {hostname}",
-                    (("host", hostname), ("path", parts.path)),
-                )
-                located.append(Located(dec, loc.line(ex, ex.uri), "request.uri", ZONE_MODEL, None))
+            dec = _signal(
+                "http-endpoint",
+                hostname + parts.path,
+                endpoint,
+                f"request sent to {hostname}",
+                (("host", hostname), ("path", parts.path)),
+            )
+            got.add("endpoint:" + hostname, Located(dec, loc.line(ex, ex.uri), "request.uri", ZONE_MODEL, None))
+        private = private_host(hostname)
         for zone_name, headers in (("response", ex.resp_headers), ("request", ex.req_headers)):
             for name, value in headers:
                 entry = cat.header(name, value)
-                if entry is not None and (zone_name == "response" or entry.via):
-                    tag = f"header:{name}"
-                    if tag not in seen:
-                        seen.add(tag)
-                        shown = value if len(value) <= 80 else value[:77] + "…"
-                        dec = _signal("http-header", f"{name}: {shown}", entry, f"{zone_name} header {name}", (("header", name), ("value", shown)))
-                        field_name = name if zone_name == "response" else f"request.{name}"
-                        located.append(Located(dec, loc.line(ex, name), field_name, ZONE_MODEL, None))
+                if entry is not None and (zone_name == "response" or entry.via) and got.new(f"header:{name}"):
+                    shown = value if len(value) <= 80 else value[:77] + "…"
+                    dec = _signal("http-header", f"{name}: {shown}", entry, f"{zone_name} header {name}",
+                                  (("header", name), ("value", shown)), header_problem(entry, value, private))
+                    field_name = name if zone_name == "response" else f"request.{name}"
+                    got.add(f"header:{name}", Located(dec, loc.line(ex, name), field_name, ZONE_MODEL, None))
                 if zone_name == "response" and len(value) >= 9:
                     for dec in _decode_value(value, name):
-                        if dec.value not in seen:
-                            seen.add(dec.value)
-                            located.append(Located(dec, loc.line(ex, dec.value), name, ZONE_MODEL, None))
+                        if got.new(dec.value):
+                            got.add(dec.value, Located(dec, loc.line(ex, dec.value), name, ZONE_MODEL, None))
         t_line = _exchange_time(ex)
+        fmt = body_format(ex.records)
+        if fmt == CONVERSE and got.new("format:converse"):
+            got.add("format:converse", Located(CONVERSE_HOST, loc.line(ex, "output"), "response.body", ZONE_MODEL, None))
+        body_zone = zone_table(fmt).zone_of
         for rec in ex.records:
             for dec, _key, path in walk_body(rec, via_hint):
-                if dec.value and dec.value in seen:
+                tag = dec.value or f"{dec.detector}:{path}"
+                if dec.value and not got.new(tag):
                     continue
-                seen.add(dec.value or f"{dec.detector}:{path}")
-                located.append(
-                    Located(dec, loc.line(ex, dec.value or path.rsplit(".", 1)[-1]), "response.body." + path,
-                            ZONE_MODEL, t_line, after_tol=TOL_AFTER_CREATED_S)
-                )
+                got.add(tag, Located(dec, loc.line(ex, dec.value or path.rsplit(".", 1)[-1]), "response.body." + path,
+                                     body_zone(path, dec.detector.startswith("key")), t_line, after_tol=TOL_AFTER_CREATED_S),
+                        always=not dec.value)  # fmt: skip
         if isinstance(ex.req_body, dict | list):
             for dec, _key, path in extract.walk_record(ex.req_body):
-                if dec.value and dec.value in seen:
+                tag = dec.value or f"{dec.detector}:request:{path}"
+                if dec.value and not got.new(tag):
                     continue
-                seen.add(dec.value or f"{dec.detector}:request:{path}")
-                located.append(Located(dec, loc.line(ex, dec.value or path), "request.body." + path, ZONE_QUOTED, None))
+                got.add(tag, Located(dec, loc.line(ex, dec.value or path), "request.body." + path, ZONE_QUOTED, None),
+                        always=not dec.value)  # fmt: skip
+        if spans is not None:
+            spans.append(ExchangeSpan(got.mine, exchange_model(ex), ex.line))
+    located = got.located
     summarize(exchanges, summary)
     return located, [ex.offset for ex in exchanges]
 
@@ -251,6 +317,45 @@ def _exchange_time(ex: Exchange) -> float | None:
         if t is not None:
             return t
     return ex.time
+
+
+class ExchangeSpan(NamedTuple):
+    """One exchange of a capture: its own evidence (not deduplicated against the others), the model it names, its line."""
+
+    located: list[Located]
+    model: str | None
+    line: int
+
+
+class _Collected:
+    """The capture's evidence, deduplicated by value across exchanges, and the current exchange's own."""
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+        self.located: list[Located] = []
+        self.mine: list[Located] = []
+        self.mine_seen: set[str] = set()
+
+    def new(self, tag: str) -> bool:
+        """Whether a finding with this tag is new to the capture or to the current exchange."""
+        return tag not in self.mine_seen or tag not in self.seen
+
+    def add(self, tag: str, found: Located, always: bool = False) -> None:
+        """Keep one finding unless its ``tag`` was met before (``always``: keep it anyway)."""
+        if always or tag not in self.seen:
+            self.seen.add(tag)
+            self.located.append(found)
+        if always or tag not in self.mine_seen:
+            self.mine_seen.add(tag)
+            self.mine.append(found)
+
+
+def exchange_model(ex: Exchange) -> str | None:
+    """The model one exchange names: its request's, its URL's, else its response's."""
+    req_model = dig(ex.req_body, "model")
+    if isinstance(req_model, str) and req_model:
+        return req_model
+    return model_from_uri(ex.uri) or next((m for m in map(_record_model, ex.records) if m), None)
 
 
 def summarize(exchanges: list[Exchange], summary: SessionSummary) -> None:
@@ -287,7 +392,8 @@ def summarize(exchanges: list[Exchange], summary: SessionSummary) -> None:
 _AUXILIARY_WORDS = ("embed", "rerank", "moderation", "whisper", "tts", "transcribe")
 
 
-def _auxiliary(model: str) -> bool:
+def auxiliary_model(model: str) -> bool:
+    """True for a model that writes no reply (embeddings, rerankers, moderation, speech)."""
     low = model.lower()
     return any(w in low for w in _AUXILIARY_WORDS)
 
@@ -299,8 +405,8 @@ def _prefer_generating_model(summary: SessionSummary) -> None:
     embeddings, then OpenAI chat): the session is the chat's, not the embedding model's.
     """
     declared = summary.declared_model
-    if declared is not None and _auxiliary(declared):
-        summary.declared_model = next((m for m in summary.models if not _auxiliary(m)), declared)
+    if declared is not None and auxiliary_model(declared):
+        summary.declared_model = next((m for m in summary.models if not auxiliary_model(m)), declared)
 
 
 def _decode_value(value: str, name: str) -> list[Decoded]:

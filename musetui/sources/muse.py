@@ -29,8 +29,29 @@ from musetui.sources.base import (
     text_of,
 )
 from musetui.sources.spec import Format
+from musetui.sources.zones import ZONE_TEXT, ZONE_TOOL_ARGS, Zones, declare
 
 FORMAT = "muse"
+
+#: Where the serving stack writes in a Muse record, and what the model or the harness wrote
+#: (docs/fingerprints.md#zones): the reply and reasoning text and the tool calls' arguments are
+#: quoted, whatever they hold; started prompts and tool results are quoted input.
+ZONES = declare(
+    FORMAT,
+    Zones(
+        stack=(
+            "stream.id", "payload.record.*", "payload.event.message_id", "payload.event.signature",
+            "payload.event.tool_calls[].call_id", "payload.event.tool_calls[].id", "payload.event.usage*",
+            "payload.event.model",
+        ),
+        quoted=(
+            ("payload.event.tool_calls[].args", ZONE_TOOL_ARGS),
+            ("payload.event.text", ZONE_TEXT),
+            ("payload.event.prompt", ZONE_QUOTED),
+            ("payload.event.results", ZONE_QUOTED),
+        ),
+    ),
+)
 
 KNOWN_EVENTS = frozenset(
     {

@@ -763,7 +763,7 @@ def test_gemini_response_id_rejects_out_of_window_and_scoping() -> None:
         ("toolu_019okXfjnUzJkV2VZbndx6ik", "anthropic", None, "toolu_01", "strong"),
         ("srvtoolu_01Qxbje4duKBes3Nj42MkZug", "anthropic", None, "srvtoolu_01", "strong"),
         ("toolu_bdrk_01AbkxtHRBE6DZyuxjrqa8SJ", "anthropic", "bedrock", "toolu_bdrk_01", "strong"),
-        ("tooluse_AbCdEfGhIjKlMn", "anthropic", "bedrock", "tooluse_", "medium"),
+        ("tooluse_AbCdEfGhIjKlMn", None, "bedrock", "tooluse_", "medium"),  # Nova mints them too: no maker
         ("call_93562515", "xai", None, "call_+8digits", "weak"),
         ("gSIMJiOkT", "mistral", None, "9-char mixed case", "weak"),
         ("ax9fskhev", "groq", None, "9-char lowercase", "weak"),

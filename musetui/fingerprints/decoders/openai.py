@@ -174,6 +174,11 @@ _CHATCMPL_OPENAI_RE = re.compile(r"chatcmpl-[A-Za-z0-9]{29}")
 _CHATCMPL_HEX32_RE = re.compile(r"chatcmpl-[0-9a-f]{32}")
 _UUID4_BODY = r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
 _CHATCMPL_UUID_RE = re.compile(rf"chatcmpl-{_UUID4_BODY}")
+#: Self-hosted OpenAI-compatible servers (docs/fingerprints.md#self-hosted): Ollama's
+#: ``fmt.Sprintf("chatcmpl-%d", rand.Intn(999))``; llama.cpp's ``"chatcmpl-" + random_string()``
+#: (32 characters of [0-9A-Za-z]).
+_CHATCMPL_OLLAMA_RE = re.compile(r"chatcmpl-[0-9]{1,3}")
+_CHATCMPL_LLAMACPP_RE = re.compile(r"chatcmpl-[A-Za-z0-9]{32}")
 
 
 def decode_chatcmpl_id(s: str) -> Decoded | None:
@@ -204,6 +209,30 @@ def decode_chatcmpl_id(s: str) -> Decoded | None:
             meaning="chatcmpl- + 32 hex: Fireworks-like (vLLM-style servers mint the same shape)",
             shape="chatcmpl-+32hex",
         )
+    if _CHATCMPL_OLLAMA_RE.fullmatch(s):
+        return Decoded(
+            detector="chatcmpl-id",
+            value=s,
+            provider=None,
+            host=None,
+            strength="weak",
+            tag="source",
+            fields=(("shape", "chatcmpl- + a number below 999"),),
+            meaning="chatcmpl- + a number below 999: Ollama's OpenAI-compatible server (self-hosted)",
+            shape="chatcmpl-+digits",
+        )
+    if _CHATCMPL_LLAMACPP_RE.fullmatch(s):
+        return Decoded(
+            detector="chatcmpl-id",
+            value=s,
+            provider=None,
+            host=None,
+            strength="weak",
+            tag="source",
+            fields=(("shape", "chatcmpl- + 32 base62"),),
+            meaning="chatcmpl- + 32 base62: llama.cpp's server (self-hosted)",
+            shape="chatcmpl-+32b62",
+        )
     if _CHATCMPL_UUID_RE.fullmatch(s):
         return Decoded(
             detector="chatcmpl-id",
@@ -224,10 +253,38 @@ _FP_DEEPSEEK_RE = re.compile(r"fp_[0-9a-f]{10}_prod[A-Za-z0-9_]*")
 _FP20_RE = re.compile(r"fp_[0-9a-f]{20}")
 
 
+#: llama.cpp's ``build_info``: "b" + build number + "-" + commit (b4963-02082f15).
+_LLAMACPP_BUILD_RE = re.compile(r"b[0-9]{1,6}-[0-9a-f]{7,12}")
+
+
 def classify_system_fingerprint(s: str) -> Decoded | None:
     """Classify a ``system_fingerprint`` value; only the unusual shapes are informative (§4.5)."""
+    if _LLAMACPP_BUILD_RE.fullmatch(s):
+        return Decoded(
+            detector="system-fingerprint",
+            value=s,
+            provider=None,
+            host=None,
+            strength="weak",
+            tag="source",
+            fields=(("shape", "b<build>-<commit>"),),
+            meaning="llama.cpp server build as system_fingerprint (self-hosted)",
+            shape="llama.cpp-build",
+        )
     if not s.startswith("fp_"):
         return None
+    if s == "fp_ollama":
+        return Decoded(
+            detector="system-fingerprint",
+            value=s,
+            provider=None,
+            host=None,
+            strength="weak",
+            tag="source",
+            fields=(("shape", "fp_ollama"),),
+            meaning="fp_ollama: Ollama's OpenAI-compatible server (self-hosted)",
+            shape="fp_ollama",
+        )
     if _FP10_RE.fullmatch(s):
         return Decoded(
             detector="system-fingerprint",

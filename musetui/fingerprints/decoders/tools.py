@@ -21,6 +21,7 @@ _CALL24_RE = re.compile(r"call_[A-Za-z0-9]{24}")
 _CALL_DEEPSEEK_RE = re.compile(r"call_\d{2}_[A-Za-z0-9]{24}")
 _CALL32HEX_RE = re.compile(r"call_[0-9a-f]{32}")
 _CALL_XAI_RE = re.compile(r"call_\d{8}")
+_CALL_OLLAMA_RE = re.compile(r"call_(?=[a-z0-9]*[a-z])[a-z0-9]{8}")  # ollama/ollama toolCallId()
 _KIMI_RE = re.compile(r"functions\.[A-Za-z0-9_\-.]+:\d+")
 _VLLM_RE = re.compile(r"chatcmpl-tool-[0-9a-f]{16,32}")
 _TOOLUSE_RE = re.compile(r"tooluse_[A-Za-z0-9_\-]{10,}")
@@ -99,6 +100,11 @@ def _classify_tool_id(s: str, strong_only: bool) -> Decoded | None:
             )
         if n == 13 and not strong_only and _CALL_XAI_RE.fullmatch(s):
             return _tool(s, "call_+8digits", "xai", "weak", "verified", "call_ + 8 digits: xAI")
+        if n == 13 and not strong_only and _CALL_OLLAMA_RE.fullmatch(s):
+            return _tool(
+                s, "call_+8lower", None, "weak", "source",
+                "call_ + 8 lowercase alphanumerics: Ollama's tool-call id (a self-hosted server)",
+            )  # fmt: skip
         return None
     if s.startswith(("toolu_", "srvtoolu_")):
         d = decode_anthropic_id(s)
@@ -111,10 +117,11 @@ def _classify_tool_id(s: str, strong_only: bool) -> Decoded | None:
             return _tool(
                 s,
                 "tooluse_",
-                "anthropic",
+                None,
                 "medium",
-                "source",
-                "tooluse_ id: Bedrock Converse / Kiro route (third-party claim)",
+                "verified",
+                "tooluse_ id: minted by Amazon Bedrock's Converse API for every model it serves "
+                "(Claude, Nova, Llama, Mistral …): host bedrock, no maker",
                 host="bedrock",
             )
         return None
