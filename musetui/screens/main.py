@@ -56,9 +56,11 @@ from musetui.screens.layout import (
     LAYOUT_CLASSES,
     layout_classes,
     layout_mode,
+    next_part,
     panes_hint,
     single_part,
     stepped_delta,
+    tree_height,
     tree_width,
 )
 from musetui.screens.main_bindings import MAIN_BINDINGS
@@ -74,6 +76,7 @@ from musetui.widgets.session_tree import (
     LEGEND,
     Node,
     SessionTree,
+    TreeHeader,
     provider_label,
     route_label,
 )
@@ -154,16 +157,18 @@ class MainScreen(Screen[None]):
         self._layout_classes(self.app.size.width)  # before the parts mount: they are styled once
         yield MuseHeader([display_root(r) for r in self.roots], id="header")
         with Horizontal(id="main"):
-            with Vertical(id="left"):
-                yield SessionTree(self.root_labels, id="tree")
-                yield Static(LEGEND, id="legend", markup=False)
-            with Container(id="right"):
+            with Vertical(id="side"):
+                with Vertical(id="left"):
+                    tree = SessionTree(self.root_labels, id="tree")
+                    yield TreeHeader(tree, id="tree-header")
+                    yield tree
+                    yield Static(LEGEND, id="legend", markup=False)
                 with Vertical(id="middle"):
                     yield ItemList(id="items")
-                with TabbedContent(id="panes", initial="ids"):
-                    for pane_id, cls in zip(PANE_IDS, PANES, strict=True):
-                        with TabPane(f"{PANE_IDS.index(pane_id) + 1} {cls.title}", id=pane_id):
-                            yield cls(id=f"pane-{pane_id}")
+            with Container(id="right"), TabbedContent(id="panes", initial="ids"):
+                for pane_id, cls in zip(PANE_IDS, PANES, strict=True):
+                    with TabPane(f"{PANE_IDS.index(pane_id) + 1} {cls.title}", id=pane_id):
+                        yield cls(id=f"pane-{pane_id}")
         yield StatusLine(id="status")
         yield Footer()
 
@@ -220,14 +225,17 @@ class MainScreen(Screen[None]):
         return None
 
     def apply_layout(self) -> None:
-        """Fit the parts to the screen's width: three columns, tree | items over panes, or one part."""
+        """Fit the parts to the screen: the tree over the items beside the panes, or one part."""
         width = self.size.width or self.app.size.width
+        height = self.size.height or self.app.size.height
         mode, single = self._layout_classes(width)
-        left = self.query_one("#left")
+        side, left = self.query_one("#side"), self.query_one("#left")
         if single is not None:
-            left.styles.width = "1fr"
+            side.styles.width = "1fr"
+            left.styles.height = "1fr"
         else:
-            left.styles.width = tree_width(width, mode, self.tree_delta)
+            side.styles.width = tree_width(width, mode, self.tree_delta, self.session_tree.content_width())
+            left.styles.height = tree_height(max(0, height - 3), self.session_tree.row_count)
         hint = panes_hint(mode, self.zoomed)
         self.query_one("#panes").border_title = Text("Panes" + hint) if hint else None
 
@@ -259,7 +267,30 @@ class MainScreen(Screen[None]):
     def action_tree_width(self, step: int) -> None:
         """[ and ]: narrower or wider session tree."""
         width = self.size.width or self.app.size.width
-        self.tree_delta = stepped_delta(width, self.mode, self.tree_delta, step)
+        content = self.session_tree.content_width()
+        self.tree_delta = stepped_delta(width, self.mode, self.tree_delta, step, content)
+        self.apply_layout()
+
+    def action_next_part(self, step: int) -> None:
+        """tab and shift+tab: the next (or previous) part takes the focus, and is shown on a narrow screen."""
+        part = next_part(self.part_of(self.focused) or self.shown_part, step)
+        if self.zoomed is not None:
+            self.zoomed = part
+        self.show_part(part)
+        self.apply_layout()
+        self.focus_part(part)
+
+    def focus_part(self, part: str) -> None:
+        """Focus the widget of ``part``: the tree, the item list or the pane shown."""
+        if part == "tree":
+            self.session_tree.focus()
+        elif part == "items":
+            self.items.focus()
+        else:
+            self.pane(self.tabs.active or "evidence").focus()
+
+    @on(SessionTree.RowsChanged)
+    def _tree_rows_changed(self, event: SessionTree.RowsChanged) -> None:
         self.apply_layout()
 
     # ------------------------------------------------------------------ indexing

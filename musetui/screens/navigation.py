@@ -68,6 +68,8 @@ class Navigator:
         if not (keep_part and screen.part_of(screen.focused) == "panes"):
             screen.session_tree.focus()
         screen.select_session(target, immediate=True)
+        # The evidence is why the session is flagged: pane 5 shows it (alone on a narrow screen).
+        screen.action_pane("evidence")
 
     def indexing_finished(self) -> None:
         """Take the o/O step pressed while indexing had flagged nothing yet."""
