@@ -17,8 +17,10 @@ MEDIUM_MIN = 100
 PARTS = ("tree", "items", "panes")
 #: Columns added or taken by one press of ] or [.
 TREE_STEP = 4
-#: The side column's widest share of the screen, per mode (the panes keep the rest).
-SIDE_SHARE = {"wide": 0.36, "medium": 0.40, "narrow": 0.40}
+#: The side column's widest share of the screen (the panes keep the rest) …
+SIDE_SHARE = 0.40
+#: … and on wide screens at most this many columns plus SIDE_GROWTH of the width.
+SIDE_BASE, SIDE_GROWTH = 40, 0.16
 #: The narrowest side column the content may ask for.
 SIDE_MIN = 34
 #: The tallest share of the side column the tree takes (the items keep the rest).
@@ -47,7 +49,7 @@ def tree_width(width: int, mode: str, delta: int = 0, content: int | None = None
         delta: the user's [ and ] (columns).
         content: the columns the tree's rows need (border included), when known.
     """
-    hi = max(SIDE_MIN, round(width * SIDE_SHARE.get(mode, 0.40)))
+    hi = max(SIDE_MIN, min(round(width * SIDE_SHARE), SIDE_BASE + round(width * SIDE_GROWTH)))
     auto = hi if content is None else max(min(SIDE_MIN, hi), min(hi, content))
     return max(20, min(width - 30, auto + delta))
 

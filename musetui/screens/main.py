@@ -96,6 +96,19 @@ OPEN_DEBOUNCE_S = 0.06
 PANE_DEBOUNCE_S = 0.04
 
 
+#: How the header names the bundled sample when musetui opened it itself (no PATH, no transcripts found).
+SAMPLE_LABEL = "bundled sample (no transcripts found)"
+
+
+def header_root(root: str) -> str:
+    """A root as the header names it: as the user wrote it, or :data:`SAMPLE_LABEL` for the bundled sample."""
+    from musetui.config import sample_dir
+
+    if os.path.isabs(root) and os.path.realpath(root) == os.path.realpath(sample_dir()):
+        return SAMPLE_LABEL
+    return display_root(root)
+
+
 class MainScreen(Screen[None]):
     """Tree · items · panes, with the header, a status line and the footer."""
 
@@ -155,7 +168,7 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         self._layout_classes(self.app.size.width)  # before the parts mount: they are styled once
-        yield MuseHeader([display_root(r) for r in self.roots], id="header")
+        yield MuseHeader([header_root(r) for r in self.roots], id="header")
         with Horizontal(id="main"):
             with Vertical(id="side"):
                 with Vertical(id="left"):
@@ -364,6 +377,9 @@ class MainScreen(Screen[None]):
     @on(IndexRefreshed)
     def _refreshed(self, message: IndexRefreshed) -> None:
         self.feed.refresh(message)
+        if message.diagnostic_list or self.diagnostics:
+            self.diagnostics = list(message.diagnostic_list)
+            self.navigator.diagnostics_changed()
         self.live_updates += 1
         self.status.index_text = refreshed_text(message, self.session_tree.sessions, time.strftime("%H:%M:%S"))
         current = self.current

@@ -13,7 +13,7 @@ MAIN_BINDINGS: list[BindingType] = [
     Binding(
         "o",
         "next_flagged",
-        "next flagged",
+        "flagged",
         id="main.next_flagged",
         tooltip="Jump to the next flagged session (outliers first)",
     ),
@@ -53,7 +53,7 @@ MAIN_BINDINGS: list[BindingType] = [
     Binding(
         "y",
         "copy_evidence",
-        "copy evidence",
+        "copy",
         id="main.copy",
         tooltip="Copy the evidence report of the selected item, else of the session",
     ),
@@ -68,7 +68,7 @@ MAIN_BINDINGS: list[BindingType] = [
     Binding(
         "p",
         "filter_provider",
-        "provider",
+        "filter",
         id="main.filter",
         tooltip="Show only the sessions of one provider",
     ),

@@ -108,6 +108,14 @@ class Navigator:
 
         screen.app.push_screen(DiagnosticsScreen(screen.diagnostics, screen.roots, key_of), done)
 
+    def diagnostics_changed(self) -> None:
+        """Show the screen's diagnostics in an open ``D`` view (live follow found more)."""
+        from musetui.screens.diagnostics import DiagnosticsScreen
+
+        for view in self.screen.app.screen_stack:
+            if isinstance(view, DiagnosticsScreen):
+                view.set_diagnostics(self.screen.diagnostics)
+
     # ------------------------------------------------------------------ search
 
     async def search(self) -> None:

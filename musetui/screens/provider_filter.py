@@ -41,7 +41,9 @@ class ProviderFilterScreen(ModalScreen[str | None]):
         total = sum(self.counts.values())
         mark = "● " if self.current is None else "  "
         options.append(Option(Text(f"{mark}all providers  {total}"), id=ALL))
-        for p in sorted(PROVIDERS, key=lambda p: (-self.counts.get(p, 0), PROVIDERS.index(p))):
+        # Only the providers some session has (and the one filtered on, even if it has none now).
+        shown = [p for p in PROVIDERS if self.counts.get(p, 0) or p == self.current]
+        for p in sorted(shown, key=lambda p: (-self.counts.get(p, 0), PROVIDERS.index(p))):
             n = self.counts.get(p, 0)
             text = Text("● " if self.current == p else "  ")
             text.append("■ ", style=provider_style(self.app.theme_variables, p, self.background_colors[1]))

@@ -8,6 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.keys import key_to_character
 
 #: Shown when musetui.search is not importable (it always is in a release).
 FALLBACK_QUERY_HELP = (
@@ -33,8 +34,13 @@ KEY_NAMES = {
 
 
 def key_display(key: str) -> str:
-    """``down,j`` → ``↓ / j``."""
-    return " / ".join(KEY_NAMES.get(k.strip(), k.strip()) for k in key.split(","))
+    """``down,j`` → ``↓ / j``; ``right_square_bracket`` → ``]`` (Textual's own key names)."""
+    return " / ".join(KEY_NAMES.get(k.strip()) or _one_key(k.strip()) for k in key.split(","))
+
+
+def _one_key(key: str) -> str:
+    """A key as typed: ``]`` for ``right_square_bracket``, ``ctrl+g`` stays as it is."""
+    return key_to_character(key) or key if len(key) > 1 and "+" not in key else key
 
 
 def binding_rows(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
@@ -48,7 +54,8 @@ def binding_rows(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
         if ident in seen:
             continue
         seen.add(ident)
-        rows.append((key_display(b.key), b.tooltip or b.description))
+        keys = key_display(b.key) if not b.key_display or "," in b.key else b.key_display
+        rows.append((keys, b.tooltip or b.description))
     return rows
 
 
