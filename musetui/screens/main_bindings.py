@@ -187,6 +187,15 @@ MAIN_BINDINGS: list[BindingType] = [
         tooltip="Show only flagged sessions (again: show all)",
     ),
     Binding(
+        "colon,ctrl+g",
+        "goto_line",
+        "go to line",
+        key_display=":",
+        show=False,
+        id="main.goto_line",
+        tooltip="Go to a line of the open session's file (its item in the list)",
+    ),
+    Binding(
         "D",
         "diagnostics",
         "diagnostics",

@@ -73,15 +73,16 @@ class MuseHeader(Widget):
         )
         room = width - len(tail)
         for i, (provider, n) in enumerate(order):
-            chunk = f"■ {provider} {n:,}  "
-            more = f"+{len(order) - i - 1} more" if i < len(order) - 1 else ""
-            if text.cell_len + len(chunk.rstrip()) + (len(more) + 1 if more else 0) > room:
-                text.append(f"+{len(order) - i} more", style=dim)  # a provider is shown whole or not at all
+            gap = "  " if i else ""
+            chunk = f"{gap}■ {provider} {n:,}"
+            more = f"  +{len(order) - i - 1} more" if i < len(order) - 1 else ""
+            if text.cell_len + len(chunk) + len(more) > room:
+                text.append(f"{gap}+{len(order) - i} more", style=dim)  # a provider is shown whole or not at all
                 break
             style = provider_style(self.app.theme_variables, provider, self.background_colors[1])
-            text.append("■ ", style=style)
+            text.append(gap + "■ ", style=style)
             text.append(provider, style=style + Style(bold=True))
-            text.append(f" {n:,}  ")
+            text.append(f" {n:,}")
         if tail:
             pad = width - text.cell_len - len(tail)
             text.append(" " * max(1, pad))

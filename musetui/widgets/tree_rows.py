@@ -43,9 +43,9 @@ TREE_BOX_CHROME = 3
 STARTED_W = 11
 #: The columns after the id, in the order they claim the tree's width (the title takes what is
 #: left). On the row they read: id, provider, items, started, model, title.
-COLUMN_PRIORITY = ("provider", "items", "started", "model")
-#: The narrowest model column shown (a longer model is cut to fit, with …).
-MODEL_MIN = 9
+COLUMN_PRIORITY = ("provider", "items", "model", "started")
+#: The model column's first claim (a longer model is cut to fit, with …, when the width is short).
+MODEL_MIN = 12
 
 
 @dataclass(frozen=True, slots=True)
@@ -381,19 +381,27 @@ class TreeRows:
             out.append((" " + str(s.items).rjust(cols.items), dim))
         if cols.started:
             out.append((" " + started_label(s.started_at, cols.started > STARTED_W), dim))
+        badges: list[Piece] = []
+        if s.malformed_lines:
+            badges.append((f" ✗{s.malformed_lines}", part("session-tree--flag")))
+        if inside:
+            badges.append((f" +{inside} flagged", part("session-tree--flag")))
         if cols.model:
+            # The badges sit in the model column, after the model (cut for them when it must be).
+            room_w = max(0, cols.model - sum(cell_len(t) for t, _ in badges))
             route = route_label(s)
             model = clean(s.declared_model or s.label or "-", 60)
             if route:  # the route is part of the verdict, the model is what was declared
-                out.append((" " + clean(route, cols.model), self._provider_style(s.attribution.provider)))
-                model = clean(model, max(1, cols.model - len(route) - 1)) if cols.model > len(route) + 2 else ""
-                out.append(((" " + model if model else "").ljust(max(0, cols.model - len(route))), None))
-            else:
-                out.append((" " + clean(model, cols.model).ljust(cols.model), None))
-        if s.malformed_lines:
-            out.append((f" ✗{s.malformed_lines}", part("session-tree--flag")))
-        if inside:
-            out.append((f" +{inside} flagged", part("session-tree--flag")))
+                route = clean(route, max(1, room_w))
+                out.append((" " + route, self._provider_style(s.attribution.provider)))
+                room_w -= len(route) + 1
+            model = clean(model, room_w) if room_w >= 2 else ""
+            out.append((" " + model, None))
+            out += badges
+            pad = cols.model + 1 - (sum(cell_len(t) for t, _ in badges) + len(model) + 1 + (len(route) + 1 if route else 0))
+            out.append((" " * max(0, pad), None))
+        else:
+            out += badges
         used = sum(cell_len(t) for t, _ in out)
         if s.title and cols.title and room - used >= 12:
             out.append(("  ", None))
@@ -435,21 +443,25 @@ class TreeRows:
         return best
 
     def columns(self, width: int, rows: Sequence[RowNode]) -> Columns:
-        """Which columns show in a tree ``width`` cells wide, and how wide: see :data:`COLUMN_PRIORITY`."""
+        """Which columns show in a tree ``width`` cells wide, and how wide: see :data:`COLUMN_PRIORITY`.
+
+        The model first claims :data:`MODEL_MIN` cells (a longer one is cut with …); what the
+        columns leave then widens it up to its longest value, and the title takes the rest.
+        """
         wp, wi, wm = self.widths()
         name = self.name_width(rows) or 12
         started = STARTED_W + (5 if self.spans_years() else 0)
-        want = {"provider": max(wp, 8), "items": max(wi, 5), "model": max(wm, 5), "started": started}
+        want = {"provider": max(wp, 8), "items": max(wi, 5), "model": min(max(wm, 5), MODEL_MIN), "started": started}
         left = width - name
         got: dict[str, int] = {}
         for col in COLUMN_PRIORITY:
-            need = want[col] + 1
-            if left >= need:
+            if left >= want[col] + 1:
                 got[col] = want[col]
-                left -= need
-            elif col == "model" and left > MODEL_MIN:
-                got[col] = left - 1
-                left = 0
+                left -= want[col] + 1
+        if "model" in got:
+            grow = min(left, max(wm, 5) - got["model"])
+            got["model"] += grow
+            left -= grow
         return Columns(name, got.get("provider", 0), got.get("items", 0), got.get("started", 0), got.get("model", 0), max(0, left - 2))
 
     def natural_width(self, rows: Sequence[RowNode]) -> int | None:
