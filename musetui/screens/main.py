@@ -77,6 +77,7 @@ from musetui.widgets.session_tree import (
     Node,
     SessionTree,
     TreeHeader,
+    flag_glyph,
     provider_label,
     route_label,
 )
@@ -478,7 +479,7 @@ class MainScreen(Screen[None]):
         route = f" {route_label(s)}" if s.attribution.via else ""
         title.append(f" · {provider_label(s)}{clean(route, 40)} · {s.items:,} item{'s' if s.items != 1 else ''}")
         if s.attribution.flags:
-            title.append(" · ⚑ " + ", ".join(s.attribution.flags))
+            title.append(f" · {flag_glyph(s)} " + ", ".join(s.attribution.flags))  # ⚑ outlier, ! another flag
         set_border_title(self.query_one("#middle"), title)
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="open a session")

@@ -33,10 +33,12 @@ if TYPE_CHECKING:
 #: The glyph of a session flagged as a fleet outlier, and of other flags.
 OUTLIER_GLYPH = "⚑"
 FLAG_GLYPH = "!"
+#: The glyph after the count of flagged sessions inside a collapsed parent.
+INSIDE_GLYPH = "⚐"
 #: The model column's width when the row is short of room (it is shown whole when it fits).
 MODEL_WIDTH = 16
 #: One line explaining the row glyphs and numbers (under the tree, and in the help).
-LEGEND = "⚑ outlier · ! other flag · ✗n malformed lines · +n flagged inside · via: router"
+LEGEND = "⚑ outlier · ! other flag · +n⚐ flagged inside · ✗n malformed lines · via: router"
 #: Columns of the tree's box around its rows: the border (2) and the scrollbar (1).
 TREE_BOX_CHROME = 3
 #: The started column's width without the year (``09-01 22:01``).
@@ -316,7 +318,7 @@ class TreeRows:
         )
 
     def group_label(self, group: Group) -> list[Piece]:
-        """``claude  (12) 2⚑``: a group's title, its shown sessions and how many are flagged."""
+        """``claude  (12) 2 flagged``: a group's title, its shown sessions and how many are flagged."""
         count, flagged = self._forest.group_stats((group.root, group.format))
         part = self._styles.part
         style = part("session-tree--group")  # (under the count and flags too: bold)
@@ -338,11 +340,11 @@ class TreeRows:
         return MIN_PREFIX
 
     def session_label(self, s: SessionSummary, node: RowNode | None = None, room: int = 200) -> list[Piece]:
-        """``⚑ 01a05efe-0 09-01 22:01 openai/azure   14 muse-special  Audit site/ for…``, as runs.
+        """``⚑ 01a05efe-0 openai/azure   14 09-01 22:01 muse-special  Audit site/ for…``, as runs.
 
         A node keeps its label across repaints: it is built again only when something it
         shows changes, each part of its key: the room, the id prefix its siblings need, the
-        ``+n⚑`` badge, the column widths, the styles, and the summaries themselves
+        ``+n⚐`` badge, the column widths, the styles, and the summaries themselves
         (:meth:`labels_changed`).
         """
         prefix = self._prefix_length(node) if node is not None else MIN_PREFIX
@@ -385,7 +387,7 @@ class TreeRows:
         if s.malformed_lines:
             badges.append((f" ✗{s.malformed_lines}", part("session-tree--flag")))
         if inside:
-            badges.append((f" +{inside} flagged", part("session-tree--flag")))
+            badges.append((f" +{inside}{INSIDE_GLYPH}", part("session-tree--flag")))
         if cols.model:
             # The badges sit in the model column, after the model (cut for them when it must be).
             room_w = max(0, cols.model - sum(cell_len(t) for t, _ in badges))

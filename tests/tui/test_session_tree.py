@@ -422,7 +422,7 @@ async def test_kept_labels_follow_flags_set_in_place_the_width_the_badge_and_the
         try:
             tree.finalize(*tree.forest.links())
             await pilot.pause()
-            badge = f"+{tree.flagged_inside(parent.data)} flagged"
+            badge = f"+{tree.flagged_inside(parent.data)}⚐"
             assert badge in "".join(t for t, _ in tree.row_pieces(parent))
             parent.expand()
             await pilot.pause()
