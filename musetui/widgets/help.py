@@ -15,6 +15,13 @@ FALLBACK_QUERY_HELP = (
     'Search: bare words (all must match), "phrases", /regex/, field:value filters.'
 )
 
+#: What the session tree's columns hold, and which give way first when the tree is narrow.
+COLUMNS_HELP = (
+    "glyph · session (id prefix, unique among siblings) · provider · items · started (UTC; the year when the"
+    " sessions span years) · model · title. A narrow tree drops the title, then the started time, the model, the"
+    " items; [ and ] make it narrower or wider."
+)
+
 KEY_NAMES = {
     "question_mark": "?",
     "slash": "/",
@@ -81,7 +88,7 @@ def help_renderable(
     ]
     if legend:
         parts.append(Text("Session rows", style="bold underline"))
-        parts.append(Text("glyph · id prefix (unique among siblings) · start time (UTC) · provider · items · model · title"))
+        parts.append(Text(COLUMNS_HELP))
         parts.append(Text(legend))
         parts.append(Text(""))
     for title, bindings in sections:

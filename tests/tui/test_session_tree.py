@@ -411,7 +411,7 @@ async def test_kept_labels_follow_flags_set_in_place_the_width_the_badge_and_the
         assert narrow != wide
         assert narrow == _uncached_pieces(tree)
 
-        # The +n⚑ badge of a parent with a flagged subagent: on while collapsed, off when expanded.
+        # The +n⚐ badge of a parent with a flagged subagent: on while collapsed, off when expanded.
         parent = next(
             n for n in tree.root.children[0].children
             if n.allow_expand and isinstance(n.data, SessionSummary) and not n.is_expanded
@@ -426,7 +426,7 @@ async def test_kept_labels_follow_flags_set_in_place_the_width_the_badge_and_the
             assert badge in "".join(t for t, _ in tree.row_pieces(parent))
             parent.expand()
             await pilot.pause()
-            assert "⚑" not in "".join(t for t, _ in tree.row_pieces(parent))
+            assert "⚐" not in "".join(t for t, _ in tree.row_pieces(parent))
             assert _pieces(tree) == _uncached_pieces(tree)
             parent.collapse()
             await pilot.pause()
