@@ -192,7 +192,8 @@ class Navigator:
             self.apply_filter(None if choice == ALL else choice)
 
         screen.app.push_screen(
-            ProviderFilterScreen(screen.feed.provider_counts(), screen.session_tree.provider_filter), done
+            ProviderFilterScreen(screen.feed.provider_counts(), screen.session_tree.provider_filter, screen.feed.tallies()),
+            done,
         )
 
     def apply_filter(self, provider: str | None) -> None:

@@ -47,7 +47,7 @@ STARTED_W = 11
 #: left). On the row they read: id, provider, items, started, model, title.
 COLUMN_PRIORITY = ("provider", "items", "model", "started")
 #: The model column's first claim (a longer model is cut to fit, with …, when the width is short).
-MODEL_MIN = 12
+MODEL_MIN = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -510,7 +510,7 @@ def started_label(ts: float | None, year: bool) -> str:
     if not year:
         return when(ts)
     if ts is None:
-        return "----" + "-" + when(None)
+        return "-".ljust(STARTED_W + 5)
     try:
         return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%d %H:%M")
     except (OverflowError, OSError, ValueError):

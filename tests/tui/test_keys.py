@@ -9,7 +9,7 @@ from textual.pilot import Pilot
 
 from musetui.app import MuseApp
 from musetui.messages import IndexRefreshed
-from musetui.model import Diagnostic
+from musetui.model import Diagnostic, SessionSummary
 from musetui.screens.diagnostics import DiagnosticsScreen
 from musetui.screens.main import MainScreen
 from musetui.screens.provider_filter import ProviderFilterScreen
@@ -100,3 +100,34 @@ async def test_the_diagnostics_view_follows_live_refreshes(sample_root: str) -> 
         assert view.total == 2 and "Diagnostics · 2 in" in str(view.query_one("#diagnostics-dialog").border_title)
         assert not view.query_one("#diagnostics-empty").display
         assert view.query_one("#diagnostics-list").option_count == len(view.groups) > 0  # type: ignore[attr-defined]
+
+
+async def test_the_tree_sums_up_its_sessions_and_p_each_provider(sample_root: str) -> None:
+    app = MuseApp([sample_root])
+    async with app.run_test(size=(120, 30)) as pilot:
+        await settle(pilot)
+        scr = main(app)
+        left = scr.query_one("#left")
+        for _ in range(1000):  # the totals are counted on a short timer after the sessions come
+            if left.border_subtitle:
+                break
+            await pilot.pause()
+        sessions = scr.session_tree.sessions
+        items = sum(s.items for s in sessions)
+        assert str(left.border_subtitle) == f"{len(sessions)} sessions · {items} items · 2026-09-01"
+        await press(pilot, "p")
+        options = app.screen.query_one("OptionList")
+        rows = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]  # type: ignore[attr-defined]
+        openai = sum(s.items for s in sessions if s.attribution.provider == "openai")
+        assert any(f"4 sessions · {openai} items · 2026-09-01" in r and "openai" in r for r in rows), rows
+
+
+def test_a_tally_counts_sessions_items_and_the_dates_they_span() -> None:
+    from musetui.screens.summary import Tally
+
+    t = Tally()
+    assert t.text() == "0 sessions · 0 items"
+    for started, items in ((1_788_300_000.0, 3), (None, 1), (1_788_300_000.0 + 86_400 * 400, 2)):
+        s = SessionSummary(path="x", abspath="/x", root="/", format="f", format_rule="r", items=items, started_at=started)
+        t.add(s)
+    assert t.text() == "3 sessions · 6 items · 2026-09-01 → 2027-10-06"

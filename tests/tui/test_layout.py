@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -198,3 +199,29 @@ async def test_goto_line_moves_the_item_cursor(sample_root: str) -> None:
 
 def _rows(widget: Any) -> list[str]:
     return [widget.render_line(y).text for y in range(widget.size.height)]
+
+
+def test_the_started_column_shows_the_year_only_for_data_spanning_years() -> None:
+    from musetui.widgets.tree_rows import STARTED_W, started_label
+
+    assert started_label(1_788_300_000.0, False) == "09-01 22:00"
+    assert started_label(1_788_300_000.0, True) == "2026-09-01 22:00"
+    assert len(started_label(None, True)) == STARTED_W + 5 == len(started_label(1.0, True))
+
+
+async def test_sessions_spanning_two_years_show_the_year(sample_root: str, tmp_path: Path) -> None:
+    """Two codex sessions a year apart: the started column gives each one's year."""
+    for year in ("2025", "2026"):
+        for src in Path(sample_root, "codex").rglob("*.jsonl"):
+            dest = tmp_path / year / src.name.replace("2026-", f"{year}-")
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_text(src.read_text().replace("2026-09-01", f"{year}-09-01"))
+    app = MuseApp([str(tmp_path)], use_cache=False)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(pilot)
+        tree = main(app).session_tree
+        header = app.screen.query_one(TreeHeader).render().plain  # type: ignore[union-attr]
+        at = header.index("started")
+        rows = [tree.render_line(y).text for y in range(tree.row_count)]
+        years = {r[at : at + 4] for r in rows if re.match(r"20\d\d-09-01 \d\d:\d\d", r[at:])}
+        assert years == {"2025", "2026"}, rows
