@@ -436,11 +436,14 @@ class TreeRows:
         if cached is not None and cached[0] is rows and cached[1] == len(rows):
             return cached[2]
         best = 0
+        last: RowNode | None = None
         for node in rows:
-            data = node.data
-            if isinstance(data, SessionSummary):
-                ident = len(id_prefix(session_ident(data), self._prefix_length(node)))
-                best = max(best, node_depth(node) * self._guide_depth + 4 + ident)
+            # Siblings share their depth and id prefix: one sum per parent (a cut id is prefix + …).
+            parent = node.parent
+            if parent is last or not isinstance(node.data, SessionSummary):
+                continue
+            last = parent
+            best = max(best, node_depth(node) * self._guide_depth + 4 + self._prefix_length(node) + 1)
         self._name_cache = (rows, len(rows), best)
         return best
 
