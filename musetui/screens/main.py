@@ -76,12 +76,12 @@ from musetui.widgets.session_tree import (
     LEGEND,
     Node,
     SessionTree,
-    TreeHeader,
     flag_glyph,
     provider_label,
     route_label,
 )
 from musetui.widgets.text import clean, display_root, short_id, tail_path
+from musetui.widgets.tree_header import TreeHeader
 
 if TYPE_CHECKING:
     from musetui.early import HeadStart
@@ -727,20 +727,7 @@ class MainScreen(Screen[None]):
 
     def action_goto_line(self) -> None:
         """: (or ctrl+g): put the item cursor on a line of the open session's file."""
-        opened = self.opened
-        if opened is None or not opened.items:
-            self.notify("Open a session first (enter in the tree).", timeout=3)
-            return
-        from musetui.screens.goto_line import GotoLineScreen
-
-        def done(line: int | None) -> None:
-            if line is not None and self.opened is opened:
-                self.items.move_to_line(line)
-                self.show_part("items")
-                self.apply_layout()
-                self.items.focus()
-
-        self.app.push_screen(GotoLineScreen(opened.items[-1].line), done)
+        self.navigator.goto_line()
 
     def action_diagnostics(self) -> None:
         """D: the diagnostics (unreadable files, malformed lines), grouped by file and reason."""

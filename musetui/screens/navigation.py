@@ -92,6 +92,24 @@ class Navigator:
         screen.select_session(s, immediate=True)
         return True
 
+    def goto_line(self) -> None:
+        """: (or ctrl+g): ask for a line of the open session's file; its item takes the cursor."""
+        screen = self.screen
+        opened = screen.opened
+        if opened is None or not opened.items:
+            screen.notify("Open a session first (enter in the tree).", timeout=3)
+            return
+        from musetui.screens.goto_line import GotoLineScreen
+
+        def done(line: int | None) -> None:
+            if line is not None and screen.opened is opened:
+                screen.items.move_to_line(line)
+                screen.show_part("items")
+                screen.apply_layout()
+                screen.items.focus()
+
+        screen.app.push_screen(GotoLineScreen(opened.items[-1].line), done)
+
     def diagnostics(self) -> None:
         """D: the diagnostics (unreadable files, malformed lines), grouped by file and reason."""
         from musetui.screens.diagnostics import DiagnosticsScreen

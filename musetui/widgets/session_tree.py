@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import ClassVar
 
-from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
@@ -74,7 +73,6 @@ __all__ = [
     "Piece",
     "RootSummary",
     "SessionTree",
-    "TreeHeader",
     "flag_glyph",
     "format_rank",
     "id_prefix",
@@ -244,7 +242,7 @@ class SessionTree(ScrollView, can_focus=True):
         self._generation = 0
         self._strips: LRUCache[tuple[int, int, bool, bool, bool, int], Strip] = LRUCache(1024)
         #: The column headers shown over the rows, if any (repainted when the rows change).
-        self.header: TreeHeader | None = None
+        self.header: Widget | None = None
 
     # ------------------------------------------------------------------ the forest's state
 
@@ -735,26 +733,3 @@ def _next_sibling(node: Node) -> Node | None:
     i = siblings.index(node)
     return siblings[i + 1] if i + 1 < len(siblings) else None
 
-
-class TreeHeader(Widget):
-    """The session tree's column headers: one row, each name above its column."""
-
-    DEFAULT_CSS = """
-    TreeHeader {
-        height: 1;
-        background: $surface;
-        color: $text-muted;
-        text-style: bold;
-    }
-    """
-
-    def __init__(self, tree: SessionTree, *, id: str | None = None) -> None:
-        super().__init__(id=id)
-        self._tree = tree
-        tree.header = self
-
-    def render(self) -> Text:
-        text = Text(no_wrap=True, end="")
-        for piece, _style in self._tree.header_pieces():
-            text.append(piece)
-        return text

@@ -16,7 +16,7 @@ from musetui.config import sample_dir
 from musetui.screens.layout import PARTS
 from musetui.widgets.header import MuseHeader
 from musetui.widgets.panes import DetailPane, Doc, Rows
-from musetui.widgets.session_tree import TreeHeader
+from musetui.widgets.tree_header import TreeHeader
 
 from .helpers import OUTLIER_ID, current, main, press, settle
 
