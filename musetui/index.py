@@ -497,6 +497,7 @@ class Index:
                 if outcome is not None and outcome.summary is not None:
                     result.bytes_read += outcome.summary.read_bytes - before
                     result.resumed += 1
+            resumed = outcome is not None  # (its diagnostics are the appended lines' own)
             if outcome is None:
                 outcome = _scan_entry(e, self.keep_offsets, want_state=True)
                 result.bytes_read += e.size
@@ -512,7 +513,7 @@ class Index:
             else:
                 self.states.pop(e.abspath, None)
             outcome.state = None
-            self.diagnostics.extend(d for d in outcome.diagnostics if "malformed" not in d.message or old is None)
+            self.diagnostics.extend(d for d in outcome.diagnostics if resumed or "malformed" not in d.message or old is None)
             prev = by_path.get(e.abspath)
             if prev is not None and outcome.summary is not None:
                 # Same session, new content: update the object everyone already holds.

@@ -64,6 +64,8 @@ class IndexRefreshed(Message):
     removed: list[SessionSummary]
     top: list[SessionSummary]
     children: dict[str, list[SessionSummary]]
+    #: Every diagnostic the index holds now (the ``D`` view follows them live).
+    diagnostic_list: list[Any] = field(default_factory=list)
 
 
 @dataclass

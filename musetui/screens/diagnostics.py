@@ -32,10 +32,41 @@ class DiagnosticsScreen(ModalScreen[str | None]):
         self, diagnostics: Sequence[Any], roots: Sequence[str], session_key: Callable[[str], str | None]
     ) -> None:
         super().__init__()
-        self.groups = group([d for d in diagnostics if isinstance(d, Diagnostic)])
-        self.total = len(diagnostics)
+        self.groups: list[Group] = []
+        self.total = 0
+        self._set(diagnostics)
         self.roots = [os.path.abspath(r) for r in roots]
         self._session_key = session_key
+
+    def _set(self, diagnostics: Sequence[Any]) -> None:
+        self.groups = group([d for d in diagnostics if isinstance(d, Diagnostic)])
+        self.total = len(diagnostics)
+
+    def set_diagnostics(self, diagnostics: Sequence[Any]) -> None:
+        """Show these diagnostics instead (live follow met more), keeping the cursor's line."""
+        self._set(diagnostics)
+        ol = self.query_one(OptionList)
+        at = ol.highlighted
+        ol.clear_options()
+        ol.add_options(self._options())
+        if ol.option_count:
+            ol.highlighted = min(at or 0, ol.option_count - 1)
+        self.query_one("#diagnostics-dialog").border_title = self._title()
+        for empty in self.query("#diagnostics-empty"):
+            empty.display = not ol.option_count
+
+    def _title(self) -> str:
+        return f"Diagnostics · {self.total:,} in {len(self.groups):,} lines · enter: open the session (▸) · esc"
+
+    def _options(self) -> list[Option]:
+        options: list[Option] = []
+        for i, g in enumerate(self.groups):
+            text = Text(no_wrap=True, overflow="ellipsis", end="")
+            has_session = self.key_for(g) is not None
+            text.append("▸ " if has_session else "  ", style="bold")
+            text.append(clean(g.text(), 400))
+            options.append(Option(text, id=str(i)))
+        return options
 
     def key_for(self, group: Group) -> str | None:
         """The key of the session held by the group's file, if it has one."""
@@ -47,17 +78,12 @@ class DiagnosticsScreen(ModalScreen[str | None]):
         return None
 
     def compose(self) -> ComposeResult:
-        options: list[Option] = []
-        for i, g in enumerate(self.groups):
-            text = Text(no_wrap=True, overflow="ellipsis", end="")
-            has_session = self.key_for(g) is not None
-            text.append("▸ " if has_session else "  ", style="bold")
-            text.append(clean(g.text(), 400))
-            options.append(Option(text, id=str(i)))
+        options = self._options()
         with Vertical(id="diagnostics-dialog") as v:
-            v.border_title = f"Diagnostics · {self.total:,} in {len(self.groups):,} lines · enter: open the session (▸) · esc"
-            if not options:
-                yield Static("No diagnostics: every file was read.", id="diagnostics-empty")
+            v.border_title = self._title()
+            yield Static("No diagnostics: every file was read.", id="diagnostics-empty").set_styles(
+                "display: block;" if not options else "display: none;"
+            )
             yield OptionList(*options, id="diagnostics-list")
 
     def on_mount(self) -> None:

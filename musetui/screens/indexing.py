@@ -209,6 +209,7 @@ class IndexDriver:
                         list(result.removed),
                         list(index.top),
                         {k: list(v) for k, v in index.children.items()},
+                        list(index.diagnostics),
                     )
                 )
 

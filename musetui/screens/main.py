@@ -58,9 +58,11 @@ from musetui.screens.layout import (
     LAYOUT_CLASSES,
     layout_classes,
     layout_mode,
+    next_part,
     panes_hint,
     single_part,
     stepped_delta,
+    tree_height,
     tree_width,
 )
 from musetui.screens.main_bindings import MAIN_BINDINGS
@@ -76,10 +78,12 @@ from musetui.widgets.session_tree import (
     LEGEND,
     Node,
     SessionTree,
+    flag_glyph,
     provider_label,
     route_label,
 )
 from musetui.widgets.text import clean, display_root, short_id, tail_path
+from musetui.widgets.tree_header import TreeHeader
 
 if TYPE_CHECKING:
     from musetui.early import HeadStart
@@ -93,6 +97,19 @@ PANE_IDS = ("raw", "ids", "signature", "reasoning", "evidence")
 OPEN_DEBOUNCE_S = 0.06
 #: Moving the item cursor re-renders the panes after this pause (key repeat stays fast).
 PANE_DEBOUNCE_S = 0.04
+
+
+#: How the header names the bundled sample when musetui opened it itself (no PATH, no transcripts found).
+SAMPLE_LABEL = "bundled sample (no transcripts found)"
+
+
+def header_root(root: str) -> str:
+    """A root as the header names it: as the user wrote it, or :data:`SAMPLE_LABEL` for the bundled sample."""
+    from musetui.config import sample_dir
+
+    if os.path.isabs(root) and os.path.realpath(root) == os.path.realpath(sample_dir()):
+        return SAMPLE_LABEL
+    return display_root(root)
 
 
 class MainScreen(Screen[None]):
@@ -156,18 +173,20 @@ class MainScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         self._layout_classes(self.app.size.width)  # before the parts mount: they are styled once
-        yield MuseHeader([display_root(r) for r in self.roots], id="header")
+        yield MuseHeader([header_root(r) for r in self.roots], id="header")
         with Horizontal(id="main"):
-            with Vertical(id="left"):
-                yield SessionTree(self.root_labels, id="tree")
-                yield Static(LEGEND, id="legend", markup=False)
-            with Container(id="right"):
+            with Vertical(id="side"):
+                with Vertical(id="left"):
+                    tree = SessionTree(self.root_labels, id="tree")
+                    yield TreeHeader(tree, id="tree-header")
+                    yield tree
+                    yield Static(LEGEND, id="legend", markup=False)
                 with Vertical(id="middle"):
                     yield ItemList(id="items")
-                with TabbedContent(id="panes", initial="ids"):
-                    for pane_id, cls in zip(PANE_IDS, PANES, strict=True):
-                        with TabPane(f"{PANE_IDS.index(pane_id) + 1} {cls.title}", id=pane_id):
-                            yield cls(id=f"pane-{pane_id}")
+            with Container(id="right"), TabbedContent(id="panes", initial="ids"):
+                for pane_id, cls in zip(PANE_IDS, PANES, strict=True):
+                    with TabPane(f"{PANE_IDS.index(pane_id) + 1} {cls.title}", id=pane_id):
+                        yield cls(id=f"pane-{pane_id}")
         yield StatusLine(id="status")
         yield Footer()
 
@@ -224,14 +243,17 @@ class MainScreen(Screen[None]):
         return None
 
     def apply_layout(self) -> None:
-        """Fit the parts to the screen's width: three columns, tree | items over panes, or one part."""
+        """Fit the parts to the screen: the tree over the items beside the panes, or one part."""
         width = self.size.width or self.app.size.width
+        height = self.size.height or self.app.size.height
         mode, single = self._layout_classes(width)
-        left = self.query_one("#left")
+        side, left = self.query_one("#side"), self.query_one("#left")
         if single is not None:
-            left.styles.width = "1fr"
+            side.styles.width = "1fr"
+            left.styles.height = "1fr"
         else:
-            left.styles.width = tree_width(width, mode, self.tree_delta)
+            side.styles.width = tree_width(width, mode, self.tree_delta, self.session_tree.content_width())
+            left.styles.height = tree_height(max(0, height - 3), self.session_tree.row_count)
         hint = panes_hint(mode, self.zoomed)
         self.query_one("#panes").border_title = Text("Panes" + hint) if hint else None
 
@@ -263,7 +285,30 @@ class MainScreen(Screen[None]):
     def action_tree_width(self, step: int) -> None:
         """[ and ]: narrower or wider session tree."""
         width = self.size.width or self.app.size.width
-        self.tree_delta = stepped_delta(width, self.mode, self.tree_delta, step)
+        content = self.session_tree.content_width()
+        self.tree_delta = stepped_delta(width, self.mode, self.tree_delta, step, content)
+        self.apply_layout()
+
+    def action_next_part(self, step: int) -> None:
+        """tab and shift+tab: the next (or previous) part takes the focus, and is shown on a narrow screen."""
+        part = next_part(self.part_of(self.focused) or self.shown_part, step)
+        if self.zoomed is not None:
+            self.zoomed = part
+        self.show_part(part)
+        self.apply_layout()
+        self.focus_part(part)
+
+    def focus_part(self, part: str) -> None:
+        """Focus the widget of ``part``: the tree, the item list or the pane shown."""
+        if part == "tree":
+            self.session_tree.focus()
+        elif part == "items":
+            self.items.focus()
+        else:
+            self.pane(self.tabs.active or "evidence").focus()
+
+    @on(SessionTree.RowsChanged)
+    def _tree_rows_changed(self, event: SessionTree.RowsChanged) -> None:
         self.apply_layout()
 
     # ------------------------------------------------------------------ indexing
@@ -337,6 +382,9 @@ class MainScreen(Screen[None]):
     @on(IndexRefreshed)
     def _refreshed(self, message: IndexRefreshed) -> None:
         self.feed.refresh(message)
+        if message.diagnostic_list or self.diagnostics:
+            self.diagnostics = list(message.diagnostic_list)
+            self.navigator.diagnostics_changed()
         self.live_updates += 1
         self.status.index_text = refreshed_text(message, self.session_tree.sessions, time.strftime("%H:%M:%S"))
         current = self.current
@@ -435,7 +483,7 @@ class MainScreen(Screen[None]):
         route = f" {route_label(s)}" if s.attribution.via else ""
         title.append(f" · {provider_label(s)}{clean(route, 40)} · {s.items:,} item{'s' if s.items != 1 else ''}")
         if s.attribution.flags:
-            title.append(" · ⚑ " + ", ".join(s.attribution.flags))
+            title.append(f" · {flag_glyph(s)} " + ", ".join(s.attribution.flags))  # ⚑ outlier, ! another flag
         set_border_title(self.query_one("#middle"), title)
 
     @work(thread=True, exclusive=True, group="open", exit_on_error=False, description="open a session")
@@ -680,6 +728,10 @@ class MainScreen(Screen[None]):
             return
         if self.focused is not self.session_tree:
             self.session_tree.focus()
+
+    def action_goto_line(self) -> None:
+        """: (or ctrl+g): put the item cursor on a line of the open session's file."""
+        self.navigator.goto_line()
 
     def action_diagnostics(self) -> None:
         """D: the diagnostics (unreadable files, malformed lines), grouped by file and reason."""

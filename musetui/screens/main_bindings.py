@@ -13,7 +13,7 @@ MAIN_BINDINGS: list[BindingType] = [
     Binding(
         "o",
         "next_flagged",
-        "next flagged",
+        "flagged",
         id="main.next_flagged",
         tooltip="Jump to the next flagged session (outliers first)",
     ),
@@ -53,7 +53,7 @@ MAIN_BINDINGS: list[BindingType] = [
     Binding(
         "y",
         "copy_evidence",
-        "copy evidence",
+        "copy",
         id="main.copy",
         tooltip="Copy the evidence report of the selected item, else of the session",
     ),
@@ -68,7 +68,7 @@ MAIN_BINDINGS: list[BindingType] = [
     Binding(
         "p",
         "filter_provider",
-        "provider",
+        "filter",
         id="main.filter",
         tooltip="Show only the sessions of one provider",
     ),
@@ -114,19 +114,19 @@ MAIN_BINDINGS: list[BindingType] = [
     ),
     Binding(
         "tab",
-        "app.focus_next",
-        "next pane",
+        "next_part(1)",
+        "next part",
         show=False,
         id="main.focus_next",
-        tooltip="Cycle focus: tree → items → panes",
+        tooltip="Next part: tree → items → panes (shown alone on a narrow screen)",
     ),
     Binding(
         "shift+tab",
-        "app.focus_previous",
-        "previous pane",
+        "next_part(-1)",
+        "previous part",
         show=False,
         id="main.focus_previous",
-        tooltip="Cycle focus backwards",
+        tooltip="Previous part: panes → items → tree",
     ),
     Binding(
         "escape",
@@ -185,6 +185,15 @@ MAIN_BINDINGS: list[BindingType] = [
         show=False,
         id="main.flagged_only",
         tooltip="Show only flagged sessions (again: show all)",
+    ),
+    Binding(
+        "colon,ctrl+g",
+        "goto_line",
+        "go to line",
+        key_display=":",
+        show=False,
+        id="main.goto_line",
+        tooltip="Go to a line of the open session's file (its item in the list)",
     ),
     Binding(
         "D",

@@ -68,6 +68,8 @@ class Navigator:
         if not (keep_part and screen.part_of(screen.focused) == "panes"):
             screen.session_tree.focus()
         screen.select_session(target, immediate=True)
+        # The evidence is why the session is flagged: pane 5 shows it (alone on a narrow screen).
+        screen.action_pane("evidence")
 
     def indexing_finished(self) -> None:
         """Take the o/O step pressed while indexing had flagged nothing yet."""
@@ -90,6 +92,24 @@ class Navigator:
         screen.select_session(s, immediate=True)
         return True
 
+    def goto_line(self) -> None:
+        """: (or ctrl+g): ask for a line of the open session's file; its item takes the cursor."""
+        screen = self.screen
+        opened = screen.opened
+        if opened is None or not opened.items:
+            screen.notify("Open a session first (enter in the tree).", timeout=3)
+            return
+        from musetui.screens.goto_line import GotoLineScreen
+
+        def done(line: int | None) -> None:
+            if line is not None and screen.opened is opened:
+                screen.items.move_to_line(line)
+                screen.show_part("items")
+                screen.apply_layout()
+                screen.items.focus()
+
+        screen.app.push_screen(GotoLineScreen(opened.items[-1].line), done)
+
     def diagnostics(self) -> None:
         """D: the diagnostics (unreadable files, malformed lines), grouped by file and reason."""
         from musetui.screens.diagnostics import DiagnosticsScreen
@@ -105,6 +125,14 @@ class Navigator:
             return s.key if s is not None else None
 
         screen.app.push_screen(DiagnosticsScreen(screen.diagnostics, screen.roots, key_of), done)
+
+    def diagnostics_changed(self) -> None:
+        """Show the screen's diagnostics in an open ``D`` view (live follow found more)."""
+        from musetui.screens.diagnostics import DiagnosticsScreen
+
+        for view in self.screen.app.screen_stack:
+            if isinstance(view, DiagnosticsScreen):
+                view.set_diagnostics(self.screen.diagnostics)
 
     # ------------------------------------------------------------------ search
 
@@ -182,7 +210,8 @@ class Navigator:
             self.apply_filter(None if choice == ALL else choice)
 
         screen.app.push_screen(
-            ProviderFilterScreen(screen.feed.provider_counts(), screen.session_tree.provider_filter), done
+            ProviderFilterScreen(screen.feed.provider_counts(), screen.session_tree.provider_filter, screen.feed.tallies()),
+            done,
         )
 
     def apply_filter(self, provider: str | None) -> None:

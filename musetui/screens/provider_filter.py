@@ -13,9 +13,14 @@ from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
 from musetui.model import PROVIDERS
+from musetui.screens.summary import Tally
 from musetui.theme import provider_style
 
 ALL = "*"
+
+
+def _sessions(n: int) -> str:
+    return f"{n:>4,} session{'s' if n != 1 else ' '}"
 
 
 class ProviderFilterScreen(ModalScreen[str | None]):
@@ -31,22 +36,37 @@ class ProviderFilterScreen(ModalScreen[str | None]):
         Binding("k", "cursor('up')", "Up", show=False, id="filter.up", tooltip="Previous provider"),
     ]
 
-    def __init__(self, counts: dict[str, int], current: str | None) -> None:
+    def __init__(self, counts: dict[str, int], current: str | None, tallies: dict[str, Tally] | None = None) -> None:
         super().__init__()
         self.counts = counts
+        #: Each provider's items and dates, shown beside its count.
+        self.tallies = tallies or {}
         self.current = current
 
     def compose(self) -> ComposeResult:
         options: list[Option] = []
         total = sum(self.counts.values())
+        # Only the providers some session has (and the one filtered on, even if it has none now).
+        shown = [p for p in PROVIDERS if self.counts.get(p, 0) or p == self.current]
+        name_w = max([len("all providers") - 2, *(len(p) for p in shown)])
         mark = "● " if self.current is None else "  "
-        options.append(Option(Text(f"{mark}all providers  {total}"), id=ALL))
-        for p in sorted(PROVIDERS, key=lambda p: (-self.counts.get(p, 0), PROVIDERS.index(p))):
+        everything = Text(f"{mark}{'all providers':<{name_w + 2}}  {_sessions(total)}")
+        totals = [t for p, t in self.tallies.items() if p in self.counts]
+        if totals:
+            items = sum(t.items for t in totals)
+            everything.append(f" · {items:,} item{'s' if items != 1 else ''}", style="dim")
+        options.append(Option(everything, id=ALL))
+        for p in sorted(shown, key=lambda p: (-self.counts.get(p, 0), PROVIDERS.index(p))):
             n = self.counts.get(p, 0)
             text = Text("● " if self.current == p else "  ")
             text.append("■ ", style=provider_style(self.app.theme_variables, p, self.background_colors[1]))
-            text.append(p, style="bold" if n else "dim")
-            text.append(f"  {n}", style="" if n else "dim")
+            text.append(f"{p:<{name_w}}", style="bold" if n else "dim")
+            text.append(f"  {_sessions(n)}", style="" if n else "dim")
+            t = self.tallies.get(p)
+            if t is not None:
+                text.append(f" · {t.items:,} item{'s' if t.items != 1 else ''}", style="dim")
+                if t.span():
+                    text.append(f" · {t.span()}", style="dim")
             options.append(Option(text, id=p, disabled=n == 0))
         with Vertical(id="filter-dialog") as v:
             v.border_title = "Filter by provider"

@@ -5,16 +5,16 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.timer import Timer
-from textual.widgets import Input, Static
+from textual.widgets import Button, Input, Static
 from textual.worker import get_current_worker
 
 from musetui.messages import SearchFailed, SearchResults
@@ -22,6 +22,8 @@ from musetui.model import SessionSummary
 from musetui.widgets.search import RESULTS_CAP, HitChosen, QueryInput, SearchResultsList
 from musetui.widgets.text import clean
 
+#: How words match case (as musetui.search.query.CaseMode, not imported here: it loads the engine).
+CaseMode = Literal["smart", "match", "ignore"]
 #: Typing pauses this long before the search runs.
 DEBOUNCE_S = 0.15
 #: With this many sessions, opening the search starts its worker processes right away.
@@ -48,6 +50,10 @@ class SearchState:
     error: str = ""
     position: int = -1
     generation: int = 0
+    #: How words match case: ``smart``, ``match`` or ``ignore`` (alt+c cycles them).
+    case: CaseMode = "smart"
+    #: Bare words are regular expressions (alt+r).
+    regex: bool = False
 
     def hit_terms(self, abspath: str) -> dict[int, list[str]]:
         """The matched text in the session file ``abspath``, per line."""
@@ -85,10 +91,31 @@ class SearchState:
         return self.hits[self.position]
 
 
+#: The case modes in the order alt+c goes through them, and how the toggle names each.
+CASE_MODES: tuple[CaseMode, ...] = ("smart", "match", "ignore")
+CASE_LABELS = {"smart": "Aa smart case", "match": "Aa match case", "ignore": "aa ignore case"}
+
+
 class SearchScreen(ModalScreen[int | None]):
     """Returns the index of the chosen hit in ``state.hits``, or None."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "alt+c",
+            "cycle_case",
+            "case",
+            priority=True,
+            id="search.case",
+            tooltip="Words match case: smart (if they have a capital) → always → never",
+        ),
+        Binding(
+            "alt+r",
+            "toggle_regex",
+            "regex",
+            priority=True,
+            id="search.regex",
+            tooltip="Bare words are regular expressions (as /…/ makes one)",
+        ),
         Binding(
             "escape",
             "close",
@@ -124,11 +151,51 @@ class SearchScreen(ModalScreen[int | None]):
                 placeholder="query, e.g. provider:openai has:encrypted",
                 id="search-input",
             )
+            with Horizontal(id="search-toggles"):
+                yield Button(CASE_LABELS[self.state.case], id="search-case", compact=True, tooltip="alt+c")
+                yield Button(self._regex_label(), id="search-regex", compact=True, tooltip="alt+r")
+                yield Static("alt+c · alt+r", id="search-toggle-keys", markup=False)
             yield Static("", id="search-status", markup=False)
             yield SearchResultsList(id="search-results")
             yield Static(Text(HINT, style="dim"), id="search-hint")
 
+    def _regex_label(self) -> str:
+        return ".* regex words" if self.state.regex else ".* plain words"
+
+    def action_cycle_case(self) -> None:
+        """alt+c: smart case → match case → ignore case; the query runs again."""
+        st = self.state
+        st.case = CASE_MODES[(CASE_MODES.index(st.case) + 1) % len(CASE_MODES)]
+        self._toggled()
+
+    def action_toggle_regex(self) -> None:
+        """alt+r: bare words as regular expressions, or as plain words; the query runs again."""
+        self.state.regex = not self.state.regex
+        self._toggled()
+
+    def _toggled(self) -> None:
+        st = self.state
+        case, regex = self.query_one("#search-case", Button), self.query_one("#search-regex", Button)
+        case.label = CASE_LABELS[st.case]
+        case.set_class(st.case != "smart", "-on")
+        regex.label = self._regex_label()
+        regex.set_class(st.regex, "-on")
+        if st.query.strip():
+            self.start(st.query)
+
+    @on(Button.Pressed, "#search-case")
+    def _case_pressed(self) -> None:
+        self.action_cycle_case()
+
+    @on(Button.Pressed, "#search-regex")
+    def _regex_pressed(self) -> None:
+        self.action_toggle_regex()
+
     def on_mount(self) -> None:
+        for button in self.query(Button):
+            button.can_focus = False  # the query box keeps the keys
+        self.query_one("#search-case").set_class(self.state.case != "smart", "-on")
+        self.query_one("#search-regex").set_class(self.state.regex, "-on")
         # Focus now, not after a refresh: keys typed right after / go straight to the box.
         self.set_focus(self.query_one(Input), scroll_visible=False)
         self._show()
@@ -175,7 +242,7 @@ class SearchScreen(ModalScreen[int | None]):
             return
         st.done = False
         self._show()
-        self.run_search(st.generation, query, list(self._sessions()))
+        self.run_search(st.generation, query, list(self._sessions()), st.case, st.regex)
 
     def sessions_changed(self) -> None:
         """Indexing found more sessions: re-run the query.
@@ -199,7 +266,9 @@ class SearchScreen(ModalScreen[int | None]):
 
     # (An explicit description: Textual would otherwise repr() every session on the UI thread.)
     @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="search")
-    def run_search(self, generation: int, query: str, sessions: list[SessionSummary]) -> None:
+    def run_search(
+        self, generation: int, query: str, sessions: list[SessionSummary], case: CaseMode = "smart", regex: bool = False
+    ) -> None:
         """Search ``sessions`` in a thread; posts SearchResults / SearchFailed only."""
         worker = get_current_worker()
         try:
@@ -208,7 +277,7 @@ class SearchScreen(ModalScreen[int | None]):
             self.post_message(SearchFailed(generation, query, f"search is unavailable: {exc}"))
             return
         try:
-            parse_query(query)
+            parsed = parse_query(query, case=case, regex_words=regex)
         except QueryError as exc:
             self.post_message(SearchFailed(generation, query, str(exc)))
             return
@@ -221,7 +290,7 @@ class SearchScreen(ModalScreen[int | None]):
 
         try:
             pool = getattr(self.app, "search_pool", None)
-            for hit in search_sessions(sessions, query, cancelled=cancelled, pool=pool() if pool else None):
+            for hit in search_sessions(sessions, parsed, cancelled=cancelled, pool=pool() if pool else None):
                 if worker.is_cancelled:
                     return
                 total += 1

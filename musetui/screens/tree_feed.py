@@ -13,8 +13,11 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
+from rich.text import Text
+
 from musetui.messages import IndexRefreshed
 from musetui.model import SessionSummary
+from musetui.screens.summary import Tally, tally
 from musetui.widgets.header import MuseHeader
 
 if TYPE_CHECKING:
@@ -22,6 +25,8 @@ if TYPE_CHECKING:
 
 #: Sessions added to the tree per turn of the event loop (keys pressed meanwhile go between).
 ADD_SLICE = 500
+#: The totals under the tree are counted again at most this often (seconds) while sessions come.
+SUMMARY_S = 0.25
 
 
 def freeze_long_lived() -> None:
@@ -44,6 +49,8 @@ class TreeFeed:
         self.screen = screen
         self._pending: list[SessionSummary] = []
         self._provider_counts: Counter[str] = Counter()
+        self._summary_due = False
+        self._summary_timer = False
 
     def add(self, sessions: Iterable[SessionSummary], everything: bool = False) -> None:
         """Queue newly found sessions and add the first slice of them (``everything``: all now)."""
@@ -126,6 +133,26 @@ class TreeFeed:
         if recount:
             self._provider_counts = Counter(s.attribution.provider for s in tree.sessions)
         self.screen.query_one(MuseHeader).set_counts(self._provider_counts, len(tree.sessions))
+        self._summary_due = True
+        if not self._summary_timer:
+            # The border's totals: once per batch of batches (one pass over the sessions).
+            self._summary_timer = True
+            self.screen.set_timer(SUMMARY_S, self.update_summary)
+
+    def update_summary(self) -> None:
+        """Show the sessions' totals (sessions, items, dates) under the tree."""
+        self._summary_timer = False
+        if not self._summary_due:
+            return
+        self._summary_due = False
+        total, _ = tally(self.screen.session_tree.sessions)
+        left = self.screen.query_one("#left")
+        if str(left.border_subtitle or "") != total.text():
+            left.border_subtitle = Text(total.text())
+
+    def tallies(self) -> dict[str, Tally]:
+        """Each provider's sessions, items and dates (all sessions, ignoring the filter)."""
+        return tally(self.screen.session_tree.sessions)[1]
 
     def provider_counts(self) -> dict[str, int]:
         """Sessions per attributed provider (all sessions, ignoring the filter)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import warnings
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Literal, get_args
@@ -266,19 +267,27 @@ class Query:
 
 _FIELD_RE = re.compile(r"([A-Za-z]+):")
 _OR = object()
+#: How text terms treat case (see :func:`parse_query`).
+CaseMode = Literal["smart", "match", "ignore"]
+#: The case mode and the regex-words switch of the parse under way.
+_OPTIONS: ContextVar[tuple[CaseMode, bool]] = ContextVar("_OPTIONS", default=("smart", False))
 
 
-def parse_query(text: str) -> Query:
+def parse_query(text: str, *, case: CaseMode = "smart", regex_words: bool = False) -> Query:
     """Parse a query; raises :class:`QueryError` (and nothing else) when it is not valid.
 
     Args:
         text: the query, e.g. ``'provider:openai has:encrypted rs_ -"hello world"'``.
+        case: ``smart`` (a word, phrase or regex with an uppercase letter matches case),
+            ``match`` (every one matches case) or ``ignore`` (none does).
+        regex_words: bare words are regular expressions (as ``/…/`` would make them).
 
     Returns:
         The parsed :class:`Query`.
     """
     if not isinstance(text, str):
         raise QueryError("the query must be text")
+    token = _OPTIONS.set((case, regex_words))
     try:
         return _parse(text)
     except QueryError:
@@ -287,6 +296,14 @@ def parse_query(text: str) -> Query:
         raise QueryError(f"query too complex: {type(exc).__name__}") from exc
     except Exception as exc:  # a bug must not crash the caller with a raw traceback
         raise QueryError(f"cannot parse query: {type(exc).__name__}: {_reason(exc)}") from exc
+    finally:
+        _OPTIONS.reset(token)
+
+
+def _case_sensitive(has_upper: bool) -> bool:
+    """Whether a text term matches case, under the parse's case mode (smart: ``has_upper``)."""
+    case = _OPTIONS.get()[0]
+    return has_upper if case == "smart" else case == "match"
 
 
 def _parse(text: str) -> Query:
@@ -361,7 +378,8 @@ def _tokenize(text: str) -> list[object]:
         j = i
         while j < n and not text[j].isspace() and text[j] != "|":
             j += 1
-        out.append(Term(_literal_term("word", text[i:j]), negated))
+        word = text[i:j]
+        out.append(Term(_regex_term(word) if _OPTIONS.get()[1] else _literal_term("word", word), negated))
         i = j
     return out
 
@@ -428,7 +446,7 @@ def _has_upper(text: str) -> bool:
 
 
 def _literal_term(kind: Literal["word", "phrase"], value: str) -> TextTerm:
-    cs = _has_upper(value)
+    cs = _case_sensitive(_has_upper(value))
     flags = 0 if cs else re.IGNORECASE
     try:
         matcher = re.compile(re.escape(value), flags)
@@ -471,7 +489,7 @@ def _literal_term(kind: Literal["word", "phrase"], value: str) -> TextTerm:
 
 def _regex_term(pattern: str) -> TextTerm:
     shown = pattern if len(pattern) <= 60 else pattern[:57] + "..."
-    cs = _regex_has_upper(pattern)
+    cs = _case_sensitive(_regex_has_upper(pattern))
     flags = 0 if cs else re.IGNORECASE
     try:
         with warnings.catch_warnings():

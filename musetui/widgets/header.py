@@ -55,6 +55,8 @@ class MuseHeader(Widget):
     def render(self) -> Text:
         title = component_style(self, "header--title") or Style(bold=True)
         dim = component_style(self, "header--dim")
+        width = self.content_region.width or self.size.width or 200
+        tail = f"  {self.progress} " if self.progress else ""
         text = Text(no_wrap=True, overflow="ellipsis", end="")
         text.append(" musetui ", style=title)
         text.append(" ")
@@ -63,23 +65,25 @@ class MuseHeader(Widget):
             roots += f"  +{len(self.roots) - 3}"
         text.append(roots)
         n_roots = len(self.roots)
-        text.append(
-            f"   {self.sessions:,} session{'s' if self.sessions != 1 else ''} · "
-            f"{n_roots} root{'s' if n_roots != 1 else ''}   ",
-            style=dim,
-        )
+        count = f"   {self.sessions:,} session{'s' if self.sessions != 1 else ''}"
+        text.append(count + (f" · {n_roots} root{'s' if n_roots != 1 else ''}" if n_roots > 1 else "") + "   ", style=dim)
         order = sorted(
             self.counts.items(),
             key=lambda kv: (-kv[1], PROVIDERS.index(kv[0]) if kv[0] in PROVIDERS else 99),
         )
-        for provider, n in order:
+        room = width - len(tail)
+        for i, (provider, n) in enumerate(order):
+            gap = "  " if i else ""
+            chunk = f"{gap}■ {provider} {n:,}"
+            more = f"  +{len(order) - i - 1} more" if i < len(order) - 1 else ""
+            if text.cell_len + len(chunk) + len(more) > room:
+                text.append(f"{gap}+{len(order) - i} more", style=dim)  # a provider is shown whole or not at all
+                break
             style = provider_style(self.app.theme_variables, provider, self.background_colors[1])
-            text.append("■ ", style=style)
+            text.append(gap + "■ ", style=style)
             text.append(provider, style=style + Style(bold=True))
-            text.append(f" {n:,}  ")
-        if self.progress:
-            width = self.content_region.width or self.size.width
-            tail = f"  {self.progress} "
+            text.append(f" {n:,}")
+        if tail:
             pad = width - text.cell_len - len(tail)
             text.append(" " * max(1, pad))
             text.append(tail, style=title)

@@ -8,10 +8,18 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.keys import key_to_character
 
 #: Shown when musetui.search is not importable (it always is in a release).
 FALLBACK_QUERY_HELP = (
     'Search: bare words (all must match), "phrases", /regex/, field:value filters.'
+)
+
+#: What the session tree's columns hold, and which give way first when the tree is narrow.
+COLUMNS_HELP = (
+    "glyph · session (id prefix, unique among siblings) · provider · items · started (UTC; the year when the"
+    " sessions span years) · model · title. A narrow tree drops the title, then the started time, the model, the"
+    " items; [ and ] make it narrower or wider."
 )
 
 KEY_NAMES = {
@@ -33,8 +41,13 @@ KEY_NAMES = {
 
 
 def key_display(key: str) -> str:
-    """``down,j`` → ``↓ / j``."""
-    return " / ".join(KEY_NAMES.get(k.strip(), k.strip()) for k in key.split(","))
+    """``down,j`` → ``↓ / j``; ``right_square_bracket`` → ``]`` (Textual's own key names)."""
+    return " / ".join(KEY_NAMES.get(k.strip()) or _one_key(k.strip()) for k in key.split(","))
+
+
+def _one_key(key: str) -> str:
+    """A key as typed: ``]`` for ``right_square_bracket``, ``ctrl+g`` stays as it is."""
+    return key_to_character(key) or key if len(key) > 1 and "+" not in key else key
 
 
 def binding_rows(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
@@ -48,7 +61,8 @@ def binding_rows(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
         if ident in seen:
             continue
         seen.add(ident)
-        rows.append((key_display(b.key), b.tooltip or b.description))
+        keys = key_display(b.key) if not b.key_display or "," in b.key else b.key_display
+        rows.append((keys, b.tooltip or b.description))
     return rows
 
 
@@ -74,7 +88,7 @@ def help_renderable(
     ]
     if legend:
         parts.append(Text("Session rows", style="bold underline"))
-        parts.append(Text("glyph · id prefix (unique among siblings) · start time (UTC) · provider · items · model · title"))
+        parts.append(Text(COLUMNS_HELP))
         parts.append(Text(legend))
         parts.append(Text(""))
     for title, bindings in sections:

@@ -49,6 +49,8 @@ BLOB_KEYS = (
     "redacted",
 )
 TIME_W, KIND_W, ROLE_W, ID_W = 8, 11, 4, 14
+#: The narrowest list that shows the short-id column, and the role column (the text keeps the rest).
+ID_COLUMN_MIN, ROLE_COLUMN_MIN = 72, 56
 
 
 def kind_class(kind: str) -> str:
@@ -175,6 +177,7 @@ class ItemList(ScrollView, can_focus=True):
     COMPONENT_CLASSES: ClassVar[set[str]] = {
         "item-list--cursor",
         "item-list--time",
+        "item-list--line",
         "item-list--dim",
         "item-list--id",
         "item-list--visible",
@@ -197,6 +200,7 @@ class ItemList(ScrollView, can_focus=True):
             text-style: bold;
         }
         & > .item-list--time { color: $text-muted; }
+        & > .item-list--line { color: $text-muted; }
         & > .item-list--dim { color: $text-muted; }
         & > .item-list--id { color: $secondary; }
         & > .item-list--message { color: $text; text-style: bold; }
@@ -420,22 +424,30 @@ class ItemList(ScrollView, can_focus=True):
         segments = list(text.render(self.app.console, end=""))
         return Strip(segments).adjust_cell_length(width, style).simplify()
 
+    def line_width(self) -> int:
+        """Cells of the line-number column: the digits of the session's last line."""
+        return len(str(self.items[-1].line)) if self.items else 1
+
     def _row(self, item: Item, width: int = 200) -> Text:
         text = Text(no_wrap=True, end="")
+        text.append(str(item.line).rjust(self.line_width()), style=self._part("item-list--line"))
+        text.append(" ")
         text.append(hms(item.time), style=self._part("item-list--time"))
         text.append(" ")
         text.append(item.kind[:KIND_W].ljust(KIND_W), style=self._part(kind_class(item.kind)))
         text.append(" ")
-        role = ROLE_ABBREV.get(item.role or "", clean(item.role or "", ROLE_W))
-        text.append(role[:ROLE_W].ljust(ROLE_W), style=self._part("item-list--dim"))
-        text.append(" ")
-        ident = ""
-        if item.ids:
-            ident = short_id(item.ids[0], 7, 4)
-            if len(item.ids) > 1:
-                ident += f"+{len(item.ids) - 1}"
-        text.append(ident[:ID_W].ljust(ID_W), style=self._part("item-list--id"))
-        text.append(" ")
+        if width >= ROLE_COLUMN_MIN:
+            role = ROLE_ABBREV.get(item.role or "", clean(item.role or "", ROLE_W))
+            text.append(role[:ROLE_W].ljust(ROLE_W), style=self._part("item-list--dim"))
+            text.append(" ")
+        if width >= ID_COLUMN_MIN:
+            ident = ""
+            if item.ids:
+                ident = short_id(item.ids[0], 7, 4)
+                if len(item.ids) > 1:
+                    ident += f"+{len(item.ids) - 1}"
+            text.append(ident[:ID_W].ljust(ID_W), style=self._part("item-list--id"))
+            text.append(" ")
         mark = self._markers.get(item.index)
         if mark is None:
             mark = self._markers[item.index] = reasoning_marker(item)

@@ -8,11 +8,13 @@ control-stripped strings: never as markup.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 import orjson
+from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
 from rich.segment import Segment
 from rich.style import Style
@@ -174,6 +176,8 @@ class Doc:
                 run.clear()
 
         for part in self.parts:
+            if isinstance(part, Text):
+                part = cut_long_tokens(part, width)
             if isinstance(part, Rows):
                 laid = part.lines(console, width)
                 if laid is not None:
@@ -222,11 +226,39 @@ class Rows:
         for label, value in self.rows:
             head = [lead, *Segment.apply_style(_segments(console, label), dim)]
             head.append(Segment(" " * (value_at - label_at - label.cell_len)))
-            wrapped = value.wrap(console, value_w, overflow="fold") if value.plain else [Text("")]
+            wrapped = cut_long_tokens(value, value_w).wrap(console, value_w, overflow="fold") if value.plain else [Text("")]
             for n, line in enumerate(wrapped):
                 segments = [*(head if n == 0 else (lead, gap)), *_segments(console, line)]
                 out.append(Strip(segments).extend_cell_length(width).crop(0, width))
         return out
+
+
+_TOKEN = re.compile(r"\S+")
+
+
+def cut_long_tokens(text: Text, width: int) -> Text:
+    """``text`` with every word wider than ``width`` cut in its middle with ``…`` (styles kept).
+
+    Wrapping then breaks lines only between words: an id or a hash is shown whole on one
+    line, or as its head and tail around ``…``, never split across two lines.
+    """
+    plain = text.plain
+    if width < 3 or len(plain) <= width:
+        return text
+    longs = [m.span() for m in _TOKEN.finditer(plain) if cell_len(m.group()) > width]
+    if not longs:
+        return text
+    out = Text(style=text.style, justify=text.justify, overflow=text.overflow, no_wrap=text.no_wrap, end=text.end)
+    at = 0
+    keep = width - 1
+    for start, end in longs:
+        head = start + keep - keep // 2
+        out.append_text(text[at:head])
+        out.append("…", style="dim")
+        out.append_text(text[end - keep // 2 : end])
+        at = end
+    out.append_text(text[at:])
+    return out
 
 
 def _segments(console: Console, text: Text) -> list[Segment]:

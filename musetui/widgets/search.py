@@ -61,9 +61,12 @@ def hit_prompt(hit: Any, number: int, width: int = 200) -> Text:
     head.append(short_id(getattr(hit, "session_id", None) or "?"), style="bold")
     head.append("  ")
     path = clean_name(getattr(hit, "path", "") or "", 200)
-    if len(path) > 60:
-        path = "…" + path[-59:]
-    head.append(f"{path}:{getattr(hit, 'line', '?')}", style="cyan")
+    line = f":{getattr(hit, 'line', '?')}"
+    # The path gives way on its left, so the line number stays on a narrow screen.
+    room = min(60, max(8, width - head.cell_len - len(line) - 2))
+    if len(path) > room:
+        path = "…" + path[-(room - 1) :]
+    head.append(path + line, style="cyan")
     kind = getattr(hit, "item_kind", None)
     if kind:
         head.append(f"  {clean(kind, 20)}", style="dim")

@@ -24,6 +24,7 @@ from textual.geometry import Region
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
+from textual.widget import Widget
 
 from musetui.messages import FocusBack, SessionDrill
 from musetui.model import SessionSummary
@@ -97,6 +98,9 @@ class SessionTree(ScrollView, can_focus=True):
         @property
         def control(self) -> SessionTree:
             return self._tree
+
+    class RowsChanged(Message):
+        """The tree shows another number of rows (the screen sizes the tree's box by them)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(
@@ -230,13 +234,15 @@ class SessionTree(ScrollView, can_focus=True):
         self.root = self._tree_layout.root
         self._styles = PartStyles(self)
         self._styles_focus: bool | None = None
-        self._painter = TreeRows(self, self.forest, self._styles, self.guide_depth)
+        self._painter = TreeRows(self, self.forest, self._styles, self.guide_depth, lambda: self._tree_layout.rows)
         self.fleet_rows: dict[str, str] = {}  # root -> its summary row, in fleet rank order
         self._cursor: Node | None = None
         self.hover_line = -1
         #: Bumped whenever a row's text may have changed (structure, labels, styles): part of the cache key.
         self._generation = 0
         self._strips: LRUCache[tuple[int, int, bool, bool, bool, int], Strip] = LRUCache(1024)
+        #: The column headers shown over the rows, if any (repainted when the rows change).
+        self.header: Widget | None = None
 
     # ------------------------------------------------------------------ the forest's state
 
@@ -322,6 +328,10 @@ class SessionTree(ScrollView, can_focus=True):
         rows = nodes.rows
         shows = nodes.shows
         self._generation += 1
+        if self.header is not None:
+            self.header.refresh()
+        if len(rows) != self.virtual_size.height:
+            self.post_message(self.RowsChanged())
         set_virtual_height(self, len(rows))
         if self.scroll_y > self.max_scroll_y:
             self.scroll_to(y=self.max_scroll_y, animate=False, force=True)
@@ -342,6 +352,15 @@ class SessionTree(ScrollView, can_focus=True):
 
     def _height(self) -> int:
         return self.scrollable_content_region.height or self.size.height
+
+    @property
+    def row_count(self) -> int:
+        """How many rows the tree shows (its expanded nodes)."""
+        return len(self._tree_layout.rows)
+
+    def content_width(self) -> int | None:
+        """The columns the tree's box needs to show its rows' columns whole, or None before any row."""
+        return self._painter.natural_width(self._tree_layout.rows)
 
     @property
     def last_line(self) -> int:
@@ -657,6 +676,12 @@ class SessionTree(ScrollView, can_focus=True):
 
     def _on_resize(self, event: events.Resize) -> None:
         self._scroll_cursor_visible()
+        if self.header is not None:
+            self.header.refresh()
+
+    def header_pieces(self) -> list[Piece]:
+        """The column headers over the rows (see :meth:`TreeRows.header_pieces`)."""
+        return self._painter.header_pieces(self.scrollable_content_region.width or self.size.width or 80)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -707,3 +732,4 @@ def _next_sibling(node: Node) -> Node | None:
     siblings = parent.children
     i = siblings.index(node)
     return siblings[i + 1] if i + 1 < len(siblings) else None
+

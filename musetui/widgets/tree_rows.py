@@ -10,7 +10,9 @@ sessions inside a collapsed parent, the id prefix siblings need) comes from the
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from rich.cells import cell_len, set_cell_size
@@ -31,10 +33,33 @@ if TYPE_CHECKING:
 #: The glyph of a session flagged as a fleet outlier, and of other flags.
 OUTLIER_GLYPH = "⚑"
 FLAG_GLYPH = "!"
+#: The glyph after the count of flagged sessions inside a collapsed parent.
+INSIDE_GLYPH = "⚐"
 #: The model column's width when the row is short of room (it is shown whole when it fits).
 MODEL_WIDTH = 16
 #: One line explaining the row glyphs and numbers (under the tree, and in the help).
-LEGEND = "⚑ outlier · ! other flag · ✗n malformed lines · n = items · ▸ +n⚑ flagged inside · via: router"
+LEGEND = "⚑ outlier · ! other flag · +n⚐ flagged inside · ✗n malformed lines · via: router"
+#: Columns of the tree's box around its rows: the border (2) and the scrollbar (1).
+TREE_BOX_CHROME = 3
+#: The started column's width without the year (``09-01 22:01``).
+STARTED_W = 11
+#: The columns after the id, in the order they claim the tree's width (the title takes what is
+#: left). On the row they read: id, provider, items, started, model, title.
+COLUMN_PRIORITY = ("provider", "items", "model", "started")
+#: The model column's first claim (a longer model is cut to fit, with …, when the width is short).
+MODEL_MIN = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Columns:
+    """The tree's columns at one width: each one's cells (0: not shown)."""
+
+    name: int
+    provider: int
+    items: int
+    started: int
+    model: int
+    title: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,12 +219,25 @@ class TreeRows:
         guide_depth: cells of indentation per level below the groups.
     """
 
-    def __init__(self, widget: Widget, forest: SessionForest, styles: PartStyles, guide_depth: int) -> None:
+    def __init__(
+        self,
+        widget: Widget,
+        forest: SessionForest,
+        styles: PartStyles,
+        guide_depth: int,
+        rows: Callable[[], Sequence[RowNode]] = tuple,
+    ) -> None:
         self._widget = widget
+        self._rows = rows
+        self._columns_key: tuple[object, ...] | None = None
         self._forest = forest
         self._styles = styles
         self._guide_depth = guide_depth
         self._width_cache: tuple[int, int, int] | None = None
+        self._years: tuple[int, bool] | None = None
+        self._name_cache: tuple[Sequence[RowNode], int, int] | None = None
+        self._paint_width = 200
+        self._label_columns = Columns(12, 0, 0, 0, 0, 0)
         #: Bumped when the summaries' labels may read differently (their verdicts and flags
         #: set in place): part of each node's cached label key.
         self._label_epoch = 0
@@ -234,6 +272,7 @@ class TreeRows:
         """
         data = node.data
         part = self._styles.part
+        self._set_paint(width)
         room = max(8, width - node_depth(node) * self._guide_depth - 2)
         label: list[Piece]
         if isinstance(data, Group):
@@ -279,7 +318,7 @@ class TreeRows:
         )
 
     def group_label(self, group: Group) -> list[Piece]:
-        """``claude  (12) 2⚑``: a group's title, its shown sessions and how many are flagged."""
+        """``claude  (12) 2 flagged``: a group's title, its shown sessions and how many are flagged."""
         count, flagged = self._forest.group_stats((group.root, group.format))
         part = self._styles.part
         style = part("session-tree--group")  # (under the count and flags too: bold)
@@ -288,7 +327,7 @@ class TreeRows:
             (f"  ({count})", style + part("session-tree--dim")),
         ]
         if flagged:
-            label.append((f" {flagged}⚑", style + part("session-tree--flag")))
+            label.append((f" {flagged} flagged", style + part("session-tree--flag")))
         return label
 
     def _prefix_length(self, node: RowNode) -> int:
@@ -301,17 +340,17 @@ class TreeRows:
         return MIN_PREFIX
 
     def session_label(self, s: SessionSummary, node: RowNode | None = None, room: int = 200) -> list[Piece]:
-        """``⚑ 01a05efe-0 09-01 22:01 openai/azure   14 muse-special  Audit site/ for…``, as runs.
+        """``⚑ 01a05efe-0 openai/azure   14 09-01 22:01 muse-special  Audit site/ for…``, as runs.
 
         A node keeps its label across repaints: it is built again only when something it
         shows changes, each part of its key: the room, the id prefix its siblings need, the
-        ``+n⚑`` badge, the column widths, the styles, and the summaries themselves
+        ``+n⚐`` badge, the column widths, the styles, and the summaries themselves
         (:meth:`labels_changed`).
         """
         prefix = self._prefix_length(node) if node is not None else MIN_PREFIX
         inside = self._forest.flagged_inside(s) if node is not None and node.allow_expand and not node.is_expanded else 0
         widths = self.widths()
-        key = (self._label_epoch, self._styles.epoch, room, prefix, inside, widths)
+        key = (self._label_epoch, self._styles.epoch, room, prefix, inside, widths, self._label_columns, self._paint_width)
         if node is not None:
             cached = node.label_cache
             if cached is not None and cached[0] == key and node.data is s:
@@ -332,38 +371,41 @@ class TreeRows:
             glyph_style = part("session-tree--outlier")
         elif glyph == FLAG_GLYPH:
             glyph_style = part("session-tree--flag")
+        cols = self._label_columns
         ident = id_prefix(session_ident(s), prefix)
-        provider = provider_label(s)
-        model_full = clean_name(s.declared_model or s.label or "-", 60)
-        wp, wi, wm = widths
-        # Columns: glyph, id, [time], provider, items, model, [title]. The model is cut only
-        # when the row has no room for it; the time and then the title come when it has.
-        base = 2 + len(ident) + 1 + wp + 1 + wi + 1
-        show_time = room - base - min(wm, 20) >= 12  # one decision for the rows of a depth
-        if show_time:
-            base += 12
-        route = route_label(s)
-        if route:  # (it takes the model's room, not the time's: the columns stay aligned)
-            base += len(route) + 1
-        model = clean(model_full, max(4, room - base)) if len(model_full) > room - base else model_full
-        pstyle = self._provider_style(s.attribution.provider)
-        out: list[Piece] = [(glyph + " ", glyph_style), (ident + " ", None)]
-        if show_time:
-            out.append((when(s.started_at), dim))
+        # The id column ends at the same cell on every row, whatever the row's depth.
+        name_w = max(len(ident) + 2, cols.name - (self._paint_width - room))
+        out: list[Piece] = [(glyph + " ", glyph_style), (ident.ljust(name_w - 2), None)]
+        if cols.provider:
             out.append((" ", None))
-        out.append((provider.ljust(wp), pstyle))
-        out.append((" ", None))
-        out.append((str(s.items).rjust(wi), dim))
-        out.append((" ", None))
-        if route:  # the route before the model: it is part of the verdict, the model is what was declared
-            out.append((route + " ", pstyle))
-        out.append((model, None))
+            out.append((clean(provider_label(s), cols.provider).ljust(cols.provider), self._provider_style(s.attribution.provider)))
+        if cols.items:
+            out.append((" " + str(s.items).rjust(cols.items), dim))
+        if cols.started:
+            out.append((" " + started_label(s.started_at, cols.started > STARTED_W), dim))
+        badges: list[Piece] = []
         if s.malformed_lines:
-            out.append((f" ✗{s.malformed_lines}", part("session-tree--flag")))
+            badges.append((f" ✗{s.malformed_lines}", part("session-tree--flag")))
         if inside:
-            out.append((f" +{inside}⚑", part("session-tree--flag")))
+            badges.append((f" +{inside}{INSIDE_GLYPH}", part("session-tree--flag")))
+        if cols.model:
+            # The badges sit in the model column, after the model (cut for them when it must be).
+            room_w = max(0, cols.model - sum(cell_len(t) for t, _ in badges))
+            route = route_label(s)
+            model = clean_name(s.declared_model or s.label or "-", 60)
+            if route:  # the route is part of the verdict, the model is what was declared
+                route = clean(route, max(1, room_w))
+                out.append((" " + route, self._provider_style(s.attribution.provider)))
+                room_w -= len(route) + 1
+            model = clean(model, room_w) if room_w >= 2 else ""
+            out.append((" " + model, None))
+            out += badges
+            pad = cols.model + 1 - (sum(cell_len(t) for t, _ in badges) + len(model) + 1 + (len(route) + 1 if route else 0))
+            out.append((" " * max(0, pad), None))
+        else:
+            out += badges
         used = sum(cell_len(t) for t, _ in out)
-        if s.title and room - used >= 12:
+        if s.title and cols.title and room - used >= 12:
             out.append(("  ", None))
             out.append((clean(s.title, max(0, room - used - 2)), dim))
         return out
@@ -377,3 +419,102 @@ class TreeRows:
             wm = max((len(s.declared_model or s.label or "-") for s in sessions), default=1)
             self._width_cache = (min(wp, 16), wi, min(wm, 32))
         return self._width_cache
+
+    # ------------------------------------------------------------------ columns
+
+    def spans_years(self) -> bool:
+        """True when the sessions started in more than one year (the started column shows the year)."""
+        key = len(self._forest.sessions)
+        if self._years is None or self._years[0] != key:
+            years = {_year(s.started_at) for s in self._forest.sessions if s.started_at is not None}
+            self._years = (key, len(years - {None}) > 1)
+        return self._years[1]
+
+    def name_width(self, rows: Sequence[RowNode]) -> int:
+        """Cells from a row's start to the end of its id, the widest of the session ``rows`` (cached per layout)."""
+        cached = self._name_cache
+        if cached is not None and cached[0] is rows and cached[1] == len(rows):
+            return cached[2]
+        best = 0
+        last: RowNode | None = None
+        for node in rows:
+            # Siblings share their depth and id prefix: one sum per parent (a cut id is prefix + …).
+            parent = node.parent
+            if parent is last or not isinstance(node.data, SessionSummary):
+                continue
+            last = parent
+            best = max(best, node_depth(node) * self._guide_depth + 4 + self._prefix_length(node) + 1)
+        self._name_cache = (rows, len(rows), best)
+        return best
+
+    def columns(self, width: int, rows: Sequence[RowNode]) -> Columns:
+        """Which columns show in a tree ``width`` cells wide, and how wide: see :data:`COLUMN_PRIORITY`.
+
+        The model first claims :data:`MODEL_MIN` cells (a longer one is cut with …); what the
+        columns leave then widens it up to its longest value, and the title takes the rest.
+        """
+        wp, wi, wm = self.widths()
+        name = self.name_width(rows) or 12
+        started = STARTED_W + (5 if self.spans_years() else 0)
+        want = {"provider": max(wp, 8), "items": max(wi, 5), "model": min(max(wm, 5), MODEL_MIN), "started": started}
+        left = width - name
+        got: dict[str, int] = {}
+        for col in COLUMN_PRIORITY:
+            if left >= want[col] + 1:
+                got[col] = want[col]
+                left -= want[col] + 1
+        if "model" in got:
+            grow = min(left, max(wm, 5) - got["model"])
+            got["model"] += grow
+            left -= grow
+        return Columns(name, got.get("provider", 0), got.get("items", 0), got.get("started", 0), got.get("model", 0), max(0, left - 2))
+
+    def natural_width(self, rows: Sequence[RowNode]) -> int | None:
+        """The cells a tree needs to show every column but the title whole (None: no session row yet)."""
+        name = self.name_width(rows)
+        if not name:
+            return None
+        wp, wi, wm = self.widths()
+        started = STARTED_W + (5 if self.spans_years() else 0)
+        return name + max(wp, 8) + max(wi, 5) + max(wm, 5) + started + 4 + TREE_BOX_CHROME
+
+    def _set_paint(self, width: int) -> None:
+        """Lay the columns out for rows built ``width`` cells wide (they line up across rows)."""
+        rows = self._rows()
+        key = (width, id(rows), len(rows), self.widths(), self.spans_years())
+        if key != self._columns_key:
+            self._columns_key = key
+            self._paint_width = width
+            self._label_columns = self.columns(width, rows)
+
+    def header_pieces(self, width: int) -> list[Piece]:
+        """The column headers over the tree's rows, each above its column."""
+        self._set_paint(width)
+        cols = self._label_columns
+        dim = self._styles.part("session-tree--dim")
+        out: list[Piece] = [("session".ljust(cols.name), dim)]
+        for name, w, right in (("provider", cols.provider, False), ("items", cols.items, True), ("started", cols.started, False), ("model", cols.model, False)):
+            if w:
+                out.append((" " + (name.rjust(w) if right else name.ljust(w)), dim))
+        if cols.title >= 12:
+            out.append(("  title", dim))
+        return fit(out, width)
+
+
+def _year(ts: float | None) -> int | None:
+    try:
+        return datetime.fromtimestamp(ts, tz=UTC).year if ts is not None else None
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def started_label(ts: float | None, year: bool) -> str:
+    """``09-01 22:01``, or ``2026-09-01 22:01`` with ``year`` (UTC); blanks when there is no time."""
+    if not year:
+        return when(ts)
+    if ts is None:
+        return "-".ljust(STARTED_W + 5)
+    try:
+        return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%d %H:%M")
+    except (OverflowError, OSError, ValueError):
+        return "????-??-?? ??:??"

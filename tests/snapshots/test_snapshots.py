@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from textual.pilot import Pilot
+from textual.widgets import Input
 from textual.worker import WorkerCancelled
 
 from musetui.app import MuseApp
@@ -14,15 +15,35 @@ SIZE = (160, 48)
 ROOT = "sample_transcripts"
 
 
+def _pending(timer: Any) -> bool:
+    task = getattr(timer, "_task", None)
+    return task is not None and not task.done()
+
+
+def _busy(app: Any) -> bool:
+    """True while a worker runs, a debounced search is due, or the main screen waits to open a session or fill the panes."""
+    if any(w.is_running for w in app.workers if w.group != "follow"):
+        return True
+    if _pending(getattr(app.screen, "_timer", None)):
+        return True
+    try:
+        scr = app.main_screen
+    except LookupError:
+        return False
+    return scr._pane_timer is not None or scr._opening_key is not None or not scr.finished
+
+
 async def _settle(pilot: Pilot[Any]) -> None:
-    for _ in range(4):
+    """Wait for the workers, the debounced opens and pane fills, and the messages they post (no fixed sleep)."""
+    for _ in range(10_000):
         try:
-            await pilot.app.workers.wait_for_complete()
+            await pilot.app.workers.wait_for_complete([w for w in pilot.app.workers if w.group != "follow"] or None)
         except WorkerCancelled:
             continue
-        await pilot.pause(0.15)
-    await pilot.wait_for_scheduled_animations()
-    await pilot.pause(0.3)
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause()
+        if not _busy(pilot.app):
+            break
     await pilot.pause()
 
 
@@ -54,20 +75,42 @@ def test_outlier_item_signature(snap_compare: Any) -> None:
     )
 
 
-# The layout at common terminal sizes: after o then 5, the outlier's evidence is on screen.
+# The layout at the common terminal sizes: after o, the outlier's evidence is on screen (pane 5).
 
 
 def test_size_80x24_evidence(snap_compare: Any) -> None:
-    assert snap_compare(MuseApp([ROOT]), terminal_size=(80, 24), run_before=_keys("o", "5"))
+    assert snap_compare(MuseApp([ROOT]), terminal_size=(80, 24), run_before=_keys("o"))
+
+
+def test_size_100x30_evidence(snap_compare: Any) -> None:
+    assert snap_compare(MuseApp([ROOT]), terminal_size=(100, 30), run_before=_keys("o"))
 
 
 def test_size_120x30_evidence(snap_compare: Any) -> None:
-    assert snap_compare(MuseApp([ROOT]), terminal_size=(120, 30), run_before=_keys("o", "5"))
+    assert snap_compare(MuseApp([ROOT]), terminal_size=(120, 30), run_before=_keys("o"))
+
+
+def test_size_160x40_evidence(snap_compare: Any) -> None:
+    assert snap_compare(MuseApp([ROOT]), terminal_size=(160, 40), run_before=_keys("o"))
 
 
 def test_size_200x50_evidence(snap_compare: Any) -> None:
-    assert snap_compare(MuseApp([ROOT]), terminal_size=(200, 50), run_before=_keys("o", "5"))
+    assert snap_compare(MuseApp([ROOT]), terminal_size=(200, 50), run_before=_keys("o"))
 
 
 def test_size_80x24_tree(snap_compare: Any) -> None:
-    assert snap_compare(MuseApp([ROOT]), terminal_size=(80, 24), run_before=_keys("o"))
+    """At 80 columns one part shows at a time: esc after o comes back to the tree, on the outlier."""
+    assert snap_compare(MuseApp([ROOT]), terminal_size=(80, 24), run_before=_keys("o", "escape"))
+
+
+def test_search_toggles_80x24(snap_compare: Any) -> None:
+    """The search view at 80 columns: the case and regex toggles under the query, hits with their line."""
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await _keys("slash")(pilot)
+        pilot.app.screen.query_one(Input).cursor_blink = False  # (a blinking cursor is a coin toss)
+        for key in (*"call_", "alt+r"):
+            await pilot.press(key)
+            await _settle(pilot)
+
+    assert snap_compare(MuseApp([ROOT]), terminal_size=(80, 24), run_before=run_before)

@@ -212,7 +212,7 @@ async def test_item_panes_detail(sample_root: str) -> None:
         assert "openai (host azure) · confidence" in evidence and "outlier" in evidence
         assert "▸ [verified] openai-item-id" in evidence
         rows = item_rows(app)
-        assert rows[3].startswith("22:01:43 reasoning")
+        assert rows[3].split()[:3] == ["4", "22:01:43", "reasoning"]  # the line number leads the row
         assert "enc 1.1k" in rows[3]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 import pytest
@@ -102,13 +103,16 @@ async def test_pane_lines_fit_beside_the_scrollbar(sample_root: str, size: tuple
         await settle(pilot)
         await press(pilot, "o", "5")
         pane = main(app).pane("evidence")
-        await pilot.pause(0.1)
+        await pilot.pause()
         assert pane.virtual_size.height > pane.scrollable_content_region.height, "the Evidence is long"
         assert pane.show_vertical_scrollbar
         width = pane.scrollable_content_region.width
         assert pane._lines and all(line.cell_length <= width for line in pane._lines)
         shown = "".join("".join(line.text for line in pane._lines).split())
-        assert shown == "".join(pane.plain.split()), "every character of the Doc is laid out, in order"
+        # Every character of the Doc is laid out, in order, but where an id too long for its
+        # column is cut in its middle with … (it is never folded onto the next row).
+        laid_out = ".*?".join(re.escape(part) for part in shown.split("…"))
+        assert re.fullmatch(laid_out, "".join(pane.plain.split())), "every character of the Doc is laid out, in order"
 
 
 async def test_scrolling_keeps_its_place_while_the_content_stays(sample_root: str) -> None:

@@ -411,7 +411,7 @@ async def test_kept_labels_follow_flags_set_in_place_the_width_the_badge_and_the
         assert narrow != wide
         assert narrow == _uncached_pieces(tree)
 
-        # The +n⚑ badge of a parent with a flagged subagent: on while collapsed, off when expanded.
+        # The +n⚐ badge of a parent with a flagged subagent: on while collapsed, off when expanded.
         parent = next(
             n for n in tree.root.children[0].children
             if n.allow_expand and isinstance(n.data, SessionSummary) and not n.is_expanded
@@ -422,11 +422,11 @@ async def test_kept_labels_follow_flags_set_in_place_the_width_the_badge_and_the
         try:
             tree.finalize(*tree.forest.links())
             await pilot.pause()
-            badge = "+1⚑" if tree.flagged_inside(parent.data) == 1 else f"+{tree.flagged_inside(parent.data)}⚑"
+            badge = f"+{tree.flagged_inside(parent.data)}⚐"
             assert badge in "".join(t for t, _ in tree.row_pieces(parent))
             parent.expand()
             await pilot.pause()
-            assert "⚑" not in "".join(t for t, _ in tree.row_pieces(parent))
+            assert "⚐" not in "".join(t for t, _ in tree.row_pieces(parent))
             assert _pieces(tree) == _uncached_pieces(tree)
             parent.collapse()
             await pilot.pause()

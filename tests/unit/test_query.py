@@ -606,3 +606,19 @@ def test_lead_windows_are_used_and_give_way_to_the_whole_scan_on_many_leads() ->
         assert isinstance(t, TextTerm)
         lf = matcher.finder(tuple((x, 0) for x in t.exprs))
         assert lf is not None and lf._lead is None, pattern
+
+
+def test_case_modes_and_regex_words() -> None:
+    """The search view's toggles: case smart/match/ignore, and bare words read as regexes."""
+
+    def atoms(**kw: object) -> list[tuple[str, bool]]:
+        q = parse_query("Foo ba.r", **kw)  # type: ignore[arg-type]
+        return [(t.atom.kind, t.atom.case_sensitive) for g in q.groups for t in g]  # type: ignore[union-attr]
+
+    assert atoms() == [("word", True), ("word", False)]
+    assert atoms(case="match") == [("word", True), ("word", True)]
+    assert atoms(case="ignore") == [("word", False), ("word", False)]
+    assert atoms(regex_words=True) == [("regex", True), ("regex", False)]
+    assert atoms() == [("word", True), ("word", False)]  # the options end with their parse
+    quoted = parse_query('"ba.r"', regex_words=True).groups[0][0].atom
+    assert quoted.kind == "phrase"  # type: ignore[union-attr]
