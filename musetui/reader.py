@@ -259,10 +259,30 @@ def read_file(path: str, start: int = 0, limit: int | None = None, whole_max: in
             got += len(chunk)
             pos += len(chunk)
         data = chunks[0] if len(chunks) == 1 else (b"".join(chunks) if chunks else b"")
-        grew = os.fstat(fd).st_size > size
-        return FileData(data, size, st.st_mtime_ns, st.st_ino, st.st_dev, grew)
+        now = os.fstat(fd).st_size
+        note = shrank_note(path, st, start + got, start + want, now)
+        return FileData(data, size, st.st_mtime_ns, st.st_ino, st.st_dev, now > size and note is None, note)
     finally:
         os.close(fd)
+
+
+def shrank_note(path: str, before: os.stat_result, got: int, want: int, now: int) -> str | None:
+    """What to say when a file shrank or was replaced while it was read (None: it did not).
+
+    Args:
+        before: the file's ``fstat`` when it was opened.
+        got: the offset the read reached; want: the offset it meant to reach.
+        now: the open file's size after the read.
+    """
+    try:
+        there = os.stat(path, follow_symlinks=False)
+        replaced = (there.st_ino, there.st_dev) != (before.st_ino, before.st_dev)
+    except OSError:  # gone from its path
+        replaced = True
+    if got >= want and now >= before.st_size and not replaced:
+        return None
+    holds = f" (it now holds {now:,})" if now != got else ""
+    return f"file shrank (or was replaced) while it was read: {got:,} of {before.st_size:,} bytes{holds}"
 
 
 def open_regular(path: str) -> int:

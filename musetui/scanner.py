@@ -32,6 +32,7 @@ from musetui.reader import (
     open_regular,
     read_file,
     read_range,
+    shrank_note,
     sse_payload,
 )
 from musetui.scan_evidence import Resolver, clean, raw_evidence, walk_lines
@@ -171,11 +172,14 @@ def _scan_file(
         summary.notes.append(f"gzip file: its lines and byte offsets are those of the {len(data):,} bytes it expands to")
     if fd.note:
         summary.notes.append(fd.note)
+    changed = [Diagnostic(relpath, 0, fd.note)] if fd.note and not fd.expanded else []  # (it shrank)
     if not data.strip():
-        return Outcome(None, [Diagnostic(relpath, 0, "empty file: no records")])
-    return scan_bytes(
+        return Outcome(None, [*changed, Diagnostic(relpath, 0, "empty file: no records")])
+    out = scan_bytes(
         data, summary, grew=fd.grew, keep_offsets=keep_offsets, attribute_session=attribute_session, want_state=want_state
     )
+    out.diagnostics[:0] = changed
+    return out
 
 
 #: Files larger than this are scanned in windows of this size (cut at line ends), so that
@@ -261,9 +265,14 @@ def _scan_windows(
             observer = carry[0]
             diags.extend(out.diagnostics)
             pos = state.offset
-        grew = os.fstat(fd).st_size > size
+        now = os.fstat(fd).st_size
+        shrank = shrank_note(abspath, st, pos + len(tail), limit if limit >= size else pos, now)
+        grew = now > size and shrank is None
     finally:
         os.close(fd)
+    if shrank:
+        diags.append(Diagnostic(relpath, 0, shrank))
+        summary.notes.append(shrank)
     if limit < size:
         diags.append(Diagnostic(relpath, 0, f"file of {size:,} bytes exceeds the {limit:,}-byte scan limit: scanned up to byte {pos:,} (line {state.n_lines})"))
         summary.notes.append(f"partial scan: the first {pos:,} of {size:,} bytes (the scan limit)")

