@@ -8,6 +8,7 @@ bytes (:mod:`musetui.fingerprints.extract`) and located, zoned and named by
 
 from __future__ import annotations
 
+import codecs
 import os
 import pickle
 from array import array
@@ -59,8 +60,27 @@ class Outcome:
     state: Any = None  # a ScanState when the scan can be resumed after an append
 
 
+#: Byte-order marks of text that is not UTF-8 (UTF-32 first: its little-endian mark starts with UTF-16's).
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"),
+)
+#: A line that fails to parse and holds a CR that ends no line: lone-CR (classic Mac OS) line ends.
+LONE_CR = "lone CR line ends (classic Mac OS): musetui reads lines ending in LF or CRLF"
+
+
+def not_utf8(relpath: str, head: bytes) -> Outcome | None:
+    """The outcome of a file whose byte-order mark says UTF-16 or UTF-32 (None: any other file)."""
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            return Outcome(None, [Diagnostic(relpath, 0, f"{name} text (BOM): not read; musetui reads UTF-8 JSON")])
+    return None
+
+
 def _classify(exc: BaseException, line: bytes, partial_last: bool, grew: bool) -> str:
     msg = str(exc)
+    if b"\r" in line.rstrip(b"\r"):
+        return LONE_CR
     if partial_last:
         return "truncated: last line is incomplete (no newline; the file may still be being written)"
     if b"\x00" in line[:4096]:
@@ -175,6 +195,8 @@ def _scan_file(
     changed = [Diagnostic(relpath, 0, fd.note)] if fd.note and not fd.expanded else []  # (it shrank)
     if not data.strip():
         return Outcome(None, [*changed, Diagnostic(relpath, 0, "empty file: no records")])
+    if (other := not_utf8(relpath, data[:4])) is not None:
+        return other
     out = scan_bytes(
         data, summary, grew=fd.grew, keep_offsets=keep_offsets, attribute_session=attribute_session, want_state=want_state
     )
@@ -234,6 +256,8 @@ def _scan_windows(
             if not chunk:
                 break
             if pos == 0:
+                if (other := not_utf8(relpath, chunk[:4])) is not None:
+                    return other
                 state.sse = is_sse(chunk)
             at_limit = pos + len(chunk) >= limit
             if at_limit and limit >= size:

@@ -84,3 +84,43 @@ def test_an_untouched_file_gets_no_such_note(tmp_path: Path, monkeypatch: pytest
         out = scan_file(str(path), path.name, str(tmp_path))
         assert out.summary is not None and out.summary.items == 3000
         assert not [t for t in _texts(out) if "shrank" in t]
+
+
+_RECORDS = _lines(5).decode()
+
+
+@pytest.mark.parametrize(
+    ("codec", "bom", "name"),
+    [
+        ("utf-16-le", b"\xff\xfe", "UTF-16"),
+        ("utf-16-be", b"\xfe\xff", "UTF-16"),
+        ("utf-32-le", b"\xff\xfe\x00\x00", "UTF-32"),
+        ("utf-32-be", b"\x00\x00\xfe\xff", "UTF-32"),
+    ],
+)
+def test_utf16_and_utf32_with_a_bom_are_named(tmp_path: Path, codec: str, bom: bytes, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = tmp_path / "u.jsonl"
+    f.write_bytes(bom + _RECORDS.encode(codec))
+    out = scan_file(str(f), "u.jsonl", str(tmp_path))
+    assert out.summary is None
+    assert _texts(out) == [f"{name} text (BOM): not read; musetui reads UTF-8 JSON"]
+    monkeypatch.setattr(scanner, "WINDOW_BYTES", 64)  # the windowed read says the same
+    assert _texts(scan_file(str(f), "u.jsonl", str(tmp_path))) == _texts(out)
+
+
+def test_lone_cr_line_ends_are_named_not_truncated(tmp_path: Path) -> None:
+    for tail in ("\r", ""):
+        f = tmp_path / "mac.jsonl"
+        f.write_bytes((_RECORDS.rstrip("\n").replace("\n", "\r") + tail).encode())
+        out = scan_file(str(f), "mac.jsonl", str(tmp_path))
+        said = _texts(out)
+        assert f"malformed: {scanner.LONE_CR}" in said, said
+        assert not [t for t in said if "truncated" in t]
+
+
+def test_crlf_and_a_truly_truncated_last_line_keep_their_names(tmp_path: Path) -> None:
+    f = tmp_path / "dos.jsonl"
+    f.write_bytes(_RECORDS.replace("\n", "\r\n").encode() + b'{"role": "us')
+    out = scan_file(str(f), "dos.jsonl", str(tmp_path))
+    assert out.summary is not None and out.summary.items == 5
+    assert [t for t in _texts(out) if t.startswith("malformed: truncated")], _texts(out)
