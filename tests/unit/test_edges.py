@@ -124,3 +124,24 @@ def test_crlf_and_a_truly_truncated_last_line_keep_their_names(tmp_path: Path) -
     out = scan_file(str(f), "dos.jsonl", str(tmp_path))
     assert out.summary is not None and out.summary.items == 5
     assert [t for t in _texts(out) if t.startswith("malformed: truncated")], _texts(out)
+
+
+_REQUEST = '{request: {uri: "https://api.openai.com/v1/chat/completions", method: POST, body: ""}, response: {status: {code: 200}, body: {string: ""}}}'
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "interactions: " + "[" * 150 + _REQUEST + "]" * 150 + "\n",  # flow style
+        "interactions:\n" + "- " * 150 + "request: {uri: 'https://api.openai.com/v1/chat/completions'}\n",  # block style
+        "interactions:\n" + "- " * 150 + "request: {uri: 'https://x/'}\n" + "  " * 150 + "response: {status: {code: 200}}\n",
+    ],
+)
+def test_a_deeply_nested_interactions_list_is_a_diagnostic(tmp_path: Path, text: str) -> None:
+    f = tmp_path / "deep.yaml"
+    f.write_text(text)
+    out = scan_file(str(f), "deep.yaml", str(tmp_path))
+    assert out.summary is None
+    assert _texts(out) == [
+        "unreadable HTTP capture: interactions hold no request/response mapping (lists nested 150 deep)"
+    ]
