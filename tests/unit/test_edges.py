@@ -145,3 +145,22 @@ def test_a_deeply_nested_interactions_list_is_a_diagnostic(tmp_path: Path, text:
     assert _texts(out) == [
         "unreadable HTTP capture: interactions hold no request/response mapping (lists nested 150 deep)"
     ]
+
+
+@pytest.mark.parametrize("mark", ["\u3164", "\u034f", "\ufe0f", "\ufff9", "\U000e0041", "\u200b", "\u2066"])
+def test_invisible_characters_in_a_file_name_are_escaped_in_scan_and_show(
+    tmp_path: Path, mark: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from musetui.cli import main
+    from musetui.safetext import escape_name
+
+    f = tmp_path / f"a{mark}b.jsonl"
+    f.write_bytes(_lines(3))
+    shown = escape_name(f.name)
+    assert shown != f.name and shown.isascii()
+    assert main(["scan", str(tmp_path), "--no-cache"]) == 0
+    out = capsys.readouterr().out
+    assert shown in out and mark not in out
+    assert main(["show", str(f)]) == 0
+    md = capsys.readouterr().out
+    assert f"- **File:** `{escape_name(str(f))}`" in md and mark not in md
