@@ -275,7 +275,7 @@ def shrank_note(path: str, before: os.stat_result, got: int, want: int, now: int
         now: the open file's size after the read.
     """
     try:
-        there = os.stat(path, follow_symlinks=False)
+        there = os.stat(path)  # (what the open reached: a symlink is followed, as open_ro does)
         replaced = (there.st_ino, there.st_dev) != (before.st_ino, before.st_dev)
     except OSError:  # gone from its path
         replaced = True

@@ -352,7 +352,7 @@ def _resume_file(state: ScanState, abspath: str, keep_offsets: bool) -> Outcome 
         fd = read_file(abspath, state.offset, whole_max=WINDOW_BYTES)
     except OSError:
         return None
-    if fd.size < state.offset:
+    if fd.size < state.offset or fd.note:  # (it shrank, or was replaced, as it was read: rescan it whole)
         return None
     summary, observer = pickle.loads(state.frozen)
     summary.size, summary.mtime_ns, summary.inode, summary.device = fd.size, fd.mtime_ns, fd.inode, fd.device

@@ -79,11 +79,17 @@ def test_a_file_replaced_during_its_read_is_said_to(tmp_path: Path, monkeypatch:
 def test_an_untouched_file_gets_no_such_note(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     f = tmp_path / "big.jsonl"
     f.write_bytes(_lines(3000))
-    monkeypatch.setattr(scanner, "WINDOW_BYTES", 16 * 1024)
-    for path in (f,):
-        out = scan_file(str(path), path.name, str(tmp_path))
-        assert out.summary is not None and out.summary.items == 3000
-        assert not [t for t in _texts(out) if "shrank" in t]
+    link = tmp_path / "link.jsonl"
+    link.symlink_to(f)
+    small = tmp_path / "small.jsonl"
+    small.write_bytes(_lines(10))
+    whole = scanner.WINDOW_BYTES
+    for path, n in ((f, 3000), (link, 3000), (small, 10)):
+        for window in (16 * 1024, whole):  # windowed, then whole
+            monkeypatch.setattr(scanner, "WINDOW_BYTES", window)
+            out = scan_file(str(path), path.name, str(tmp_path))
+            assert out.summary is not None and out.summary.items == n
+            assert not [t for t in _texts(out) if "shrank" in t], (path, _texts(out))
 
 
 _RECORDS = _lines(5).decode()
@@ -164,3 +170,18 @@ def test_invisible_characters_in_a_file_name_are_escaped_in_scan_and_show(
     assert main(["show", str(f)]) == 0
     md = capsys.readouterr().out
     assert f"- **File:** `{escape_name(str(f))}`" in md and mark not in md
+
+
+def test_a_resume_whose_file_shrinks_as_it_is_read_rescans_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = tmp_path / "grow.jsonl"
+    states = []
+    for _ in range(2):
+        f.write_bytes(_lines(20))
+        first = scan_file(str(f), "grow.jsonl", str(tmp_path), want_state=True)
+        assert first.state is not None
+        states.append(first.state)
+    f.write_bytes(_lines(40))
+    assert scanner.resume_file(states[0], str(f)) is not None  # an append alone resumes
+    # (pread 1: the byte before the resume point; 2: the appended bytes, then another writer truncates)
+    monkeypatch.setattr(os, "pread", _truncating_pread(f, 2, f.stat().st_size - 100))
+    assert scanner.resume_file(states[1], str(f)) is None
