@@ -50,11 +50,10 @@ def show_context(path: str, root: str | None = None) -> str:
     target = os.path.abspath(path)
     if root:
         return os.path.abspath(root)
-    real = os.path.realpath(target)
-    for r in default_roots():
-        top = os.path.realpath(r)
-        if real.startswith(top.rstrip(os.sep) + os.sep):
-            return os.path.abspath(r)
+    for r in default_roots():  # (by the path as given: the index lists the file under the root's path)
+        top = os.path.abspath(r)
+        if target.startswith(top.rstrip(os.sep) + os.sep):
+            return top
     return family_root(target) or target
 
 

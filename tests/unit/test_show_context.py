@@ -105,3 +105,24 @@ def test_show_and_scan_flag_alike_in_the_layout_tree(tmp_path: Path, sample_dir:
         "codex": {os.path.join("codex", "sessions")},
         "muse-vm": {os.path.join("muse-vm", "sessions")},
     }
+
+
+def test_show_uses_the_discovered_root_that_holds_the_file(
+    tmp_path: Path, sample_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Muse tree under MUSE_SESSIONS_DIR (any name): ``show`` flags as ``musetui``/``scan`` with no PATH do."""
+    from musetui.config import default_roots
+
+    muse = tmp_path / "my-muse"
+    shutil.copytree(sample_dir / "muse-vm" / "sessions", muse)
+    monkeypatch.setenv("MUSE_SESSIONS_DIR", str(muse))
+    assert default_roots() == [str(muse)]
+    scanned = _flags(Index(default_roots(), workers=1, use_cache=False).scan())
+    assert sorted(map(tuple, scanned.values())) == [(), (), (), (), ("outlier",)]
+    for f in _sample_files(muse):
+        assert show_context(str(f)) == str(muse)
+        summary, _ = show_summary(str(f), use_cache=False)
+        assert summary is not None and list(summary.attribution.flags) == scanned[str(f)], f
+    top = next(muse.glob("*/session.jsonl"))  # a top-level session under a folder not named sessions: read alone if not discovered
+    monkeypatch.delenv("MUSE_SESSIONS_DIR")
+    assert show_context(str(top)) == str(top)
