@@ -289,9 +289,9 @@ def _scan_windows(
             observer = carry[0]
             diags.extend(out.diagnostics)
             pos = state.offset
-        now = os.fstat(fd).st_size
+        now = os.fstat(fd)
         shrank = shrank_note(abspath, st, pos + len(tail), limit if limit >= size else pos, now)
-        grew = now > size and shrank is None
+        grew = now.st_size > size and shrank is None
     finally:
         os.close(fd)
     if shrank:

@@ -185,3 +185,23 @@ def test_a_resume_whose_file_shrinks_as_it_is_read_rescans_whole(tmp_path: Path,
     # (pread 1: the byte before the resume point; 2: the appended bytes, then another writer truncates)
     monkeypatch.setattr(os, "pread", _truncating_pread(f, 2, f.stat().st_size - 100))
     assert scanner.resume_file(states[1], str(f)) is None
+
+
+def test_a_file_rewritten_in_place_during_its_read_is_said_to(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    f = tmp_path / "w.jsonl"
+    f.write_bytes(_lines(50))
+    real = os.pread
+
+    def pread(fd: int, length: int, offset: int) -> bytes:
+        data = real(fd, length, offset)
+        with f.open("r+b") as out:  # another writer: same size, other bytes
+            out.write(b'{"role": "system"')
+        st = f.stat()
+        os.utime(f, ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # (a new time, whatever the clock's grain)
+        return data
+
+    monkeypatch.setattr(os, "pread", pread)
+    out = scan_file(str(f), "w.jsonl", str(tmp_path))
+    size = f.stat().st_size
+    want = f"file was rewritten while it was read (same size, new modification time): {size:,} of {size:,} bytes"
+    assert want in _texts(out)
