@@ -60,8 +60,8 @@ def show_context(path: str, root: str | None = None) -> str:
 def show_summary(path: str, root: str | None = None, *, use_cache: bool = True) -> tuple[SessionSummary | None, list[object]]:
     """The session at ``path`` as ``musetui show`` reports it: indexed in :func:`show_context`.
 
-    The single source of truth for the session report: the CLI's ``show`` and the TUI's ``y``
-    both take the summary from here, so what is copied is exactly what ``show`` prints.
+    The TUI's ``y`` reads nothing again: it formats the summary the app scanned, which is what
+    ``show PATH --root ROOT`` gives for the app's root.
 
     Returns:
         The summary (None when the file holds no transcript records), and the index's diagnostics.
