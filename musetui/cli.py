@@ -453,8 +453,9 @@ def cmd_show(argv: Sequence[str]) -> int:
     p.add_argument(
         "--root",
         default=None,
-        help="directory giving the fleet context for outlier flags (default: the session's family: "
-        "its parent session and siblings)",
+        help="directory giving the fleet context for outlier flags, as `scan DIR` flags it (default: the "
+        "default root holding the file, else the tree its layout names: Muse sessions/, Codex sessions/, "
+        "Claude projects/; else the file alone)",
     )
     args = p.parse_args(list(argv))
     args.path, args.line = _path_and_line(args.path, args.line)

@@ -259,10 +259,35 @@ def read_file(path: str, start: int = 0, limit: int | None = None, whole_max: in
             got += len(chunk)
             pos += len(chunk)
         data = chunks[0] if len(chunks) == 1 else (b"".join(chunks) if chunks else b"")
-        grew = os.fstat(fd).st_size > size
-        return FileData(data, size, st.st_mtime_ns, st.st_ino, st.st_dev, grew)
+        now = os.fstat(fd)
+        note = shrank_note(path, st, start + got, start + want, now)
+        return FileData(data, size, st.st_mtime_ns, st.st_ino, st.st_dev, now.st_size > size and note is None, note)
     finally:
         os.close(fd)
+
+
+def shrank_note(path: str, before: os.stat_result, got: int, want: int, now: os.stat_result) -> str | None:
+    """What to say when a file shrank, was replaced or was rewritten while it was read (None: it was not).
+
+    An append (the file grew, its start kept) is not a change here: the caller reads up to its
+    last complete line, and the next scan reads the rest.
+
+    Args:
+        before: the file's ``fstat`` when it was opened; now: the open file's ``fstat`` after the read.
+        got: the offset the read reached; want: the offset it meant to reach.
+    """
+    try:
+        there = os.stat(path)  # (what the open reached: a symlink is followed, as open_ro does)
+        replaced = (there.st_ino, there.st_dev) != (before.st_ino, before.st_dev)
+    except OSError:  # gone from its path
+        replaced = True
+    shrank = got < want or now.st_size < before.st_size or replaced
+    if not shrank and now.st_size == before.st_size and now.st_mtime_ns != before.st_mtime_ns:
+        return f"file was rewritten while it was read (same size, new modification time): {got:,} of {before.st_size:,} bytes"
+    if not shrank:
+        return None
+    holds = f" (it now holds {now.st_size:,})" if now.st_size != got else ""
+    return f"file shrank (or was replaced) while it was read: {got:,} of {before.st_size:,} bytes{holds}"
 
 
 def open_regular(path: str) -> int:

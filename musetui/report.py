@@ -37,21 +37,39 @@ def file_identity(path: str) -> tuple[str, int, float] | None:
     return sha, st.st_size, st.st_mtime
 
 
-def show_summary(path: str, root: str | None = None, *, use_cache: bool = True) -> tuple[SessionSummary | None, list[object]]:
-    """The session at ``path`` as ``musetui show`` reports it: indexed with its family (or ``root``).
+def show_context(path: str, root: str | None = None) -> str:
+    """What ``show`` indexes with ``path``, so that its flags are the ones ``scan`` gives there.
 
-    The single source of truth for the session report: the CLI's ``show`` and the TUI's ``y``
-    both take the summary from here, so what is copied is exactly what ``show`` prints.
+    ``root`` when given; else the default root (``musetui``'s and ``scan``'s with no PATH) that
+    holds the file; else the tree its layout names (:func:`~musetui.sources.registry.family_root`);
+    else the file alone, never its directory.
+    """
+    from musetui.config import default_roots
+    from musetui.sources.registry import family_root
+
+    target = os.path.abspath(path)
+    if root:
+        return os.path.abspath(root)
+    for r in default_roots():  # (by the path as given: the index lists the file under the root's path)
+        top = os.path.abspath(r)
+        if target.startswith(top.rstrip(os.sep) + os.sep):
+            return top
+    return family_root(target) or target
+
+
+def show_summary(path: str, root: str | None = None, *, use_cache: bool = True) -> tuple[SessionSummary | None, list[object]]:
+    """The session at ``path`` as ``musetui show`` reports it: indexed in :func:`show_context`.
+
+    The TUI's ``y`` reads nothing again: it formats the summary the app scanned, which is what
+    ``show PATH --root ROOT`` gives for the app's root.
 
     Returns:
         The summary (None when the file holds no transcript records), and the index's diagnostics.
     """
     from musetui.index import Index
-    from musetui.sources.registry import family_root
 
     target = os.path.abspath(path)
-    context = os.path.abspath(root) if root else family_root(target)
-    index = Index([context], workers=1, use_cache=use_cache).scan()
+    index = Index([show_context(target, root)], workers=1, use_cache=use_cache).scan()
     found = [s for s in index.sessions if os.path.abspath(s.abspath) == target]
     return (found[0] if found else None), list(index.diagnostics)
 

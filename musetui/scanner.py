@@ -8,6 +8,7 @@ bytes (:mod:`musetui.fingerprints.extract`) and located, zoned and named by
 
 from __future__ import annotations
 
+import codecs
 import os
 import pickle
 from array import array
@@ -33,6 +34,7 @@ from musetui.reader import (
     open_regular,
     read_file,
     read_range,
+    shrank_note,
     sse_payload,
 )
 from musetui.scan_evidence import Resolver, clean, raw_evidence, walk_lines
@@ -59,8 +61,27 @@ class Outcome:
     state: Any = None  # a ScanState when the scan can be resumed after an append
 
 
+#: Byte-order marks of text that is not UTF-8 (UTF-32 first: its little-endian mark starts with UTF-16's).
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"), (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"), (codecs.BOM_UTF16_BE, "UTF-16"),
+)
+#: A line that fails to parse and holds a CR that ends no line: lone-CR (classic Mac OS) line ends.
+LONE_CR = "lone CR line ends (classic Mac OS): musetui reads lines ending in LF or CRLF"
+
+
+def not_utf8(relpath: str, head: bytes) -> Outcome | None:
+    """The outcome of a file whose byte-order mark says UTF-16 or UTF-32 (None: any other file)."""
+    for bom, name in _BOMS:
+        if head.startswith(bom):
+            return Outcome(None, [Diagnostic(relpath, 0, f"{name} text (BOM): not read; musetui reads UTF-8 JSON")])
+    return None
+
+
 def _classify(exc: BaseException, line: bytes, partial_last: bool, grew: bool) -> str:
     msg = str(exc)
+    if b"\r" in line.rstrip(b"\r"):
+        return LONE_CR
     if partial_last:
         return "truncated: last line is incomplete (no newline; the file may still be being written)"
     if b"\x00" in line[:4096]:
@@ -172,11 +193,16 @@ def _scan_file(
         summary.notes.append(f"gzip file: its lines and byte offsets are those of the {len(data):,} bytes it expands to")
     if fd.note:
         summary.notes.append(fd.note)
+    changed = [Diagnostic(relpath, 0, fd.note)] if fd.note and not fd.expanded else []  # (it shrank)
     if not data.strip():
-        return Outcome(None, [Diagnostic(relpath, 0, "empty file: no records")])
-    return scan_bytes(
+        return Outcome(None, [*changed, Diagnostic(relpath, 0, "empty file: no records")])
+    if (other := not_utf8(relpath, data[:4])) is not None:
+        return other
+    out = scan_bytes(
         data, summary, grew=fd.grew, keep_offsets=keep_offsets, attribute_session=attribute_session, want_state=want_state
     )
+    out.diagnostics[:0] = changed
+    return out
 
 
 #: Files larger than this are scanned in windows of this size (cut at line ends), so that
@@ -231,6 +257,8 @@ def _scan_windows(
             if not chunk:
                 break
             if pos == 0:
+                if (other := not_utf8(relpath, chunk[:4])) is not None:
+                    return other
                 state.sse = is_sse(chunk)
             at_limit = pos + len(chunk) >= limit
             if at_limit and limit >= size:
@@ -262,9 +290,14 @@ def _scan_windows(
             observer = carry[0]
             diags.extend(out.diagnostics)
             pos = state.offset
-        grew = os.fstat(fd).st_size > size
+        now = os.fstat(fd)
+        shrank = shrank_note(abspath, st, pos + len(tail), limit if limit >= size else pos, now)
+        grew = now.st_size > size and shrank is None
     finally:
         os.close(fd)
+    if shrank:
+        diags.append(Diagnostic(relpath, 0, shrank))
+        summary.notes.append(shrank)
     if limit < size:
         diags.append(Diagnostic(relpath, 0, f"file of {size:,} bytes exceeds the {limit:,}-byte scan limit: scanned up to byte {pos:,} (line {state.n_lines})"))
         summary.notes.append(f"partial scan: the first {pos:,} of {size:,} bytes (the scan limit)")
@@ -320,7 +353,7 @@ def _resume_file(state: ScanState, abspath: str, keep_offsets: bool) -> Outcome 
         fd = read_file(abspath, state.offset, whole_max=WINDOW_BYTES)
     except OSError:
         return None
-    if fd.size < state.offset:
+    if fd.size < state.offset or fd.note:  # (it shrank, or was replaced, as it was read: rescan it whole)
         return None
     summary, observer = pickle.loads(state.frozen)
     summary.size, summary.mtime_ns, summary.inode, summary.device = fd.size, fd.mtime_ns, fd.inode, fd.device

@@ -459,8 +459,19 @@ def parse_yaml(data: bytes, document: Any = None) -> tuple[list[Exchange], list[
     if not isinstance(inter, list) or not inter:
         raise NotACapture("no interactions")
     items = [x for x in inter if isinstance(x, dict)]
+    if not items:  # (a list of lists, 150 deep: once an internal error in _spans)
+        raise CaptureError(f"interactions hold no request/response mapping ({_list_depth(inter)})")
     spans = _spans(_interaction_starts(data), data, len(items))
     return [_vcr_exchange(i, x, spans[i], starts) for i, x in enumerate(items)], starts
+
+
+def _list_depth(value: list[Any]) -> str:
+    """``lists nested 150 deep``: how deep the first items of ``value`` nest lists (what it holds instead)."""
+    depth = 0
+    while isinstance(value, list) and value:
+        depth += 1
+        value = value[0]
+    return f"lists nested {depth} deep" if depth > 1 else f"a list of {type(value).__name__} values"
 
 
 def _grpc_exchange(i: int, x: dict[str, Any], span: tuple[int, int], starts: list[int]) -> Exchange | None:

@@ -345,9 +345,13 @@ def _j(value: Any) -> str:
 
 
 def family_root(parts: Sequence[str]) -> str | None:
-    """The project directory of a subagent at ``<project>/<sessionId>/subagents/agent-<id>.jsonl``."""
-    if len(parts) >= 3 and parts[-2] == "subagents":
-        return os.sep.join(parts[:-3])
+    """The ``projects`` folder of ``projects/<project>/<sessionId>.jsonl`` or of a subagent at
+    ``<project>/<sessionId>/subagents/agent-<id>.jsonl``."""
+    name = parts[-1] if parts else ""
+    if len(parts) >= 5 and parts[-2] == "subagents" and name.startswith("agent-") and name.endswith(".jsonl"):
+        return os.sep.join(parts[:-4]) or os.sep
+    if len(parts) >= 4 and parts[-3] == "projects" and name.endswith(".jsonl"):
+        return os.sep.join(parts[:-2])
     return None
 
 

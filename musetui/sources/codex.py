@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import re
+from collections.abc import Sequence
 from typing import Any
 
 from musetui.model import Item
@@ -290,4 +293,19 @@ def _j(value: Any) -> str:
     return json_text(value)
 
 
-SPEC = Format(FORMAT, "records", sniff, CodexObserver, items, probe=CodexProbe)
+_ROLLOUT = re.compile(r"rollout-.*\.jsonl(?:\.gz)?")
+_DATE_PARTS = (re.compile(r"[0-9]{4}"), re.compile(r"[0-9]{2}"), re.compile(r"[0-9]{2}"))
+
+
+def family_root(parts: Sequence[str]) -> str | None:
+    """The folder above ``YYYY/MM/DD`` of a rollout at ``sessions/YYYY/MM/DD/rollout-*.jsonl``, or ``archived_sessions``."""
+    if not parts or not _ROLLOUT.fullmatch(parts[-1]):
+        return None
+    if len(parts) >= 6 and all(p.fullmatch(x) for p, x in zip(_DATE_PARTS, parts[-4:-1], strict=True)):
+        return os.sep.join(parts[:-4]) or os.sep
+    if len(parts) >= 3 and parts[-2] == "archived_sessions":
+        return os.sep.join(parts[:-1])
+    return None
+
+
+SPEC = Format(FORMAT, "records", sniff, CodexObserver, items, probe=CodexProbe, family_root=family_root)

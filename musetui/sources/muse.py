@@ -278,9 +278,11 @@ def _short_json(value: Any) -> str:
 
 
 def family_root(parts: Sequence[str]) -> str | None:
-    """``sessions/<parent>`` for a worker at ``sessions/<parent>/subagent*/<child>/session.jsonl``."""
+    """The ``sessions`` folder of ``sessions/<id>/session.jsonl`` or ``sessions/<parent>/subagent*/<child>/session.jsonl``."""
     if len(parts) >= 5 and parts[-1] == "session.jsonl" and parts[-3].startswith("subagent"):
-        return os.sep.join(parts[:-3])
+        return os.sep.join(parts[:-4]) or os.sep
+    if len(parts) >= 4 and parts[-1] == "session.jsonl" and parts[-3] == "sessions":
+        return os.sep.join(parts[:-2])
     return None
 
 

@@ -93,11 +93,12 @@ def is_capture(fmt: str) -> bool:
     return spec(fmt).layout == "capture"
 
 
-def family_root(path: str) -> str:
-    """The directory holding a session's parent and siblings, from the path's layout.
+def family_root(path: str) -> str | None:
+    """The root of the transcript tree that a file's path lays out, or None: the file stands alone.
 
-    A Muse worker's family is ``sessions/<parent>``, a Claude Code subagent's its project; any
-    other file's is its directory.
+    Each format knows its own tree (:attr:`Format.family_root`): a Muse ``sessions`` folder, a
+    Codex folder above ``YYYY/MM/DD``, a Claude Code ``projects`` folder. A path that lays out none
+    names no family: never its mere directory, which may hold anything.
     """
     parts = path.split(os.sep)
     for f in FORMATS:
@@ -105,7 +106,7 @@ def family_root(path: str) -> str:
             root = f.family_root(parts)
             if root is not None:
                 return root
-    return os.path.dirname(path)
+    return None
 
 
 class Sniffer:

@@ -36,7 +36,9 @@ class Format:
         observer: the scan-time observer that fills a session summary.
         probe: byte-level line questions, so most lines are never parsed twice (stateless).
         items: the items of an opened session.
-        family_root: the directory of a session's parent and siblings, from the path alone.
+        family_root: the root of the transcript tree a file's path lays out (its parent, siblings and
+            fleet: what a scan of that tree compares it with), from the path alone; None when the
+            path is not this format's layout (the file is then read alone).
         api_body: raw API response bodies (their evidence is walked record by record).
     """
 
