@@ -6,9 +6,13 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +36,9 @@ needs_dask = pytest.mark.skipif(not HAVE_DISTRIBUTED, reason="the fleet extra is
 needs_arrow = pytest.mark.skipif(not HAVE_PYARROW, reason="the fleet extra is not installed: pip install -e '.[fleet]'")
 
 
-def _cluster() -> Any:
-    return distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0", silence_logs=40
-    )
+def _cluster(**options: Any) -> Any:
+    kw: dict[str, Any] = {"n_workers": 2, "threads_per_worker": 1, "processes": True, "host": "127.0.0.1", "dashboard_address": ":0"}
+    return distributed.LocalCluster(**{**kw, "silence_logs": 40, **options})
 
 
 @pytest.fixture(scope="module")
@@ -161,17 +164,183 @@ def test_when_retries_run_out_the_scan_fails_and_prints_nothing(corpus: Path, ca
 
 @needs_dask
 @pytest.mark.dask
-def test_workers_that_cannot_see_the_paths_fail_the_scan(cluster: Any, tmp_path: Path) -> None:
+def test_workers_that_cannot_see_a_path_the_client_sees_fail_the_scan(cluster: Any, tmp_path: Path) -> None:
     from musetui.distributed import DaskIndex, DaskScanError
     from musetui.walk import walk_roots
 
     tree = tmp_path / "t"
     shutil.copytree(Path(__file__).resolve().parents[2] / "sample_transcripts", tree)
     files = walk_roots([str(tree)], [])
-    files[0].abspath = str(tmp_path / "elsewhere" / "gone.jsonl")  # what a worker without the share sees
-    index = DaskIndex([str(tree)], light=True, address=cluster.scheduler_address, files=files, walked=True)
-    with pytest.raises(DaskScanError, match="workers must see the same paths"):
-        index.scan()
+    # /proc/self/fd/N names an open file in this process only: what a worker without the share sees.
+    fd = os.open(files[0].abspath, os.O_RDONLY)
+    high = os.dup2(fd, 987)
+    try:
+        files[0].abspath = f"/proc/self/fd/{high}"
+        index = DaskIndex([str(tree)], light=True, address=cluster.scheduler_address, files=files, walked=True)
+        with pytest.raises(DaskScanError, match="which this machine sees: workers must see the same paths"):
+            index.scan()
+    finally:
+        os.close(high)
+        os.close(fd)
+
+
+@needs_dask
+@pytest.mark.dask
+def test_a_file_that_vanishes_after_the_walk_is_that_files_diagnostic(
+    cluster: Any, tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As in a local scan: exit 0, every other record, and the file's ``unreadable`` line on stderr."""
+    from musetui import distributed as mdist
+    from musetui import index as index_mod
+
+    sample = Path(__file__).resolve().parents[2] / "sample_transcripts"
+    tree = tmp_path / "t"
+    shutil.copytree(sample, tree)
+    victim = next(tree.rglob("rollout-*.jsonl"))
+    rc, whole, _ = _scan(capfdbinary, str(tree), "--json", "--no-cache")
+    assert rc == 0
+
+    def vanishing(cls: Any) -> None:
+        original = cls._outcomes
+
+        def outcomes(self: Any, files: Any, *a: Any, **k: Any) -> Any:
+            assert any(f.abspath == str(victim) for f in files)  # walked, then gone before any read
+            victim.unlink()
+            return original(self, files, *a, **k)
+
+        monkeypatch.setattr(cls, "_outcomes", outcomes)
+
+    vanishing(index_mod.Index)
+    rc, local, local_err = _scan(capfdbinary, str(tree), "--json", "--no-cache")
+    assert rc == 0 and not victim.exists()
+    shutil.copy2(sample / victim.relative_to(tree), victim)
+    vanishing(mdist.DaskIndex)
+    rc, remote, remote_err = _scan(capfdbinary, str(tree), "--json", "--no-cache", "--dask", cluster.scheduler_address)
+    assert rc == 0, remote_err
+    assert remote == local and remote_err == local_err
+    assert remote.count(b"\n") == whole.count(b"\n") - 1
+    assert f"{victim.name}: unreadable: No such file or directory".encode() in remote_err
+
+
+def _run_cli(*args: str, code: str = "", env: dict[str, str] | None = None, timeout: float = 120) -> tuple[int, str, str, float]:
+    """``musetui ARGS`` in a child process (bounded: the old code hung), after ``code``; rc, stdout, stderr, seconds."""
+    root = str(Path(__file__).resolve().parents[2])
+    full = {**os.environ, **(env or {}), "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    script = f"import sys\n{code}\nfrom musetui.cli import main; sys.exit(main(sys.argv[1:]))"
+    start = time.monotonic()
+    run = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=timeout, env=full)
+    return run.returncode, run.stdout, run.stderr, time.monotonic() - start
+
+
+def _lines(stderr: str) -> list[str]:
+    return [ln for ln in stderr.splitlines() if ln.strip()]
+
+
+@pytest.fixture
+def scheduler_only() -> Iterator[Any]:
+    """A scheduler with no worker (in this process, on loopback)."""
+    if not HAVE_DISTRIBUTED:
+        pytest.skip("the fleet extra is not installed: pip install -e '.[fleet]'")
+    c = _cluster(n_workers=0, processes=False, protocol="tcp://")
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+@needs_dask
+@pytest.mark.dask
+def test_a_scheduler_without_workers_fails_within_the_timeout(scheduler_only: Any, sample_dir: Path) -> None:
+    rc, out, err, took = _run_cli("scan", str(sample_dir), "--json", "--no-cache", "--dask", scheduler_only.scheduler_address, "--dask-timeout", "2")
+    assert rc == 1 and out == ""
+    assert len(_lines(err)) == 1, err
+    assert "has no workers: none joined within 2 s (--dask-timeout)" in err
+    assert took < 90
+
+
+@needs_dask
+@pytest.mark.dask
+def test_all_workers_killed_mid_scan_fail_within_the_timeout(scheduler_only: Any, corpus: Path) -> None:
+    address = scheduler_only.scheduler_address
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_worker", address, "--no-nanny", "--nthreads", "1", "--no-dashboard"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        for _ in range(2)
+    ]  # fmt: skip
+    try:
+        scheduler_only.wait_for_workers(2, timeout=90)
+        code = (
+            "import os, signal\n"
+            "from musetui import distributed as d\n"
+            "original = d.DaskIndex._outcomes\n"
+            "def outcomes(self, *a, **k):\n"
+            "    def kill(done, total):\n"
+            "        if done == 1:\n"
+            "            for pid in os.environ['VICTIMS'].split(','):\n"
+            "                os.kill(int(pid), signal.SIGKILL)\n"
+            "            print(f'killed after 1 of {total} tasks', file=sys.stderr)\n"
+            "    self.on_task_done = kill\n"
+            "    return original(self, *a, **k)\n"
+            "d.DaskIndex._outcomes = outcomes\n"
+        )
+        env = {"VICTIMS": ",".join(str(w.pid) for w in workers)}
+        rc, out, err, took = _run_cli("scan", str(corpus), "--json", "--no-cache", "--dask", address, "--dask-timeout", "2", code=code, env=env)
+    finally:
+        for w in workers:
+            w.kill()
+            w.wait(timeout=60)
+    lines = _lines(err)
+    assert lines[0].startswith("killed after 1 of ") and not lines[0].endswith(" 1 tasks"), err  # mid-scan
+    assert rc == 1 and out == ""
+    # Dask may log that it reruns a result lost with its worker; no traceback, one line of ours.
+    ours = [ln for ln in lines if ln.startswith("musetui")]
+    assert len(ours) == 1 and "Traceback" not in err, err
+    assert "lost all its workers mid-scan and none came back within 2 s (--dask-timeout); nothing was printed" in ours[0]
+    assert took < 90
+
+
+def _listener(answer: bytes | None) -> tuple[socket.socket, threading.Thread]:
+    """A TCP listener on loopback that sends ``answer`` on each connection (None: says nothing)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            held.append(conn)
+            if answer is not None:
+                conn.sendall(answer)
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    return server, t
+
+
+@needs_dask
+@pytest.mark.dask
+def test_an_address_that_is_not_a_dask_scheduler_says_so(sample_dir: Path) -> None:
+    http = ThreadingHTTPServer(("127.0.0.1", 0), SimpleHTTPRequestHandler)
+    threading.Thread(target=http.serve_forever, daemon=True).start()
+    banner, _ = _listener(b"SSH-2.0-OpenSSH_9.6\r\n")  # a server that speaks first
+    try:
+        for port, why in (
+            (http.server_address[1], "it accepted the connection but sent no Dask handshake within 2 s"),
+            (banner.getsockname()[1], "it answered in another protocol"),
+        ):
+            address = f"tcp://127.0.0.1:{port}"
+            rc, out, err, took = _run_cli("scan", str(sample_dir), "--json", "--no-cache", "--dask", address, "--dask-timeout", "2")
+            assert rc == 1 and out == "" and len(_lines(err)) == 1, err
+            assert f"musetui scan: {address} is not a Dask scheduler: {why}" in err
+            assert "internal error" not in err and took < 90
+    finally:
+        http.shutdown()
+        http.server_close()
+        banner.close()
 
 
 def test_unreachable_scheduler_fails_on_one_line(capfdbinary: pytest.CaptureFixture[bytes], sample_dir: Path) -> None:
