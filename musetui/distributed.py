@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from musetui import __version__
 from musetui.diagnostics import internal_error
 from musetui.index import Blobs, Index, _blobs, _scan_chunk, _scan_entry
 from musetui.model import Diagnostic
@@ -76,10 +77,13 @@ def _root_cause(exc: BaseException) -> str:
 #: What :func:`scan_task` returns per file: ("ok", its serialised outcome), ("missing", None)
 #: when the worker cannot see it, or ("error", its diagnostic) when serialising it failed.
 TaskResult = tuple[str, Any]
+#: Leads every task's results: workers with another musetui (Dask runs the workers' own copy
+#: of :func:`scan_task`) are named as such, instead of being misread.
+TASK_FORMAT = f"musetui-dask-task-2/{__version__}"
 
 
-def scan_task(entries: list[FileEntry], keep: bool, want_state: bool, light: bool) -> list[TaskResult]:
-    """One task, on a worker: each file's result (see :data:`TaskResult`), in order."""
+def scan_task(entries: list[FileEntry], keep: bool, want_state: bool, light: bool) -> tuple[str, list[TaskResult]]:
+    """One task, on a worker: :data:`TASK_FORMAT` and each file's result (see :data:`TaskResult`), in order."""
     out: list[TaskResult] = []
     for e in entries:
         if not os.path.lexists(e.abspath):
@@ -89,7 +93,7 @@ def scan_task(entries: list[FileEntry], keep: bool, want_state: bool, light: boo
             out.append(("ok", _scan_chunk(([e], keep, want_state, light))[0]))
         except Exception as exc:  # the per-file boundary, as in a local scan
             out.append(("error", internal_error(e.relpath, exc)))
-    return out
+    return TASK_FORMAT, out
 
 
 def split(files: list[FileEntry], threads: int) -> list[list[FileEntry]]:
@@ -281,12 +285,19 @@ class DaskIndex(Index):
                 done = set()
             for fut in sorted(done, key=lambda f: index_of[f.key]):
                 try:
-                    results[index_of[fut.key]] = fut.result(timeout=POLL_S)
+                    got = fut.result(timeout=POLL_S)
                 except TimeoutError:  # the result was lost with its worker before it reached here: computed again
                     pending.add(fut)
                     continue
                 except Exception as exc:  # a task lost past the retry limit, a worker that cannot run musetui
                     raise DaskScanError(f"the Dask scan failed, nothing was printed: {type(exc).__name__}: {_first_line(exc)}") from exc
+                if not (isinstance(got, tuple) and len(got) == 2 and got[0] == TASK_FORMAT):
+                    theirs = got[0] if isinstance(got, tuple) and got and isinstance(got[0], str) else "an older one"
+                    raise DaskScanError(
+                        f"the Dask workers at {self.address} run another musetui ({theirs}) than this client "
+                        f"({TASK_FORMAT}): install the same version on both; nothing was printed"
+                    )
+                results[index_of[fut.key]] = got[1]
                 if self.on_task_done is not None:
                     self.on_task_done(len(results), len(futures))
                 if cancelled is not None and cancelled():

@@ -222,6 +222,20 @@ def test_a_file_that_vanishes_after_the_walk_is_that_files_diagnostic(
     assert f"{victim.name}: unreadable: No such file or directory".encode() in remote_err
 
 
+@needs_dask
+@pytest.mark.dask
+def test_workers_with_another_musetui_are_named_as_such(
+    cluster: Any, sample_dir: Path, capfdbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from musetui import distributed as mdist
+
+    # The worker processes keep their own copy of the module: only this client changes.
+    monkeypatch.setattr(mdist, "TASK_FORMAT", "musetui-dask-task-9/9.9")
+    rc, out, err = _scan(capfdbinary, str(sample_dir), "--json", "--no-cache", "--dask", cluster.scheduler_address)
+    assert rc == 1 and out == b"" and err.decode().count("\n") == 1
+    assert "run another musetui (musetui-dask-task-2/" in err.decode() and "install the same version on both" in err.decode()
+
+
 def _run_cli(*args: str, code: str = "", env: dict[str, str] | None = None, timeout: float = 120) -> tuple[int, str, str, float]:
     """``musetui ARGS`` in a child process (bounded: the old code hung), after ``code``; rc, stdout, stderr, seconds."""
     root = str(Path(__file__).resolve().parents[2])
@@ -341,6 +355,54 @@ def test_an_address_that_is_not_a_dask_scheduler_says_so(sample_dir: Path) -> No
         http.shutdown()
         http.server_close()
         banner.close()
+
+
+def _self_signed(where: Path) -> tuple[str, str]:
+    """A self-signed certificate for 127.0.0.1 and its key, made here with the openssl command."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("no openssl command to make a test certificate")
+    cert, key = str(where / "cert.pem"), str(where / "key.pem")
+    subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2",
+         "-subj", "/CN=musetui-test", "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    return cert, key
+
+
+@needs_dask
+@pytest.mark.dask
+def test_a_tls_scheduler_takes_its_certificates_from_dasks_settings(
+    tmp_path: Path, sample_dir: Path, capfdbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    import dask
+
+    cert, key = _self_signed(tmp_path)
+    security = distributed.Security(
+        tls_ca_file=cert, tls_scheduler_cert=cert, tls_scheduler_key=key, tls_worker_cert=cert, tls_worker_key=key,
+        tls_client_cert=cert, tls_client_key=key, require_encryption=True,
+    )  # fmt: skip
+    c = _cluster(n_workers=1, processes=False, protocol="tls://", security=security)
+    try:
+        address = c.scheduler_address
+        assert address.startswith("tls://127.0.0.1:")
+        rc, local, _ = _scan(capfdbinary, str(sample_dir), "--json", "--no-cache")
+        assert rc == 0
+        env = {"DASK_DISTRIBUTED__COMM__TLS__CA_FILE": cert, "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": cert,
+               "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": key}  # fmt: skip
+        rc, out, err, _ = _run_cli("scan", str(sample_dir), "--json", "--no-cache", "--dask", address, "--dask-timeout", "20", env=env)
+        assert rc == 0 and out.encode() == local, err
+        rc, out_b, err_b = _scan(capfdbinary, str(sample_dir), "--json", "--no-cache", "--dask", address)
+        assert rc == 1 and out_b == b"" and err_b.decode().count("\n") == 1
+        assert f"musetui scan: {address} needs Dask's TLS settings" in err_b.decode()
+        plain = address.replace("tls://", "tcp://")
+        with dask.config.set({"distributed.comm.tls.ca-file": cert, "distributed.comm.tls.client.cert": cert, "distributed.comm.tls.client.key": key}):
+            rc, out_b, err_b = _scan(capfdbinary, str(sample_dir), "--json", "--no-cache", "--dask", plain, "--dask-timeout", "2")
+        assert rc == 1 and out_b == b"" and err_b.decode().count("\n") == 1
+        assert "is not a Dask scheduler" in err_b.decode() and "needs a tls:// address" in err_b.decode()
+    finally:
+        c.close()
 
 
 def test_unreachable_scheduler_fails_on_one_line(capfdbinary: pytest.CaptureFixture[bytes], sample_dir: Path) -> None:
