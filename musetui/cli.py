@@ -209,7 +209,7 @@ def _scan_fleet_options(args: argparse.Namespace) -> int:
     paths = list(args.paths)
     index: Index
     if args.dask:
-        if not args.dask_timeout > 0:
+        if not 0 < args.dask_timeout < float("inf"):
             raise UsageError("musetui scan: --dask-timeout needs a number of seconds above 0")
         index = DaskIndex(
             paths, workers=args.workers, use_cache=not args.no_cache, light=args.json, address=args.dask, timeout=args.dask_timeout

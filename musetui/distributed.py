@@ -254,17 +254,26 @@ class DaskIndex(Index):
             return
         want_state = self.use_cache or self.follow
         client = connect(self.address, self.timeout)
+        # Dask's client logs its own view of a failing cluster (tracebacks of reconnects, lost
+        # results it reschedules); the scan says what failed in one line of its own instead.
+        chatty = logging.getLogger("distributed.client")
+        level = chatty.level
+        chatty.setLevel(logging.CRITICAL)
         try:
-            threads = sum(client.nthreads().values()) or 1
-            chunks = split(files, threads) if len(files) > 1 else [files]
-            self.tasks = len(chunks)
-            futures = [
-                client.submit(scan_task, c, self.keep_offsets, want_state, self.light, pure=False, key=f"musetui-scan-{i}-{os.getpid()}-{id(self)}")
-                for i, c in enumerate(chunks)
-            ]
+            try:
+                threads = sum(client.nthreads(callback_timeout=self.timeout).values()) or 1
+                chunks = split(files, threads) if len(files) > 1 else [files]
+                self.tasks = len(chunks)
+                futures = [
+                    client.submit(scan_task, c, self.keep_offsets, want_state, self.light, pure=False, key=f"musetui-scan-{i}-{os.getpid()}-{id(self)}")
+                    for i, c in enumerate(chunks)
+                ]
+            except Exception as exc:
+                raise DaskScanError(f"lost the Dask scheduler at {self.address}: {type(exc).__name__}: {_first_line(exc)}") from exc
             results = self._gather(client, futures, cancelled)
         finally:
             client.close()  # releases every task still pending
+            chatty.setLevel(level)
         if results is None:
             return
         for i, chunk in enumerate(chunks):
@@ -283,6 +292,8 @@ class DaskIndex(Index):
                 done, pending = distributed.wait(pending, timeout=POLL_S, return_when="FIRST_COMPLETED")
             except TimeoutError:
                 done = set()
+            except Exception as exc:  # FuturesCancelledError: the client lost its scheduler
+                raise DaskScanError(f"lost the Dask scheduler at {self.address}: {type(exc).__name__}; nothing was printed") from exc
             for fut in sorted(done, key=lambda f: index_of[f.key]):
                 try:
                     got = fut.result(timeout=POLL_S)
