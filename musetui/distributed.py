@@ -65,6 +65,15 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+def _lost_scheduler(address: str, exc: BaseException) -> DaskScanError:
+    """The one line for a client that lost its scheduler mid-scan."""
+    root = exc
+    while root.__cause__ is not None and root.__cause__ is not root:
+        root = root.__cause__
+    why = root.strerror if isinstance(root, OSError) and root.strerror else type(exc).__name__
+    return DaskScanError(f"lost the Dask scheduler at {address} mid-scan ({why}); nothing was printed")
+
+
 def _root_cause(exc: BaseException) -> str:
     """The innermost cause of ``exc`` in a few words (``Connection refused``), not Dask's wrapping of it."""
     while exc.__cause__ is not None and exc.__cause__ is not exc:
@@ -219,7 +228,7 @@ class _Watch:
         try:
             workers = len(self.client.nthreads(callback_timeout=self.timeout))
         except Exception as exc:
-            raise DaskScanError(f"lost the Dask scheduler at {self.address}: {type(exc).__name__}: {_first_line(exc)}") from exc
+            raise _lost_scheduler(self.address, exc) from exc
         if workers:
             self.seen, self.since = True, None
             return
@@ -269,7 +278,7 @@ class DaskIndex(Index):
                     for i, c in enumerate(chunks)
                 ]
             except Exception as exc:
-                raise DaskScanError(f"lost the Dask scheduler at {self.address}: {type(exc).__name__}: {_first_line(exc)}") from exc
+                raise _lost_scheduler(self.address, exc) from exc
             results = self._gather(client, futures, cancelled)
         finally:
             client.close()  # releases every task still pending
@@ -293,13 +302,15 @@ class DaskIndex(Index):
             except TimeoutError:
                 done = set()
             except Exception as exc:  # FuturesCancelledError: the client lost its scheduler
-                raise DaskScanError(f"lost the Dask scheduler at {self.address}: {type(exc).__name__}; nothing was printed") from exc
+                raise _lost_scheduler(self.address, exc) from exc
             for fut in sorted(done, key=lambda f: index_of[f.key]):
                 try:
                     got = fut.result(timeout=POLL_S)
                 except TimeoutError:  # the result was lost with its worker before it reached here: computed again
                     pending.add(fut)
                     continue
+                except OSError as exc:  # CommClosedError: the scheduler went away while sending it
+                    raise _lost_scheduler(self.address, exc) from exc
                 except Exception as exc:  # a task lost past the retry limit, a worker that cannot run musetui
                     raise DaskScanError(f"the Dask scan failed, nothing was printed: {type(exc).__name__}: {_first_line(exc)}") from exc
                 if not (isinstance(got, tuple) and len(got) == 2 and got[0] == TASK_FORMAT):

@@ -272,46 +272,84 @@ def test_a_scheduler_without_workers_fails_within_the_timeout(scheduler_only: An
     assert took < 90
 
 
+#: Run before the CLI in the child: SIGKILL the processes in $VICTIMS when the first task is back.
+KILL_AFTER_FIRST_TASK = """
+import os, signal
+from musetui import distributed as d
+original = d.DaskIndex._outcomes
+def outcomes(self, *a, **k):
+    def kill(done, total):
+        if done == 1:
+            for pid in os.environ['VICTIMS'].split(','):
+                os.kill(int(pid), signal.SIGKILL)
+            print(f'killed after 1 of {total} tasks', file=sys.stderr)
+    self.on_task_done = kill
+    return original(self, *a, **k)
+d.DaskIndex._outcomes = outcomes
+"""
+
+
+def _workers(address: str, n: int = 2) -> list[subprocess.Popen[bytes]]:
+    """``n`` worker processes without a nanny (a killed one stays dead)."""
+    cmd = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--no-nanny", "--nthreads", "1", "--no-dashboard"]
+    return [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(n)]
+
+
+def _scan_killing(corpus: Path, address: str, victims: list[int]) -> tuple[int, str, list[str], float]:
+    """``scan --dask ADDRESS --dask-timeout 2`` in a child that kills ``victims`` mid-scan: rc, stdout, our lines, seconds."""
+    env = {"VICTIMS": ",".join(map(str, victims))}
+    args = ("scan", str(corpus), "--json", "--no-cache", "--dask", address, "--dask-timeout", "2")
+    rc, out, err, took = _run_cli(*args, code=KILL_AFTER_FIRST_TASK, env=env)
+    lines = _lines(err)
+    assert lines[0].startswith("killed after 1 of ") and not lines[0].endswith(" 1 tasks"), err  # mid-scan
+    assert "Traceback" not in err, err
+    return rc, out, [ln for ln in lines if ln.startswith("musetui")], took
+
+
+def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    for proc in procs:
+        proc.kill()
+        proc.wait(timeout=60)
+
+
 @needs_dask
 @pytest.mark.dask
 def test_all_workers_killed_mid_scan_fail_within_the_timeout(scheduler_only: Any, corpus: Path) -> None:
     address = scheduler_only.scheduler_address
-    workers = [
-        subprocess.Popen(
-            [sys.executable, "-m", "distributed.cli.dask_worker", address, "--no-nanny", "--nthreads", "1", "--no-dashboard"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        for _ in range(2)
-    ]  # fmt: skip
+    workers = _workers(address)
     try:
         scheduler_only.wait_for_workers(2, timeout=90)
-        code = (
-            "import os, signal\n"
-            "from musetui import distributed as d\n"
-            "original = d.DaskIndex._outcomes\n"
-            "def outcomes(self, *a, **k):\n"
-            "    def kill(done, total):\n"
-            "        if done == 1:\n"
-            "            for pid in os.environ['VICTIMS'].split(','):\n"
-            "                os.kill(int(pid), signal.SIGKILL)\n"
-            "            print(f'killed after 1 of {total} tasks', file=sys.stderr)\n"
-            "    self.on_task_done = kill\n"
-            "    return original(self, *a, **k)\n"
-            "d.DaskIndex._outcomes = outcomes\n"
-        )
-        env = {"VICTIMS": ",".join(str(w.pid) for w in workers)}
-        rc, out, err, took = _run_cli("scan", str(corpus), "--json", "--no-cache", "--dask", address, "--dask-timeout", "2", code=code, env=env)
+        rc, out, ours, took = _scan_killing(corpus, address, [w.pid for w in workers])
     finally:
-        for w in workers:
-            w.kill()
-            w.wait(timeout=60)
-    lines = _lines(err)
-    assert lines[0].startswith("killed after 1 of ") and not lines[0].endswith(" 1 tasks"), err  # mid-scan
+        _stop(workers)
     assert rc == 1 and out == ""
-    # Dask may log that it reruns a result lost with its worker; no traceback, one line of ours.
-    ours = [ln for ln in lines if ln.startswith("musetui")]
-    assert len(ours) == 1 and "Traceback" not in err, err
+    assert len(ours) == 1, ours
     assert "lost all its workers mid-scan and none came back within 2 s (--dask-timeout); nothing was printed" in ours[0]
+    assert took < 90
+
+
+@needs_dask
+@pytest.mark.dask
+def test_the_scheduler_killed_mid_scan_fails_on_one_line(corpus: Path, tmp_path: Path) -> None:
+    info = tmp_path / "scheduler.json"
+    cmd = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(info)]
+    scheduler = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    procs = [scheduler]
+    try:
+        deadline = time.monotonic() + 90
+        while not info.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(0.5)  # the file is written whole, then read
+        address = json.loads(info.read_text())["address"]
+        procs += _workers(address)
+        with distributed.Client(address, timeout="60s") as client:
+            client.wait_for_workers(2, timeout=90)
+        rc, out, ours, took = _scan_killing(corpus, address, [scheduler.pid])
+    finally:
+        _stop(procs)
+    assert rc == 1 and out == ""
+    assert len(ours) == 1 and f"lost the Dask scheduler at {address} mid-scan (" in ours[0], ours
+    assert ours[0].endswith("); nothing was printed")
     assert took < 90
 
 
