@@ -65,22 +65,23 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _lost_scheduler(address: str, exc: BaseException) -> DaskScanError:
-    """The one line for a client that lost its scheduler mid-scan."""
-    root = exc
-    while root.__cause__ is not None and root.__cause__ is not root:
-        root = root.__cause__
-    why = root.strerror if isinstance(root, OSError) and root.strerror else type(exc).__name__
-    return DaskScanError(f"lost the Dask scheduler at {address} mid-scan ({why}); nothing was printed")
+def _innermost(exc: BaseException) -> BaseException:
+    while exc.__cause__ is not None and exc.__cause__ is not exc:
+        exc = exc.__cause__
+    return exc
 
 
 def _root_cause(exc: BaseException) -> str:
     """The innermost cause of ``exc`` in a few words (``Connection refused``), not Dask's wrapping of it."""
-    while exc.__cause__ is not None and exc.__cause__ is not exc:
-        exc = exc.__cause__
-    if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror
-    return _first_line(exc)
+    root = _innermost(exc)
+    return root.strerror if isinstance(root, OSError) and root.strerror else _first_line(root)
+
+
+def _lost_scheduler(address: str, exc: BaseException) -> DaskScanError:
+    """The one line for a client that lost its scheduler mid-scan."""
+    root = _innermost(exc)
+    why = root.strerror if isinstance(root, OSError) and root.strerror else type(exc).__name__
+    return DaskScanError(f"lost the Dask scheduler at {address} mid-scan ({why}); nothing was printed")
 
 
 #: What :func:`scan_task` returns per file: ("ok", its serialised outcome), ("missing", None)

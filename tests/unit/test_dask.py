@@ -186,8 +186,9 @@ def test_workers_that_cannot_see_a_path_the_client_sees_fail_the_scan(cluster: A
 
 @needs_dask
 @pytest.mark.dask
+@pytest.mark.parametrize("cache", [["--no-cache"], []], ids=["no-cache", "cache"])
 def test_a_file_that_vanishes_after_the_walk_is_that_files_diagnostic(
-    cluster: Any, tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+    cache: list[str], cluster: Any, tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """As in a local scan: exit 0, every other record, and the file's ``unreadable`` line on stderr."""
     from musetui import distributed as mdist
@@ -211,11 +212,11 @@ def test_a_file_that_vanishes_after_the_walk_is_that_files_diagnostic(
         monkeypatch.setattr(cls, "_outcomes", outcomes)
 
     vanishing(index_mod.Index)
-    rc, local, local_err = _scan(capfdbinary, str(tree), "--json", "--no-cache")
+    rc, local, local_err = _scan(capfdbinary, str(tree), "--json", *cache)
     assert rc == 0 and not victim.exists()
-    shutil.copy2(sample / victim.relative_to(tree), victim)
+    shutil.copy2(sample / victim.relative_to(tree), victim)  # a new inode: never served from the cache
     vanishing(mdist.DaskIndex)
-    rc, remote, remote_err = _scan(capfdbinary, str(tree), "--json", "--no-cache", "--dask", cluster.scheduler_address)
+    rc, remote, remote_err = _scan(capfdbinary, str(tree), "--json", *cache, "--dask", cluster.scheduler_address)
     assert rc == 0, remote_err
     assert remote == local and remote_err == local_err
     assert remote.count(b"\n") == whole.count(b"\n") - 1
