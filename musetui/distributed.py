@@ -149,6 +149,9 @@ async def _handshake(address: str, timeout: float, connection_args: dict[str, An
         return f"cannot reach the Dask scheduler at {address}: {why}"
     try:
         hello = await asyncio.wait_for(comm.read(), max(0.1, deadline - loop.time()))
+        if isinstance(hello, dict) and "pickle-protocol" in hello:  # complete it, so the scheduler logs nothing
+            await asyncio.wait_for(comm.write(comm.handshake_info()), max(0.1, deadline - loop.time()))
+            await asyncio.wait_for(comm.close(), max(0.1, deadline - loop.time()))
     except TimeoutError:
         tls = " (a scheduler that uses TLS needs a tls:// address)" if scheme == "tcp" else ""
         hello = f"it accepted the connection but sent no Dask handshake within {timeout:g} s{tls}"
