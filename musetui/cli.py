@@ -88,6 +88,10 @@ def _scan_parser() -> _Parser:
     p.add_argument("--follow-symlinks", action="store_true", help="follow symlinks that leave a PATH (never loops)")
     p.add_argument("--diagnostics", metavar="FILE", default=None, help="write every diagnostic to FILE as JSON Lines")
     p.add_argument("--dask", metavar="ADDRESS", default=None, help="scan on this Dask scheduler (tcp://host:8786; needs musetui[fleet])")
+    p.add_argument(
+        "--dask-timeout", type=float, default=60.0, metavar="S",
+        help="with --dask: exit 1 when the scheduler does not answer, or has no worker, for S seconds (default 60)",
+    )
     p.add_argument("--parquet", metavar="FILE", default=None, help="also write the records as Parquet (needs musetui[fleet])")
     return p
 
@@ -215,7 +219,11 @@ def _scan_fleet_options(args: argparse.Namespace) -> int:
     paths = list(args.paths)
     index: Index
     if args.dask:
-        index = DaskIndex(paths, workers=args.workers, use_cache=not args.no_cache, light=args.json, address=args.dask)
+        if not 0 < args.dask_timeout < float("inf"):
+            raise UsageError("musetui scan: --dask-timeout needs a number of seconds above 0")
+        index = DaskIndex(
+            paths, workers=args.workers, use_cache=not args.no_cache, light=args.json, address=args.dask, timeout=args.dask_timeout
+        )
         try:
             index.scan()
         except DaskScanError as exc:

@@ -6,9 +6,13 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +36,9 @@ needs_dask = pytest.mark.skipif(not HAVE_DISTRIBUTED, reason="the fleet extra is
 needs_arrow = pytest.mark.skipif(not HAVE_PYARROW, reason="the fleet extra is not installed: pip install -e '.[fleet]'")
 
 
-def _cluster() -> Any:
-    return distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0", silence_logs=40
-    )
+def _cluster(**options: Any) -> Any:
+    kw: dict[str, Any] = {"n_workers": 2, "threads_per_worker": 1, "processes": True, "host": "127.0.0.1", "dashboard_address": ":0"}
+    return distributed.LocalCluster(**{**kw, "silence_logs": 40, **options})
 
 
 @pytest.fixture(scope="module")
@@ -161,17 +164,284 @@ def test_when_retries_run_out_the_scan_fails_and_prints_nothing(corpus: Path, ca
 
 @needs_dask
 @pytest.mark.dask
-def test_workers_that_cannot_see_the_paths_fail_the_scan(cluster: Any, tmp_path: Path) -> None:
+def test_workers_that_cannot_see_a_path_the_client_sees_fail_the_scan(cluster: Any, tmp_path: Path) -> None:
     from musetui.distributed import DaskIndex, DaskScanError
     from musetui.walk import walk_roots
 
     tree = tmp_path / "t"
     shutil.copytree(Path(__file__).resolve().parents[2] / "sample_transcripts", tree)
     files = walk_roots([str(tree)], [])
-    files[0].abspath = str(tmp_path / "elsewhere" / "gone.jsonl")  # what a worker without the share sees
-    index = DaskIndex([str(tree)], light=True, address=cluster.scheduler_address, files=files, walked=True)
-    with pytest.raises(DaskScanError, match="workers must see the same paths"):
-        index.scan()
+    # /proc/self/fd/N names an open file in this process only: what a worker without the share sees.
+    fd = os.open(files[0].abspath, os.O_RDONLY)
+    high = os.dup2(fd, 987)
+    try:
+        files[0].abspath = f"/proc/self/fd/{high}"
+        index = DaskIndex([str(tree)], light=True, address=cluster.scheduler_address, files=files, walked=True)
+        with pytest.raises(DaskScanError, match="which this machine sees: workers must see the same paths"):
+            index.scan()
+    finally:
+        os.close(high)
+        os.close(fd)
+
+
+@needs_dask
+@pytest.mark.dask
+@pytest.mark.parametrize("cache", [["--no-cache"], []], ids=["no-cache", "cache"])
+def test_a_file_that_vanishes_after_the_walk_is_that_files_diagnostic(
+    cache: list[str], cluster: Any, tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As in a local scan: exit 0, every other record, and the file's ``unreadable`` line on stderr."""
+    from musetui import distributed as mdist
+    from musetui import index as index_mod
+
+    sample = Path(__file__).resolve().parents[2] / "sample_transcripts"
+    tree = tmp_path / "t"
+    shutil.copytree(sample, tree)
+    victim = next(tree.rglob("rollout-*.jsonl"))
+    rc, whole, _ = _scan(capfdbinary, str(tree), "--json", "--no-cache")
+    assert rc == 0
+
+    def vanishing(cls: Any) -> None:
+        original = cls._outcomes
+
+        def outcomes(self: Any, files: Any, *a: Any, **k: Any) -> Any:
+            assert any(f.abspath == str(victim) for f in files)  # walked, then gone before any read
+            victim.unlink()
+            return original(self, files, *a, **k)
+
+        monkeypatch.setattr(cls, "_outcomes", outcomes)
+
+    vanishing(index_mod.Index)
+    rc, local, local_err = _scan(capfdbinary, str(tree), "--json", *cache)
+    assert rc == 0 and not victim.exists()
+    shutil.copy2(sample / victim.relative_to(tree), victim)  # a new inode: never served from the cache
+    vanishing(mdist.DaskIndex)
+    rc, remote, remote_err = _scan(capfdbinary, str(tree), "--json", *cache, "--dask", cluster.scheduler_address)
+    assert rc == 0, remote_err
+    assert remote == local and remote_err == local_err
+    assert remote.count(b"\n") == whole.count(b"\n") - 1
+    assert f"{victim.name}: unreadable: No such file or directory".encode() in remote_err
+
+
+@needs_dask
+@pytest.mark.dask
+def test_workers_with_another_musetui_are_named_as_such(
+    cluster: Any, sample_dir: Path, capfdbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from musetui import distributed as mdist
+
+    # The worker processes keep their own copy of the module: only this client changes.
+    monkeypatch.setattr(mdist, "TASK_FORMAT", "musetui-dask-task-9/9.9")
+    rc, out, err = _scan(capfdbinary, str(sample_dir), "--json", "--no-cache", "--dask", cluster.scheduler_address)
+    assert rc == 1 and out == b"" and err.decode().count("\n") == 1
+    assert "run another musetui (musetui-dask-task-2/" in err.decode() and "install the same version on both" in err.decode()
+
+
+def _run_cli(*args: str, code: str = "", env: dict[str, str] | None = None, timeout: float = 120) -> tuple[int, str, str, float]:
+    """``musetui ARGS`` in a child process (bounded: the old code hung), after ``code``; rc, stdout, stderr, seconds."""
+    root = str(Path(__file__).resolve().parents[2])
+    full = {**os.environ, **(env or {}), "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    script = f"import sys\n{code}\nfrom musetui.cli import main; sys.exit(main(sys.argv[1:]))"
+    start = time.monotonic()
+    run = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=timeout, env=full)
+    return run.returncode, run.stdout, run.stderr, time.monotonic() - start
+
+
+def _lines(stderr: str) -> list[str]:
+    return [ln for ln in stderr.splitlines() if ln.strip()]
+
+
+@pytest.fixture
+def scheduler_only() -> Iterator[Any]:
+    """A scheduler with no worker (in this process, on loopback)."""
+    if not HAVE_DISTRIBUTED:
+        pytest.skip("the fleet extra is not installed: pip install -e '.[fleet]'")
+    c = _cluster(n_workers=0, processes=False, protocol="tcp://")
+    try:
+        yield c
+    finally:
+        c.close()
+
+
+@needs_dask
+@pytest.mark.dask
+def test_a_scheduler_without_workers_fails_within_the_timeout(scheduler_only: Any, sample_dir: Path) -> None:
+    rc, out, err, took = _run_cli("scan", str(sample_dir), "--json", "--no-cache", "--dask", scheduler_only.scheduler_address, "--dask-timeout", "2")
+    assert rc == 1 and out == ""
+    assert len(_lines(err)) == 1, err
+    assert "has no workers: none joined within 2 s (--dask-timeout)" in err
+    assert took < 90
+
+
+#: Run before the CLI in the child: SIGKILL the processes in $VICTIMS when the first task is back.
+KILL_AFTER_FIRST_TASK = """
+import os, signal
+from musetui import distributed as d
+original = d.DaskIndex._outcomes
+def outcomes(self, *a, **k):
+    def kill(done, total):
+        if done == 1:
+            for pid in os.environ['VICTIMS'].split(','):
+                os.kill(int(pid), signal.SIGKILL)
+            print(f'killed after 1 of {total} tasks', file=sys.stderr)
+    self.on_task_done = kill
+    return original(self, *a, **k)
+d.DaskIndex._outcomes = outcomes
+"""
+
+
+def _workers(address: str, n: int = 2) -> list[subprocess.Popen[bytes]]:
+    """``n`` worker processes without a nanny (a killed one stays dead)."""
+    cmd = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--no-nanny", "--nthreads", "1", "--no-dashboard"]
+    return [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(n)]
+
+
+def _scan_killing(corpus: Path, address: str, victims: list[int]) -> tuple[int, str, list[str], float]:
+    """``scan --dask ADDRESS --dask-timeout 2`` in a child that kills ``victims`` mid-scan: rc, stdout, our lines, seconds."""
+    env = {"VICTIMS": ",".join(map(str, victims))}
+    args = ("scan", str(corpus), "--json", "--no-cache", "--dask", address, "--dask-timeout", "2")
+    rc, out, err, took = _run_cli(*args, code=KILL_AFTER_FIRST_TASK, env=env)
+    lines = _lines(err)
+    assert lines[0].startswith("killed after 1 of ") and not lines[0].endswith(" 1 tasks"), err  # mid-scan
+    assert "Traceback" not in err, err
+    return rc, out, [ln for ln in lines if ln.startswith("musetui")], took
+
+
+def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
+    for proc in procs:
+        proc.kill()
+        proc.wait(timeout=60)
+
+
+@needs_dask
+@pytest.mark.dask
+def test_all_workers_killed_mid_scan_fail_within_the_timeout(scheduler_only: Any, corpus: Path) -> None:
+    address = scheduler_only.scheduler_address
+    workers = _workers(address)
+    try:
+        scheduler_only.wait_for_workers(2, timeout=90)
+        rc, out, ours, took = _scan_killing(corpus, address, [w.pid for w in workers])
+    finally:
+        _stop(workers)
+    assert rc == 1 and out == ""
+    assert len(ours) == 1, ours
+    assert "lost all its workers mid-scan and none came back within 2 s (--dask-timeout); nothing was printed" in ours[0]
+    assert took < 90
+
+
+@needs_dask
+@pytest.mark.dask
+def test_the_scheduler_killed_mid_scan_fails_on_one_line(corpus: Path, tmp_path: Path) -> None:
+    info = tmp_path / "scheduler.json"
+    cmd = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(info)]
+    scheduler = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    procs = [scheduler]
+    try:
+        deadline = time.monotonic() + 90
+        while not info.exists() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        time.sleep(0.5)  # the file is written whole, then read
+        address = json.loads(info.read_text())["address"]
+        procs += _workers(address)
+        with distributed.Client(address, timeout="60s") as client:
+            client.wait_for_workers(2, timeout=90)
+        rc, out, ours, took = _scan_killing(corpus, address, [scheduler.pid])
+    finally:
+        _stop(procs)
+    assert rc == 1 and out == ""
+    assert len(ours) == 1 and f"lost the Dask scheduler at {address} mid-scan (" in ours[0], ours
+    assert ours[0].endswith("); nothing was printed")
+    assert took < 90
+
+
+def _listener(answer: bytes | None) -> tuple[socket.socket, threading.Thread]:
+    """A TCP listener on loopback that sends ``answer`` on each connection (None: says nothing)."""
+    server = socket.create_server(("127.0.0.1", 0))
+    held: list[socket.socket] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            held.append(conn)
+            if answer is not None:
+                conn.sendall(answer)
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    return server, t
+
+
+@needs_dask
+@pytest.mark.dask
+def test_an_address_that_is_not_a_dask_scheduler_says_so(sample_dir: Path) -> None:
+    http = ThreadingHTTPServer(("127.0.0.1", 0), SimpleHTTPRequestHandler)
+    threading.Thread(target=http.serve_forever, daemon=True).start()
+    banner, _ = _listener(b"SSH-2.0-OpenSSH_9.6\r\n")  # a server that speaks first
+    try:
+        for port, why in (
+            (http.server_address[1], "it accepted the connection but sent no Dask handshake within 2 s"),
+            (banner.getsockname()[1], "it answered in another protocol"),
+        ):
+            address = f"tcp://127.0.0.1:{port}"
+            rc, out, err, took = _run_cli("scan", str(sample_dir), "--json", "--no-cache", "--dask", address, "--dask-timeout", "2")
+            assert rc == 1 and out == "" and len(_lines(err)) == 1, err
+            assert f"musetui scan: {address} is not a Dask scheduler: {why}" in err
+            assert "internal error" not in err and took < 90
+    finally:
+        http.shutdown()
+        http.server_close()
+        banner.close()
+
+
+def _self_signed(where: Path) -> tuple[str, str]:
+    """A self-signed certificate for 127.0.0.1 and its key, made here with the openssl command."""
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("no openssl command to make a test certificate")
+    cert, key = str(where / "cert.pem"), str(where / "key.pem")
+    subprocess.run(
+        [openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2",
+         "-subj", "/CN=musetui-test", "-addext", "subjectAltName=IP:127.0.0.1"],
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    return cert, key
+
+
+@needs_dask
+@pytest.mark.dask
+def test_a_tls_scheduler_takes_its_certificates_from_dasks_settings(
+    tmp_path: Path, sample_dir: Path, capfdbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    import dask
+
+    cert, key = _self_signed(tmp_path)
+    security = distributed.Security(
+        tls_ca_file=cert, tls_scheduler_cert=cert, tls_scheduler_key=key, tls_worker_cert=cert, tls_worker_key=key,
+        tls_client_cert=cert, tls_client_key=key, require_encryption=True,
+    )  # fmt: skip
+    c = _cluster(n_workers=1, processes=False, protocol="tls://", security=security)
+    try:
+        address = c.scheduler_address
+        assert address.startswith("tls://127.0.0.1:")
+        rc, local, _ = _scan(capfdbinary, str(sample_dir), "--json", "--no-cache")
+        assert rc == 0
+        env = {"DASK_DISTRIBUTED__COMM__TLS__CA_FILE": cert, "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": cert,
+               "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": key}  # fmt: skip
+        rc, out, err, _ = _run_cli("scan", str(sample_dir), "--json", "--no-cache", "--dask", address, "--dask-timeout", "20", env=env)
+        assert rc == 0 and out.encode() == local, err
+        rc, out_b, err_b = _scan(capfdbinary, str(sample_dir), "--json", "--no-cache", "--dask", address)
+        assert rc == 1 and out_b == b"" and err_b.decode().count("\n") == 1
+        assert f"musetui scan: {address} needs Dask's TLS settings" in err_b.decode()
+        plain = address.replace("tls://", "tcp://")
+        with dask.config.set({"distributed.comm.tls.ca-file": cert, "distributed.comm.tls.client.cert": cert, "distributed.comm.tls.client.key": key}):
+            rc, out_b, err_b = _scan(capfdbinary, str(sample_dir), "--json", "--no-cache", "--dask", plain, "--dask-timeout", "2")
+        assert rc == 1 and out_b == b"" and err_b.decode().count("\n") == 1
+        assert "is not a Dask scheduler" in err_b.decode() and "needs a tls:// address" in err_b.decode()
+    finally:
+        c.close()
 
 
 def test_unreachable_scheduler_fails_on_one_line(capfdbinary: pytest.CaptureFixture[bytes], sample_dir: Path) -> None:
