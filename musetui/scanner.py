@@ -20,6 +20,7 @@ import simdjson
 
 from musetui import sources
 from musetui._pickling import reduce_by_fields
+from musetui.budget import Budget
 from musetui.diagnostics import LineError, internal_error, unread
 from musetui.fingerprints import extract
 from musetui.fingerprints.attribution import TOL_AFTER_CREATED_S, Located, attribute
@@ -173,8 +174,12 @@ def _scan_file(
         summary.notes.append(fd.note)
     if not data.strip():
         return Outcome(None, [Diagnostic(relpath, 0, "empty file: no records")])
+    budget = Budget()
+    if fd.expanded:  # the gzip layer spends the file's budget too
+        budget.charge(len(data))
     return scan_bytes(
-        data, summary, grew=fd.grew, keep_offsets=keep_offsets, attribute_session=attribute_session, want_state=want_state
+        data, summary, grew=fd.grew, keep_offsets=keep_offsets, attribute_session=attribute_session, want_state=want_state,
+        budget=budget,
     )
 
 
@@ -335,11 +340,14 @@ def scan_bytes(
     keep_offsets: bool = False,
     attribute_session: bool = True,
     want_state: bool = False,
+    budget: Budget | None = None,
 ) -> Outcome:
-    """Scan the bytes of one whole file into ``summary``."""
+    """Scan the bytes of one whole file into ``summary`` (a capture within ``budget``, else a fresh one)."""
     shape = identify(summary.path, data)
     if shape.kind == "capture":
-        return _scan_capture(data, summary, shape.layout or JSON_LAYOUT, shape.document, keep_offsets, attribute_session)
+        return _scan_capture(
+            data, summary, shape.layout or JSON_LAYOUT, shape.document, keep_offsets, attribute_session, budget or Budget()
+        )
     if shape.kind == "document":
         _lines, starts, _partial = _split(data)
         return _scan_document(data, shape.document, summary, starts, keep_offsets, attribute_session)
@@ -694,19 +702,22 @@ def _scan_document(
 
 
 def _scan_capture(
-    data: bytes, summary: SessionSummary, kind: str, document: Any, keep_offsets: bool, attribute_session: bool
+    data: bytes, summary: SessionSummary, kind: str, document: Any, keep_offsets: bool, attribute_session: bool,
+    budget: Budget,
 ) -> Outcome:
     """A VCR cassette or HAR log: one session, one item per interaction (see sources.http_capture)."""
     cap = sources.http_capture
     try:
-        located, offsets = cap.scan(data, summary, kind, document)
+        located, offsets = cap.scan(data, summary, kind, document, budget)
     except cap.NotACapture as exc:  # a name that suggests a capture, and no exchange in it: said, not silent
         return Outcome(None, [unread(summary.path, str(exc))])
     except cap.CaptureError as exc:
         return Outcome(None, [Diagnostic(summary.path, 0, f"unreadable HTTP capture: {exc}")])
     if attribute_session:
         summary.attribution = attribute(summary, located, _lookup())
-    return Outcome(summary, [], array("Q", offsets).tobytes() if keep_offsets else b"")
+    over = budget.diagnostic()
+    diags = [Diagnostic(summary.path, 0, over)] if over else []
+    return Outcome(summary, diags, array("Q", offsets).tobytes() if keep_offsets else b"")
 
 
 def relpath_of(path: str, root: str) -> str:

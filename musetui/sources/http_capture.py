@@ -13,6 +13,7 @@ from bisect import bisect_right
 from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlsplit
 
+from musetui.budget import Budget
 from musetui.fingerprints.types import Decoded, Strength, Tag
 from musetui.model import Item, SessionSummary, parse_time
 from musetui.sources.base import ZONE_MODEL, ZONE_QUOTED, Record, dig, file_stem, new_item, preview
@@ -176,8 +177,10 @@ class _Locator:
         return ex.line
 
 
-def scan(data: bytes, summary: SessionSummary, kind: str, document: Any = None) -> tuple[list[Located], list[int]]:
-    """Fill ``summary`` from a capture and return its located evidence and the exchanges' offsets.
+def scan(
+    data: bytes, summary: SessionSummary, kind: str, document: Any = None, budget: Budget | None = None
+) -> tuple[list[Located], list[int]]:
+    """Fill ``summary`` from a capture and return its located evidence and the exchanges' offsets (within ``budget``).
 
     Raises:
         NotACapture, CaptureError: see :func:`parse`.
@@ -185,7 +188,7 @@ def scan(data: bytes, summary: SessionSummary, kind: str, document: Any = None) 
     from musetui.fingerprints import extract
     from musetui.fingerprints.attribution import TOL_AFTER_CREATED_S, Located
 
-    exchanges, starts = parse(data, kind, document)
+    exchanges, starts = parse(data, kind, document, budget)
     cat = _catalogue()
     loc = _Locator(data, starts)
     located: list[Located] = []
