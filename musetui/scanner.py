@@ -77,8 +77,15 @@ def _classify(exc: BaseException, line: bytes, partial_last: bool, grew: bool) -
 
 
 def _split(data: bytes) -> tuple[list[bytes], list[int], bool]:
-    """Split into lines; returns (lines, start offsets, whether the last line had no newline).
+    """Split into lines; returns (lines, start offsets, whether the last line had no newline)."""
+    return _split_upto(data)[:3]
 
+
+def _split_upto(data: bytes, base: int = 0, cap: int = -1) -> tuple[list[bytes], list[int], bool, int]:
+    """Split ``data[base:]`` into lines, at most ``cap`` of them (-1: all).
+
+    Returns (lines, their start offsets from ``base``, whether the last line had no newline,
+    the offset where the split stopped: ``len(data)``, or just after the ``cap``-th line).
     ``bytes.find`` (memchr) per line, not ``bytes.split``: CPython splits on one byte with a
     plain byte loop, about four instructions per byte, a twentieth of a cold scan.
     """
@@ -87,18 +94,22 @@ def _split(data: bytes) -> tuple[list[bytes], list[int], bool]:
     add_line = lines.append
     add_start = starts.append
     find = data.find
-    pos = 0
-    j = find(b"\n")
+    pos = base
+    left = cap
+    j = find(b"\n", pos)
     while j >= 0:
-        add_start(pos)
+        add_start(pos - base)
         add_line(data[pos:j])
         pos = j + 1
+        left -= 1
+        if not left:
+            return lines, starts, False, pos
         j = find(b"\n", pos)
     partial = pos < len(data)
     if partial:
-        add_start(pos)
+        add_start(pos - base)
         add_line(data[pos:])
-    return lines, starts, partial
+    return lines, starts, partial, len(data)
 
 
 @dataclass(slots=True)
@@ -188,6 +199,9 @@ def _scan_file(
 WINDOW_BYTES = 2 * MAX_LINE_BYTES
 #: Bytes of one file scanned at most (``MUSETUI_MAX_FILE_BYTES``); past it, a diagnostic and the prefix.
 MAX_FILE_BYTES = 16 * 1024**3
+#: Lines scanned at a time: a file or window of more is scanned in slices of this many lines, so
+#: that the per-line objects (each line's bytes, offset, time) stay bounded however short the lines.
+WINDOW_LINES = 1 << 18
 #: Bytes of observed lines whose parse is kept for naming evidence fields (per file or window).
 KEEP_PARSED_BYTES = 4 * 1024 * 1024
 #: Evidence whose field is named per window (the rest keep the raw pass's field, if any).
@@ -260,8 +274,8 @@ def _scan_windows(
                 continue
             window = chunk[:cut] if cut < len(chunk) else chunk
             del chunk
-            out = _scan_lines(window, summary, observer, state, grew=False, keep_offsets=keep_offsets,
-                              attribute_session=attribute_session, want_state=want_state, carry=carry)
+            out = _scan_sliced(window, summary, observer, state, grew=False, keep_offsets=keep_offsets,
+                               attribute_session=attribute_session, want_state=want_state, carry=carry)
             del window
             observer = carry[0]
             diags.extend(out.diagnostics)
@@ -273,8 +287,8 @@ def _scan_windows(
         diags.append(Diagnostic(relpath, 0, f"file of {size:,} bytes exceeds the {limit:,}-byte scan limit: scanned up to byte {pos:,} (line {state.n_lines})"))
         summary.notes.append(f"partial scan: the first {pos:,} of {size:,} bytes (the scan limit)")
     summary.read_bytes = pos + len(tail)
-    out = _scan_lines(tail, summary, observer, state, grew=grew, keep_offsets=keep_offsets,
-                      attribute_session=attribute_session, want_state=want_state)
+    out = _scan_sliced(tail, summary, observer, state, grew=grew, keep_offsets=keep_offsets,
+                       attribute_session=attribute_session, want_state=want_state)
     out.diagnostics = diags + out.diagnostics
     return out
 
@@ -329,7 +343,7 @@ def _resume_file(state: ScanState, abspath: str, keep_offsets: bool) -> Outcome 
     summary, observer = pickle.loads(state.frozen)
     summary.size, summary.mtime_ns, summary.inode, summary.device = fd.size, fd.mtime_ns, fd.inode, fd.device
     summary.read_bytes = state.offset + len(fd.data)
-    return _scan_lines(fd.data, summary, observer, state, grew=fd.grew, keep_offsets=keep_offsets, attribute_session=True, want_state=True)
+    return _scan_sliced(fd.data, summary, observer, state, grew=fd.grew, keep_offsets=keep_offsets, attribute_session=True, want_state=True)
 
 
 def scan_bytes(
@@ -367,8 +381,44 @@ def scan_bytes(
         last_time=None,
         record_starts=b"",
     )
-    return _scan_lines(data, summary, None, state, grew=grew, keep_offsets=keep_offsets,
-                       attribute_session=attribute_session, want_state=want_state)
+    return _scan_sliced(data, summary, None, state, grew=grew, keep_offsets=keep_offsets,
+                        attribute_session=attribute_session, want_state=want_state)
+
+
+def _scan_sliced(
+    data: bytes,
+    summary: SessionSummary,
+    observer: Any,
+    state: ScanState,
+    *,
+    grew: bool,
+    keep_offsets: bool,
+    attribute_session: bool,
+    want_state: bool,
+    carry: list[Any] | None = None,
+) -> Outcome:
+    """:func:`_scan_lines` on ``data``, :data:`WINDOW_LINES` lines at a time (memory per line O(1)).
+
+    A slice that is not the last is scanned as a window (``carry``); most files are one slice,
+    split once, as before.
+    """
+    diags: list[Diagnostic] = []
+    split = _split_upto(data, 0, WINDOW_LINES)
+    pos = 0
+    while split[3] < len(data):
+        end = split[3]
+        slot: list[Any] = [None]
+        out = _scan_lines(data[pos:end], summary, observer, state, grew=False, keep_offsets=keep_offsets,
+                          attribute_session=attribute_session, want_state=want_state, carry=slot, split=split[:3])
+        diags.extend(out.diagnostics)
+        observer = slot[0]
+        pos = end
+        split = _split_upto(data, pos, WINDOW_LINES)
+    out = _scan_lines(data[pos:] if pos else data, summary, observer, state, grew=grew, keep_offsets=keep_offsets,
+                      attribute_session=attribute_session, want_state=want_state, carry=carry, split=split[:3])
+    if diags:
+        out.diagnostics = diags + out.diagnostics
+    return out
 
 
 def _scan_lines(
@@ -382,17 +432,19 @@ def _scan_lines(
     attribute_session: bool,
     want_state: bool,
     carry: list[Any] | None = None,
+    split: tuple[list[bytes], list[int], bool] | None = None,
 ) -> Outcome:
     """Validate and observe the lines of ``data`` (which starts at ``state.offset``), then conclude.
 
     With ``carry`` (a window of a large file, not its last), nothing is concluded: the state
-    moves past ``data`` and ``carry[0]`` receives the observer, for the next window.
+    moves past ``data`` and ``carry[0]`` receives the observer, for the next window. ``split``:
+    ``data`` already split (:func:`_split`'s first three values).
     """
     relpath = summary.path
     diags: list[Diagnostic] = []
     base_off = state.offset
     base_line = state.n_lines
-    lines, rel_starts, partial_last = _split(data)
+    lines, rel_starts, partial_last = split if split is not None else _split(data)
     if partial_last and grew:
         # Growing file: stop at the last complete line; the rest is read next time.
         dropped = len(lines[-1])
