@@ -118,12 +118,21 @@ INPUTS: dict[str, Callable[[Path], Path]] = {
 }
 
 
-def run(checkout: Path, args: list[str], cache: str) -> tuple[float, float, float, str]:
-    """Run musetui with ``args`` in a child; (its peak RSS MB, CPU s, wall s, last output line)."""
+def run(checkout: Path, args: list[str], cache: str, max_cpu: int = 0) -> tuple[float, float, float, str]:
+    """Run musetui with ``args`` in a child; (its peak RSS MB, CPU s, wall s, last output line).
+
+    ``max_cpu``: the child is killed (SIGXCPU) after this many CPU seconds; its peak so far is reported.
+    """
+    import resource
+
+    def limit() -> None:
+        if max_cpu:
+            resource.setrlimit(resource.RLIMIT_CPU, (max_cpu, max_cpu))
+
     env = {**os.environ, "PYTHONPATH": str(checkout), "XDG_CACHE_HOME": cache}
     t0 = time.monotonic()
     with tempfile.TemporaryFile() as out:
-        p = subprocess.Popen([sys.executable, "-m", "musetui", *args], env=env, stdout=out, stderr=subprocess.STDOUT)
+        p = subprocess.Popen([sys.executable, "-m", "musetui", *args], env=env, stdout=out, stderr=subprocess.STDOUT, preexec_fn=limit)
         _pid, status, ru = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
         wall = time.monotonic() - t0
@@ -132,11 +141,12 @@ def run(checkout: Path, args: list[str], cache: str) -> tuple[float, float, floa
     return ru.ru_maxrss / 1024, ru.ru_utime + ru.ru_stime, wall, (text[-1] if text else "")[:150]
 
 
-def measure(checkout: Path, path: Path, cache: str) -> list[tuple[str, float, float, float, str]]:
-    """Scan, then show the first item, each in a fresh child (the child's own peak)."""
+def measure(checkout: Path, path: Path, cache: str, max_cpu: int, runs: tuple[str, ...]) -> list[tuple[str, float, float, float, str]]:
+    """Scan, then show the item at line 2, each in a fresh child (the child's own peak)."""
     rows = []
-    for label, args in (("scan", ["scan", "--no-cache", "-q", str(path)]), ("show", ["show", str(path), "--line", "1"])):
-        rows.append((label, *run(checkout, args, cache)))
+    for label, args in (("scan", ["scan", "--no-cache", "-q", str(path)]), ("show", ["show", str(path), "--line", "2"])):
+        if label in runs:
+            rows.append((label, *run(checkout, args, cache, max_cpu)))
     return rows
 
 
@@ -145,6 +155,8 @@ def main() -> None:
     ap.add_argument("--only", help="comma-separated inputs: " + ",".join([*INPUTS, "sessions"]))
     ap.add_argument("--sessions", action="store_true", help="also 100,000 tiny sessions (slow to build)")
     ap.add_argument("--baseline", type=Path, help="another checkout, measured on the same inputs")
+    ap.add_argument("--max-cpu", type=int, default=0, help="kill each run after this many CPU seconds (peak so far reported)")
+    ap.add_argument("--runs", default="scan,show", help="which runs: scan, show or both")
     a = ap.parse_args()
     names = a.only.split(",") if a.only else [*INPUTS, *(["sessions"] if a.sessions else [])]
     builders = {**INPUTS, "sessions": sessions}
@@ -155,7 +167,7 @@ def main() -> None:
             path = builders[name](Path(d))
             for tag, checkout in checkouts:
                 with tempfile.TemporaryDirectory(prefix="bench-mem-cache-") as cache:
-                    for label, rss, cpu, wall, last in measure(checkout, path, cache):
+                    for label, rss, cpu, wall, last in measure(checkout, path, cache, a.max_cpu, tuple(a.runs.split(","))):
                         print(f"{name:14} {tag:9} {label:5} {rss:8.0f} {cpu:7.2f} {wall:7.2f}  {last}", flush=True)
 
 
