@@ -138,3 +138,27 @@ def test_slices_give_the_same_record_as_one_pass(monkeypatch: pytest.MonkeyPatch
     assert (sliced.summary.items, sliced.summary.started_at, sliced.summary.ended_at, sliced.summary.format) == (
         whole.summary.items, whole.summary.started_at, whole.summary.ended_at, whole.summary.format)
     assert sliced.offsets == whole.offsets
+
+
+def test_show_line_parses_only_the_lines_near_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``show --line`` of a long session: the same item as a whole open, from a window of lines."""
+    from musetui import session
+
+    src = next((Path(__file__).parents[2] / "sample_transcripts" / "codex").rglob("*.jsonl"))
+    body = src.read_bytes()
+    path = tmp_path / "long.jsonl"
+    path.write_bytes(body * 40)
+    out = scanner.scan_file(str(path), "long.jsonl", str(tmp_path))
+    assert out.summary is not None
+    whole = session.open_session(out.summary)
+    monkeypatch.setattr(session, "NEAR_MIN_ITEMS", 0)
+    monkeypatch.setattr(session, "NEAR_LINES", 50)
+    n_lines = body.count(b"\n") * 40
+    for line in (1, 7, n_lines // 2, n_lines - 3, n_lines):
+        near = session.open_near(out.summary, line)
+        want = [it for it in whole.items if it.line <= line < it.line + max(1, it.lines)]
+        got = [it for it in near.items if it.line <= line < it.line + max(1, it.lines)]
+        assert len(near.items) < len(whole.items) / 5
+        assert [(it.line, it.offset, it.length, it.kind, it.text) for it in got] == [
+            (it.line, it.offset, it.length, it.kind, it.text) for it in want]
+        assert [near.raw(it) for it in got] == [whole.raw(it) for it in want]
