@@ -405,17 +405,24 @@ def _scan_sliced(
     diags: list[Diagnostic] = []
     split = _split_upto(data, 0, WINDOW_LINES)
     pos = 0
+    offsets: array[int] | None = None  # the record offsets while slicing (one array, not a copy per slice)
+    if split[3] < len(data) and (keep_offsets or want_state):
+        offsets = array("Q")
+        offsets.frombytes(state.record_starts)
+        state.record_starts = b""
     while split[3] < len(data):
         end = split[3]
         slot: list[Any] = [None]
         out = _scan_lines(data[pos:end], summary, observer, state, grew=False, keep_offsets=keep_offsets,
-                          attribute_session=attribute_session, want_state=want_state, carry=slot, split=split[:3])
+                          attribute_session=attribute_session, want_state=want_state, carry=slot, split=split[:3],
+                          offsets=offsets, last_slice=False)
         diags.extend(out.diagnostics)
         observer = slot[0]
         pos = end
         split = _split_upto(data, pos, WINDOW_LINES)
     out = _scan_lines(data[pos:] if pos else data, summary, observer, state, grew=grew, keep_offsets=keep_offsets,
-                      attribute_session=attribute_session, want_state=want_state, carry=carry, split=split[:3])
+                      attribute_session=attribute_session, want_state=want_state, carry=carry, split=split[:3],
+                      offsets=offsets)
     if diags:
         out.diagnostics = diags + out.diagnostics
     return out
@@ -433,12 +440,15 @@ def _scan_lines(
     want_state: bool,
     carry: list[Any] | None = None,
     split: tuple[list[bytes], list[int], bool] | None = None,
+    offsets: array[int] | None = None,
+    last_slice: bool = True,
 ) -> Outcome:
     """Validate and observe the lines of ``data`` (which starts at ``state.offset``), then conclude.
 
     With ``carry`` (a window of a large file, not its last), nothing is concluded: the state
     moves past ``data`` and ``carry[0]`` receives the observer, for the next window. ``split``:
-    ``data`` already split (:func:`_split`'s first three values).
+    ``data`` already split (:func:`_split`'s first three values). ``offsets``: the record offsets
+    so far, extended in place (``state.record_starts`` is set from it on the ``last_slice``).
     """
     relpath = summary.path
     diags: list[Diagnostic] = []
@@ -578,10 +588,14 @@ def _scan_lines(
     state.fmt = fmt
     state.items += items
     if keep_offsets or want_state:
-        offs = array("Q")
-        offs.frombytes(state.record_starts)
+        if offsets is None:
+            offs = array("Q")
+            offs.frombytes(state.record_starts)
+        else:
+            offs = offsets
         offs.extend(starts[i] for i in records)
-        state.record_starts = offs.tobytes()
+        if last_slice:
+            state.record_starts = offs.tobytes()
     observer.raw_finish(data)
     # Record times: the first ever, and the last of this chunk (raw probes where unobserved).
     for i in records:
