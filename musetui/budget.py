@@ -7,15 +7,15 @@ line) lets a small file multiply past any memory through many pieces: three gzip
 of ``{}`` lines, 20,000 aliases of one 100 KB string. So each file gets one :class:`Budget`,
 created where its read starts and passed down through every layer, which charges what it expands:
 
-=====================  =========================================================  ==========
-limit                  what is counted                                            default
-=====================  =========================================================  ==========
-``max_bytes``          bytes expanded (gzip file, base64, gzip body), all layers  64 MiB
-``max_items``          records read out of bodies (JSON Lines, SSE, event streams) 100,000
-``max_values``         YAML values, an aliased value counted at each alias        2,000,000
-``max_alias_bytes``    string bytes YAML aliases add (past the file's own size)     16 MiB
-``max_depth``          nesting depth of a YAML document's values                  200
-=====================  =========================================================  ==========
+===================  ===========================================================  =========
+limit                what is counted                                              default
+===================  ===========================================================  =========
+``max_bytes``        bytes expanded (gzip file, base64, gzip body), all layers    64 MiB
+``max_items``        records read out of bodies (JSON Lines, SSE, event streams)  100,000
+``max_values``       YAML values, an aliased value counted at each alias          2,000,000
+``max_alias_bytes``  string bytes YAML aliases add (past the file's own size)     16 MiB
+``max_depth``        nesting depth of a YAML document's values                    200
+===================  ===========================================================  =========
 
 Past a limit, the layer stops expanding and keeps what it read; :attr:`Budget.tripped` names the
 limit, and the file gets that diagnostic (:meth:`Budget.diagnostic`).
