@@ -478,7 +478,7 @@ def cmd_show(argv: Sequence[str]) -> int:
         show_summary,
     )
     from musetui.scanner import Diagnostic
-    from musetui.session import open_session
+    from musetui.session import open_near
 
     target = os.path.abspath(args.path)
     summary, diagnostics = show_summary(target, args.root)
@@ -492,7 +492,7 @@ def cmd_show(argv: Sequence[str]) -> int:
             return _write_json(session_json(summary, _given_root(args.path, args.root, summary.path)))
         _write_text(session_markdown(summary))
         return 0
-    opened = open_session(summary)
+    opened = open_near(summary, args.line)
     match = [it for it in opened.items if it.line <= args.line < it.line + max(1, it.lines)]
     if not match:
         match = [it for it in opened.items if it.line == args.line]

@@ -21,6 +21,7 @@ import simdjson
 
 from musetui import sources
 from musetui._pickling import reduce_by_fields
+from musetui.budget import Budget
 from musetui.diagnostics import LineError, internal_error, unread
 from musetui.fingerprints import extract
 from musetui.fingerprints.attribution import TOL_AFTER_CREATED_S, Located, attribute
@@ -98,8 +99,15 @@ def _classify(exc: BaseException, line: bytes, partial_last: bool, grew: bool) -
 
 
 def _split(data: bytes) -> tuple[list[bytes], list[int], bool]:
-    """Split into lines; returns (lines, start offsets, whether the last line had no newline).
+    """Split into lines; returns (lines, start offsets, whether the last line had no newline)."""
+    return _split_upto(data)[:3]
 
+
+def _split_upto(data: bytes, base: int = 0, cap: int = -1) -> tuple[list[bytes], list[int], bool, int]:
+    """Split ``data[base:]`` into lines, at most ``cap`` of them (-1: all).
+
+    Returns (lines, their start offsets from ``base``, whether the last line had no newline,
+    the offset where the split stopped: ``len(data)``, or just after the ``cap``-th line).
     ``bytes.find`` (memchr) per line, not ``bytes.split``: CPython splits on one byte with a
     plain byte loop, about four instructions per byte, a twentieth of a cold scan.
     """
@@ -108,18 +116,22 @@ def _split(data: bytes) -> tuple[list[bytes], list[int], bool]:
     add_line = lines.append
     add_start = starts.append
     find = data.find
-    pos = 0
-    j = find(b"\n")
+    pos = base
+    left = cap
+    j = find(b"\n", pos)
     while j >= 0:
-        add_start(pos)
+        add_start(pos - base)
         add_line(data[pos:j])
         pos = j + 1
+        left -= 1
+        if not left:
+            return lines, starts, False, pos
         j = find(b"\n", pos)
     partial = pos < len(data)
     if partial:
-        add_start(pos)
+        add_start(pos - base)
         add_line(data[pos:])
-    return lines, starts, partial
+    return lines, starts, partial, len(data)
 
 
 @dataclass(slots=True)
@@ -198,8 +210,12 @@ def _scan_file(
         return Outcome(None, [*changed, Diagnostic(relpath, 0, "empty file: no records")])
     if (other := not_utf8(relpath, data[:4])) is not None:
         return other
+    budget = Budget()
+    if fd.expanded:  # the gzip layer spends the file's budget too
+        budget.charge(len(data))
     out = scan_bytes(
-        data, summary, grew=fd.grew, keep_offsets=keep_offsets, attribute_session=attribute_session, want_state=want_state
+        data, summary, grew=fd.grew, keep_offsets=keep_offsets, attribute_session=attribute_session, want_state=want_state,
+        budget=budget,
     )
     out.diagnostics[:0] = changed
     return out
@@ -210,6 +226,9 @@ def _scan_file(
 WINDOW_BYTES = 2 * MAX_LINE_BYTES
 #: Bytes of one file scanned at most (``MUSETUI_MAX_FILE_BYTES``); past it, a diagnostic and the prefix.
 MAX_FILE_BYTES = 16 * 1024**3
+#: Lines scanned at a time: a file or window of more is scanned in slices of this many lines, so
+#: that the per-line objects (each line's bytes, offset, time) stay bounded however short the lines.
+WINDOW_LINES = 1 << 18
 #: Bytes of observed lines whose parse is kept for naming evidence fields (per file or window).
 KEEP_PARSED_BYTES = 4 * 1024 * 1024
 #: Evidence whose field is named per window (the rest keep the raw pass's field, if any).
@@ -284,8 +303,8 @@ def _scan_windows(
                 continue
             window = chunk[:cut] if cut < len(chunk) else chunk
             del chunk
-            out = _scan_lines(window, summary, observer, state, grew=False, keep_offsets=keep_offsets,
-                              attribute_session=attribute_session, want_state=want_state, carry=carry)
+            out = _scan_sliced(window, summary, observer, state, grew=False, keep_offsets=keep_offsets,
+                               attribute_session=attribute_session, want_state=want_state, carry=carry)
             del window
             observer = carry[0]
             diags.extend(out.diagnostics)
@@ -302,8 +321,8 @@ def _scan_windows(
         diags.append(Diagnostic(relpath, 0, f"file of {size:,} bytes exceeds the {limit:,}-byte scan limit: scanned up to byte {pos:,} (line {state.n_lines})"))
         summary.notes.append(f"partial scan: the first {pos:,} of {size:,} bytes (the scan limit)")
     summary.read_bytes = pos + len(tail)
-    out = _scan_lines(tail, summary, observer, state, grew=grew, keep_offsets=keep_offsets,
-                      attribute_session=attribute_session, want_state=want_state)
+    out = _scan_sliced(tail, summary, observer, state, grew=grew, keep_offsets=keep_offsets,
+                       attribute_session=attribute_session, want_state=want_state)
     out.diagnostics = diags + out.diagnostics
     return out
 
@@ -358,7 +377,7 @@ def _resume_file(state: ScanState, abspath: str, keep_offsets: bool) -> Outcome 
     summary, observer = pickle.loads(state.frozen)
     summary.size, summary.mtime_ns, summary.inode, summary.device = fd.size, fd.mtime_ns, fd.inode, fd.device
     summary.read_bytes = state.offset + len(fd.data)
-    return _scan_lines(fd.data, summary, observer, state, grew=fd.grew, keep_offsets=keep_offsets, attribute_session=True, want_state=True)
+    return _scan_sliced(fd.data, summary, observer, state, grew=fd.grew, keep_offsets=keep_offsets, attribute_session=True, want_state=True)
 
 
 def scan_bytes(
@@ -369,11 +388,14 @@ def scan_bytes(
     keep_offsets: bool = False,
     attribute_session: bool = True,
     want_state: bool = False,
+    budget: Budget | None = None,
 ) -> Outcome:
-    """Scan the bytes of one whole file into ``summary``."""
+    """Scan the bytes of one whole file into ``summary`` (a capture within ``budget``, else a fresh one)."""
     shape = identify(summary.path, data)
     if shape.kind == "capture":
-        return _scan_capture(data, summary, shape.layout or JSON_LAYOUT, shape.document, keep_offsets, attribute_session)
+        return _scan_capture(
+            data, summary, shape.layout or JSON_LAYOUT, shape.document, keep_offsets, attribute_session, budget or Budget()
+        )
     if shape.kind == "document":
         _lines, starts, _partial = _split(data)
         return _scan_document(data, shape.document, summary, starts, keep_offsets, attribute_session)
@@ -393,8 +415,51 @@ def scan_bytes(
         last_time=None,
         record_starts=b"",
     )
-    return _scan_lines(data, summary, None, state, grew=grew, keep_offsets=keep_offsets,
-                       attribute_session=attribute_session, want_state=want_state)
+    return _scan_sliced(data, summary, None, state, grew=grew, keep_offsets=keep_offsets,
+                        attribute_session=attribute_session, want_state=want_state)
+
+
+def _scan_sliced(
+    data: bytes,
+    summary: SessionSummary,
+    observer: Any,
+    state: ScanState,
+    *,
+    grew: bool,
+    keep_offsets: bool,
+    attribute_session: bool,
+    want_state: bool,
+    carry: list[Any] | None = None,
+) -> Outcome:
+    """:func:`_scan_lines` on ``data``, :data:`WINDOW_LINES` lines at a time (memory per line O(1)).
+
+    A slice that is not the last is scanned as a window (``carry``); most files are one slice,
+    split once, as before.
+    """
+    diags: list[Diagnostic] = []
+    split = _split_upto(data, 0, WINDOW_LINES)
+    pos = 0
+    offsets: array[int] | None = None  # the record offsets while slicing (one array, not a copy per slice)
+    if split[3] < len(data) and (keep_offsets or want_state):
+        offsets = array("Q")
+        offsets.frombytes(state.record_starts)
+        state.record_starts = b""
+    while split[3] < len(data):
+        end = split[3]
+        slot: list[Any] = [None]
+        out = _scan_lines(data[pos:end], summary, observer, state, grew=False, keep_offsets=keep_offsets,
+                          attribute_session=attribute_session, want_state=want_state, carry=slot, split=split[:3],
+                          offsets=offsets, last_slice=False)
+        diags.extend(out.diagnostics)
+        observer = slot[0]
+        pos = end
+        split = _split_upto(data, pos, WINDOW_LINES)
+    out = _scan_lines(data[pos:] if pos else data, summary, observer, state, grew=grew, keep_offsets=keep_offsets,
+                      attribute_session=attribute_session, want_state=want_state, carry=carry, split=split[:3],
+                      offsets=offsets)
+    if diags:
+        out.diagnostics = diags + out.diagnostics
+    return out
 
 
 def _scan_lines(
@@ -408,17 +473,22 @@ def _scan_lines(
     attribute_session: bool,
     want_state: bool,
     carry: list[Any] | None = None,
+    split: tuple[list[bytes], list[int], bool] | None = None,
+    offsets: array[int] | None = None,
+    last_slice: bool = True,
 ) -> Outcome:
     """Validate and observe the lines of ``data`` (which starts at ``state.offset``), then conclude.
 
     With ``carry`` (a window of a large file, not its last), nothing is concluded: the state
-    moves past ``data`` and ``carry[0]`` receives the observer, for the next window.
+    moves past ``data`` and ``carry[0]`` receives the observer, for the next window. ``split``:
+    ``data`` already split (:func:`_split`'s first three values). ``offsets``: the record offsets
+    so far, extended in place (``state.record_starts`` is set from it on the ``last_slice``).
     """
     relpath = summary.path
     diags: list[Diagnostic] = []
     base_off = state.offset
     base_line = state.n_lines
-    lines, rel_starts, partial_last = _split(data)
+    lines, rel_starts, partial_last = split if split is not None else _split(data)
     if partial_last and grew:
         # Growing file: stop at the last complete line; the rest is read next time.
         dropped = len(lines[-1])
@@ -552,10 +622,14 @@ def _scan_lines(
     state.fmt = fmt
     state.items += items
     if keep_offsets or want_state:
-        offs = array("Q")
-        offs.frombytes(state.record_starts)
+        if offsets is None:
+            offs = array("Q")
+            offs.frombytes(state.record_starts)
+        else:
+            offs = offsets
         offs.extend(starts[i] for i in records)
-        state.record_starts = offs.tobytes()
+        if last_slice:
+            state.record_starts = offs.tobytes()
     observer.raw_finish(data)
     # Record times: the first ever, and the last of this chunk (raw probes where unobserved).
     for i in records:
@@ -728,13 +802,14 @@ def _scan_document(
 
 
 def _scan_capture(
-    data: bytes, summary: SessionSummary, kind: str, document: Any, keep_offsets: bool, attribute_session: bool
+    data: bytes, summary: SessionSummary, kind: str, document: Any, keep_offsets: bool, attribute_session: bool,
+    budget: Budget,
 ) -> Outcome:
     """A VCR cassette or HAR log: one session, one item per interaction (see sources.http_capture)."""
     cap = sources.http_capture
     spans: list[Any] = []
     try:
-        located, offsets = cap.scan(data, summary, kind, document, spans)
+        located, offsets = cap.scan(data, summary, kind, document, spans, budget)
     except cap.NotACapture as exc:  # a name that suggests a capture, and no exchange in it: said, not silent
         return Outcome(None, [unread(summary.path, str(exc))])
     except cap.CaptureError as exc:
@@ -742,7 +817,9 @@ def _scan_capture(
     if attribute_session:
         summary.attribution = attribute(summary, located, _lookup())
         judge_exchanges(summary, located, _lookup(), spans)
-    return Outcome(summary, [], array("Q", offsets).tobytes() if keep_offsets else b"")
+    over = budget.diagnostic()
+    diags = [Diagnostic(summary.path, 0, over)] if over else []
+    return Outcome(summary, diags, array("Q", offsets).tobytes() if keep_offsets else b"")
 
 
 def relpath_of(path: str, root: str) -> str:

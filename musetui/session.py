@@ -252,3 +252,61 @@ def build_items_safely(fmt: str, records: list[Record], path: str) -> tuple[list
         return sources.build_items("generic", records), [diag]
     except Exception as exc:
         return [], [diag, internal_error(path, exc)]
+
+
+#: ``show --line`` of a JSON Lines session with at least this many items parses only the lines near it.
+NEAR_MIN_ITEMS = 20_000
+#: Lines parsed on each side of the line asked for (an item merged from several lines stays whole).
+NEAR_LINES = 1024
+
+
+def open_near(summary: SessionSummary, line: int) -> OpenedSession:
+    """The items of the lines near ``line`` (for ``show --line``), in memory bounded by the lines read.
+
+    A session of many items (JSON Lines, not a whole document or a capture) is not parsed whole:
+    the offset of line ``line - NEAR_LINES`` is found by counting newlines a chunk at a time, and
+    only the lines from there to ``line + NEAR_LINES`` are parsed, by the same item builder as
+    :func:`open_session`. Any other session is opened whole.
+    """
+    from musetui.scanner import WINDOW_BYTES
+
+    if summary.items < NEAR_MIN_ITEMS or summary.format in sources.API_FORMATS or is_capture(summary.format):
+        return open_session(summary)
+    try:
+        data: Any = read_file(summary.abspath, 0, summary.read_bytes or None, whole_max=WINDOW_BYTES).data
+        limit = len(data)
+    except TooLarge as exc:
+        limit = min(int(exc.args[0]), summary.read_bytes or int(exc.args[0]))
+        data = FileView(summary.abspath, limit)
+    first = max(1, line - NEAR_LINES)
+    pos = _line_offset(data, limit, first)
+    block = bytes(data[pos : min(limit, pos + WINDOW_BYTES)])
+    parts = block.split(b"\n", 2 * NEAR_LINES + 1)
+    # The last part is what follows the last newline split on: kept only as the file's own last line.
+    lines = parts if len(parts) <= 2 * NEAR_LINES + 1 and pos + len(block) >= limit else parts[:-1]
+    starts: list[int] = []
+    at = pos
+    for ln in lines:
+        starts.append(at)
+        at += len(ln) + 1
+    records = _line_records(lines, starts, is_sse(bytes(data[:8])), first - 1)
+    items, diags = build_items_safely(summary.format, records, summary.path)
+    return OpenedSession(summary, items, data, [], diags)
+
+
+def _line_offset(data: Any, limit: int, line: int) -> int:
+    """The offset of 1-based ``line`` of ``data`` (bytes or a FileView), counting newlines 16 MiB at a time."""
+    todo = line - 1
+    pos = 0
+    while todo > 0 and pos < limit:
+        chunk = bytes(data[pos : min(limit, pos + 16 * 1024 * 1024)])
+        k = chunk.count(b"\n")
+        if k < todo:
+            todo -= k
+            pos += len(chunk)
+            continue
+        i = -1
+        for _ in range(todo):
+            i = chunk.find(b"\n", i + 1)
+        return pos + i + 1
+    return pos

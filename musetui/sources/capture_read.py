@@ -17,11 +17,13 @@ import re
 import struct
 import zlib
 from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
+from musetui.budget import Budget
 from musetui.model import parse_time
 
 #: Captures larger than this are not parsed (a diagnostic says so).
@@ -37,8 +39,6 @@ _FIRST_INTERACTION_RE = re.compile(rb"[ \t]*-[ \t]+(?:request|response):")
 _HAR_ENTRY_RE = re.compile(rb'"startedDateTime"\s*:')
 
 
-#: A cassette whose YAML aliases expand past this many values is refused (an alias bomb).
-MAX_NODES = 2_000_000
 #: A YAML anchor: ``&name`` at the start or after whitespace or an indicator. The pattern starts
 #: with the ``&`` so that ``re`` skips to it at memchr speed; the byte before is checked in Python.
 _ANCHOR_RE = re.compile(rb"&[^\s,\[\]{}]")
@@ -54,18 +54,60 @@ def _has_anchor(data: bytes) -> bool:
     return False
 
 
-def _expanded_size(doc: Any, cap: int) -> int:
-    """How many values ``doc`` holds once its shared (aliased) parts are counted every time (stops past ``cap``)."""
-    n = 0
-    stack = [doc]
-    while stack and n <= cap:
-        v = stack.pop()
-        n += 1
-        if isinstance(v, dict):
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return n
+class _Expansion:
+    """What a YAML document's values add up to, aliased parts counted at each alias (against a budget)."""
+
+    __slots__ = ("budget", "own_bytes", "string_bytes", "values")
+
+    def __init__(self, budget: Budget, own_bytes: int) -> None:
+        self.budget = budget
+        self.own_bytes = own_bytes  # the file's size: strings past it were repeated by aliases
+        self.values = 0
+        self.string_bytes = 0
+
+    def fits(self, doc: Any) -> bool:
+        """Count ``doc``'s values; False (the budget tripped) when a limit is passed."""
+        b = self.budget
+        stack: list[tuple[Any, int]] = [(doc, 1)]
+        while stack:
+            v, depth = stack.pop()
+            self.values += 1
+            if isinstance(v, dict):
+                items: Any = v.values()
+            elif isinstance(v, list):
+                items = v
+            else:
+                if isinstance(v, str | bytes):
+                    self.string_bytes += len(v)
+                continue
+            if depth > b.max_depth:
+                b.trip(f"YAML values nested deeper than {b.max_depth}")
+                return False
+            stack.extend((x, depth + 1) for x in items)
+            if self.values > b.max_values:
+                break
+        if self.values > b.max_values:
+            b.trip(f"YAML aliases expand past {b.max_values:,} values")
+            return False
+        if self.string_bytes - self.own_bytes > b.max_alias_bytes:
+            b.trip(f"YAML aliases expand past {b.max_alias_bytes // 2**20} MiB of strings")
+            return False
+        return True
+
+
+def _within_budget(outside: Any, inter: list[Any], budget: Budget, own_bytes: int) -> list[Any]:
+    """The interactions that fit the budget, aliases expanded (all of them, mostly).
+
+    What is ``outside`` the interactions is counted first; then each interaction in turn, and
+    the first that passes a limit ends the list (what was read before it is kept).
+    """
+    count = _Expansion(budget, own_bytes)
+    if not count.fits(outside):
+        return []
+    for i, x in enumerate(inter):
+        if not count.fits(x):
+            return inter[:i]
+    return inter
 
 
 class NotACapture(ValueError):
@@ -217,19 +259,52 @@ def _header_pairs(headers: Any) -> list[tuple[str, str]]:
     return out
 
 
-def _gunzip(raw: bytes) -> bytes:
-    """Inflate a gzip or zlib body, at most :data:`MAX_BODY_BYTES`; the input when it is neither."""
+def _gunzip(raw: bytes, budget: Budget) -> bytes:
+    """Inflate a gzip or zlib body, at most :data:`MAX_BODY_BYTES` and the budget's room; the input when it is neither."""
     if raw[:2] == b"\x1f\x8b" or raw[:1] == b"\x78":
+        room = budget.room()
         try:
             d = zlib.decompressobj(wbits=47)
-            out = d.decompress(raw, MAX_BODY_BYTES)
-            return out
+            out = d.decompress(raw, min(MAX_BODY_BYTES, room) or 1)
         except zlib.error:
             return raw
+        if len(out) >= room and (d.unconsumed_tail or not d.eof):
+            budget.bytes_tripped("gzip bodies")
+            out = out[:room]
+        budget.charge(len(out))
+        return out
     return raw
 
 
-def _eventstream(raw: bytes) -> list[Any] | None:
+def _b64decode(text: str, budget: Budget) -> bytes | str:
+    """A base64 body decoded (charged to the budget); the text itself when it is not base64 or past the budget."""
+    if len(text) // 4 * 3 > budget.room():
+        budget.bytes_tripped("base64 bodies")
+        return text
+    try:
+        out = base64.b64decode(text)
+    except (binascii.Error, ValueError):
+        return text
+    budget.charge(len(out))
+    return out
+
+
+def _text_lines(text: str) -> Iterator[str]:
+    """``text.splitlines()``, made a slice at a time (the same lines, never a list of them all)."""
+    pos = 0
+    n = len(text)
+    while pos < n:
+        cut = text.find("\n", pos + _LINES_SLICE)
+        end = n if cut < 0 else cut + 1
+        yield from text[pos:end].splitlines()
+        pos = end
+
+
+#: Characters of a body split into lines at a time (``splitlines`` on each slice, cut after a ``\n``).
+_LINES_SLICE = 1 << 20
+
+
+def _eventstream(raw: bytes, budget: Budget) -> list[Any] | None:
     """Decode an AWS event stream (``application/vnd.amazon.eventstream``) into JSON records.
 
     Each message is a 12-byte prelude (total length, headers length, CRC), typed headers,
@@ -240,6 +315,8 @@ def _eventstream(raw: bytes) -> list[Any] | None:
     pos = 0
     n = len(raw)
     while pos + 16 <= n:
+        if not budget.take_item():
+            break
         total, hlen = struct.unpack_from(">II", raw, pos)
         if total < 16 or pos + total > n or hlen > total - 16:
             return out or None
@@ -279,8 +356,8 @@ def _eventstream(raw: bytes) -> list[Any] | None:
     return out or None
 
 
-def _body_records(body: Any, content_type: str) -> tuple[str, list[Any], str]:
-    """Read a response body into (kind, records, text)."""
+def _body_records(body: Any, content_type: str, budget: Budget) -> tuple[str, list[Any], str]:
+    """Read a response body into (kind, records, text), within the file's budget."""
     if isinstance(body, dict | list):
         if isinstance(body, list) and body and all(isinstance(x, dict) for x in body):
             return "json", list(body), ""
@@ -288,12 +365,13 @@ def _body_records(body: Any, content_type: str) -> tuple[str, list[Any], str]:
     if body is None or body == "" or body == b"":
         return "empty", [], ""
     if isinstance(body, bytes):
-        raw = _gunzip(body)
+        raw = _gunzip(body, budget)
         if "eventstream" in content_type or (len(raw) >= 16 and raw[:1] == b"\x00" and raw[4:8] != b"\x00\x00\x00\x00"):
-            stream = _eventstream(raw)
+            stream = _eventstream(raw, budget)
             if stream is not None:
                 return "eventstream", stream, ""
         text = raw.decode("utf-8", "replace")
+        del raw
     else:
         text = str(body)
     stripped = text.strip()
@@ -303,37 +381,48 @@ def _body_records(body: Any, content_type: str) -> tuple[str, list[Any], str]:
         except orjson.JSONDecodeError:
             obj = None
         if obj is not None:
-            return _body_records(obj, content_type)
-    lines = stripped.splitlines()
+            return _body_records(obj, content_type, budget)
     if stripped.startswith(("data:", "event:", ":")):
         events: list[Any] = []
-        for ln in lines:
+        for ln in _text_lines(stripped):
             ln = ln.strip()
             if ln.startswith("data:"):
                 payload = ln[5:].strip()
                 if payload and payload != "[DONE]":
                     try:
-                        events.append(orjson.loads(payload))
+                        rec = orjson.loads(payload)
                     except orjson.JSONDecodeError:
                         continue
+                    if not budget.take_item():
+                        break
+                    events.append(rec)
         return "sse", events, "" if events else text
-    if len(lines) > 1:
+    if "\n" in stripped or any(c in stripped for c in _OTHER_LINE_ENDS):
         recs: list[Any] = []
-        for ln in lines:
+        n_lines = 0
+        for ln in _text_lines(stripped):
+            n_lines += 1
             try:
-                recs.append(orjson.loads(ln))
+                rec = orjson.loads(ln)
             except orjson.JSONDecodeError:
                 continue
-        if recs:
+            if not budget.take_item():
+                break
+            recs.append(rec)
+        if recs and n_lines > 1:
             return "jsonl", recs, ""
     return "text", [], text[:4000]
 
 
-def _request_body(body: Any) -> Any:
+#: The line ends ``str.splitlines`` knows besides ``\n``.
+_OTHER_LINE_ENDS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
+
+
+def _request_body(body: Any, budget: Budget) -> Any:
     """A request body as parsed JSON when it is JSON, else its text."""
     if isinstance(body, dict | list) or body is None:
         return body
-    text = _text(_gunzip(body) if isinstance(body, bytes) else body).strip()
+    text = _text(_gunzip(body, budget) if isinstance(body, bytes) else body).strip()
     if text[:1] in ("{", "["):
         try:
             return orjson.loads(text)
@@ -396,7 +485,7 @@ def check_size(data: bytes) -> None:
         raise CaptureError(f"{len(data):,} bytes: larger than the {MAX_CAPTURE_BYTES // 2**20} MiB capture limit")
 
 
-def parse_json(data: bytes, document: Any = None) -> tuple[list[Exchange], list[int]]:
+def parse_json(data: bytes, document: Any = None, budget: Budget | None = None) -> tuple[list[Exchange], list[int]]:
     """A HAR log, or a JSON cassette (VCR's JSON serializer, a lone recorded response).
 
     Raises:
@@ -404,6 +493,7 @@ def parse_json(data: bytes, document: Any = None) -> tuple[list[Exchange], list[
         CaptureError: the file is too large or does not parse.
     """
     check_size(data)
+    budget = budget or Budget()
     starts = _starts(data)
     doc = document
     if doc is None:
@@ -416,15 +506,15 @@ def parse_json(data: bytes, document: Any = None) -> tuple[list[Exchange], list[
         if inter is None:
             raise NotACapture("no log.entries")
         spans = [(0, len(data))] * len(inter)  # JSON has no line structure to split it by
-        return [_vcr_exchange(i, x, spans[i], starts) for i, x in enumerate(inter)], starts
+        return [_vcr_exchange(i, x, spans[i], starts, budget) for i, x in enumerate(inter)], starts
     entries = [e for e in doc["log"]["entries"] if isinstance(e, dict)]
     if not entries:
         raise NotACapture("a HAR log with no entries")
     spans = _spans([m.start() for m in _HAR_ENTRY_RE.finditer(data)], data, len(entries))
-    return [_har_exchange(i, e, spans[i], starts) for i, e in enumerate(entries)], starts
+    return [_har_exchange(i, e, spans[i], starts, budget) for i, e in enumerate(entries)], starts
 
 
-def parse_yaml(data: bytes, document: Any = None) -> tuple[list[Exchange], list[int]]:
+def parse_yaml(data: bytes, document: Any = None, budget: Budget | None = None) -> tuple[list[Exchange], list[int]]:
     """A YAML cassette (vcrpy, Ruby's VCR gem, go-vcr, LangChain's paired layout).
 
     Raises:
@@ -448,21 +538,37 @@ def parse_yaml(data: bytes, document: Any = None) -> tuple[list[Exchange], list[
         raise CaptureError(f"not valid YAML{where}") from exc
     except (RecursionError, ValueError, TypeError) as exc:
         raise CaptureError(f"YAML could not be loaded: {type(exc).__name__}") from exc
-    if _has_anchor(data) and _expanded_size(doc, MAX_NODES) > MAX_NODES:
-        raise CaptureError(f"YAML aliases expand past {MAX_NODES:,} values")
+    budget = budget or Budget()
     inter = doc.get("interactions", doc.get("http_interactions")) if isinstance(doc, dict) else None  # (Ruby's VCR)
     if inter is None and isinstance(doc, dict):
         paired = _paired(doc)
         if paired is not None:  # each item is located at its response (the requests are listed first)
+            paired = _aliases_within(data, doc, ("requests", "responses"), paired, budget)
             spans = _spans(_response_starts(data), data, len(paired))
-            return [_vcr_exchange(i, x, spans[i], starts) for i, x in enumerate(paired)], starts
+            return [_vcr_exchange(i, x, spans[i], starts, budget) for i, x in enumerate(paired)], starts
     if not isinstance(inter, list) or not inter:
         raise NotACapture("no interactions")
-    items = [x for x in inter if isinstance(x, dict)]
+    items = _aliases_within(data, doc, ("interactions", "http_interactions"), [x for x in inter if isinstance(x, dict)], budget)
     if not items:  # (a list of lists, 150 deep: once an internal error in _spans)
         raise CaptureError(f"interactions hold no request/response mapping ({_list_depth(inter)})")
-    spans = _spans(_interaction_starts(data), data, len(items))
-    return [_vcr_exchange(i, x, spans[i], starts) for i, x in enumerate(items)], starts
+    hits = _interaction_starts(data)
+    spans = _spans(hits[: len(items)] if len(items) < len(inter) else hits, data, len(items))
+    return [_vcr_exchange(i, x, spans[i], starts, budget) for i, x in enumerate(items)], starts
+
+
+def _aliases_within(data: bytes, doc: dict[str, Any], keys: tuple[str, str], inter: list[Any], budget: Budget) -> list[Any]:
+    """The interactions that fit the budget once YAML aliases are expanded (checked only where anchors are).
+
+    Raises:
+        CaptureError: not even the first interaction fits (the budget named).
+    """
+    if not _has_anchor(data):
+        return inter
+    outside = {k: v for k, v in doc.items() if k not in keys}
+    kept = _within_budget(outside, inter, budget, len(data))
+    if not kept and inter:
+        raise CaptureError(budget.diagnostic() or "YAML aliases past the read budget")
+    return kept
 
 
 def _list_depth(value: list[Any]) -> str:
@@ -503,7 +609,7 @@ def _grpc_exchange(i: int, x: dict[str, Any], span: tuple[int, int], starts: lis
     )
 
 
-def _vcr_exchange(i: int, x: dict[str, Any], span: tuple[int, int], starts: list[int]) -> Exchange:
+def _vcr_exchange(i: int, x: dict[str, Any], span: tuple[int, int], starts: list[int], budget: Budget) -> Exchange:
     if "request" not in x:
         grpc = _grpc_exchange(i, x, span, starts)
         if grpc is not None:
@@ -516,17 +622,14 @@ def _vcr_exchange(i: int, x: dict[str, Any], span: tuple[int, int], starts: list
     if "parsed_body" in resp:
         body: Any = resp.get("parsed_body")
     elif isinstance(resp.get("body_b64"), str):  # (home-made recorders on httpx: base64 of the raw body)
-        body = resp["body_b64"]
-        with contextlib.suppress(binascii.Error, ValueError):
-            body = base64.b64decode(body)
+        body = _b64decode(resp["body_b64"], budget)
     else:
         body = resp.get("body")
         if isinstance(body, dict) and ("string" in body or "base64_string" in body):  # (else: the JSON body itself)
             body = body.get("string", body.get("base64_string"))
             if isinstance(body, str) and "base64_string" in (resp.get("body") or {}):
-                with contextlib.suppress(binascii.Error, ValueError):
-                    body = base64.b64decode(body)
-    kind, records, text = _body_records(body, _content_type(resp_headers))
+                body = _b64decode(body, budget)
+    kind, records, text = _body_records(body, _content_type(resp_headers), budget)
     req_body = req.get("parsed_body") if "parsed_body" in req else req.get("body")
     if isinstance(req_body, dict) and "string" in req_body:
         req_body = req_body.get("string")
@@ -539,7 +642,7 @@ def _vcr_exchange(i: int, x: dict[str, Any], span: tuple[int, int], starts: list
         status=_status(resp.get("status", resp.get("status_code"))),
         req_headers=req_headers,
         resp_headers=resp_headers,
-        req_body=_request_body(req_body),
+        req_body=_request_body(req_body, budget),
         body_kind=kind,
         records=records,
         body_text=text,
@@ -547,7 +650,7 @@ def _vcr_exchange(i: int, x: dict[str, Any], span: tuple[int, int], starts: list
     )
 
 
-def _har_exchange(i: int, e: dict[str, Any], span: tuple[int, int], starts: list[int]) -> Exchange:
+def _har_exchange(i: int, e: dict[str, Any], span: tuple[int, int], starts: list[int], budget: Budget) -> Exchange:
     req = e.get("request") if isinstance(e.get("request"), dict) else {}
     resp = e.get("response") if isinstance(e.get("response"), dict) else {}
     assert isinstance(req, dict) and isinstance(resp, dict)
@@ -556,10 +659,9 @@ def _har_exchange(i: int, e: dict[str, Any], span: tuple[int, int], starts: list
     assert isinstance(content, dict)
     body: Any = content.get("text")
     if isinstance(body, str) and content.get("encoding") == "base64":
-        with contextlib.suppress(binascii.Error, ValueError):
-            body = base64.b64decode(body)
+        body = _b64decode(body, budget)
     ctype = _text(content.get("mimeType")).lower() or _content_type(resp_headers)
-    kind, records, text = _body_records(body, ctype)
+    kind, records, text = _body_records(body, ctype, budget)
     post = req.get("postData") if isinstance(req.get("postData"), dict) else {}
     assert isinstance(post, dict)
     return Exchange.at(
@@ -571,7 +673,7 @@ def _har_exchange(i: int, e: dict[str, Any], span: tuple[int, int], starts: list
         status=_status(resp.get("status")),
         req_headers=_header_pairs(req.get("headers")),
         resp_headers=resp_headers,
-        req_body=_request_body(post.get("text")),
+        req_body=_request_body(post.get("text"), budget),
         body_kind=kind,
         records=records,
         body_text=text,

@@ -14,6 +14,7 @@ from bisect import bisect_right
 from typing import TYPE_CHECKING, Any, NamedTuple
 from urllib.parse import unquote, urlsplit
 
+from musetui.budget import Budget
 from musetui.fingerprints.types import Decoded, Strength, Tag
 from musetui.model import Item, SessionSummary, parse_time
 from musetui.sources.base import ZONE_MODEL, ZONE_QUOTED, Record, dig, file_stem, new_item, preview
@@ -236,9 +237,14 @@ class _Locator:
 
 
 def scan(
-    data: bytes, summary: SessionSummary, kind: str, document: Any = None, spans: list[ExchangeSpan] | None = None
+    data: bytes,
+    summary: SessionSummary,
+    kind: str,
+    document: Any = None,
+    spans: list[ExchangeSpan] | None = None,
+    budget: Budget | None = None,
 ) -> tuple[list[Located], list[int]]:
-    """Fill ``summary`` from a capture and return its located evidence and the exchanges' offsets.
+    """Fill ``summary`` from a capture and return its located evidence and the exchanges' offsets (within ``budget``).
 
     With ``spans``, each exchange's slice of the evidence and the model it names are appended
     to it, for judging the capture exchange by exchange.
@@ -249,7 +255,7 @@ def scan(
     from musetui.fingerprints import extract
     from musetui.fingerprints.attribution import TOL_AFTER_CREATED_S, Located
 
-    exchanges, starts = parse(data, kind, document)
+    exchanges, starts = parse(data, kind, document, budget)
     cat = _catalogue()
     loc = _Locator(data, starts)
     got = _Collected()

@@ -13,6 +13,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Any
 
+from musetui.budget import Budget
 from musetui.sources.capture_read import (
     CaptureError,
     Exchange,
@@ -31,7 +32,7 @@ MAGIC = b"httprr trace v1\n"
 MAX_HEADER_BYTES = 1 << 20
 
 
-def parse(data: bytes, document: Any = None) -> tuple[list[Exchange], list[int]]:
+def parse(data: bytes, document: Any = None, budget: Budget | None = None) -> tuple[list[Exchange], list[int]]:
     """Read an ``httprr`` trace into exchanges and the file's line starts.
 
     Raises:
@@ -39,6 +40,7 @@ def parse(data: bytes, document: Any = None) -> tuple[list[Exchange], list[int]]
         CaptureError: a record's size line is not two sizes, or its sizes run past the file's end.
     """
     check_size(data)
+    budget = budget or Budget()
     if not data.startswith(MAGIC):
         raise NotACapture("no 'httprr trace v1' line")
     starts = _starts(data)
@@ -53,7 +55,7 @@ def parse(data: bytes, document: Any = None) -> tuple[list[Exchange], list[int]]
         body = nl + 1
         if body + n + m > len(data):
             raise CaptureError(f"{_where(exchanges, starts, pos)}: its sizes ({n} + {m} bytes) run past the end of the file")
-        exchanges.append(_exchange(len(exchanges), data[body : body + n], data[body + n : body + n + m], (pos, body + n + m - pos), starts))
+        exchanges.append(_exchange(len(exchanges), data[body : body + n], data[body + n : body + n + m], (pos, body + n + m - pos), starts, budget))
         pos = body + n + m
     if not exchanges:
         raise NotACapture("an httprr trace with no round trips")
@@ -98,7 +100,7 @@ def _dechunk(body: bytes) -> bytes:
     return b"".join(out)
 
 
-def _exchange(i: int, req: bytes, resp: bytes, span: tuple[int, int], starts: list[int]) -> Exchange:
+def _exchange(i: int, req: bytes, resp: bytes, span: tuple[int, int], starts: list[int], budget: Budget) -> Exchange:
     request_line, req_headers, req_body = _message(req)
     status_line, resp_headers, resp_body = _message(resp)
     method, _, target = request_line.partition(" ")
@@ -106,7 +108,7 @@ def _exchange(i: int, req: bytes, resp: bytes, span: tuple[int, int], starts: li
     host = next((v for k, v in req_headers if k == "host"), "")
     uri = target if "://" in target else (f"//{host}{target}" if host else target)
     code = status_line.split(" ", 2)[1] if status_line.count(" ") >= 1 else ""
-    kind, records, text = _body_records(resp_body, _content_type(resp_headers))
+    kind, records, text = _body_records(resp_body, _content_type(resp_headers), budget)
     return Exchange.at(
         i,
         span,
@@ -116,7 +118,7 @@ def _exchange(i: int, req: bytes, resp: bytes, span: tuple[int, int], starts: li
         status=int(code) if code.isdigit() else None,
         req_headers=req_headers,
         resp_headers=resp_headers,
-        req_body=_request_body(req_body or None),
+        req_body=_request_body(req_body or None, budget),
         body_kind=kind,
         records=records,
         body_text=text,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from musetui.budget import Budget
 from musetui.sources import capture_read, httprr
 from musetui.sources.capture_read import Exchange
 from musetui.sources.spec import CaptureLayout
@@ -48,11 +49,11 @@ def claims(path: str, data: bytes) -> str | None:
     return None
 
 
-def parse(data: bytes, kind: str, document: Any = None) -> tuple[list[Exchange], list[int]]:
+def parse(data: bytes, kind: str, document: Any = None, budget: Budget | None = None) -> tuple[list[Exchange], list[int]]:
     """Read a capture of layout ``kind`` into exchanges and the file's line starts.
 
     Raises:
         NotACapture: the file holds no interactions.
         CaptureError: the file is too large or does not parse.
     """
-    return _BY_NAME[kind].parse(data, document)
+    return _BY_NAME[kind].parse(data, document, budget)

@@ -52,8 +52,9 @@ class Format:
     api_body: bool = False
 
 
-#: One recorder's file -> its exchanges and the file's line starts (``document``: already parsed).
-ParseCapture = Callable[[bytes, Any], "tuple[list[Any], list[int]]"]
+#: One recorder's file -> its exchanges and the file's line starts (``document``: already parsed;
+#: then the file's read budget, :class:`musetui.budget.Budget`, or None for the default one).
+ParseCapture = Callable[[bytes, Any, Any], "tuple[list[Any], list[int]]"]
 
 
 @dataclass(frozen=True, slots=True)

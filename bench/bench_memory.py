@@ -1,0 +1,175 @@
+"""Peak memory and CPU of ``musetui scan --no-cache`` and ``show --line`` on hostile inputs.
+
+Usage::
+
+    python bench/bench_memory.py                 # every input but the 100,000 sessions
+    python bench/bench_memory.py --sessions      # that one too (slow)
+    python bench/bench_memory.py --only gz_tiny,alias_bomb --baseline /path/to/other/checkout
+
+Each input is built in a temporary directory (written block by block, never held whole), then
+scanned by a child process; its peak RSS is the child's own maximum (``wait4``'s ``ru_maxrss``)
+and its CPU is user + system. The targets (issue 24): at most 300 MB peak RSS per run, and each
+bomb diagnosed within 10 s of CPU. The inputs:
+
+* ``lines_2g``: a 2 GiB file of 3-byte lines (``{}\\n``);
+* ``tiny_64m`` and ``gz_tiny``: 64 MiB of ``{}`` lines, plain and as ``.jsonl.gz``;
+* ``cassette_bomb``: a VCR cassette of 3 interactions, each a gzip ``!!binary`` body of 40 MiB
+  of ``{}`` lines;
+* ``alias_bomb``: a cassette whose one interaction names one 100 KB string through 20,000 aliases;
+* ``sessions`` (``--sessions``): 100,000 tiny sessions of one line each.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import gzip
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent.parent
+MIB = 1024 * 1024
+
+
+def _repeat(path: Path, line: bytes, total: int) -> None:
+    """Write ``line`` repeated to ``total`` bytes, a 1 MiB block at a time."""
+    block = line * (MIB // len(line))
+    with path.open("wb") as f:
+        left = total
+        while left > 0:
+            chunk = block[:left]
+            f.write(chunk)
+            left -= len(chunk)
+
+
+def lines_2g(d: Path) -> Path:
+    _repeat(d / "lines.jsonl", b"{}\n", 2048 * MIB - (2048 * MIB) % 3)
+    return d / "lines.jsonl"
+
+
+def tiny_64m(d: Path) -> Path:
+    _repeat(d / "tiny.jsonl", b"{}\n", 64 * MIB - (64 * MIB) % 3)
+    return d / "tiny.jsonl"
+
+
+def gz_tiny(d: Path) -> Path:
+    block = b"{}\n" * (MIB // 3)
+    with gzip.open(d / "tiny.jsonl.gz", "wb", compresslevel=9) as f:
+        for _ in range(64 * MIB // len(block)):
+            f.write(block)
+    return d / "tiny.jsonl.gz"
+
+
+def _gz_lines(n_bytes: int) -> bytes:
+    import zlib
+
+    c = zlib.compressobj(9, wbits=31)
+    block = b"{}\n" * (MIB // 3)
+    out = [c.compress(block) for _ in range(n_bytes // len(block))]
+    return b"".join([*out, c.flush()])
+
+
+def cassette_bomb(d: Path, interactions: int = 3, body_bytes: int = 40 * MIB) -> Path:
+    b64 = base64.b64encode(_gz_lines(body_bytes)).decode()
+    wrapped = "\n".join("        " + b64[i : i + 76] for i in range(0, len(b64), 76))
+    one = (
+        "- request:\n    body: null\n    headers: {}\n    method: POST\n"
+        "    uri: https://api.openai.com/v1/chat/completions\n"
+        "  response:\n    body:\n      string: !!binary |\n" + wrapped + "\n"
+        "    headers:\n      Content-Encoding: [gzip]\n      Content-Type: [application/json]\n"
+        "    status: {code: 200, message: OK}\n"
+    )
+    path = d / "bomb.yaml"
+    path.write_text("interactions:\n" + one * interactions + "version: 1\n")
+    return path
+
+
+def alias_bomb(d: Path, aliases: int = 20_000, size: int = 100_000) -> Path:
+    path = d / "aliases.yaml"
+    path.write_text(
+        "interactions:\n- request: {body: null, headers: {}, method: GET, uri: 'https://api.openai.com/v1/x'}\n"
+        f"  response:\n    body: {{string: &a '{'x' * size}'}}\n    headers: {{}}\n    status: {{code: 200}}\n"
+        "  extra:\n" + "  - *a\n" * aliases + "version: 1\n"
+    )
+    return path
+
+
+def sessions(d: Path, n: int = 100_000) -> Path:
+    root = d / "sessions"
+    for i in range(n):
+        sub = root / f"{i // 1000:03d}"
+        if i % 1000 == 0:
+            sub.mkdir(parents=True)
+        (sub / f"s{i}.jsonl").write_bytes(b'{"type":"message","id":"m%d","model":"gpt-4o"}\n' % i)
+    return root
+
+
+INPUTS: dict[str, Callable[[Path], Path]] = {
+    "lines_2g": lines_2g,
+    "tiny_64m": tiny_64m,
+    "gz_tiny": gz_tiny,
+    "cassette_bomb": cassette_bomb,
+    "alias_bomb": alias_bomb,
+}
+
+
+def run(checkout: Path, args: list[str], cache: str, max_cpu: int = 0) -> tuple[float, float, float, str]:
+    """Run musetui with ``args`` in a child; (its peak RSS MB, CPU s, wall s, last output line).
+
+    ``max_cpu``: the child is killed (SIGXCPU) after this many CPU seconds; its peak so far is reported.
+    """
+    import resource
+
+    def limit() -> None:
+        if max_cpu:
+            resource.setrlimit(resource.RLIMIT_CPU, (max_cpu, max_cpu))
+
+    env = {**os.environ, "PYTHONPATH": str(checkout), "XDG_CACHE_HOME": cache}
+    t0 = time.monotonic()
+    with tempfile.TemporaryFile() as out:
+        p = subprocess.Popen([sys.executable, "-m", "musetui", *args], env=env, stdout=out, stderr=subprocess.STDOUT, preexec_fn=limit)
+        _pid, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.monotonic() - t0
+        out.seek(0)
+        text = out.read().decode("utf-8", "replace").strip().splitlines()
+    return ru.ru_maxrss / 1024, ru.ru_utime + ru.ru_stime, wall, (text[-1] if text else "")[:150]
+
+
+def measure(checkout: Path, path: Path, cache: str, max_cpu: int, runs: tuple[str, ...]) -> list[tuple[str, float, float, float, str]]:
+    """Scan, then show the item at line 2, each in a fresh child (the child's own peak)."""
+    rows = []
+    for label, args in (("scan", ["scan", "--no-cache", "-q", str(path)]), ("show", ["show", str(path), "--line", "2"])):
+        if label in runs:
+            rows.append((label, *run(checkout, args, cache, max_cpu)))
+    return rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", help="comma-separated inputs: " + ",".join([*INPUTS, "sessions"]))
+    ap.add_argument("--sessions", action="store_true", help="also 100,000 tiny sessions (slow to build)")
+    ap.add_argument("--baseline", type=Path, help="another checkout, measured on the same inputs")
+    ap.add_argument("--max-cpu", type=int, default=0, help="kill each run after this many CPU seconds (peak so far reported)")
+    ap.add_argument("--runs", default="scan,show", help="which runs: scan, show or both")
+    a = ap.parse_args()
+    names = a.only.split(",") if a.only else [*INPUTS, *(["sessions"] if a.sessions else [])]
+    builders = {**INPUTS, "sessions": sessions}
+    checkouts = [("this", HERE)] + ([("baseline", a.baseline)] if a.baseline else [])
+    print(f"{'input':14} {'code':9} {'run':5} {'peak MB':>8} {'CPU s':>7} {'wall s':>7}  last line")
+    for name in names:
+        with tempfile.TemporaryDirectory(prefix="bench-mem-") as d:
+            path = builders[name](Path(d))
+            for tag, checkout in checkouts:
+                with tempfile.TemporaryDirectory(prefix="bench-mem-cache-") as cache:
+                    for label, rss, cpu, wall, last in measure(checkout, path, cache, a.max_cpu, tuple(a.runs.split(","))):
+                        print(f"{name:14} {tag:9} {label:5} {rss:8.0f} {cpu:7.2f} {wall:7.2f}  {last}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
