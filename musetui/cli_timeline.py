@@ -7,6 +7,7 @@ not depend on colour: each (provider, host) has a letter, named in the legend.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -147,14 +148,49 @@ def render(t: Timeline, width: int = WIDTH, roots: Sequence[str] = ()) -> str:
 
 
 def load_rows(paths: Sequence[str], *, use_cache: bool = True, workers: int | None = None) -> list[Row]:
-    """One row per session under ``paths`` (through the cache, light summaries)."""
-    from musetui.index import Index
-    from musetui.timeline import rows_from_sessions
+    """One row per session under ``paths``, read as ``scan --json`` reads them.
 
-    index = Index(list(paths), workers=workers, use_cache=use_cache, light=True).scan()
+    With the cache, the rows are stored with the digest of the walk (see
+    :func:`musetui.walk.tree_digest`): when nothing under the roots changed, they are the
+    answer and no session is decoded; otherwise the index is brought up to date (light
+    summaries, only changed files read) and the rows stored for next time.
+    """
+    from musetui.timeline import rows_blob, rows_from_blob, rows_from_sessions
+
+    names = _root_names(paths)
+    if not use_cache:
+        from musetui.index import Index
+
+        index = Index(list(paths), workers=workers, use_cache=False, light=True).scan()
+        return rows_from_sessions(index.sessions, names)
+    from musetui.cache import IndexCache
+    from musetui.model import Diagnostic
+    from musetui.walk import tree_digest, walk_roots
+
+    diags: list[Diagnostic] = []
+    files = walk_roots(list(paths), diags)
+    digest = tree_digest(list(paths), files, diags)
+    key = "timeline rows " + repr([(os.path.abspath(p), p) for p in paths])
+    if files:
+        store = IndexCache(files[0].root, roots=list(paths))
+        hit = store.result(key, digest)
+        store.close()
+        rows = rows_from_blob(hit[0]) if hit is not None else None
+        if rows is not None:
+            return rows
+    from musetui.index import Index  # (not before: a stored answer needs no index)
+
+    index = Index(list(paths), workers=workers, use_cache=True, light=True, files=files, diagnostics=diags, walked=True)
+    index.scan()
     for notice in index.notices:
         _err(f"musetui: {notice}")
-    return rows_from_sessions(index.sessions, _root_names(paths))
+    rows = rows_from_sessions(index.sessions, names)
+    blob = rows_blob(rows)
+    if files and blob is not None:
+        store = IndexCache(files[0].root, roots=list(paths))
+        store.put_result(key, digest, blob, [])
+        store.close()
+    return rows
 
 
 def cmd_timeline(argv: Sequence[str]) -> int:

@@ -233,6 +233,38 @@ def rows_from_sessions(sessions: Iterable[Any], names: dict[str, str] | None = N
     return out
 
 
+_ROW_FIELDS = ("time", "provider", "host", "declared_model", "root", "path", "line", "items", "key")
+
+
+def rows_blob(rows: Sequence[Row]) -> bytes | None:
+    """``rows`` as JSON Lines for the result cache, or None when a name cannot be written as JSON."""
+    import orjson
+
+    opt = orjson.OPT_APPEND_NEWLINE
+    try:
+        return b"".join(orjson.dumps({f: getattr(r, f) for f in _ROW_FIELDS}, option=opt) for r in rows)
+    except TypeError:  # (a name that is not UTF-8: not cached, read from the index each time)
+        return None
+
+
+def rows_from_blob(blob: bytes) -> list[Row] | None:
+    """The rows :func:`rows_blob` wrote, or None when the blob is not such rows."""
+    import orjson
+
+    out = []
+    try:
+        for line in blob.splitlines():
+            obj = orjson.loads(line)
+            t, p, h, m, root, path, ln, items, key = (obj[f] for f in _ROW_FIELDS)
+            ok = (t is None or type(t) in (int, float)) and all(type(x) is str for x in (p, root, path, key))
+            if not ok or type(ln) is not int or type(items) is not int or not all(x is None or type(x) is str for x in (h, m)):
+                return None
+            out.append(Row(t, p, h, m, root, path, ln, items, key))
+    except (orjson.JSONDecodeError, KeyError, TypeError):
+        return None
+    return out
+
+
 def json_lines(t: Timeline) -> Iterator[bytes]:
     """``timeline --json``: one ``{"bucket": ...}`` per bucket, then one ``{"first_seen": ...}`` per event."""
     from musetui.diagnostics import record_json

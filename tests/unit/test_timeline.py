@@ -134,3 +134,29 @@ def test_the_timeline_core_and_command_import_no_textual() -> None:
             "print(','.join(m for m in sys.modules if m == 'textual' or m.startswith('textual.')))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_a_warm_timeline_reuses_the_stored_rows_until_a_file_changes(
+    sample_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from musetui.cli_timeline import load_rows
+    from musetui.index import Index
+
+    root = tmp_path / "tree"
+    shutil.copytree(sample_dir, root)
+    cold = load_rows([str(root)])
+
+    def no_scan(self: Index, cancelled: object = None) -> Index:
+        raise AssertionError("the index was scanned although nothing changed")
+
+    monkeypatch.setattr(Index, "scan", no_scan)
+    assert load_rows([str(root)]) == cold
+    monkeypatch.undo()
+    extra = root / "codex" / "sessions" / "2026" / "09" / "01"
+    src = next(extra.glob("rollout-*.jsonl"))
+    shutil.copyfile(src, extra / "rollout-2026-09-01T23-59-59-copy.jsonl")
+    warm = load_rows([str(root)])
+    assert len(warm) == len(cold) + 1
+    assert tl.build(warm).sessions == tl.build(load_rows([str(root)], use_cache=False)).sessions
