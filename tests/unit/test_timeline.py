@@ -160,3 +160,21 @@ def test_a_warm_timeline_reuses_the_stored_rows_until_a_file_changes(
     warm = load_rows([str(root)])
     assert len(warm) == len(cold) + 1
     assert tl.build(warm).sessions == tl.build(load_rows([str(root)], use_cache=False)).sessions
+
+
+def test_the_html_report_charts_the_timeline_buckets(sample_dir: Path) -> None:
+    import re
+
+    from musetui import evidence_report as er
+    from musetui.index import Index
+
+    sessions = Index([str(sample_dir)], use_cache=False).scan().sessions
+    svg = er._timeline_chart(sessions)
+    bars = re.findall(r"<title>([^<]*)</title>", svg)
+    assert bars == [  # the buckets of musetui timeline: hours from 22:00 UTC, openai and openai/azure stacked as openai
+        "2026-09-01T22:00:00.000Z: 4 meta", "2026-09-01T22:00:00.000Z: 2 anthropic", "2026-09-01T22:00:00.000Z: 3 openai",
+        "2026-09-01T23:00:00.000Z: 1 openai",
+    ]
+    assert "one bar per hour (UTC); 1 without a start time not shown" in svg
+    t = tl.build(tl.rows_from_sessions(sessions))
+    assert [b.sessions for b in t.dated()] == [9, 1]
