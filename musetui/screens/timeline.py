@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -82,11 +83,11 @@ class TimelineScreen(ModalScreen[At | None]):
         self.timeline = timeline
         self.marks = glyphs(timeline.keys)
 
-    def _style(self, provider: str) -> object:
+    def _style(self, provider: str) -> Style:
         return provider_style(self.app.theme_variables, provider, self.background_colors[1])
 
     def _mark(self, key: tuple[str, str | None], count: int = 1) -> Text:
-        return Text(self.marks[key] * count, style=self._style(key[0]))  # type: ignore[arg-type]
+        return Text(self.marks[key] * count, style=self._style(key[0]))
 
     def chart(self, width: int) -> Text:
         """The legend and one line per bucket, ``width`` cells wide at most."""

@@ -9,7 +9,7 @@ from textual.widgets import OptionList, Static
 
 from musetui.app import MuseApp
 from musetui.screens.main import MainScreen
-from musetui.screens.timeline import TimelineScreen
+from musetui.screens.timeline import At, TimelineScreen
 from musetui.theme import provider_style
 
 from .helpers import OUTLIER_ID, SIZE, current, main, press, settle
@@ -40,6 +40,17 @@ async def test_T_shows_the_timeline_and_enter_opens_the_first_seen_session(sampl
         assert current(app).session_id == OUTLIER_ID
         item = main(app).selected_item()
         assert item is not None and item.line == 1
+        # an event at a later line (a segment's, once records have them) puts the cursor there
+        opened = main(app).opened
+        assert opened is not None and len(opened.items) > 3
+        later = opened.items[3].line
+        await press(pilot, "T")
+        scr = app.screen
+        assert isinstance(scr, TimelineScreen)
+        scr.dismiss(At(current(app).key, later))
+        await settle(pilot)
+        item = main(app).selected_item()
+        assert item is not None and item.line == later
 
 
 async def test_the_palette_opens_the_timeline(sample_root: str) -> None:
