@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from rich.cells import cell_len
 from rich.text import Text
 from textual.command import CommandPalette
@@ -45,9 +47,9 @@ async def test_T_shows_the_timeline_and_enter_opens_the_first_seen_session(sampl
         assert opened is not None and len(opened.items) > 3
         later = opened.items[3].line
         await press(pilot, "T")
-        scr = app.screen
-        assert isinstance(scr, TimelineScreen)
-        scr.dismiss(At(current(app).key, later))
+        again = app.screen
+        assert isinstance(again, TimelineScreen)
+        cast(TimelineScreen, again).dismiss(At(current(app).key, later))
         await settle(pilot)
         item = main(app).selected_item()
         assert item is not None and item.line == later
