@@ -20,7 +20,7 @@ import orjson
 
 from musetui.errors import SettingsError
 
-SUBCOMMANDS = ("scan", "search", "show", "cache", "report", "fleet", "bundle", "verify", "diff")
+SUBCOMMANDS = ("scan", "search", "show", "cache", "report", "fleet", "bundle", "verify", "diff", "timeline")
 
 
 class UsageError(Exception):
@@ -806,7 +806,8 @@ def cmd_diff(argv: Sequence[str]) -> int:
 def cmd_tui(argv: Sequence[str]) -> int:
     """``musetui [PATH ...]``: open the browser."""
     p = _Parser(prog="musetui", description="Forensic browser for AI-agent transcripts.",
-                epilog="Subcommands: scan, search, show, cache, report, fleet, bundle, verify, diff (musetui <cmd> --help).")
+                epilog="Subcommands: scan, search, show, cache, report, fleet, bundle, verify, diff, timeline "
+                "(musetui <cmd> --help).")
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--version", action="store_true")
     from musetui.config import docs_dir
@@ -887,6 +888,10 @@ def _main(args: list[str]) -> int:
                 return cli_bundle.cmd_bundle(rest) if cmd == "bundle" else cli_bundle.cmd_verify(rest)
             if cmd == "diff":
                 return cmd_diff(rest)
+            if cmd == "timeline":
+                from musetui.cli_timeline import cmd_timeline
+
+                return cmd_timeline(rest)
             return cmd_cache(rest)
         return cmd_tui(args)
     except UsageError as exc:

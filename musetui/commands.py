@@ -55,6 +55,7 @@ class MuseCommands(Provider):
         yield ("session: mark for diff", main.action_mark_for_diff, "Mark this session to compare another with it (m)")
         yield ("session: diff with the marked session", main.action_diff_marked, "Fingerprint profiles side by side (M)")
         yield ("search: all sessions", main.action_search, "Open the search view (/)")
+        yield ("view: timeline", main.action_timeline, "Sessions per provider over time; first-seen events (T)")
         yield ("view: diagnostics", main.action_diagnostics, "Unreadable files and malformed lines, grouped (D)")
         yield ("view: zoom the focused part", main.action_zoom, "Tree, items or panes fill the screen; esc comes back (z)")
         yield ("view: wider tree", partial(main.action_tree_width, 1), "Make the session tree wider (])")

@@ -434,28 +434,26 @@ def _mix_chart(sessions: Sequence[SessionSummary]) -> str:
     return "".join(parts)
 
 
-#: Bucket widths the timeline may use, in seconds (the smallest that gives at most 48 bars).
-BUCKETS = (60, 600, 3600, 6 * 3600, 86400, 7 * 86400, 30 * 86400, 365 * 86400)
-
-
 def _timeline_chart(sessions: Sequence[SessionSummary]) -> str:
-    """Stacked bars: sessions started per time bucket, coloured by attributed provider."""
-    timed = [s for s in sessions if s.started_at is not None]
-    if not timed:
+    """Stacked bars: sessions started per UTC hour, day or week (as ``musetui timeline`` buckets them), by provider."""
+    from musetui.timeline import SECONDS, build, rows_from_sessions
+
+    t = build(rows_from_sessions(sessions))
+    dated = t.dated()
+    if not dated:
         return '<p class="muted">No session records a start time.</p>'
-    t0 = min(s.started_at for s in timed if s.started_at is not None)
-    t1 = max(s.started_at for s in timed if s.started_at is not None)
-    width_s = next((b for b in BUCKETS if (t1 - t0) / b < 48), BUCKETS[-1])
-    base = t0 - t0 % width_s
-    n_buckets = int((t1 - base) // width_s) + 1
+    step = SECONDS[t.by]
+    base = dated[0].start or 0.0
+    n_buckets = round(((dated[-1].start or 0.0) - base) / step) + 1
     stacks: list[Counter[str]] = [Counter() for _ in range(n_buckets)]
-    for s in timed:
-        assert s.started_at is not None
-        stacks[min(n_buckets - 1, int((s.started_at - base) // width_s))][s.attribution.provider] += 1
-    order = [p for p, _ in counts(timed, lambda s: s.attribution.provider)]
+    for b in dated:
+        for (provider, _host), (n, _items) in b.counts.items():
+            stacks[round(((b.start or 0.0) - base) / step)][provider] += n
+    order = list(dict.fromkeys(k[0] for k in t.keys))
     top = max(sum(c.values()) for c in stacks)
-    left, bottom, plot_h, width = 36, 34, 160, 640
-    bar_w = max(4.0, min(40.0, (width - left - 10) / n_buckets - 2))
+    left, bottom, plot_h = 36, 34, 160
+    bar_w = max(2.0, min(40.0, (640 - left - 10) / n_buckets - 2))
+    width = max(640, int(left + 10 + n_buckets * (bar_w + 2)))
     height = plot_h + bottom + 10
     parts = [f'<svg role="img" aria-label="sessions over time" width="{width}" height="{height}" viewBox="0 0 {width} {height}">']
     parts.append(f'<line x1="{left}" y1="{10 + plot_h}" x2="{width - 4}" y2="{10 + plot_h}" stroke="#888"/>')
@@ -464,7 +462,7 @@ def _timeline_chart(sessions: Sequence[SessionSummary]) -> str:
     for i, c in enumerate(stacks):
         x = left + 4 + i * (bar_w + 2)
         y = 10.0 + plot_h
-        when = iso(base + i * width_s) or "?"
+        when = iso(base + i * step) or "?"
         for p in order:
             n = c.get(p, 0)
             if not n:
@@ -475,10 +473,11 @@ def _timeline_chart(sessions: Sequence[SessionSummary]) -> str:
                 f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar_w:.1f}" height="{h:.1f}" fill="{colour(p)}" stroke="#fff" stroke-width="0.5">'
                 f"<title>{esc(when)}: {n} {esc(p)}</title></rect>"
             )
-    unit = {60: "minute", 600: "10 minutes", 3600: "hour", 21600: "6 hours", 86400: "day", 604800: "week", 2592000: "30 days"}.get(width_s, "year")
+    undated = sum(b.sessions for b in t.buckets if b.start is None)
+    note = f"one bar per {t.by} (UTC)" + (f"; {undated:,} without a start time not shown" if undated else "")
     parts.append(f'<text x="{left}" y="{height - 16}">{esc(iso(base) or "?")}</text>')
-    parts.append(f'<text x="{width - 4}" y="{height - 16}" text-anchor="end">{esc(iso(base + n_buckets * width_s) or "?")}</text>')
-    parts.append(f'<text x="{(left + width) / 2:.0f}" y="{height - 2}" text-anchor="middle">one bar per {unit}</text>')
+    parts.append(f'<text x="{width - 4}" y="{height - 16}" text-anchor="end">{esc(iso(base + n_buckets * step) or "?")}</text>')
+    parts.append(f'<text x="{(left + width) / 2:.0f}" y="{height - 2}" text-anchor="middle">{esc(note)}</text>')
     parts.append("</svg>")
     legend = " ".join(
         f'<span class="mono"><svg width="10" height="10" aria-hidden="true"><rect width="10" height="10" fill="{colour(p)}"/></svg> {esc(p)}</span>'

@@ -38,6 +38,7 @@ class HelpScreen(ModalScreen[None]):
         from musetui.screens.diagnostics import DiagnosticsScreen
         from musetui.screens.main import MainScreen
         from musetui.screens.search import SearchScreen
+        from musetui.screens.timeline import TimelineScreen
         from musetui.widgets.item_list import ItemList
         from musetui.widgets.panes import DetailPane
         from musetui.widgets.search import SearchResultsList
@@ -50,6 +51,7 @@ class HelpScreen(ModalScreen[None]):
             ("Side panes", DetailPane.BINDINGS),
             ("Search view (/)", [*SearchScreen.BINDINGS, *SearchResultsList.BINDINGS]),
             ("Diagnostics view (D)", DiagnosticsScreen.BINDINGS),
+            ("Timeline view (T)", TimelineScreen.BINDINGS),
         ]
         self.content = help_renderable(sections, legend=LEGEND)
         with Vertical(id="help-dialog") as v:

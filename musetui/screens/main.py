@@ -745,6 +745,12 @@ class MainScreen(Screen[None]):
         """M: the marked session and the one under the cursor, side by side."""
         self.diffs.diff()
 
+    def action_timeline(self) -> None:
+        """T: sessions per provider over time, and the first-seen events."""
+        from musetui.screens.timeline import show_timeline
+
+        show_timeline(self)
+
     @on(DiffReady)
     def _diff_ready(self, message: DiffReady) -> None:
         self.diffs.ready(message)

@@ -219,4 +219,12 @@ MAIN_BINDINGS: list[BindingType] = [
         id="main.diff_marked",
         tooltip="Diff the marked session against the one under the cursor",
     ),
+    Binding(
+        "T",
+        "timeline",
+        "timeline",
+        show=False,
+        id="main.timeline",
+        tooltip="Sessions per provider over time, and when each provider was first seen (enter opens one)",
+    ),
 ]

@@ -127,6 +127,14 @@ def test_fleet_text(tree: tuple[Path, Path], capsys: pytest.CaptureFixture[str])
     assert leaks(out + err) == []
 
 
+def test_timeline_text_and_json(tree: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    root, _target = tree
+    for extra in ([], ["--json"]):
+        code, out, err = _run(capsys, "timeline", str(root), *extra)
+        assert code == 0 and out, err
+        assert leaks(out + err) == []
+
+
 def test_names_that_differ_only_by_invisible_characters_look_different(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
