@@ -73,7 +73,10 @@ for base, dirs, names in os.walk(root):
 files = files[::step]
 if what == "scan":
     from musetui import scanner
-    from musetui.index import light_blob
+    try:  # what a worker sends its parent (a plain tuple since the cache holds checked data)
+        from musetui.stored import light_from as light_blob
+    except ImportError:  # (an older checkout: its marshal'd blob)
+        from musetui.index import light_blob
     scanner.prepare()
     for p in files[:3]:
         light_blob(scanner.scan_file(p, os.path.relpath(p, root), root))  # warm: first-use tables

@@ -24,7 +24,7 @@ from musetui.model import Diagnostic, SessionSummary
 from musetui.procs import pool_context, worker_init
 from musetui.reader import is_gzip_name
 from musetui.scanner import Outcome, prepare, resume_file, scan_file
-from musetui.stored import light_blob
+from musetui.stored import light_blob, light_from
 from musetui.walk import FileEntry, iter_walk, walk_roots
 
 __all__ = ["FileEntry", "Index", "Progress", "Refresh", "light_blob", "walk_roots"]
@@ -121,8 +121,8 @@ def _scan_chunk(args: tuple[list[FileEntry], bool, bool, bool]) -> list[Any]:
     outcomes = [_scan_entry(e, keep, want_state) for e in entries]
     if want_state:
         return [(None if light else o, _blobs(o)) for o in outcomes]
-    if light:
-        return [light_blob(o) for o in outcomes]
+    if light:  # (a pipe between our own processes: the plain tuple, not the cache's checked, compressed blob)
+        return [light_from(o) for o in outcomes]
     return outcomes
 
 
