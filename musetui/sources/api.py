@@ -27,7 +27,7 @@ from musetui.sources.base import (
     text_of,
 )
 from musetui.sources.spec import Format
-from musetui.sources.zones import ZONE_TEXT, ZONE_TOOL_ARGS, Zones, declare
+from musetui.sources.zones import ZONE_TEXT, ZONE_TOOL_ARGS, Zones
 
 RESPONSES = "openai-responses"
 CHAT = "openai-chat"
@@ -57,8 +57,6 @@ ZONES = Zones(
     default=ZONE_MODEL,
     keep=("delta.signature", "delta.stop_reason", "delta.stop_sequence"),
 )
-for _fmt in (RESPONSES, CHAT, ANTHROPIC, GEMINI):
-    declare(_fmt, ZONES)
 
 _ANTHROPIC_EVENTS = frozenset(
     {"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping"}
@@ -242,7 +240,7 @@ def _spec(fmt: str) -> Format:
         found = sniff(obj)
         return found[1] if found is not None and found[0] == fmt else None
 
-    return Format(fmt, "records", sniff_one, ApiObserver, functools.partial(items, fmt), api_body=True)
+    return Format(fmt, "records", sniff_one, ApiObserver, functools.partial(items, fmt), api_body=True, zones=ZONES)
 
 
 SPECS = (_spec(RESPONSES), _spec(CHAT), _spec(ANTHROPIC), _spec(GEMINI))

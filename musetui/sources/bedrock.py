@@ -19,11 +19,10 @@ from musetui.model import Item
 from musetui.sources.api import ZONES as API_ZONES
 from musetui.sources.base import ZONE_MODEL, Observer, Record, as_dict, dig, new_item
 from musetui.sources.spec import Format
-from musetui.sources.zones import declare
 
 FORMAT = "bedrock-converse"
 #: Converse bodies quote the model in the same fields as the other API bodies (docs/fingerprints.md#zones).
-ZONES = declare(FORMAT, API_ZONES)
+ZONES = API_ZONES
 
 STREAM_EVENTS = frozenset(
     {"messageStart", "contentBlockStart", "contentBlockDelta", "contentBlockStop", "messageStop", "metadata"}
@@ -114,4 +113,4 @@ def items(records: list[Record]) -> list[Item]:
     return out
 
 
-SPEC = Format(FORMAT, "records", sniff, ConverseObserver, items, api_body=True)
+SPEC = Format(FORMAT, "records", sniff, ConverseObserver, items, api_body=True, zones=ZONES)

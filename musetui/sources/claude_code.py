@@ -37,15 +37,14 @@ from musetui.sources.base import (
     text_of,
 )
 from musetui.sources.spec import Format
-from musetui.sources.zones import ZONE_TEXT, ZONE_TOOL_ARGS, Zones, declare
+from musetui.sources.zones import ZONE_TEXT, ZONE_TOOL_ARGS, Zones
 
 FORMAT = "claude-code"
 
 #: Where Anthropic's stack writes in a Claude Code line, and what the model wrote
 #: (docs/fingerprints.md#zones): text and thinking blocks and tool_use inputs (a Write's file
 #: content, say) are quoted; user lines, tool results and summaries are quoted input.
-ZONES = declare(
-    FORMAT,
+ZONES = (
     Zones(
         stack=(
             "message.id", "message.model", "message.content[].id", "message.content[].signature",
@@ -60,7 +59,7 @@ ZONES = declare(
             ("message.content[].content", ZONE_QUOTED),
             ("toolUseResult", ZONE_QUOTED),
         ),
-    ),
+    )
 )
 
 LINE_TYPES = frozenset(
@@ -355,4 +354,4 @@ def family_root(parts: Sequence[str]) -> str | None:
     return None
 
 
-SPEC = Format(FORMAT, "records", sniff, ClaudeObserver, items, probe=ClaudeProbe, family_root=family_root)
+SPEC = Format(FORMAT, "records", sniff, ClaudeObserver, items, probe=ClaudeProbe, family_root=family_root, zones=ZONES)

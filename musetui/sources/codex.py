@@ -25,15 +25,14 @@ from musetui.sources.base import (
     text_of,
 )
 from musetui.sources.spec import Format
-from musetui.sources.zones import ZONE_TEXT, ZONE_TOOL_ARGS, Zones, declare
+from musetui.sources.zones import ZONE_TEXT, ZONE_TOOL_ARGS, Zones
 
 FORMAT = "codex"
 
 #: Where OpenAI's stack writes in a rollout line, and what the model wrote
 #: (docs/fingerprints.md#zones): message and reasoning-summary text, tool-call arguments and
 #: custom tool inputs are quoted; tool outputs, user messages and instructions are quoted input.
-ZONES = declare(
-    FORMAT,
+ZONES = (
     Zones(
         stack=(
             "payload.id", "payload.call_id", "payload.encrypted_content", "payload.info*",
@@ -53,7 +52,7 @@ ZONES = declare(
             ("payload.output", ZONE_QUOTED),
             ("item.aggregated_output", ZONE_QUOTED),
         ),
-    ),
+    )
 )
 
 RECORD_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
@@ -308,4 +307,4 @@ def family_root(parts: Sequence[str]) -> str | None:
     return None
 
 
-SPEC = Format(FORMAT, "records", sniff, CodexObserver, items, probe=CodexProbe, family_root=family_root)
+SPEC = Format(FORMAT, "records", sniff, CodexObserver, items, probe=CodexProbe, family_root=family_root, zones=ZONES)

@@ -29,15 +29,14 @@ from musetui.sources.base import (
     text_of,
 )
 from musetui.sources.spec import Format
-from musetui.sources.zones import ZONE_TEXT, ZONE_TOOL_ARGS, Zones, declare
+from musetui.sources.zones import ZONE_TEXT, ZONE_TOOL_ARGS, Zones
 
 FORMAT = "muse"
 
 #: Where the serving stack writes in a Muse record, and what the model or the harness wrote
 #: (docs/fingerprints.md#zones): the reply and reasoning text and the tool calls' arguments are
 #: quoted, whatever they hold; started prompts and tool results are quoted input.
-ZONES = declare(
-    FORMAT,
+ZONES = (
     Zones(
         stack=(
             "stream.id", "payload.record.*", "payload.event.message_id", "payload.event.signature",
@@ -50,7 +49,7 @@ ZONES = declare(
             ("payload.event.prompt", ZONE_QUOTED),
             ("payload.event.results", ZONE_QUOTED),
         ),
-    ),
+    )
 )
 
 KNOWN_EVENTS = frozenset(
@@ -286,4 +285,4 @@ def family_root(parts: Sequence[str]) -> str | None:
     return None
 
 
-SPEC = Format(FORMAT, "records", sniff, MuseObserver, items, probe=MuseProbe, family_root=family_root)
+SPEC = Format(FORMAT, "records", sniff, MuseObserver, items, probe=MuseProbe, family_root=family_root, zones=ZONES)

@@ -16,7 +16,7 @@ import orjson
 
 from musetui.model import Item, SessionSummary
 from musetui.reader import MAX_DOCUMENT_BYTES
-from musetui.sources import api, bedrock, claude_code, codex, generic, http_capture, muse
+from musetui.sources import api, bedrock, claude_code, codex, generic, http_capture, muse, zones
 from musetui.sources.base import Observer, Probe, Record
 from musetui.sources.layouts import JSON_LAYOUT, claims
 from musetui.sources.spec import Format
@@ -40,6 +40,8 @@ SNIFF_RECORDS = 8
 GENERIC_RULE = "generic: no format rule matched the first records"
 
 _BY_NAME: dict[str, Format] = {f.name: f for f in FORMATS}
+# Each format's zone table is part of its entry; the scan's hot path looks it up by name.
+zones.BY_FORMAT.update({f.name: f.zones for f in FORMATS if f.zones is not None})
 _SNIFFERS = tuple((f.name, f.sniff) for f in FORMATS if f.sniff is not None)
 _PROBES: dict[str, Probe] = {}
 

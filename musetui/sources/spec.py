@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from musetui.model import Item, SessionSummary
 from musetui.sources.base import Observer, Probe, Record
+from musetui.sources.zones import Zones
 
 #: How a format's file is laid out: a stream of JSON records (JSON Lines, SSE, or one whole JSON
 #: document), or a recorder's capture of HTTP exchanges (one item per exchange).
@@ -40,6 +41,7 @@ class Format:
             fleet: what a scan of that tree compares it with), from the path alone; None when the
             path is not this format's layout (the file is then read alone).
         api_body: raw API response bodies (their evidence is walked record by record).
+        zones: which fields the serving stack writes (the rest is quoted); None: every field counts.
     """
 
     name: str
@@ -50,6 +52,7 @@ class Format:
     probe: Callable[[], Probe] = Probe
     family_root: FamilyRoot | None = None
     api_body: bool = False
+    zones: Zones | None = None
 
 
 #: One recorder's file -> its exchanges and the file's line starts (``document``: already parsed;

@@ -199,17 +199,17 @@ def _inside(line: bytes, start: int, end: int) -> bool:
 
 
 #: Each format's table, declared by the format's own module (:func:`declare`).
+#: Each format's zone table, by name: filled from the registry's entries (see :func:`for_format`).
 BY_FORMAT: dict[str, Zones] = {}
 #: Formats without a table: every field counts as the stack's (the line's own zone still applies).
 EVERYWHERE = Zones(stack=("*",), default=ZONE_MODEL)
 
 
-def declare(fmt: str, zones: Zones) -> Zones:
-    """Register ``fmt``'s zone table (called once, by the format's module) and return it."""
-    BY_FORMAT[fmt] = zones
-    return zones
-
-
 def for_format(fmt: str | None) -> Zones:
-    """The zone table of ``fmt`` (:data:`EVERYWHERE` for a format that declares none)."""
+    """The zone table of ``fmt`` (:data:`EVERYWHERE` for a format that declares none).
+
+    The tables are the registry's (each format's ``Format.zones``), filled in when it is imported.
+    """
+    if not BY_FORMAT:
+        import musetui.sources.registry  # noqa: F401  (fills BY_FORMAT)
     return BY_FORMAT.get(fmt or "", EVERYWHERE)
