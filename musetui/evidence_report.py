@@ -14,7 +14,6 @@ import functools
 import hashlib
 import html
 import os
-import stat
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
@@ -24,7 +23,6 @@ from typing import TYPE_CHECKING
 from musetui import __version__
 from musetui.model import Diagnostic, SessionSummary, iso
 from musetui.palette import PAGE_COLOURS
-from musetui.reader import open_ro
 from musetui.report import session_markdown
 from musetui.safetext import escape_name, md_code, md_text, strip_controls
 from musetui.walk import FileEntry
@@ -84,32 +82,19 @@ def catalogue_digest() -> str:
 
 def hash_file(path: str, size: int) -> tuple[str, str]:
     """The sha256 of a file's first ``size`` bytes (the size the scan saw), read-only; and a note."""
+    from musetui.reader import NotRegularFile, sha256_of
+
     try:
-        fd = open_ro(path)  # (with O_NOATIME: the access time is kept)
+        digest, pos, st = sha256_of(path, size)  # (one hasher: O_NOATIME, regular files only)
+    except NotRegularFile:
+        return "", "not a regular file"
     except OSError as exc:
         return "", f"unreadable: {exc.strerror or exc}"
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            return "", "not a regular file"
-        h = hashlib.sha256()
-        pos = 0
-        while pos < size:
-            chunk = os.pread(fd, min(size - pos, 4 * 1024 * 1024), pos)
-            if not chunk:
-                break
-            h.update(chunk)
-            pos += len(chunk)
-        note = ""
-        if pos < size:
-            note = f"shrank to {pos} bytes since the scan"
-        elif st.st_size != size:
-            note = f"now {st.st_size} bytes: the hash covers the first {size}, as scanned"
-        return h.hexdigest(), note
-    except OSError as exc:
-        return "", f"unreadable: {exc.strerror or exc}"
-    finally:
-        os.close(fd)
+    if pos < size:
+        return digest, f"shrank to {pos} bytes since the scan"
+    if st.st_size != size:
+        return digest, f"now {st.st_size} bytes: the hash covers the first {size}, as scanned"
+    return digest, ""
 
 
 def collect(paths: Sequence[str], *, use_cache: bool = True, workers: int | None = None) -> ReportData:
