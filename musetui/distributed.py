@@ -274,8 +274,8 @@ class DaskIndex(Index):
         chatty.setLevel(logging.CRITICAL)
         try:
             try:
-                threads = sum(client.nthreads(callback_timeout=self.timeout).values()) or 1
-                chunks = split(files, threads) if len(files) > 1 else [files]
+                threads = sum(client.nthreads(callback_timeout=self.timeout).values())
+                chunks = split(files, threads or 1) if len(files) > 1 else [files]
                 self.tasks = len(chunks)
                 futures = [
                     client.submit(scan_task, c, self.keep_offsets, want_state, self.light, pure=False, key=f"musetui-scan-{i}-{os.getpid()}-{id(self)}")
@@ -283,7 +283,7 @@ class DaskIndex(Index):
                 ]
             except Exception as exc:
                 raise _lost_scheduler(self.address, exc) from exc
-            results = self._gather(client, futures, cancelled)
+            results = self._gather(client, futures, cancelled, had_workers=threads > 0)
         finally:
             client.close()  # releases every task still pending
             chatty.setLevel(level)
@@ -293,13 +293,19 @@ class DaskIndex(Index):
             for e, (status, value) in zip(chunk, results[i], strict=True):
                 yield from self._merge(e, status, value, want_state)
 
-    def _gather(self, client: Any, futures: list[Any], cancelled: Callable[[], bool] | None) -> dict[int, list[TaskResult]] | None:
-        """Every task's results by task number (None when cancelled), or :class:`DaskScanError`."""
+    def _gather(
+        self, client: Any, futures: list[Any], cancelled: Callable[[], bool] | None, had_workers: bool
+    ) -> dict[int, list[TaskResult]] | None:
+        """Every task's results by task number (None when cancelled), or :class:`DaskScanError`.
+
+        ``had_workers``: the cluster had workers when the tasks went out, so a cluster found empty
+        later lost them mid-scan (the first poll can come after they died).
+        """
         distributed = require()
         index_of = {f.key: i for i, f in enumerate(futures)}
         results: dict[int, list[TaskResult]] = {}
         pending = set(futures)
-        watch = _Watch(client, self.address, self.timeout)
+        watch = _Watch(client, self.address, self.timeout, seen=had_workers)
         while pending:
             try:
                 done, pending = distributed.wait(pending, timeout=POLL_S, return_when="FIRST_COMPLETED")
@@ -324,6 +330,7 @@ class DaskIndex(Index):
                         f"({TASK_FORMAT}): install the same version on both; nothing was printed"
                     )
                 results[index_of[fut.key]] = got[1]
+                watch.seen = True  # a worker ran this task
                 if self.on_task_done is not None:
                     self.on_task_done(len(results), len(futures))
                 if cancelled is not None and cancelled():
