@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         generate(args.corpus, args.size_mb, args.seed)
     from distributed import LocalCluster
 
-    from musetui.walk import walk_roots
+    from musetui.core.walk import walk_roots
 
     files = walk_roots([str(args.corpus)], [])
     n_files = len(files)

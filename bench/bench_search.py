@@ -14,11 +14,11 @@ warm-up round (the page cache holds the corpus):
   the candidate file types musetui reads, output read through a pipe (``rg`` goes quiet when
   its output is ``/dev/null``);
 * ``app``: the app's path. A child process indexes the corpus once (``Index(use_cache=True)``,
-  as the app does), starts a :class:`~musetui.search.SearchPool` ahead from a thread, then
-  times :func:`musetui.search.search_sessions` on that warm pool for each query (the app
+  as the app does), starts a :class:`~musetui.core.search.SearchPool` ahead from a thread, then
+  times :func:`musetui.core.search.search_sessions` on that warm pool for each query (the app
   searches the sessions it holds, from a worker thread, and keeps its pool between
   searches). ``--no-app`` skips it;
-* ``lib`` (cold): :func:`musetui.search.run_search` in this process, hits consumed: the walk
+* ``lib`` (cold): :func:`musetui.core.search.run_search` in this process, hits consumed: the walk
   included, and any worker process started for this one search;
 * ``cli``: ``python -m musetui search CORPUS QUERY --json``, output read through a pipe.
 
@@ -54,7 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # The cold ``lib`` runs in this process: this checkout's musetui, not an installed one.
 sys.path.insert(0, str(ROOT))
 RG = shutil.which("rg") or "/usr/bin/rg"
-#: The file types musetui reads (see musetui.index); rg gets the same set.
+#: The file types musetui reads (see musetui.core.index); rg gets the same set.
 RG_GLOBS = [
     "*.jsonl",
     "*.json",
@@ -188,7 +188,7 @@ def _cpu() -> float:
 
 def lib_run(corpus: Path, query: str, workers: int | None) -> tuple[float, int, float]:
     """Seconds, hits and CPU seconds of one in-process search."""
-    from musetui.search import run_search
+    from musetui.core.search import run_search
 
     c0 = _cpu()
     t0 = time.perf_counter()
@@ -199,7 +199,7 @@ def lib_run(corpus: Path, query: str, workers: int | None) -> tuple[float, int, 
 LIB_AT = r"""
 import os, sys, time
 sys.path.insert(0, sys.argv[1])
-from musetui.search import run_search
+from musetui.core.search import run_search
 corpus, query = sys.argv[2], sys.argv[3]
 workers = int(sys.argv[4]) if len(sys.argv) > 4 and sys.argv[4] != "None" else None
 def cpu():
@@ -215,8 +215,8 @@ print(time.perf_counter() - t0, n, cpu() - c0)
 APP_AT = r"""
 import json, os, sys, threading, time
 sys.path.insert(0, sys.argv[1])
-from musetui.index import Index
-from musetui.search import SearchPool, search_sessions
+from musetui.core.index import Index
+from musetui.core.search import SearchPool, search_sessions
 
 TICK = os.sysconf("SC_CLK_TCK")
 

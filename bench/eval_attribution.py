@@ -12,7 +12,7 @@ API documentation and share nothing with musetui's detectors, so a detector's mi
 reappear as a label. An exchange whose envelope does not decide a label is *unlabelled* and is
 never guessed. A file's label is the label of the majority of its labelled model calls.
 
-**The engine** is the one the CLI uses (``musetui.index.Index``), run twice:
+**The engine** is the one the CLI uses (``musetui.core.index.Index``), run twice:
 
 - (a) on the captures as they are: one verdict per file, scored against the file's label;
 - (b) on the response bodies alone, each written as a standalone JSON document (a JSON body as
@@ -103,7 +103,7 @@ def body_document(body: bytes) -> tuple[str, bytes] | None:
 # ---------------------------------------------------------------- running musetui
 def musetui_records(root: Path) -> dict[str, dict[str, Any]]:
     """musetui's scan record of every session under ``root``, by path (the engine the CLI runs)."""
-    from musetui.index import Index
+    from musetui.core.index import Index
 
     roots = sorted(str(d) for d in root.iterdir() if d.is_dir())
     index = Index(

@@ -51,7 +51,7 @@ def _files(root: str) -> list[str]:
 def _work(args: tuple[list[str], int]) -> int:
     import simdjson
 
-    from musetui.fingerprints import extract
+    from musetui.core.fingerprints import extract
 
     paths, stage = args
     parser = simdjson.Parser()

@@ -13,14 +13,14 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from musetui.commands import MuseCommands
-from musetui.config import cache_wanted
+from musetui.core.config import cache_wanted
+from musetui.core.settings import current
 from musetui.screens.main import MainScreen
-from musetui.settings import current
 from musetui.theme import MUSETUI_THEME, theme_variable_defaults
 
 if TYPE_CHECKING:
-    from musetui.early import HeadStart
-    from musetui.search import SearchPool
+    from musetui.core.early import HeadStart
+    from musetui.core.search import SearchPool
 
 
 def app_bindings() -> list[BindingType]:
@@ -102,7 +102,7 @@ class MuseApp(App[None]):
     def search_pool(self) -> SearchPool:
         """Worker processes kept for searches while the app runs (started on first use)."""
         if self._search_pool is None:
-            from musetui.search import SearchPool
+            from musetui.core.search import SearchPool
 
             self._search_pool = SearchPool(self.index_workers)
         return self._search_pool

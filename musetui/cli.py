@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 
 import orjson
 
-from musetui.errors import SettingsError
+from musetui.core.errors import SettingsError
 
 SUBCOMMANDS = ("scan", "search", "show", "cache", "report", "fleet", "bundle", "verify", "diff", "timeline")
 
@@ -65,7 +65,7 @@ def _check_output_outside(output: str | None, roots: Sequence[str], option: str)
 
 
 def _err(text: str) -> None:
-    from musetui.safetext import strip_controls
+    from musetui.core.safetext import strip_controls
 
     sys.stderr.write(strip_controls(text) + "\n")
 
@@ -100,7 +100,7 @@ def cmd_scan(argv: Sequence[str]) -> int:
     """``musetui scan PATH... [--json]``."""
     args = _scan_parser().parse_args(list(argv))
     if args.explain and not args.paths:
-        from musetui.fingerprints.attribution import EXPLAIN
+        from musetui.core.fingerprints.attribution import EXPLAIN
 
         sys.stdout.write(EXPLAIN)
         return 0
@@ -114,7 +114,7 @@ def cmd_scan(argv: Sequence[str]) -> int:
         return _scan_fleet_options(args)
     if args.json and not args.no_cache and not args.follow_symlinks:
         return _scan_json_cached(args)
-    from musetui.index import Index
+    from musetui.core.index import Index
 
     index = Index(
         list(args.paths), workers=args.workers, use_cache=not args.no_cache, light=args.json,
@@ -149,7 +149,7 @@ def _discovered_roots(*, quiet: bool) -> list[str]:
     The app falls back to the bundled sample; ``scan`` does not, so a script never takes the
     sample's records for local ones.
     """
-    from musetui.config import candidate_roots, discovered_roots
+    from musetui.core.config import candidate_roots, discovered_roots
 
     found = discovered_roots()
     if not found:
@@ -168,10 +168,10 @@ def _home_relative(path: str) -> str:
 
 def _print_explanations(sessions: Sequence[object], names: dict[str, str]) -> None:
     """``scan PATH --explain``: per session, its verdict, why, and each flag's reason, in ``show``'s words."""
-    from musetui.model import SessionSummary
-    from musetui.reasons import flag_sentences
-    from musetui.report import verdict_line
-    from musetui.safetext import strip_controls
+    from musetui.core.model import SessionSummary
+    from musetui.core.reasons import flag_sentences
+    from musetui.core.report import verdict_line
+    from musetui.core.safetext import strip_controls
 
     out: list[str] = []
     for s in sessions:
@@ -186,8 +186,8 @@ def _print_explanations(sessions: Sequence[object], names: dict[str, str]) -> No
 
 def _no_transcripts(paths: Sequence[str], diags: Sequence[object] = ()) -> None:
     """One line on stderr when a scan found no session at all, naming the files it looked at and why."""
-    from musetui.model import Diagnostic
-    from musetui.safetext import strip_controls
+    from musetui.core.model import Diagnostic
+    from musetui.core.safetext import strip_controls
 
     looked = [d for d in diags if isinstance(d, Diagnostic) and d.line == 0]
     where = f"musetui: no transcripts found under {', '.join(paths)}"
@@ -201,20 +201,20 @@ def _no_transcripts(paths: Sequence[str], diags: Sequence[object] = ()) -> None:
 
 def _scan_fleet_options(args: argparse.Namespace) -> int:
     """``scan --dask ADDRESS`` and/or ``--parquet FILE``: the same records, scanned on Dask or also written as Parquet."""
-    from musetui.parquet import MissingExtra
+    from musetui.core.parquet import MissingExtra
 
     try:
         if args.parquet:
-            from musetui.parquet import _pa
+            from musetui.core.parquet import _pa
 
             _pa()
         if args.dask:
-            from musetui.distributed import DaskIndex, DaskScanError, require
+            from musetui.core.distributed import DaskIndex, DaskScanError, require
 
             require()
     except MissingExtra as exc:
         raise UsageError(f"musetui scan: {exc}") from exc
-    from musetui.index import Index
+    from musetui.core.index import Index
 
     paths = list(args.paths)
     index: Index
@@ -237,7 +237,7 @@ def _scan_fleet_options(args: argparse.Namespace) -> int:
     names = _root_names(paths)
     output = b"".join(_records(sessions, names))
     if args.parquet:
-        from musetui.parquet import write_jsonl
+        from musetui.core.parquet import write_jsonl
 
         write_jsonl(output, args.parquet)
     if args.json:
@@ -255,9 +255,9 @@ def _scan_fleet_options(args: argparse.Namespace) -> int:
 
 def _records(sessions: Sequence[object], names: dict[str, str] | None = None) -> Iterator[bytes]:
     """The JSON Lines of ``scan --json``, one line at a time, ``root`` as given (see :func:`_root_names`)."""
-    from musetui.diagnostics import json_name, record_json
-    from musetui.model import SessionSummary
-    from musetui.safetext import json_bytes
+    from musetui.core.diagnostics import json_name, record_json
+    from musetui.core.model import SessionSummary
+    from musetui.core.safetext import json_bytes
 
     names = names or {}
     for s in sessions:
@@ -290,18 +290,18 @@ def _root_names(paths: Sequence[str]) -> dict[str, str]:
 
 
 def shown_path(root: str, path: str) -> str:
-    """``root/path`` for text outputs, escaped (see :func:`musetui.diagnostics.escape_name`); ``show`` accepts it."""
-    from musetui.diagnostics import escape_name
+    """``root/path`` for text outputs, escaped (see :func:`musetui.core.diagnostics.escape_name`); ``show`` accepts it."""
+    from musetui.core.diagnostics import escape_name
 
     joined = root + path if not root or root.endswith("/") else f"{root}/{path}"
     return escape_name(joined)
 
 
 def _print_stats(index: object, sessions: int, *, cache: bool) -> None:
-    from musetui.index import Index
+    from musetui.core.index import Index
 
     assert isinstance(index, Index)
-    from musetui.diagnostics import is_unread
+    from musetui.core.diagnostics import is_unread
 
     unread = sum(1 for d in index.diagnostics if is_unread(d))
     _err(
@@ -319,9 +319,9 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
     and no file is opened. Otherwise the index is brought up to date as usual (only
     changed files are read) and its output is stored for next time.
     """
-    from musetui.cache import IndexCache
-    from musetui.model import Diagnostic
-    from musetui.walk import tree_digest, walk_roots
+    from musetui.core.cache import IndexCache
+    from musetui.core.model import Diagnostic
+    from musetui.core.walk import tree_digest, walk_roots
 
     paths = [str(p) for p in args.paths]
     names = _root_names(paths)
@@ -353,7 +353,7 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
                     f"{len(files)} unchanged, 0 resumed (0 bytes read), 0 scanned (stored output reused)"
                 )
             return 0
-    from musetui.index import Index
+    from musetui.core.index import Index
 
     index = Index(paths, workers=args.workers, use_cache=True, light=True, files=files, diagnostics=walk_diags, walked=True)
     index.scan()
@@ -378,12 +378,12 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
 
 
 def _print_diagnostics(diags: Sequence[object], *, list_unread: bool = False) -> None:
-    """Diagnostics on stderr, grouped per file (see :func:`musetui.diagnostics.stderr_lines`).
+    """Diagnostics on stderr, grouped per file (see :func:`musetui.core.diagnostics.stderr_lines`).
 
     Files looked at and not read are one count line, or one line each with ``list_unread`` (``--stats``).
     """
-    from musetui.diagnostics import stderr_lines
-    from musetui.model import Diagnostic
+    from musetui.core.diagnostics import stderr_lines
+    from musetui.core.model import Diagnostic
 
     for line in stderr_lines([d for d in diags if isinstance(d, Diagnostic)], list_unread=list_unread):
         sys.stderr.write(f"musetui: {line}\n")
@@ -393,9 +393,9 @@ def _write_diagnostics(target: str | None, diags: Sequence[object], names: dict[
     """``--diagnostics FILE``: every diagnostic as one JSON object per line, ``{root, path, line, message}``."""
     if not target:
         return
-    from musetui.diagnostics import json_name
-    from musetui.model import Diagnostic
-    from musetui.safetext import json_bytes
+    from musetui.core.diagnostics import json_name
+    from musetui.core.model import Diagnostic
+    from musetui.core.safetext import json_bytes
 
     roots = list(names.values())
     lines = []
@@ -414,20 +414,20 @@ def _write_diagnostics(target: str | None, diags: Sequence[object], names: dict[
 
 
 def _resolve(path: str) -> str:
-    """A PATH as printed by musetui (escaped, see :func:`musetui.diagnostics.escape_name`) or as it is."""
-    from musetui.diagnostics import resolve_cli_path
+    """A PATH as printed by musetui (escaped, see :func:`musetui.core.diagnostics.escape_name`) or as it is."""
+    from musetui.core.diagnostics import resolve_cli_path
 
     return resolve_cli_path(path)
 
 
 def _print_table(sessions: Sequence[object], names: dict[str, str] | None = None) -> None:
-    """``scan`` without ``--json``: one line per session fitted to the terminal (see :mod:`musetui.scan_table`).
+    """``scan`` without ``--json``: one line per session fitted to the terminal (see :mod:`musetui.core.scan_table`).
 
     The root is printed once above its sessions; flagged rows carry a marker, and in a
     terminal a colour too (none under ``NO_COLOR``).
     """
-    from musetui import scan_table as st
-    from musetui.model import SessionSummary
+    from musetui.core import scan_table as st
+    from musetui.core.model import SessionSummary
 
     summaries = [s for s in sessions if isinstance(s, SessionSummary)]
     rows = st.rows_of(summaries, names or {})
@@ -470,15 +470,15 @@ def cmd_show(argv: Sequence[str]) -> int:
     _check_paths([args.path] + ([args.root] if args.root else []))
     if os.path.isdir(args.path):
         raise UsageError(f"musetui show: {args.path} is a directory; give a session file")
-    from musetui.report import (
+    from musetui.core.report import (
         item_json,
         item_markdown,
         session_json,
         session_markdown,
         show_summary,
     )
-    from musetui.scanner import Diagnostic
-    from musetui.session import open_near
+    from musetui.core.scanner import Diagnostic
+    from musetui.core.session import open_near
 
     target = os.path.abspath(args.path)
     summary, diagnostics = show_summary(target, args.root)
@@ -509,7 +509,7 @@ def cmd_show(argv: Sequence[str]) -> int:
             return _write_json(report)
         text = item_markdown(summary, item, opened.raw(item), opened.decoded(item))
     except Exception as exc:  # the per-file boundary: one line, no traceback
-        from musetui.diagnostics import internal_error
+        from musetui.core.diagnostics import internal_error
 
         _err(f"musetui: {internal_error(summary.path, exc, item.line).text()}")
         return 1
@@ -541,7 +541,7 @@ def _given_root(path: str, root: str | None, rel: str) -> str | None:
 
 def _write_json(report: dict[str, object]) -> int:
     """One JSON object on stdout (``show --json``)."""
-    from musetui.diagnostics import record_json
+    from musetui.core.diagnostics import record_json
 
     sys.stdout.flush()
     sys.stdout.buffer.write(record_json(report))
@@ -594,7 +594,7 @@ def cmd_search(argv: Sequence[str]) -> int:
         i += 1
     ns = p.parse_args(options)
     if ns.help_query:
-        from musetui.search import QUERY_HELP
+        from musetui.core.search import QUERY_HELP
 
         sys.stdout.write(QUERY_HELP.rstrip() + "\n")
         return 0
@@ -602,8 +602,8 @@ def cmd_search(argv: Sequence[str]) -> int:
         raise UsageError("musetui search: need at least one PATH and a QUERY")
     paths, query = [_resolve(p) for p in positional[:-1]], positional[-1]
     _check_paths(paths)
-    from musetui.safetext import escape_name, json_bytes, one_line
-    from musetui.search import QueryError, run_search
+    from musetui.core.safetext import escape_name, json_bytes, one_line
+    from musetui.core.search import QueryError, run_search
 
     try:
         hits = run_search(paths, query, limit=ns.limit or None, use_cache=not ns.no_cache)
@@ -612,7 +612,7 @@ def cmd_search(argv: Sequence[str]) -> int:
     n = 0
     out = sys.stdout.buffer
     names = _root_names(paths)
-    from musetui.diagnostics import json_name
+    from musetui.core.diagnostics import json_name
 
     for hit in hits:
         n += 1
@@ -639,8 +639,8 @@ def cmd_cache(argv: Sequence[str]) -> int:
     p.add_argument("action", choices=("info", "clear"))
     p.add_argument("paths", nargs="*", metavar="PATH", help="only the databases of these roots")
     ns = p.parse_args(list(argv))
-    from musetui.cache import cache_files, db_path
-    from musetui.config import cache_dir
+    from musetui.core.cache import cache_files, db_path
+    from musetui.core.config import cache_dir
 
     d = cache_dir()
     files = cache_files()
@@ -650,7 +650,7 @@ def cmd_cache(argv: Sequence[str]) -> int:
     if ns.action == "info":
         size = sum(f.stat().st_size for f in files if f.is_file())
         dbs = [f for f in files if f.suffix == ".sqlite3"]
-        from musetui.report import human_bytes
+        from musetui.core.report import human_bytes
 
         sys.stdout.write(f"cache directory: {d}\ndatabases: {len(dbs)}\nsize: {human_bytes(size)} ({size:,} bytes)\n")
         for f in dbs:
@@ -672,8 +672,8 @@ def _db_info(path: Path) -> list[str]:
         conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=2.0)
     except sqlite3.Error as exc:
         return [f"unreadable: {exc}"]
-    from musetui.cache import SCHEMA_VERSION
-    from musetui.safetext import escape_name
+    from musetui.core.cache import SCHEMA_VERSION
+    from musetui.core.safetext import escape_name
 
     try:
         meta = dict(conn.execute("SELECT key, value FROM meta").fetchall())
@@ -705,7 +705,7 @@ def cmd_report(argv: Sequence[str]) -> int:
     _check_paths(args.paths)
     _check_output_outside(args.output, args.paths, "-o")
     filters = filters_from(args, "musetui report")
-    from musetui import evidence_report as er
+    from musetui.core import evidence_report as er
 
     try:
         fmt = er.format_for(args.output, args.format)
@@ -740,8 +740,8 @@ def cmd_fleet(argv: Sequence[str]) -> int:
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
     args = p.parse_args(list(argv))
-    from musetui import fleet
-    from musetui.parquet import MissingExtra
+    from musetui.core import fleet
+    from musetui.core.parquet import MissingExtra
 
     if not args.roots:
         if args.explain:
@@ -782,11 +782,11 @@ def cmd_diff(argv: Sequence[str]) -> int:
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
     args = p.parse_args(list(argv))
     _check_paths(args.root)
-    from musetui import diff
+    from musetui.core import diff
 
     roots = list(args.root)
     if not roots and not all(os.path.lexists(_resolve(t)) or ":" in t for t in (args.a, args.b)):
-        from musetui.config import discovered_roots
+        from musetui.core.config import discovered_roots
 
         roots = discovered_roots()
     try:
@@ -796,8 +796,8 @@ def cmd_diff(argv: Sequence[str]) -> int:
     result = diff.compare(a, b)
     if args.json:
         return _write_json(result.record())
-    from musetui.diff_view import render
-    from musetui.scan_table import terminal_width
+    from musetui.core.diff_view import render
+    from musetui.core.scan_table import terminal_width
 
     _write_text(render(result, terminal_width(sys.stdout) or 80))
     return 0
@@ -810,7 +810,7 @@ def cmd_tui(argv: Sequence[str]) -> int:
                 "(musetui <cmd> --help).")
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--version", action="store_true")
-    from musetui.config import docs_dir
+    from musetui.core.config import docs_dir
 
     p.epilog = (f"{p.epilog} Documentation: {docs_dir() / 'fingerprints.md'} explains every fingerprint "
                 "(each evidence detail's docs/fingerprints.md#… names its section).")
@@ -821,8 +821,8 @@ def cmd_tui(argv: Sequence[str]) -> int:
         sys.stdout.write(f"musetui {version('musetui')}\n")
         return 0
     _check_paths(ns.paths)
-    from musetui.config import cache_wanted, default_roots
-    from musetui.early import HeadStart
+    from musetui.core.config import cache_wanted, default_roots
+    from musetui.core.early import HeadStart
 
     roots = [str(Path(x)) for x in ns.paths] or default_roots()
     use_cache = cache_wanted()
@@ -851,7 +851,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if _debug():
             raise
-        from musetui.diagnostics import internal_error
+        from musetui.core.diagnostics import internal_error
 
         _err(f"musetui: {internal_error('', exc).message}")
         return 1
@@ -859,7 +859,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _debug() -> bool:
     """The ``debug`` setting (off when the settings themselves cannot be read)."""
-    from musetui.settings import current
+    from musetui.core.settings import current
 
     try:
         return current().debug

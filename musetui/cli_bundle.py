@@ -1,7 +1,7 @@
 """Command line of the hand-over: ``bundle``, ``verify``, and the session filters ``report`` shares.
 
 ``musetui bundle PATH ... -o FILE.zip [filters]`` and ``musetui verify FILE.zip``; see
-:mod:`musetui.bundle` and :mod:`musetui.verify`. Exit codes as everywhere: 0 on success,
+:mod:`musetui.core.bundle` and :mod:`musetui.core.verify`. Exit codes as everywhere: 0 on success,
 1 when ``verify`` finds a difference (or ``bundle`` had to leave a file out), 2 on usage errors.
 """
 
@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from musetui.cli import UsageError, _check_output_outside, _check_paths, _err, _Parser, _resolve
-from musetui.selection import FilterError, Filters
+from musetui.core.selection import FilterError, Filters
 
 if TYPE_CHECKING:
-    from musetui.evidence_report import ReportData
+    from musetui.core.evidence_report import ReportData
 
 
 def add_filter_args(p: argparse.ArgumentParser) -> None:
@@ -60,7 +60,7 @@ def cmd_bundle(argv: Sequence[str]) -> int:
         raise UsageError("musetui bundle: -o needs a file name (a zip is not written to stdout)")
     _check_output_outside(args.output, args.paths, "-o")
     filters = filters_from(args, "musetui bundle")
-    from musetui.bundle import BundleError, write_bundle
+    from musetui.core.bundle import BundleError, write_bundle
 
     try:
         result = write_bundle(
@@ -70,7 +70,7 @@ def cmd_bundle(argv: Sequence[str]) -> int:
     except BundleError as exc:
         _err(f"musetui bundle: {exc}")
         return 1
-    from musetui.diagnostics import escape_name
+    from musetui.core.diagnostics import escape_name
 
     for path, why in result.omitted:
         _err(f"musetui bundle: left out {escape_name(path)}: {why}")
@@ -92,8 +92,8 @@ def cmd_verify(argv: Sequence[str]) -> int:
     _check_paths([args.bundle])
     if not os.path.isfile(args.bundle):
         raise UsageError(f"musetui verify: {args.bundle} is not a regular file")
-    from musetui.safetext import strip_controls
-    from musetui.verify import Limits, verify
+    from musetui.core.safetext import strip_controls
+    from musetui.core.verify import Limits, verify
 
     limits = Limits() if args.max_bytes is None else Limits(max_total=args.max_bytes)
     outcome = verify(args.bundle, limits=limits, workers=args.workers)
@@ -121,10 +121,10 @@ REPORT_VERIFICATION = (
 def report_data(
     paths: Sequence[str], filters: Filters, *, argv: Sequence[str], examiner: str | None, use_cache: bool, workers: int | None
 ) -> ReportData:
-    """The :class:`~musetui.evidence_report.ReportData` of ``musetui report``: the filtered sessions, with the custody block."""
-    from musetui import custody
-    from musetui import evidence_report as er
-    from musetui.index import Index
+    """The :class:`~musetui.core.evidence_report.ReportData` of ``musetui report``: the filtered sessions, with the custody block."""
+    from musetui.core import custody
+    from musetui.core import evidence_report as er
+    from musetui.core.index import Index
 
     index = Index(list(paths), workers=workers, use_cache=use_cache).scan()
     sessions = filters.select(index.sorted_sessions())
@@ -142,6 +142,6 @@ def report_data(
 
 
 def _roots(paths: Sequence[str]) -> list[dict[str, str]]:
-    from musetui.bundle import root_labels
+    from musetui.core.bundle import root_labels
 
     return root_labels(paths)

@@ -1,6 +1,6 @@
 """``musetui timeline PATH ... [--by hour|day|week] [--json]``: sessions over time, and first-seen events.
 
-The numbers are :mod:`musetui.timeline`'s; this module reads the sessions (through the
+The numbers are :mod:`musetui.core.timeline`'s; this module reads the sessions (through the
 cache, as ``scan --json`` does) and draws the text chart, which fits 80 columns and does
 not depend on colour: each (provider, host) has a letter, named in the legend.
 """
@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 from musetui.cli import _check_paths, _err, _Parser, _resolve, _root_names
-from musetui.timeline import (
+from musetui.core.timeline import (
     BYS,
     Bucket,
     By,
@@ -39,7 +39,7 @@ def _label_width(by: By) -> int:
 
 def _legend(t: Timeline, marks: dict[tuple[str, str | None], str], width: int) -> list[str]:
     """``M meta  Z openai/azure …`` wrapped to ``width``, with each key's totals."""
-    from musetui.safetext import escape_name
+    from musetui.core.safetext import escape_name
 
     totals: dict[tuple[str, str | None], list[int]] = {}
     for b in t.buckets:
@@ -62,7 +62,7 @@ def _legend(t: Timeline, marks: dict[tuple[str, str | None], str], width: int) -
 
 def _gap(prev: Bucket, cur: Bucket, by: By, label_w: int) -> str | None:
     """``… 3 empty hours`` between two buckets that are not neighbours."""
-    from musetui.timeline import SECONDS
+    from musetui.core.timeline import SECONDS
 
     if prev.start is None or cur.start is None:
         return None
@@ -97,8 +97,8 @@ def _events(t: Timeline, marks: dict[tuple[str, str | None], str], width: int, o
     from rich.cells import cell_len
 
     from musetui.cli import shown_path
-    from musetui.safetext import escape_name
-    from musetui.scan_table import cut_end, cut_path
+    from musetui.core.safetext import escape_name
+    from musetui.core.scan_table import cut_end, cut_path
 
     lines = []
     for e in t.first_seen:
@@ -118,7 +118,7 @@ def _events(t: Timeline, marks: dict[tuple[str, str | None], str], width: int, o
 
 def render(t: Timeline, width: int = WIDTH, roots: Sequence[str] = ()) -> str:
     """The text chart: a summary, the legend, one bar per bucket, then the first-seen events."""
-    from musetui.safetext import escape_name
+    from musetui.core.safetext import escape_name
 
     if not t.buckets:
         return "timeline: no sessions\n"
@@ -139,7 +139,7 @@ def render(t: Timeline, width: int = WIDTH, roots: Sequence[str] = ()) -> str:
     one_root = len(roots) == 1
     head = "first seen (provider/host · declared model), first sessions"
     if one_root:
-        from musetui.scan_table import cut_path
+        from musetui.core.scan_table import cut_path
 
         head += f" under {cut_path(escape_name(roots[0]), max(8, width - len(head) - 8))}"
     out.append(head + ":")
@@ -151,21 +151,21 @@ def load_rows(paths: Sequence[str], *, use_cache: bool = True, workers: int | No
     """One row per session under ``paths``, read as ``scan --json`` reads them.
 
     With the cache, the rows are stored with the digest of the walk (see
-    :func:`musetui.walk.tree_digest`): when nothing under the roots changed, they are the
+    :func:`musetui.core.walk.tree_digest`): when nothing under the roots changed, they are the
     answer and no session is decoded; otherwise the index is brought up to date (light
     summaries, only changed files read) and the rows stored for next time.
     """
-    from musetui.timeline import rows_blob, rows_from_blob, rows_from_sessions
+    from musetui.core.timeline import rows_blob, rows_from_blob, rows_from_sessions
 
     names = _root_names(paths)
     if not use_cache:
-        from musetui.index import Index
+        from musetui.core.index import Index
 
         index = Index(list(paths), workers=workers, use_cache=False, light=True).scan()
         return rows_from_sessions(index.sessions, names)
-    from musetui.cache import IndexCache
-    from musetui.model import Diagnostic
-    from musetui.walk import tree_digest, walk_roots
+    from musetui.core.cache import IndexCache
+    from musetui.core.model import Diagnostic
+    from musetui.core.walk import tree_digest, walk_roots
 
     diags: list[Diagnostic] = []
     files = walk_roots(list(paths), diags)
@@ -178,7 +178,7 @@ def load_rows(paths: Sequence[str], *, use_cache: bool = True, workers: int | No
         rows = rows_from_blob(hit[0]) if hit is not None else None
         if rows is not None:
             return rows
-    from musetui.index import Index  # (not before: a stored answer needs no index)
+    from musetui.core.index import Index  # (not before: a stored answer needs no index)
 
     index = Index(list(paths), workers=workers, use_cache=True, light=True, files=files, diagnostics=diags, walked=True)
     index.scan()
@@ -212,14 +212,14 @@ def cmd_timeline(argv: Sequence[str]) -> int:
     _check_paths(paths)
     t = build(load_rows(paths, use_cache=not args.no_cache, workers=args.workers), args.by)
     if args.json:
-        from musetui.timeline import json_lines
+        from musetui.core.timeline import json_lines
 
         out = sys.stdout.buffer
         for line in json_lines(t):
             out.write(line)
         out.flush()
         return 0
-    from musetui.scan_table import terminal_width
+    from musetui.core.scan_table import terminal_width
 
     width = min(WIDTH, max(60, terminal_width(sys.stdout) or WIDTH))
     sys.stdout.flush()

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from textual.markup import escape
 
-from musetui.settings import current
+from musetui.core.settings import current
 
 if TYPE_CHECKING:
     from textual.app import App

@@ -12,7 +12,7 @@ from textual.content import Content
 if TYPE_CHECKING:
     from musetui.screens.main import MainScreen
 
-from musetui.model import PROVIDERS
+from musetui.core.model import PROVIDERS
 from musetui.widgets.text import clean, short_id
 
 #: At most this many sessions are offered as "jump:" commands per keystroke.

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from musetui.fingerprints.types import Decoded
-    from musetui.model import SessionSummary
-    from musetui.session import OpenedSession
+    from musetui.core.fingerprints.types import Decoded
+    from musetui.core.model import SessionSummary
+    from musetui.core.session import OpenedSession
 
 
 @dataclass

@@ -6,8 +6,8 @@ from rich.style import Style
 from textual.color import Color
 from textual.theme import Theme
 
-from musetui.model import PROVIDERS
-from musetui.palette import SCREEN_COLOURS
+from musetui.core.model import PROVIDERS
+from musetui.core.palette import SCREEN_COLOURS
 
 #: Default colour of every provider, used when the active theme does not set one.
 PROVIDER_COLOURS: dict[str, str] = SCREEN_COLOURS

@@ -23,9 +23,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from musetui.fingerprints import decoders as d
-from musetui.fingerprints.seeds import REAL_ID_SEEDS
-from musetui.fingerprints.types import Decoded
+from musetui.core.fingerprints import decoders as d
+from musetui.core.fingerprints.seeds import REAL_ID_SEEDS
+from musetui.core.fingerprints.types import Decoded
 
 WHOLE: list[Callable[[str], Decoded | None]] = list(d.WHOLE_STRING_DECODERS)
 KEYS: list[str | None] = [None, "id", "call_id", "responseId", "system_fingerprint", "signature"]

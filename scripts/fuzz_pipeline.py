@@ -8,7 +8,7 @@ when present) and a small generated corpus. Each case is a short file: the first
 real file (so the format is recognised) with one line mutated: a value swapped for another
 type (number, list, object, null, deep nesting, a big integer, a string), a key deleted or
 duplicated, the record wrapped or made a scalar, or its bytes truncated, flipped or spliced.
-Each case goes through the scanner (:func:`musetui.scanner.scan_bytes`, validation,
+Each case goes through the scanner (:func:`musetui.core.scanner.scan_bytes`, validation,
 observers, raw evidence, attribution), the item builders of its format and the generic ones,
 the session's Markdown report, and the Markdown report of every item. The per-file boundary
 (``internal error`` diagnostics) counts as a failure here: the point is to find its causes.
@@ -30,12 +30,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import orjson
 
-from musetui import sources
-from musetui.model import SessionSummary
-from musetui.report import item_markdown, session_markdown
-from musetui.scanner import scan_bytes
-from musetui.session import OpenedSession, read_records
-from musetui.walk import walk_roots
+from musetui.core import sources
+from musetui.core.model import SessionSummary
+from musetui.core.report import item_markdown, session_markdown
+from musetui.core.scanner import scan_bytes
+from musetui.core.session import OpenedSession, read_records
+from musetui.core.walk import walk_roots
 
 REPO = Path(__file__).resolve().parents[1]
 HEAD_LINES = 3  # real lines kept before the mutated one (format sniffing sees them)

@@ -14,8 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from musetui.diagnostics import Group, group
-from musetui.model import Diagnostic
+from musetui.core.diagnostics import Group, group
+from musetui.core.model import Diagnostic
 from musetui.widgets.text import clean
 
 

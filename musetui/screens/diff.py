@@ -2,7 +2,7 @@
 
 :class:`DiffMarks` belongs to the main screen: it reads the screen's current session and
 nothing else of its state. The profiles are built in a worker thread (each session opened and
-decoded as ``musetui diff`` does, :mod:`musetui.diff`) that only posts :class:`DiffReady`; the
+decoded as ``musetui diff`` does, :mod:`musetui.core.diff`) that only posts :class:`DiffReady`; the
 screen hands it back to :meth:`DiffMarks.ready`, which shows :class:`DiffScreen`: the same
 text view as ``musetui diff``, fitted to the dialog.
 """
@@ -20,8 +20,8 @@ from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from musetui.core.model import SessionSummary
 from musetui.messages import DiffReady
-from musetui.model import SessionSummary
 from musetui.widgets.text import clean, short_id
 
 if TYPE_CHECKING:
@@ -138,9 +138,9 @@ class DiffMarks:
 
     def _build(self, a: SessionSummary, b: SessionSummary, width: int) -> None:
         """Profile both sessions and render their comparison; post :class:`DiffReady`."""
-        from musetui.diff import compare, session_profile
-        from musetui.diff_view import render
-        from musetui.session import open_session
+        from musetui.core.diff import compare, session_profile
+        from musetui.core.diff_view import render
+        from musetui.core.session import open_session
 
         screen = self.screen
         try:

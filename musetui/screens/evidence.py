@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 from textual.markup import escape
 
 from musetui.clipboard import copy_text
+from musetui.core.model import Item, SessionSummary
+from musetui.core.pager import pager_invocation
 from musetui.messages import ReportReady
-from musetui.model import Item, SessionSummary
-from musetui.pager import pager_invocation
 from musetui.widgets.text import clean, short_id
 
 if TYPE_CHECKING:
+    from musetui.core.session import OpenedSession
     from musetui.screens.main import MainScreen
-    from musetui.session import OpenedSession
 
 
 class EvidenceExport:
@@ -70,7 +70,7 @@ class EvidenceExport:
         It is the text ``musetui show PATH [--line N] --root ROOT`` prints for the app's root (the
         same fleet, so the same flags and reasons), never a second scan in another context.
         """
-        from musetui.report import item_markdown, session_markdown
+        from musetui.core.report import item_markdown, session_markdown
 
         summary = s
         try:
@@ -148,7 +148,7 @@ class EvidenceExport:
         self._run_in_thread(work, "_write_report", "write report")
 
     def _write_report(self, sessions: list[SessionSummary], files: list[Any], diagnostics: list[Any]) -> None:
-        from musetui import evidence_report as er
+        from musetui.core import evidence_report as er
 
         screen = self.screen
         try:

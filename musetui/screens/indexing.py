@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
+from musetui.core.model import SessionSummary
+from musetui.core.settings import current
 from musetui.messages import (
     IndexFailed,
     IndexFinished,
@@ -21,14 +23,12 @@ from musetui.messages import (
     SessionsFound,
     SessionsReplaced,
 )
-from musetui.model import SessionSummary
-from musetui.settings import current
 from musetui.widgets.header import progress_bar
 from musetui.widgets.text import display_root
 
 if TYPE_CHECKING:
-    from musetui.early import Answer, HeadStart
-    from musetui.index import Progress
+    from musetui.core.early import Answer, HeadStart
+    from musetui.core.index import Progress
 
 #: Indexing posts a batch of new sessions at least this often (seconds) or this many at once.
 BATCH_SECONDS = 0.1
@@ -36,7 +36,7 @@ BATCH_SIZE = 5000
 PROGRESS_SECONDS = 0.1
 #: Files scanned at once, before the walk of a big tree ends, so the first rows paint early.
 HEAD_START = 32
-#: Seconds the index waits for the rows read ahead by a child process (musetui.early) before reading them itself.
+#: Seconds the index waits for the rows read ahead by a child process (musetui.core.early) before reading them itself.
 HEAD_WAIT_S = 2.0
 #: Seconds the first frame waits for them: a frame with rows a little later beats an empty one
 #: now and the rows a frame after (the layout of the first frame takes about as long).
@@ -113,7 +113,7 @@ class IndexDriver:
         """Scan the roots (in a worker thread), posting batches of sessions and coalescing progress."""
         started = time.monotonic()
         try:
-            # Rows read ahead by the child process (musetui.early) go on screen before anything else.
+            # Rows read ahead by the child process (musetui.core.early) go on screen before anything else.
             early, answer = self._early
             if self.head is not None:
                 early, answer = self.take_head(HEAD_WAIT_S)
@@ -123,7 +123,7 @@ class IndexDriver:
             early = dict(early)
             preloaded = {t[0].abspath: t for t in answer.outcomes()} if answer is not None else {}
             found = len(early)
-            from musetui.index import Index
+            from musetui.core.index import Index
 
             index = Index(
                 self.roots,

@@ -31,7 +31,9 @@ from textual.timer import Timer
 from textual.widgets import Footer, Static, TabbedContent, TabPane, Tabs
 from textual.worker import Worker, get_current_worker
 
-from musetui.fingerprints.types import Decoded
+from musetui.core.fingerprints.types import Decoded
+from musetui.core.model import Item, SessionSummary
+from musetui.core.pager import pager_command, safe_less_options
 from musetui.messages import (
     DiffReady,
     FocusBack,
@@ -49,8 +51,6 @@ from musetui.messages import (
     SessionsFound,
     SessionsReplaced,
 )
-from musetui.model import Item, SessionSummary
-from musetui.pager import pager_command, safe_less_options
 from musetui.screens.diff import DiffMarks
 from musetui.screens.evidence import EvidenceExport
 from musetui.screens.indexing import IndexDriver, finished_text, progress_texts, refreshed_text
@@ -86,8 +86,8 @@ from musetui.widgets.text import clean, display_root, short_id, tail_path
 from musetui.widgets.tree_header import TreeHeader
 
 if TYPE_CHECKING:
-    from musetui.early import HeadStart
-    from musetui.session import OpenedSession
+    from musetui.core.early import HeadStart
+    from musetui.core.session import OpenedSession
 
 __all__ = ["PANE_IDS", "MainScreen", "pager_command", "safe_less_options"]
 
@@ -105,7 +105,7 @@ SAMPLE_LABEL = "bundled sample (no transcripts found)"
 
 def header_root(root: str) -> str:
     """A root as the header names it: as the user wrote it, or :data:`SAMPLE_LABEL` for the bundled sample."""
-    from musetui.config import sample_dir
+    from musetui.core.config import sample_dir
 
     if os.path.isabs(root) and os.path.realpath(root) == os.path.realpath(sample_dir()):
         return SAMPLE_LABEL

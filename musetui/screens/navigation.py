@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 
-from musetui.model import SessionSummary
+from musetui.core.model import SessionSummary
 from musetui.screens.search import SearchScreen
 from musetui.widgets.repaint import set_border_title
 from musetui.widgets.session_tree import SORTS

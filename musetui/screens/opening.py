@@ -11,12 +11,12 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from musetui.fingerprints.types import Decoded
-from musetui.model import Item, SessionSummary
+from musetui.core.fingerprints.types import Decoded
+from musetui.core.model import Item, SessionSummary
 from musetui.widgets.text import clean
 
 if TYPE_CHECKING:
-    from musetui.session import OpenedSession
+    from musetui.core.session import OpenedSession
 
 #: Whole-session decoding stops after this many items (the IDs pane says so).
 DECODE_ITEM_LIMIT = 20_000
@@ -36,7 +36,7 @@ def session_reader() -> Callable[[SessionSummary], OpenedSession]:
 
     The session modules are imported here, before the caller starts timing the read.
     """
-    from musetui.session import open_session
+    from musetui.core.session import open_session
     from musetui.widgets.lazy_session import can_open_lazily, open_lazily
 
     def read(summary: SessionSummary) -> OpenedSession:
@@ -91,7 +91,7 @@ def warm_imports() -> None:
     (The first frame must not wait for them; here they cost the user nothing, where the
     first ``o`` or ``enter`` paid about 0.16 s for them.)
     """
-    import musetui.session
+    import musetui.core.session
     import musetui.widgets.lazy_session  # noqa: F401
     from musetui.widgets.panes import warm_syntax
 

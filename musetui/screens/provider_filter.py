@@ -12,7 +12,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
-from musetui.model import PROVIDERS
+from musetui.core.model import PROVIDERS
 from musetui.screens.summary import Tally
 from musetui.theme import provider_style
 

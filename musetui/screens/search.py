@@ -17,12 +17,12 @@ from textual.timer import Timer
 from textual.widgets import Button, Input, Static
 from textual.worker import get_current_worker
 
+from musetui.core.model import SessionSummary
 from musetui.messages import SearchFailed, SearchResults
-from musetui.model import SessionSummary
 from musetui.widgets.search import RESULTS_CAP, HitChosen, QueryInput, SearchResultsList
 from musetui.widgets.text import clean
 
-#: How words match case (as musetui.search.query.CaseMode, not imported here: it loads the engine).
+#: How words match case (as musetui.core.search.query.CaseMode, not imported here: it loads the engine).
 CaseMode = Literal["smart", "match", "ignore"]
 #: Typing pauses this long before the search runs.
 DEBOUNCE_S = 0.15
@@ -272,7 +272,7 @@ class SearchScreen(ModalScreen[int | None]):
         """Search ``sessions`` in a thread; posts SearchResults / SearchFailed only."""
         worker = get_current_worker()
         try:
-            from musetui.search import QueryError, parse_query, search_sessions
+            from musetui.core.search import QueryError, parse_query, search_sessions
         except ImportError as exc:
             self.post_message(SearchFailed(generation, query, f"search is unavailable: {exc}"))
             return

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from musetui.model import SessionSummary
+from musetui.core.model import SessionSummary
 
 
 @dataclass(slots=True)

@@ -1,6 +1,6 @@
 """The timeline view (``T``): sessions per provider in each time bucket, and the first-seen events.
 
-The numbers are :mod:`musetui.timeline`'s, from the sessions the app has indexed (no
+The numbers are :mod:`musetui.core.timeline`'s, from the sessions the app has indexed (no
 re-scan); the bars are the letters of ``musetui timeline``, coloured by provider through
 the theme's ``provider-*`` variables. Enter on a first-seen event opens that session with
 the item cursor on the event's line.
@@ -20,8 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from musetui.theme import provider_style
-from musetui.timeline import (
+from musetui.core.timeline import (
     Timeline,
     bar_cells,
     bucket_label,
@@ -33,6 +32,7 @@ from musetui.timeline import (
     span_text,
     unit_for,
 )
+from musetui.theme import provider_style
 from musetui.widgets.text import clean_name
 
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from musetui.core.model import SessionSummary
 from musetui.messages import IndexRefreshed
-from musetui.model import SessionSummary
 from musetui.screens.summary import Tally, tally
 from musetui.widgets.header import MuseHeader
 
@@ -121,7 +121,7 @@ class TreeFeed:
         roots = self.screen.roots
         if len(roots) < 2:
             return
-        from musetui import fleet
+        from musetui.core import fleet
 
         tree = self.screen.session_tree
         ranked = fleet.rank(fleet.machines_from_sessions(roots, tree.sessions))

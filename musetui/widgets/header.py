@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.reactive import reactive
 from textual.widget import Widget
 
-from musetui.model import PROVIDERS
+from musetui.core.model import PROVIDERS
 from musetui.theme import provider_style
 from musetui.widgets.styling import component_style
 from musetui.widgets.text import clean_name

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.keys import key_to_character
 
-#: Shown when musetui.search is not importable (it always is in a release).
+#: Shown when musetui.core.search is not importable (it always is in a release).
 FALLBACK_QUERY_HELP = (
     'Search: bare words (all must match), "phrases", /regex/, field:value filters.'
 )
@@ -67,9 +67,9 @@ def binding_rows(bindings: Iterable[BindingType]) -> list[tuple[str, str]]:
 
 
 def query_help() -> str:
-    """The search query help of musetui.search (or a short fallback)."""
+    """The search query help of musetui.core.search (or a short fallback)."""
     try:
-        from musetui.search import QUERY_HELP
+        from musetui.core.search import QUERY_HELP
     except ImportError:
         return FALLBACK_QUERY_HELP
     return str(QUERY_HELP)

@@ -18,8 +18,8 @@ from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from musetui.core.model import Item, ItemKind
 from musetui.messages import FocusBack, ItemDrill, ItemHighlighted
-from musetui.model import Item, ItemKind
 from musetui.widgets.repaint import set_virtual_height
 from musetui.widgets.styling import PartStyles, cursor_colours
 from musetui.widgets.text import clean, hms, human_size, short_id

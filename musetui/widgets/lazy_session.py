@@ -15,11 +15,11 @@ from typing import overload
 
 import orjson
 
-from musetui import sources
-from musetui.model import Item, SessionSummary
-from musetui.reader import MAX_LINE_BYTES, read_file
-from musetui.session import OpenedSession
-from musetui.sources.base import Record
+from musetui.core import sources
+from musetui.core.model import Item, SessionSummary
+from musetui.core.reader import MAX_LINE_BYTES, read_file
+from musetui.core.session import OpenedSession
+from musetui.core.sources.base import Record
 
 #: Sessions with at least this many items open lazily (JSON Lines formats only).
 LAZY_MIN_ITEMS = 20_000
@@ -206,9 +206,9 @@ class LazyItems(Sequence[Item]):
 
 def open_lazily(summary: SessionSummary) -> OpenedSession:
     """Read a session's bytes and line offsets; its items parse when first shown."""
-    from musetui.reader import TooLarge
-    from musetui.scanner import WINDOW_BYTES
-    from musetui.session import FileView, windowed_line_starts
+    from musetui.core.reader import TooLarge
+    from musetui.core.scanner import WINDOW_BYTES
+    from musetui.core.session import FileView, windowed_line_starts
 
     try:
         fd = read_file(summary.abspath, 0, summary.read_bytes or None, whole_max=WINDOW_BYTES)

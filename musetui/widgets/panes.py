@@ -26,11 +26,11 @@ from textual.geometry import Region
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from musetui.fingerprints.types import Decoded
+from musetui.core.fingerprints.types import Decoded
+from musetui.core.model import Item, SessionSummary, fmt_gap
+from musetui.core.reasons import flag_sentences
+from musetui.core.report import human_bytes, verdict_line
 from musetui.messages import FocusBack
-from musetui.model import Item, SessionSummary, fmt_gap
-from musetui.reasons import flag_sentences
-from musetui.report import human_bytes, verdict_line
 from musetui.widgets.item_list import blob_length
 from musetui.widgets.repaint import set_virtual_height
 from musetui.widgets.text import clean, clean_block, clean_name, stamp
@@ -38,7 +38,7 @@ from musetui.widgets.text import clean, clean_block, clean_name, stamp
 if TYPE_CHECKING:
     from rich.syntax import Syntax
 
-    from musetui.session import OpenedSession
+    from musetui.core.session import OpenedSession
 
 #: Detectors shown in the Signature pane; every other decoded value is an id.
 SIGNATURE_DETECTORS = frozenset(

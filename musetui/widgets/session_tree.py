@@ -1,7 +1,7 @@
 """The session tree widget: roots and formats, then parent sessions and their subagents.
 
 A Line-API view of our own (no widget, and no layout pass, per row), in three parts behind
-this widget: the :class:`~musetui.session_forest.SessionForest` holds the sessions, their
+this widget: the :class:`~musetui.core.session_forest.SessionForest` holds the sessions, their
 links, the filters and the order (headless); :class:`~musetui.widgets.tree_nodes.TreeNodes`
 holds the nodes on screen, their expansion, and the flat list of visible rows, laid out
 again in one pass after each structural change (an expand, a re-sort, a batch of
@@ -26,9 +26,8 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
-from musetui.messages import FocusBack, SessionDrill
-from musetui.model import SessionSummary
-from musetui.session_forest import (
+from musetui.core.model import SessionSummary
+from musetui.core.session_forest import (
     MAX_PREFIX,
     MIN_PREFIX,
     SORTS,
@@ -38,6 +37,7 @@ from musetui.session_forest import (
     sort_sessions,
     unique_prefix_length,
 )
+from musetui.messages import FocusBack, SessionDrill
 from musetui.widgets.repaint import set_virtual_height
 from musetui.widgets.styling import PartStyles
 from musetui.widgets.tree_nodes import Node, TreeNodes

@@ -7,11 +7,11 @@ from datetime import UTC, datetime
 
 from rich.text import Text
 
-from musetui.safetext import escape_name, one_line, strip_controls
+from musetui.core.safetext import escape_name, one_line, strip_controls
 
 
 def clean(value: object, limit: int | None = None) -> str:
-    """Transcript text as one safe line (see :func:`musetui.safetext.one_line`), cut to ``limit``."""
+    """Transcript text as one safe line (see :func:`musetui.core.safetext.one_line`), cut to ``limit``."""
     text = value if isinstance(value, str) else str(value)
     if limit is not None and len(text) > limit * 4:
         text = text[: limit * 4]
@@ -19,7 +19,7 @@ def clean(value: object, limit: int | None = None) -> str:
 
 
 def clean_name(value: object, limit: int | None = None) -> str:
-    """A name (id, model, path) as one line, invisible characters shown (see :func:`musetui.safetext.escape_name`)."""
+    """A name (id, model, path) as one line, invisible characters shown (see :func:`musetui.core.safetext.escape_name`)."""
     text = value if isinstance(value, str) else str(value)
     if limit is not None and len(text) > limit * 4:
         text = text[: limit * 4]

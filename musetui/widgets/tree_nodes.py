@@ -2,7 +2,7 @@
 
 One node per group, fleet row and laid-out session (a session gets its node when its parent
 is first expanded), kept in the order the forest gives (see
-:class:`~musetui.session_forest.SessionForest`). After a structural change the visible
+:class:`~musetui.core.session_forest.SessionForest`). After a structural change the visible
 nodes are laid out again in one pass into :attr:`TreeNodes.rows`; the widget is told by the
 ``changed`` callback, to keep its cursor and scroll position.
 """
@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Mapping
 
 from rich.text import Text
 
-from musetui.model import SessionSummary
-from musetui.session_forest import GroupKey, SessionForest
+from musetui.core.model import SessionSummary
+from musetui.core.session_forest import GroupKey, SessionForest
 from musetui.widgets.tree_rows import Group, LabelCache, NodeData, RootSummary
 
 
@@ -411,13 +411,13 @@ _BY_SIZE = operator.attrgetter("_by_size")
 
 
 def _sort_children(parent: Node, order: str) -> None:
-    """Put ``parent``'s child nodes in ``order`` (as :func:`~musetui.session_forest.sort_sessions` orders them)."""
+    """Put ``parent``'s child nodes in ``order`` (as :func:`~musetui.core.session_forest.sort_sessions` orders them)."""
     if len(parent._children) > 1:
         _sort_nodes(parent._children, order)
 
 
 def _sort_nodes(nodes: list[Node], order: str) -> None:
-    """Sort sibling session nodes in place as :func:`~musetui.session_forest.sort_sessions` sorts their sessions.
+    """Sort sibling session nodes in place as :func:`~musetui.core.session_forest.sort_sessions` sorts their sessions.
 
     From the found order, by stable sorts on keys kept on the nodes: ties stay in the found
     order, as in a fresh build, and no Python runs per node (``provider`` is by provider and

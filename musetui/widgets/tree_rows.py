@@ -5,7 +5,7 @@ session node keeps its label's runs across repaints (a scroll, a sort, a collaps
 it): they are built again only when something they show changes (see
 :meth:`TreeRows.session_label`). What a label counts (a group's sessions, the flagged
 sessions inside a collapsed parent, the id prefix siblings need) comes from the
-:class:`~musetui.session_forest.SessionForest`.
+:class:`~musetui.core.session_forest.SessionForest`.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from rich.style import Style
 from textual.strip import Strip
 from textual.widget import Widget
 
-from musetui.model import SessionSummary
-from musetui.session_forest import MIN_PREFIX, SessionForest, session_ident
+from musetui.core.model import SessionSummary
+from musetui.core.session_forest import MIN_PREFIX, SessionForest, session_ident
 from musetui.theme import provider_style
 from musetui.widgets.styling import PartStyles, cursor_colours
 from musetui.widgets.text import clean, clean_name, when
@@ -73,7 +73,7 @@ class Group:
 
 @dataclass(frozen=True, slots=True)
 class RootSummary:
-    """The fleet row of one root when several are open: its rank and summary (see musetui.fleet)."""
+    """The fleet row of one root when several are open: its rank and summary (see musetui.core.fleet)."""
 
     root: str
     text: str

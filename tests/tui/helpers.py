@@ -8,7 +8,7 @@ from textual.pilot import Pilot
 from textual.worker import WorkerCancelled
 
 from musetui.app import MuseApp
-from musetui.model import SessionSummary
+from musetui.core.model import SessionSummary
 from musetui.screens.main import MainScreen
 
 OUTLIER_ID = "01a05efe-03bb-72c8-854a-4c1c088cc3b9"

@@ -74,7 +74,7 @@ def _age(root: Path) -> dict[str, int]:
 
 def _atimes(root: Path) -> dict[str, int]:
     """Every atime under ``root``, taken with listings through ``O_NOATIME`` and ``lstat`` (which move none)."""
-    from musetui.reader import scan_dir
+    from musetui.core.reader import scan_dir
 
     seen = {str(root): root.lstat().st_atime_ns}
     stack = [str(root)]

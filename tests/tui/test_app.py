@@ -417,7 +417,7 @@ async def test_q_quits_with_status_0(sample_root: str) -> None:
 async def test_escape_stops_indexing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
-    import musetui.index as index_mod
+    import musetui.core.index as index_mod
 
     src = Path("sample_transcripts/codex/sessions/2026/09/01")
     files = sorted(src.glob("*.jsonl"))

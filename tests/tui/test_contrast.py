@@ -16,7 +16,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from musetui.app import MuseApp
-from musetui.model import PROVIDERS
+from musetui.core.model import PROVIDERS
 from musetui.theme import PROVIDER_COLOURS
 
 from .helpers import SIZE, main, press, settle

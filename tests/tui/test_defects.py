@@ -12,9 +12,9 @@ from pathlib import Path
 from textual.widgets import OptionList
 
 from musetui.app import MuseApp
-from musetui.diagnostics import group
+from musetui.core.diagnostics import group
+from musetui.core.model import Diagnostic
 from musetui.messages import IndexProgress
-from musetui.model import Diagnostic
 from musetui.screens.diagnostics import DiagnosticsScreen
 from musetui.screens.main import pager_command
 from musetui.screens.provider_filter import ProviderFilterScreen
@@ -69,7 +69,7 @@ async def test_while_files_are_still_found_no_share_is_claimed(sample_root: str)
 
 
 def test_the_walk_reports_files_found_before_it_ends(tmp_path: Path) -> None:
-    from musetui.index import WALK_TICK, Index
+    from musetui.core.index import WALK_TICK, Index
 
     for i in range(WALK_TICK * 2 + 3):
         (tmp_path / f"s{i}.jsonl").write_bytes(b'{"type": "message", "role": "user", "content": "hi"}\n')
@@ -230,7 +230,7 @@ async def test_diagnostics_view_lists_groups_and_jumps_to_the_session(tmp_path: 
 
 async def test_sorting_in_place_gives_the_rows_a_rebuild_gives(sample_root: str) -> None:
     """``s`` re-sorts the nodes there are (no node made again); the rows, expanded parents and cursor match a rebuild."""
-    from musetui.model import SessionSummary
+    from musetui.core.model import SessionSummary
     from musetui.widgets.session_tree import SORTS
 
     app = MuseApp([sample_root])

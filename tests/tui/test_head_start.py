@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from musetui.app import MuseApp
-from musetui.early import HeadStart
+from musetui.core.early import HeadStart
 
 from .helpers import SIZE, main, settle, tree_rows
 

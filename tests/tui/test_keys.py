@@ -8,8 +8,8 @@ import pytest
 from textual.pilot import Pilot
 
 from musetui.app import MuseApp
+from musetui.core.model import Diagnostic, SessionSummary
 from musetui.messages import IndexRefreshed
-from musetui.model import Diagnostic, SessionSummary
 from musetui.screens.diagnostics import DiagnosticsScreen
 from musetui.screens.main import MainScreen
 from musetui.screens.provider_filter import ProviderFilterScreen
@@ -19,7 +19,7 @@ from musetui.widgets.search import hit_prompt
 
 from .helpers import main, press, settle
 
-pytest.importorskip("musetui.search")
+pytest.importorskip("musetui.core.search")
 
 CALL_ID = "call_vRYeJ5ycDgP6BwLGJEtinVF6"
 

@@ -12,7 +12,7 @@ from rich.console import Console
 from textual.widgets._footer import FooterKey
 
 from musetui.app import MuseApp
-from musetui.config import sample_dir
+from musetui.core.config import sample_dir
 from musetui.screens.layout import PARTS
 from musetui.widgets.header import MuseHeader
 from musetui.widgets.panes import DetailPane, Doc, Rows

@@ -19,8 +19,8 @@ import pytest
 
 from musetui.app import MuseApp
 from musetui.cli import main as cli
-from musetui.index import Index
-from musetui.report import verdict_line
+from musetui.core.index import Index
+from musetui.core.report import verdict_line
 
 from .flag_sessions import FLAGS, OUTLIER, SAMPLE, flag_root
 from .helpers import current, main, press, settle

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from musetui.palette import SCREEN_COLOURS
+from musetui.core.palette import SCREEN_COLOURS
 from musetui.theme import MUSETUI_THEME, PROVIDER_COLOURS, theme_variable_defaults
 
 

@@ -221,7 +221,7 @@ def test_what_a_session_open_imports_is_loaded_once_indexing_ends(sample_root: s
         "            await asyncio.sleep(0.05)\n"
         "        await app.workers.wait_for_complete([w for w in app.workers if w.group == 'warm'])\n"
         "        assert scr.opened is None, 'a session was opened: the check would prove nothing'\n"
-        "        mods = ('musetui.session', 'musetui.widgets.lazy_session', 'pygments.lexers.data')\n"
+        "        mods = ('musetui.core.session', 'musetui.widgets.lazy_session', 'pygments.lexers.data')\n"
         "        print([m for m in mods if m not in sys.modules])\n"
         "asyncio.run(main())\n"
     )

@@ -10,8 +10,8 @@ import pytest
 
 from musetui import clipboard
 from musetui.app import MuseApp
-from musetui.model import PROVIDERS, SessionSummary
-from musetui.session import open_session
+from musetui.core.model import PROVIDERS, SessionSummary
+from musetui.core.session import open_session
 from musetui.theme import MUSETUI_THEME, provider_style, theme_variable_defaults
 from musetui.widgets.lazy_session import LazyItems, line_starts, open_lazily
 
@@ -84,7 +84,7 @@ def _big_copy(tmp_path: Path, repeat: int) -> SessionSummary:
     root.mkdir(parents=True)
     path = root / "session.jsonl"
     path.write_bytes(b"\n".join(lines * repeat) + b"\n")
-    from musetui.index import Index
+    from musetui.core.index import Index
 
     return Index([str(tmp_path)]).scan().sessions[0]
 
@@ -244,8 +244,8 @@ def _claude_split_session(turns: int, interleave_at: int) -> bytes:
 def test_lazy_items_merge_split_messages_across_window_edges() -> None:
     import orjson
 
-    from musetui import sources
-    from musetui.sources.base import Record
+    from musetui.core import sources
+    from musetui.core.sources.base import Record
     from musetui.widgets.lazy_session import WINDOW
 
     # Turn 170's thinking is row 511 (the last of window 0); its text is row 512.

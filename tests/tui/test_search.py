@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-import musetui.search  # noqa: F401  (a hard dependency: a broken import must fail, not skip)
+import musetui.core.search  # noqa: F401  (a hard dependency: a broken import must fail, not skip)
 from musetui.app import MuseApp
 from musetui.screens.main import MainScreen
 from musetui.screens.search import SearchScreen
@@ -137,8 +137,8 @@ async def test_workers_do_not_repr_their_arguments_on_the_ui_thread(
 async def test_searches_reuse_worker_processes_and_the_app_stops_them(
     sample_root: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from musetui.core.search import executor as search_mod
     from musetui.screens import search as search_screen
-    from musetui.search import executor as search_mod
 
     monkeypatch.setattr(search_mod, "PARALLEL_MIN_FILES", 1)
     monkeypatch.setattr(search_mod, "PARALLEL_MIN_BYTES", 0)
@@ -163,7 +163,7 @@ async def test_searches_reuse_worker_processes_and_the_app_stops_them(
 
 async def test_results_list_keeps_the_cursor_while_a_search_reports_more_hits(sample_root: str) -> None:
     """Progress reports extend the list and keep the cursor; a new query's list starts at the top."""
-    from musetui.search import run_search
+    from musetui.core.search import run_search
 
     hits = list(run_search([sample_root], "call_"))
     assert len(hits) > 6

@@ -21,8 +21,8 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
 from musetui.app import MuseApp
-from musetui.model import SessionSummary
-from musetui.session_forest import SessionForest
+from musetui.core.model import SessionSummary
+from musetui.core.session_forest import SessionForest
 from musetui.widgets.session_tree import (
     OUTLIER_GLYPH,
     SORTS,

@@ -11,8 +11,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from musetui.index import Index
-from musetui.scanner import scan_file
+from musetui.core.index import Index
+from musetui.core.scanner import scan_file
 
 
 def _muse_line(sid: str, i: int, text: str = "hello") -> bytes:
@@ -82,7 +82,7 @@ def test_50mb_single_line(tmp_path: Path) -> None:
     assert (s.items, s.malformed_lines) == (2, 1)
     assert s.malformed[0].line == 2 and "exceeds" in s.malformed[0].reason
     # Opening the session agrees with the scan: the over-long line is no item.
-    from musetui.session import open_session
+    from musetui.core.session import open_session
 
     assert [it.line for it in open_session(s).items] == [1, 3]
 
@@ -186,7 +186,7 @@ def test_scan_writes_nothing_under_root(tmp_path: Path, sample_dir: Path) -> Non
     before = _tree_state(root)
     dir_mtimes = {str(d): d.stat().st_mtime_ns for d in [root, *root.rglob("*")] if d.is_dir()}
     index = Index([str(root)]).scan()
-    from musetui.session import open_session
+    from musetui.core.session import open_session
 
     for s in index.sessions:
         open_session(s)

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from musetui import scanner
-from musetui.budget import Budget
-from musetui.model import SessionSummary
-from musetui.sources import capture_read
+from musetui.core import scanner
+from musetui.core.budget import Budget
+from musetui.core.model import SessionSummary
+from musetui.core.sources import capture_read
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
@@ -142,7 +142,7 @@ def test_slices_give_the_same_record_as_one_pass(monkeypatch: pytest.MonkeyPatch
 
 def test_show_line_parses_only_the_lines_near_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``show --line`` of a long session: the same item as a whole open, from a window of lines."""
-    from musetui import session
+    from musetui.core import session
 
     src = next((Path(__file__).parents[2] / "sample_transcripts" / "codex").rglob("*.jsonl"))
     body = src.read_bytes()

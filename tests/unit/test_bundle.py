@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from musetui.bundle import MANIFEST, RECORDS, manifest_digest
 from musetui.cli import main
-from musetui.verify import unsafe_name
+from musetui.core.bundle import MANIFEST, RECORDS, manifest_digest
+from musetui.core.verify import unsafe_name
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_transcripts"
 
@@ -230,8 +230,8 @@ def test_bundle_usage(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_filters_select_sessions() -> None:
-    from musetui.index import Index
-    from musetui.selection import FilterError, Filters
+    from musetui.core.index import Index
+    from musetui.core.selection import FilterError, Filters
 
     sessions = Index([str(SAMPLE)], workers=1, use_cache=False).scan().sorted_sessions()
 
@@ -283,7 +283,7 @@ def test_the_hand_over_modules_are_headless() -> None:
 
     code = (
         "import sys\n"
-        "import musetui.bundle, musetui.verify, musetui.custody, musetui.selection, musetui.cli_bundle\n"
+        "import musetui.core.bundle, musetui.core.verify, musetui.core.custody, musetui.core.selection, musetui.cli_bundle\n"
         "print(','.join(sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

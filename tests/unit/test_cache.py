@@ -13,9 +13,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from musetui import cache as cache_mod
-from musetui.cache import db_path
-from musetui.index import Index
+from musetui.core import cache as cache_mod
+from musetui.core.cache import db_path
+from musetui.core.index import Index
 
 
 def _line(sid: str, i: int) -> bytes:
@@ -407,8 +407,8 @@ def test_outcomes_and_states_pickle_by_fields_and_round_trip(sample_dir: Path) -
     """The cache and worker processes carry these; they pickle as (class, field values)."""
     import pickle
 
-    from musetui.model import Evidence, SessionSummary
-    from musetui.scanner import Outcome, ScanState, scan_file
+    from musetui.core.model import Evidence, SessionSummary
+    from musetui.core.scanner import Outcome, ScanState, scan_file
 
     path = next(p for p in sorted(sample_dir.rglob("session.jsonl")) if b"gpt_responses_v1" in p.read_bytes())
     out = scan_file(str(path), path.name, str(sample_dir), want_state=True)
@@ -426,8 +426,8 @@ def test_light_outcome_keeps_every_field_it_carries(sample_dir: Path) -> None:
     """A light outcome (what the cache and the workers of ``scan --json`` hand back) keeps each summary field but the heavy ones."""
     import dataclasses
 
-    from musetui.index import light_blob, outcome_from_light
-    from musetui.scanner import scan_file
+    from musetui.core.index import light_blob, outcome_from_light
+    from musetui.core.scanner import scan_file
 
     dropped = {"malformed", "notes", "attribution", "stored_record"}
     checked = 0

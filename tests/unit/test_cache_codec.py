@@ -12,11 +12,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from musetui import stored
-from musetui.cache import LIGHT, SNAPSHOT_ROWS
-from musetui.cache_codec import Invalid, codec, dump, load, pack, unpack
-from musetui.model import Diagnostic, Evidence
-from musetui.scanner import Outcome, scan_file
+from musetui.core import stored
+from musetui.core.cache import LIGHT, SNAPSHOT_ROWS
+from musetui.core.cache_codec import Invalid, codec, dump, load, pack, unpack
+from musetui.core.model import Diagnostic, Evidence
+from musetui.core.scanner import Outcome, scan_file
 
 
 def _outcomes(sample_dir: Path) -> list[Outcome]:

@@ -181,7 +181,7 @@ def test_a_file_rewritten_in_place_then_grown_is_read_whole(root: Path) -> None:
 
 def test_live_follow_reads_a_file_rewritten_in_place_whole(root: Path) -> None:
     """The app's refresh: the same in-place rewrite and append give the records of a fresh scan."""
-    from musetui.index import Index
+    from musetui.core.index import Index
 
     p = sorted(root.rglob("rollout-*.jsonl"))[0]
     index = Index([str(root)], workers=1, follow=True).scan()
@@ -204,7 +204,7 @@ def _sqlite_file(path: Path) -> bytes:
 
 
 def test_a_symlinked_database_is_not_followed(root: Path, tmp_path: Path) -> None:
-    from musetui.cache import db_path
+    from musetui.core.cache import db_path
 
     other = tmp_path / "elsewhere" / "mine.sqlite3"
     other.parent.mkdir()

@@ -1,4 +1,4 @@
-"""Tests for the model catalogue (musetui.fingerprints.catalogue)."""
+"""Tests for the model catalogue (musetui.core.fingerprints.catalogue)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from musetui.fingerprints import catalogue as cat
-from musetui.fingerprints.catalogue import (
+from musetui.core.fingerprints import catalogue as cat
+from musetui.core.fingerprints.catalogue import (
     Catalogue,
     CatalogueEntry,
     CatalogueError,
@@ -16,7 +16,7 @@ from musetui.fingerprints.catalogue import (
     builtin_catalogue,
     load_catalogue,
 )
-from musetui.model import HOSTS, PROVIDERS
+from musetui.core.model import HOSTS, PROVIDERS
 
 
 @pytest.fixture
@@ -329,7 +329,7 @@ def _shown(entry: object) -> tuple[object, ...] | None:
 
 def test_scan_lookup_reads_the_builtin_file_as_pydantic_validates_it() -> None:
     """The scan's pydantic-free built-in tables equal the validated ones, and every lookup agrees."""
-    from musetui.fingerprints import catalogue_lookup
+    from musetui.core.fingerprints import catalogue_lookup
 
     validated = builtin_catalogue()
     models, routes = catalogue_lookup.read_builtin_tables()
@@ -349,7 +349,7 @@ def test_scan_lookup_reads_the_builtin_file_as_pydantic_validates_it() -> None:
 
 def test_scan_lookup_validates_a_user_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With a user catalogue, the scan looks names up in the validated catalogue (user entries first)."""
-    from musetui.fingerprints import catalogue_lookup
+    from musetui.core.fingerprints import catalogue_lookup
 
     monkeypatch.setenv("MUSETUI_CONFIG_DIR", str(tmp_path / "none"))
     assert catalogue_lookup.scan_lookup() == catalogue_lookup.builtin_models().lookup

@@ -10,8 +10,8 @@ import orjson
 import pytest
 
 from musetui.cli import main
-from musetui.index import Index
-from musetui.session import open_session
+from musetui.core.index import Index
+from musetui.core.session import open_session
 
 B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 SID = "5b0c7e52-7f3a-4c1e-9d2b-8a6f4e3d2c1b"

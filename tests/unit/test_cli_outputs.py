@@ -277,8 +277,8 @@ def test_scan_table_fits_every_width_with_wide_characters(tmp_path: Path) -> Non
     """From 20 to 250 columns, every line fits, a row per session, even with double-width names cut."""
     import shutil
 
-    from musetui import scan_table as st
-    from musetui.index import Index
+    from musetui.core import scan_table as st
+    from musetui.core.index import Index
 
     deep = tmp_path / "项目-非常长的目录名字-用来测试宽字符" / "会话"
     shutil.copytree(SAMPLE / "claude", deep)

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 import yaml
 
-from musetui.index import Index
-from musetui.reader import MAX_EXPANDED_BYTES
-from musetui.scanner import scan_file
-from musetui.session import open_session
+from musetui.core.index import Index
+from musetui.core.reader import MAX_EXPANDED_BYTES
+from musetui.core.scanner import scan_file
+from musetui.core.session import open_session
 
 REPO = Path(__file__).resolve().parents[2]
 CLAUDE = REPO / "sample_transcripts" / "claude" / "projects" / "-home-dev-site" / "4e710f04-7f87-4b76-b9ba-ab287a3112ab.jsonl"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from musetui.index import Index
+from musetui.core.index import Index
 from musetui_synth.corpus import generate
 
 

@@ -86,8 +86,8 @@ def test_dask_scan_prints_exactly_the_local_scan(cluster: Any, corpus: Path, cap
 @needs_dask
 @pytest.mark.dask
 def test_dask_scan_splits_the_work_into_several_tasks(cluster: Any, corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from musetui import index as index_mod
-    from musetui.distributed import DaskIndex
+    from musetui.core import index as index_mod
+    from musetui.core.distributed import DaskIndex
 
     # As for a tree past the size where a local index hands files to its own pool during the
     # walk: a Dask index must still send every file to the cluster.
@@ -122,7 +122,7 @@ def _killing(address: str, index: Any) -> list[int]:
 @needs_dask
 @pytest.mark.dask
 def test_a_worker_killed_mid_scan_has_its_work_redone(cluster: Any, corpus: Path, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
-    from musetui.distributed import DaskIndex
+    from musetui.core.distributed import DaskIndex
 
     rc, local, _ = _scan(capfdbinary, str(corpus), "--json", "--no-cache")
     assert rc == 0
@@ -141,7 +141,7 @@ def test_a_worker_killed_mid_scan_has_its_work_redone(cluster: Any, corpus: Path
 def test_when_retries_run_out_the_scan_fails_and_prints_nothing(corpus: Path, capfdbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch) -> None:
     import dask
 
-    from musetui import distributed as mdist
+    from musetui.core import distributed as mdist
 
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
         c = _cluster()
@@ -165,8 +165,8 @@ def test_when_retries_run_out_the_scan_fails_and_prints_nothing(corpus: Path, ca
 @needs_dask
 @pytest.mark.dask
 def test_workers_that_cannot_see_a_path_the_client_sees_fail_the_scan(cluster: Any, tmp_path: Path) -> None:
-    from musetui.distributed import DaskIndex, DaskScanError
-    from musetui.walk import walk_roots
+    from musetui.core.distributed import DaskIndex, DaskScanError
+    from musetui.core.walk import walk_roots
 
     tree = tmp_path / "t"
     shutil.copytree(Path(__file__).resolve().parents[2] / "sample_transcripts", tree)
@@ -191,8 +191,8 @@ def test_a_file_that_vanishes_after_the_walk_is_that_files_diagnostic(
     cache: list[str], cluster: Any, tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """As in a local scan: exit 0, every other record, and the file's ``unreadable`` line on stderr."""
-    from musetui import distributed as mdist
-    from musetui import index as index_mod
+    from musetui.core import distributed as mdist
+    from musetui.core import index as index_mod
 
     sample = Path(__file__).resolve().parents[2] / "sample_transcripts"
     tree = tmp_path / "t"
@@ -228,7 +228,7 @@ def test_a_file_that_vanishes_after_the_walk_is_that_files_diagnostic(
 def test_workers_with_another_musetui_are_named_as_such(
     cluster: Any, sample_dir: Path, capfdbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from musetui import distributed as mdist
+    from musetui.core import distributed as mdist
 
     # The worker processes keep their own copy of the module: only this client changes.
     monkeypatch.setattr(mdist, "TASK_FORMAT", "musetui-dask-task-9/9.9")
@@ -276,7 +276,7 @@ def test_a_scheduler_without_workers_fails_within_the_timeout(scheduler_only: An
 #: Run before the CLI in the child: SIGKILL the processes in $VICTIMS when the first task is back.
 KILL_AFTER_FIRST_TASK = """
 import os, signal
-from musetui import distributed as d
+from musetui.core import distributed as d
 original = d.DaskIndex._outcomes
 def outcomes(self, *a, **k):
     def kill(done, total):
@@ -457,7 +457,7 @@ def test_unreachable_scheduler_fails_on_one_line(capfdbinary: pytest.CaptureFixt
 
 @needs_arrow
 def test_parquet_holds_the_same_records(tmp_path: Path, sample_dir: Path, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
-    from musetui.parquet import read_records
+    from musetui.core.parquet import read_records
 
     pq = tmp_path / "scan.parquet"
     rc, out, _ = _scan(capfdbinary, str(sample_dir), "--json", "--no-cache", "--parquet", str(pq))
@@ -501,8 +501,8 @@ def test_without_the_extra_the_options_say_what_to_install(sample_dir: Path) -> 
 
 def test_a_parser_pinned_by_a_live_document_reads_every_line(sample_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """What a Dask worker's profiler does (it holds frames, and so documents) never turns lines malformed."""
-    from musetui import sources
-    from musetui.scanner import scan_file
+    from musetui.core import sources
+    from musetui.core.scanner import scan_file
 
     path = next(sample_dir.rglob("rollout-*.jsonl"))
     clean = scan_file(str(path), path.name, str(sample_dir))

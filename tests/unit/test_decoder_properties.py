@@ -13,10 +13,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from musetui.fingerprints import decoders as d
-from musetui.fingerprints.seeds import REAL_ID_SEEDS
-from musetui.fingerprints.types import Decoded
-from musetui.model import HOSTS, PROVIDERS
+from musetui.core.fingerprints import decoders as d
+from musetui.core.fingerprints.seeds import REAL_ID_SEEDS
+from musetui.core.fingerprints.types import Decoded
+from musetui.core.model import HOSTS, PROVIDERS
 from musetui_synth.mint import pb_field as _pb
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "real"

@@ -1,4 +1,4 @@
-"""Unit tests for musetui.fingerprints.decoders, on the real values FINGERPRINTS.md lists.
+"""Unit tests for musetui.core.fingerprints.decoders, on the real values FINGERPRINTS.md lists.
 
 The tests that read ../shared/fixtures/real skip when it is absent (a fresh clone has no
 ../shared); the inline values below come from the same public captures and FINGERPRINTS.md.
@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from musetui.fingerprints import decoders as d
-from musetui.fingerprints.types import Decoded
+from musetui.core.fingerprints import decoders as d
+from musetui.core.fingerprints.types import Decoded
 from musetui_synth.mint import pb_field as pb
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "real"

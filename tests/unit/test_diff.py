@@ -12,7 +12,7 @@ import orjson
 import pytest
 from rich.cells import cell_len
 
-from musetui.diff import (
+from musetui.core.diff import (
     Profile,
     compare,
     key_paths,
@@ -21,10 +21,10 @@ from musetui.diff import (
     session_profile,
     usage_field,
 )
-from musetui.diff_view import render, wrap
-from musetui.index import Index
-from musetui.model import SessionSummary
-from musetui.session import open_session
+from musetui.core.diff_view import render, wrap
+from musetui.core.index import Index
+from musetui.core.model import SessionSummary
+from musetui.core.session import open_session
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample_transcripts"

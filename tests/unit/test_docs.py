@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from musetui.fingerprints import decoders
-from musetui.fingerprints.catalogue import builtin_catalogue
+from musetui.core.fingerprints import decoders
+from musetui.core.fingerprints.catalogue import builtin_catalogue
 
 REPO = Path(__file__).resolve().parents[2]
 DOC = (REPO / "docs" / "fingerprints.md").read_text(encoding="utf-8")
@@ -42,7 +42,7 @@ def test_every_detector_has_an_entry_with_its_evidence_class() -> None:
 
 
 def test_every_tool_id_class_and_evidence_key_is_documented() -> None:
-    tools = (REPO / "musetui" / "fingerprints" / "decoders" / "tools.py").read_text(encoding="utf-8")
+    tools = (REPO / "musetui" / "core" / "fingerprints" / "decoders" / "tools.py").read_text(encoding="utf-8")
     classes = set(re.findall(r'_tool\(\s*s,\s*"([^"]+)"', tools))
     assert len(classes) >= 10
     for shape in classes:
@@ -60,7 +60,7 @@ def test_the_catalogue_http_tables_are_documented() -> None:
 
 
 def test_readme_and_explain_point_to_the_docs() -> None:
-    from musetui.fingerprints.attribution import EXPLAIN
+    from musetui.core.fingerprints.attribution import EXPLAIN
 
     assert "docs/fingerprints.md" in EXPLAIN
     assert "docs/fingerprints.md" in (REPO / "README.md").read_text(encoding="utf-8")

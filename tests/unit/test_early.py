@@ -12,9 +12,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from musetui.cache import db_path
-from musetui.early import HeadStart
-from musetui.index import Index
+from musetui.core.cache import db_path
+from musetui.core.early import HeadStart
+from musetui.core.index import Index
 
 
 @pytest.fixture
@@ -114,7 +114,7 @@ def test_the_app_s_scan_workers_yield_the_cpu_to_the_app() -> None:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from musetui.procs import worker_init
+    from musetui.core.procs import worker_init
 
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(1, mp_context=ctx, initializer=worker_init, initargs=(3,)) as pool:
@@ -127,7 +127,7 @@ def test_a_threaded_process_scans_in_a_fork_server_pool(tree: Path, monkeypatch:
     """The app has threads: its pool starts from a fork server (no fork of a threaded process), same records."""
     import threading
 
-    from musetui import index as index_mod
+    from musetui.core import index as index_mod
 
     monkeypatch.setattr(index_mod, "PARALLEL_MIN_BYTES", 0)  # the pool even for this small tree
     plain = Index([str(tree)], workers=1).scan()
@@ -148,7 +148,7 @@ def test_a_chunk_whose_worker_died_is_scanned_here(tree: Path, monkeypatch: pyte
     """A worker process that dies (out of memory, a crash in a C extension) costs time, not sessions."""
     import multiprocessing
 
-    from musetui import index as index_mod
+    from musetui.core import index as index_mod
 
     if "fork" not in multiprocessing.get_all_start_methods():
         pytest.skip("needs fork: the dying worker is made by patching this process before it forks")

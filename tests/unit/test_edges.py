@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from musetui import scanner
-from musetui.scanner import scan_file
+from musetui.core import scanner
+from musetui.core.scanner import scan_file
 
 
 def _lines(n: int) -> bytes:
@@ -158,7 +158,7 @@ def test_invisible_characters_in_a_file_name_are_escaped_in_scan_and_show(
     tmp_path: Path, mark: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from musetui.cli import main
-    from musetui.safetext import escape_name
+    from musetui.core.safetext import escape_name
 
     f = tmp_path / f"a{mark}b.jsonl"
     f.write_bytes(_lines(3))

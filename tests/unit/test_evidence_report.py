@@ -16,14 +16,14 @@ from typing import cast
 
 import pytest
 
-from musetui import evidence_report as er
-from musetui import report_html
 from musetui.cli import main
-from musetui.fingerprints.types import Decoded
-from musetui.model import Item, SessionSummary, iso
-from musetui.reasons import flag_sentences
-from musetui.report import session_markdown
-from musetui.report_html import breakable, segments_table, strongest_line
+from musetui.core import evidence_report as er
+from musetui.core import report_html
+from musetui.core.fingerprints.types import Decoded
+from musetui.core.model import Item, SessionSummary, iso
+from musetui.core.reasons import flag_sentences
+from musetui.core.report import session_markdown
+from musetui.core.report_html import breakable, segments_table, strongest_line
 
 SNAPSHOT = Path(__file__).with_name("snapshots") / "evidence_report.md"
 MUSE_SPECIAL = "01a05efe-03bb-72c8-854a-4c1c088cc3b9"

@@ -14,8 +14,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from musetui import scanner
-from musetui.fingerprints import extract, patterns
+from musetui.core import scanner
+from musetui.core.fingerprints import extract, patterns
 from musetui_synth.corpus import generate
 
 

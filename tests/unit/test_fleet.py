@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from musetui import fleet
 from musetui.cli import main
+from musetui.core import fleet
 
 MUSE_SPECIAL = "01a05efe-03bb-72c8-854a-4c1c088cc3b9"
 KEYS = ["root", "sessions", "providers", "hosts", "flagged", "mismatches", "score", "top_sessions"]
@@ -115,7 +115,7 @@ def test_records_naming_several_roots_are_several_machines(tmp_path: Path, capsy
 
 
 def test_the_apps_ranking_from_indexed_sessions_is_the_clis(sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from musetui.index import Index
+    from musetui.core.index import Index
 
     vms = [str(v) for v in _vms(sample_dir, tmp_path)]
     cli = _fleet_json([*vms, "--no-cache"], capsys)
@@ -131,7 +131,7 @@ def test_report_fleet_and_dask_modules_stay_headless_and_lazy() -> None:
     import sys
 
     code = (
-        "import sys, musetui.evidence_report, musetui.fleet, musetui.distributed, musetui.parquet\n"
+        "import sys, musetui.core.evidence_report, musetui.core.fleet, musetui.core.distributed, musetui.core.parquet\n"
         "print([m for m in ('textual', 'distributed', 'dask', 'pyarrow') if m in sys.modules])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

@@ -17,12 +17,12 @@ from pathlib import Path
 import orjson
 import pytest
 
-from musetui import sources
 from musetui.cli import main
-from musetui.diagnostics import escape_name, group, json_name, stderr_lines, unescape_name
-from musetui.index import Index
-from musetui.model import Diagnostic
-from musetui.session import open_session
+from musetui.core import sources
+from musetui.core.diagnostics import escape_name, group, json_name, stderr_lines, unescape_name
+from musetui.core.index import Index
+from musetui.core.model import Diagnostic
+from musetui.core.session import open_session
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample_transcripts"
@@ -360,7 +360,7 @@ def test_big_integers_and_duplicate_keys_agree(tmp_path: Path, capsys: pytest.Ca
 
 
 def _db(tmp: Path) -> Path:
-    from musetui.cache import db_path
+    from musetui.core.cache import db_path
 
     return db_path(str(tmp))
 
@@ -535,7 +535,7 @@ def test_read_only_cache_directory_as_a_user(shared_tmp: Path) -> None:
 
 def test_windowed_scan_equals_whole_scan(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Small windows stand in for a huge file: same records, same diagnostics, same items."""
-    from musetui import scanner
+    from musetui.core import scanner
 
     shutil.copytree(SAMPLE / "muse-vm", tmp_path / "muse-vm")
     shutil.copytree(SAMPLE / "codex", tmp_path / "codex", dirs_exist_ok=True) if (SAMPLE / "codex").is_dir() else None
@@ -550,7 +550,7 @@ def test_windowed_scan_equals_whole_scan(tmp_path: Path, monkeypatch: pytest.Mon
     whole = scan()
     monkeypatch.setattr(scanner, "WINDOW_BYTES", 8192)
     monkeypatch.setattr(scanner, "MAX_LINE_BYTES", 6000)
-    import musetui.session as session_mod
+    import musetui.core.session as session_mod
 
     monkeypatch.setattr(session_mod, "MAX_LINE_BYTES", 6000)
     windowed = scan()
@@ -560,7 +560,7 @@ def test_windowed_scan_equals_whole_scan(tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_file_over_the_scan_limit_is_scanned_in_part(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from musetui import scanner
+    from musetui.core import scanner
 
     body = b"".join(_muse_line("L", i) for i in range(400))
     (tmp_path / "big.jsonl").write_bytes(body)
@@ -626,7 +626,7 @@ def test_two_roots_each_line_says_its_root(tmp_path: Path, capsys: pytest.Captur
 
 def test_lazy_opening_in_windows_equals_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The app's lazy opener (big sessions) reads a large file a window at a time: same rows, same items."""
-    from musetui import scanner
+    from musetui.core import scanner
     from musetui.widgets.lazy_session import open_lazily
 
     p = _good(tmp_path, "L", 300)

@@ -17,14 +17,14 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from musetui.fingerprints.decoders import (
+from musetui.core.fingerprints.decoders import (
     decode_anthropic_id,
     decode_anthropic_signature,
     decode_string,
 )
-from musetui.index import Index
-from musetui.session import open_session
-from musetui.sources import bedrock, capture_read, cassette_yaml, http_capture
+from musetui.core.index import Index
+from musetui.core.session import open_session
+from musetui.core.sources import bedrock, capture_read, cassette_yaml, http_capture
 
 
 def _scan(root: Path) -> list[dict[str, Any]]:

@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from musetui.index import Index
-from musetui.session import open_session
-from musetui.sources import httprr
+from musetui.core.index import Index
+from musetui.core.session import open_session
+from musetui.core.sources import httprr
 
 _CHAT_RESPONSE = {
     "id": "chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT",

@@ -9,10 +9,10 @@ import sys
 def test_core_does_not_import_textual() -> None:
     code = (
         "import sys\n"
-        "import musetui.session_forest\n"
-        "import musetui.cli, musetui.index, musetui.scanner, musetui.session, musetui.report\n"
-        "import musetui.fingerprints.decoders, musetui.fingerprints.attribution, musetui.search\n"
-        "import musetui.pager, musetui.screens.layout\n"
+        "import musetui.core.session_forest\n"
+        "import musetui.cli, musetui.core.index, musetui.core.scanner, musetui.core.session, musetui.core.report\n"
+        "import musetui.core.fingerprints.decoders, musetui.core.fingerprints.attribution, musetui.core.search\n"
+        "import musetui.core.pager, musetui.screens.layout\n"
         "bad = sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))\n"
         "print(','.join(bad))\n"
     )
@@ -27,7 +27,7 @@ def test_a_text_search_imports_no_attribution_engine(tmp_path) -> None:  # type:
         "import sys\n"
         "from musetui.cli import main\n"
         f"code = main(['search', {str(tmp_path)!r}, 'hello', '--json'])\n"
-        "heavy = ['musetui.report', 'musetui.fingerprints.attribution', 'musetui.index']\n"
+        "heavy = ['musetui.core.report', 'musetui.core.fingerprints.attribution', 'musetui.core.index']\n"
         "sys.stderr.write(f'{code}:' + ','.join(m for m in heavy if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

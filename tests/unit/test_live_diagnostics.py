@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from musetui.index import Index
+from musetui.core.index import Index
 
 
 def test_malformed_lines_appended_live_are_diagnosed(sample_dir: Path, tmp_path: Path) -> None:

@@ -10,10 +10,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from musetui.fingerprints.attribution import Located, attribute
-from musetui.fingerprints.catalogue import builtin_catalogue
-from musetui.fingerprints.decoders import decode_chatcmpl_id, decode_key, decode_string
-from musetui.model import SessionSummary
+from musetui.core.fingerprints.attribution import Located, attribute
+from musetui.core.fingerprints.catalogue import builtin_catalogue
+from musetui.core.fingerprints.decoders import decode_chatcmpl_id, decode_key, decode_string
+from musetui.core.model import SessionSummary
 
 ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 #: Declared models of every non-OpenAI maker in the vocabulary (each resolves through the catalogue).
@@ -116,7 +116,7 @@ def test_weak_imitable_shapes_alone_name_no_provider() -> None:
 
 def test_an_internal_model_name_in_a_signature_is_noted_not_flagged() -> None:
     """LangChain's Bedrock cassettes for claude-sonnet-5 carry signatures naming ``claude-saffron``."""
-    from musetui.fingerprints.types import Decoded
+    from musetui.core.fingerprints.types import Decoded
 
     def sig(model: str) -> Located:
         dec = Decoded("anthropic-signature", "EsgECmQIDxABGAIq", "anthropic", "bedrock", "strong", "verified",

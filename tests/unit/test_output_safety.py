@@ -16,7 +16,7 @@ import pytest
 from hostile import MD_PAYLOAD, MODEL, NAMED, SESSION_ID, TEXT, assert_inert, hostile_tree, leaks
 
 from musetui.cli import main
-from musetui.diagnostics import escape_name
+from musetui.core.diagnostics import escape_name
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

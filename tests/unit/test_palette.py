@@ -7,9 +7,9 @@ from pathlib import Path
 
 from coloraide import Color
 
-from musetui import evidence_report as er
-from musetui.model import PROVIDERS
-from musetui.palette import PAGE_COLOURS, SCREEN_COLOURS
+from musetui.core import evidence_report as er
+from musetui.core.model import PROVIDERS
+from musetui.core.palette import PAGE_COLOURS, SCREEN_COLOURS
 
 #: The least CIEDE2000 difference between two providers' report colours, as a viewer sees them.
 MIN_DELTA_E = 6.0

@@ -22,8 +22,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from musetui.cli import main
-from musetui.index import Index
-from musetui.session import open_session
+from musetui.core.index import Index
+from musetui.core.session import open_session
 from musetui.widgets.lazy_session import can_open_lazily, open_lazily
 
 REPO = Path(__file__).resolve().parents[2]
@@ -158,7 +158,7 @@ def _check_tree(tmp: Path, tree: list[tuple[str, bytes]], capsys: pytest.Capture
     recs = [orjson.loads(x) for x in outputs[0].splitlines()]
     gen_paths = sorted(r["path"] for r in recs if str(r["path"]).startswith("gen/"))
     expect = sorted("gen/" + name for name, _ in tree if not name.endswith((".txt", ".log")))
-    from musetui.diagnostics import json_name
+    from musetui.core.diagnostics import json_name
 
     assert [p for p in gen_paths if not p.endswith((".txt", ".log"))] == [json_name(p) for p in expect]
     for r in recs:

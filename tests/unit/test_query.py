@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from musetui.search import (
+from musetui.core.search import (
     FIELDS,
     QUERY_HELP,
     REGEX_LINE_CAP,
@@ -428,7 +428,7 @@ def test_a_used_regex_query_pickles_for_worker_processes() -> None:
 
 def test_linear_time_is_documented() -> None:
     assert REGEX_LINE_CAP == 1024 * 1024
-    import musetui.search as search
+    import musetui.core.search as search
 
     doc = search.__doc__ or ""
     assert "Linear time" in doc and "1 MiB" in doc and "(a+)+$" in QUERY_HELP
@@ -464,7 +464,7 @@ def test_time_patterns_find_encoded_times() -> None:
 
 def test_time_patterns_for_uuid7_and_anthropic_ids() -> None:
     # UUIDv7 01a05efc-7bb7-… : 0x01a05efc7bb7 ms; the Anthropic id of the sample decodes to its UUIDv7.
-    from musetui.fingerprints.decoders import decode_anthropic_id, decode_uuid7
+    from musetui.core.fingerprints.decoders import decode_anthropic_id, decode_uuid7
 
     u = decode_uuid7("01a05efc-7bb7-7cd1-8155-66af75f0734c")
     assert u is not None and u.time is not None

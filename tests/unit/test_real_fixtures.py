@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from musetui.index import Index
+from musetui.core.index import Index
 
 # file-name fragment -> (format, session_id, declared_model, provider, host, via): SOURCES.md rows 1-37
 EXPECTED: dict[str, tuple[str, str | None, str | None, str, str | None, str | None]] = {

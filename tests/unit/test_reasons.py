@@ -10,9 +10,9 @@ import shutil
 from pathlib import Path
 
 from musetui.cli import main as cli
-from musetui.index import Index
-from musetui.model import FLAGS, fmt_gap
-from musetui.reasons import Anomaly, DeclaredMismatch, MixedProviders, Outlier
+from musetui.core.index import Index
+from musetui.core.model import FLAGS, fmt_gap
+from musetui.core.reasons import Anomaly, DeclaredMismatch, MixedProviders, Outlier
 from musetui.widgets.text import hms
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_transcripts"

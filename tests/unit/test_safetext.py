@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from musetui import safetext
-from musetui.safetext import (
+from musetui.core import safetext
+from musetui.core.safetext import (
     escape_name,
     json_bytes,
     md_block,

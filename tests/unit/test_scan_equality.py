@@ -21,8 +21,8 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from musetui.fingerprints import extract
-from musetui.fingerprints.decoders import _common, anthropic
+from musetui.core.fingerprints import extract
+from musetui.core.fingerprints.decoders import _common, anthropic
 
 REPO = Path(__file__).resolve().parents[2]
 EXPECTED = Path(__file__).with_name("expected") / "sample_scan.jsonl"
@@ -141,7 +141,7 @@ def test_field_path_is_the_plain_walk(obj: Any, needle_key: tuple[str, str | Non
 def test_with_value_is_replace_of_every_field() -> None:
     from dataclasses import fields, replace
 
-    from musetui.fingerprints.types import Decoded
+    from musetui.core.fingerprints.types import Decoded
 
     values: dict[str, Any] = {f.name: f"x-{f.name}" for f in fields(Decoded)}
     values.update(time=1.5, fields=(("a", "b"),), problems=("p",))
@@ -159,7 +159,7 @@ def test_with_value_is_replace_of_every_field() -> None:
 )
 def test_iso_renders_as_isoformat_does(ts: float) -> None:
     """model.iso spells out datetime.isoformat(timespec="milliseconds") with Z (rounding, padding, range)."""
-    from musetui.model import iso
+    from musetui.core.model import iso
 
     try:
         want: str | None = datetime.fromtimestamp(ts, tz=UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
@@ -177,7 +177,7 @@ def test_decoded_init_stores_what_the_dataclass_would(values: list[Any], n: int,
     """Decoded's slot-storing ``__init__`` keeps the dataclass's fields, order, defaults and frozenness."""
     import dataclasses
 
-    from musetui.fingerprints.types import Decoded
+    from musetui.core.fingerprints.types import Decoded
 
     names = [f.name for f in dataclasses.fields(Decoded)]
     defaults: list[Any] = [None, (), "", (), "", None]  # time, fields, meaning, problems, shape, via

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from musetui.pager import pager_invocation
+from musetui.core.pager import pager_invocation
 from musetui.screens import layout
 from musetui.screens.layout import TREE_STEP, stepped_delta, tree_width
 

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from musetui.search import (
+from musetui.core.search import (
     REGEX_LINE_CAP,
     SNIPPET_MAX,
     Hit,
@@ -463,7 +463,7 @@ def test_flag_and_host_filters_attribute_first(sample: Path) -> None:
 
 def test_time_term_finds_decoded_times(sample: Path) -> None:
     """2026-09-01T22:01:43 is the minting second of the worker's first rs_/fc_ ids and token."""
-    from musetui.fingerprints.extract import walk_record
+    from musetui.core.fingerprints.extract import walk_record
 
     t0 = datetime(2026, 9, 1, 22, 1, 43, tzinfo=UTC).timestamp()
 
@@ -546,7 +546,7 @@ def test_quick_file_check_agrees_with_the_full_read(
     The tree is the sample plus each transcript with its lines reversed (hits then sit at
     both ends of files).
     """
-    import musetui.search.executor as search_mod
+    import musetui.core.search.executor as search_mod
 
     tree = tmp_path_factory.mktemp("quick")
     shutil.copytree(sample, tree / "sample")
@@ -563,7 +563,7 @@ def test_quick_file_check_agrees_with_the_full_read(
 
 def test_quick_check_reads_what_the_full_read_reads(tmp_path: Path) -> None:
     """Counted files and bytes agree; a file over the buffer and an empty one are read whole."""
-    import musetui.search.executor as search_mod
+    import musetui.core.search.executor as search_mod
 
     (tmp_path / "big.jsonl").write_bytes(b'{"text": "pad"}\n' * 200 + b'{"text": "Needle"}\n')
     (tmp_path / "empty.jsonl").write_bytes(b"")
@@ -583,8 +583,8 @@ def test_quick_check_reads_what_the_full_read_reads(tmp_path: Path) -> None:
 
 
 def test_walk_matches_the_index(tmp_path: Path, sample: Path) -> None:
-    from musetui.index import walk_roots
-    from musetui.search.files import walk as _walk
+    from musetui.core.index import walk_roots
+    from musetui.core.search.files import walk as _walk
 
     tree = tmp_path / "t"
     shutil.copytree(sample, tree)
@@ -643,7 +643,7 @@ def test_parallel_equals_serial(tmp_path: Path, sample: Path) -> None:
 def test_search_sessions_uses_summaries_and_never_reads_pruned_ones(sample: Path) -> None:
     import dataclasses
 
-    from musetui.index import Index
+    from musetui.core.index import Index
 
     sessions = Index([str(sample)], workers=1).scan().sessions
     expected = [h.record() for h in run_search([str(sample)], "provider:openai has:encrypted")]
@@ -670,8 +670,8 @@ def test_search_sessions_reads_only_what_was_indexed(
 
     Both ways of reading agree: the quick buffer check and the full read.
     """
-    import musetui.search.executor as search_mod
-    from musetui.index import Index
+    import musetui.core.search.executor as search_mod
+    from musetui.core.index import Index
 
     path = tmp_path / "s.jsonl"
     path.write_bytes(b'{"type": "message", "text": "Needle one"}\n')
@@ -732,7 +732,7 @@ def test_exponential_pattern_runs_in_linear_time_on_a_1mb_line(tmp_path: Path) -
 
 
 def test_core_import_stays_free_of_textual() -> None:
-    code = "import sys, musetui.search; list(musetui.search.run_search(['sample_transcripts'], 'kind:reasoning 2026')); print('textual' in sys.modules)"
+    code = "import sys, musetui.core.search; list(musetui.core.search.run_search(['sample_transcripts'], 'kind:reasoning 2026')); print('textual' in sys.modules)"
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
     )
@@ -821,7 +821,7 @@ def test_phrases_find_every_decoded_occurrence(
 def test_readme_documents_the_query_language() -> None:
     from pathlib import Path
 
-    from musetui.search import QUERY_HELP
+    from musetui.core.search import QUERY_HELP
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     for line in QUERY_HELP.strip().splitlines():
@@ -831,7 +831,7 @@ def test_readme_documents_the_query_language() -> None:
 def test_attribution_filters_index_through_the_cache(tmp_path: Path) -> None:
     import shutil
 
-    from musetui.cache import db_path
+    from musetui.core.cache import db_path
 
     root = tmp_path / "tree"
     shutil.copytree(SAMPLE, root)
@@ -847,8 +847,8 @@ def test_attribution_filters_index_through_the_cache(tmp_path: Path) -> None:
 def test_search_pool_replaces_a_pool_whose_worker_died(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
-    from musetui.search import SearchPool, search_sessions
-    from musetui.search import executor as search_mod
+    from musetui.core.search import SearchPool, search_sessions
+    from musetui.core.search import executor as search_mod
 
     monkeypatch.setattr(search_mod, "PARALLEL_MIN_FILES", 1)  # the sample is small: use the pool anyway
     monkeypatch.setattr(search_mod, "PARALLEL_MIN_BYTES", 0)
@@ -864,7 +864,7 @@ def test_search_pool_replaces_a_pool_whose_worker_died(sample: Path, monkeypatch
         assert first._broken
         assert pool.executor() is not first
         pool.warm()  # the new processes work
-        from musetui.index import Index
+        from musetui.core.index import Index
 
         sessions = Index([str(sample)], workers=1).scan().sessions
         got = [h.record() for h in search_sessions(sessions, "muse-special", pool=pool)]
@@ -897,7 +897,7 @@ def test_regex_hits_are_rgs_lines(sample: Path, pattern: str) -> None:
 
 
 def test_the_default_pool_is_sized_by_the_idle_cores(monkeypatch: pytest.MonkeyPatch) -> None:
-    from musetui.search import executor
+    from musetui.core.search import executor
 
     monkeypatch.setattr(executor, "_cpu_pressure", lambda: 0.05)  # Linux: waits for a CPU
     assert executor.usable_workers(2) == 2 and executor.usable_workers(8) == 8
@@ -919,7 +919,7 @@ def test_the_default_pool_is_sized_by_the_idle_cores(monkeypatch: pytest.MonkeyP
 def test_a_busy_machine_searches_in_process_unless_workers_are_asked_for(
     sample: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from musetui.search import executor
+    from musetui.core.search import executor
 
     monkeypatch.setattr(executor, "PARALLEL_MIN_FILES", 1)
     monkeypatch.setattr(executor, "PARALLEL_MIN_BYTES", 0)
@@ -932,7 +932,7 @@ def test_a_busy_machine_searches_in_process_unless_workers_are_asked_for(
         started.append(nworkers)
         return real(nworkers, *args, **kwargs)
 
-    from musetui.search import forked
+    from musetui.core.search import forked
 
     real_forked = forked.search_forked
 
@@ -949,7 +949,7 @@ def test_a_busy_machine_searches_in_process_unless_workers_are_asked_for(
 
 
 def test_cpu_pressure_is_read_where_linux_has_it() -> None:
-    from musetui.search import executor
+    from musetui.core.search import executor
 
     got = executor._cpu_pressure()
     if not os.path.exists("/proc/pressure/cpu"):

@@ -37,16 +37,16 @@ NEVER = (
     "musetui.tui",
     "musetui.widgets",
     "musetui.screens",
-    "musetui.index",
-    "musetui.scanner",
-    "musetui.cache",
-    "musetui.report",
-    "musetui.session",
-    "musetui.fingerprints.extract",
-    "musetui.fingerprints.decoders",
-    "musetui.fingerprints.catalogue",
-    "musetui.fingerprints.catalogue_lookup",
-    "musetui.fingerprints.attribution",
+    "musetui.core.index",
+    "musetui.core.scanner",
+    "musetui.core.cache",
+    "musetui.core.report",
+    "musetui.core.session",
+    "musetui.core.fingerprints.extract",
+    "musetui.core.fingerprints.decoders",
+    "musetui.core.fingerprints.catalogue",
+    "musetui.core.fingerprints.catalogue_lookup",
+    "musetui.core.fingerprints.attribution",
 )
 
 #: Runs ``musetui.cli.main`` for each query (stdout to /dev/null), then prints the exit codes and the
@@ -100,7 +100,7 @@ def test_text_searches_import_nothing_heavy(sample: Path) -> None:
     codes, modules = _search_modules(sample, queries)
     assert codes == [0] * len(queries)  # every query found something: the whole path ran
     # the hits named their sessions: the format adapters were loaded, and the matcher ran
-    assert {"musetui.sources", "musetui.sources.muse", "musetui.search.matcher", "hyperscan"} <= modules
+    assert {"musetui.core.sources", "musetui.core.sources.muse", "musetui.core.search.matcher", "hyperscan"} <= modules
     assert _heavy(modules) == []
 
 
@@ -118,5 +118,5 @@ def test_an_http_capture_hit_loads_no_email_parser(tmp_path: Path) -> None:
     (tmp_path / "capture.har").write_text(json.dumps({"log": {"version": "1.2", "entries": [entry]}}))
     codes, modules = _search_modules(tmp_path, [["gpt-5", "--json"]])
     assert codes == [0]
-    assert "musetui.sources.http_capture" in modules
+    assert "musetui.core.sources.http_capture" in modules
     assert _heavy(modules) == []

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from musetui.search.locate import MAX_DEPTH, first_match, on_line, scalar_text, values
+from musetui.core.search.locate import MAX_DEPTH, first_match, on_line, scalar_text, values
 
 
 def reference(objs: list[Any], pattern: str, raw: bytes | None = None) -> tuple[str, str, int, int] | None:

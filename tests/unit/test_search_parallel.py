@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from musetui.search import SearchPool, forked, run_search, search_sessions
-from musetui.search import executor as executor_mod
-from musetui.search.results import Hit, Stats
+from musetui.core.search import SearchPool, forked, run_search, search_sessions
+from musetui.core.search import executor as executor_mod
+from musetui.core.search.results import Hit, Stats
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample_transcripts"
@@ -77,7 +77,7 @@ def outcome(run: Any) -> tuple[list[dict[str, Any]], list[str], int, int]:
 #: Runs run_search in a fresh process (one thread: helpers are forked only there); prints what it found.
 FRESH = r"""
 import json, os, sys
-from musetui.search import executor, forked, run_search
+from musetui.core.search import executor, forked, run_search
 executor.PARALLEL_MIN_FILES, executor.PARALLEL_MIN_BYTES = 1, 0
 tree, workers, queries = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
 helpers = []
@@ -229,7 +229,7 @@ def test_a_threaded_process_forks_no_helper(
 
 
 def test_a_kept_pool_finds_what_one_process_finds(sample: Path, small_pools: None) -> None:
-    from musetui.index import Index
+    from musetui.core.index import Index
 
     sessions = Index([str(sample)], workers=1).scan().sessions
     ghosts = [dataclasses.replace(s, abspath=s.abspath + ".gone") if i % 5 == 0 else s for i, s in enumerate(sessions)]
@@ -249,7 +249,7 @@ def test_a_kept_pool_finds_what_one_process_finds(sample: Path, small_pools: Non
 
 def test_the_first_pass_sends_paths_not_sessions(sample: Path, small_pools: None, monkeypatch: pytest.MonkeyPatch) -> None:
     """Only the files the driving group matched travel as tasks, with their session's details."""
-    from musetui.index import Index
+    from musetui.core.index import Index
 
     sessions = Index([str(sample)], workers=1).scan().sessions
     sent: list[tuple[str, int]] = []
@@ -270,7 +270,7 @@ def test_the_first_pass_sends_paths_not_sessions(sample: Path, small_pools: None
 
 
 def test_hits_travel_as_tuples_with_every_field() -> None:
-    from musetui.search.results import pack_hits, unpack_hits
+    from musetui.core.search.results import pack_hits, unpack_hits
 
     values = {f.name: f"v-{f.name}" for f in dataclasses.fields(Hit)}
     hit = Hit(**values)  # type: ignore[arg-type]

@@ -9,9 +9,15 @@ import collections
 
 import pytest
 
-from musetui.index import Index
-from musetui.model import SessionSummary
-from musetui.session_forest import MAX_PREFIX, SORTS, SessionForest, session_ident, sort_sessions
+from musetui.core.index import Index
+from musetui.core.model import SessionSummary
+from musetui.core.session_forest import (
+    MAX_PREFIX,
+    SORTS,
+    SessionForest,
+    session_ident,
+    sort_sessions,
+)
 from musetui_synth.corpus import generate
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from musetui import settings
-from musetui.errors import SettingsError
+from musetui.core import settings
+from musetui.core.errors import SettingsError
 
 REPO = Path(__file__).resolve().parents[2]
 

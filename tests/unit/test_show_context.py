@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from musetui.index import Index
-from musetui.report import show_context, show_summary
-from musetui.sources.registry import family_root
+from musetui.core.index import Index
+from musetui.core.report import show_context, show_summary
+from musetui.core.sources.registry import family_root
 
 
 @pytest.fixture(autouse=True)
@@ -111,7 +111,7 @@ def test_show_uses_the_discovered_root_that_holds_the_file(
     tmp_path: Path, sample_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A Muse tree under MUSE_SESSIONS_DIR (any name): ``show`` flags as ``musetui``/``scan`` with no PATH do."""
-    from musetui.config import default_roots
+    from musetui.core.config import default_roots
 
     muse = tmp_path / "my-muse"
     shutil.copytree(sample_dir / "muse-vm" / "sessions", muse)

@@ -1,6 +1,6 @@
 """Tests for musetui_synth: minted ids decode, the sample is deterministic, the corpus is sized.
 
-The decoders here are deliberately minimal and independent of musetui.fingerprints: they follow
+The decoders here are deliberately minimal and independent of musetui.core.fingerprints: they follow
 FINGERPRINTS.md §4.1 (OpenAI ids), §5.1 (Fernet), §6.1 (Anthropic ids) and §6.3 (signatures),
 and are first checked against real values quoted there.
 """

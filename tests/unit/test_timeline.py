@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from rich.cells import cell_len
 
-from musetui import timeline as tl
 from musetui.cli import main
+from musetui.core import timeline as tl
 
 SPECIAL = "01a05efe-03bb-72c8-854a-4c1c088cc3b9"  # the sample's muse-special worker
 
@@ -130,7 +130,7 @@ def test_the_timeline_core_and_command_import_no_textual() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, musetui.timeline, musetui.cli_timeline\n"
+    code = ("import sys, musetui.core.timeline, musetui.cli_timeline\n"
             "print(','.join(m for m in sys.modules if m == 'textual' or m.startswith('textual.')))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
@@ -142,7 +142,7 @@ def test_a_warm_timeline_reuses_the_stored_rows_until_a_file_changes(
     import shutil
 
     from musetui.cli_timeline import load_rows
-    from musetui.index import Index
+    from musetui.core.index import Index
 
     root = tmp_path / "tree"
     shutil.copytree(sample_dir, root)
@@ -165,8 +165,8 @@ def test_a_warm_timeline_reuses_the_stored_rows_until_a_file_changes(
 def test_the_html_report_charts_the_timeline_buckets(sample_dir: Path) -> None:
     import re
 
-    from musetui import evidence_report as er
-    from musetui.index import Index
+    from musetui.core import evidence_report as er
+    from musetui.core.index import Index
 
     sessions = Index([str(sample_dir)], use_cache=False).scan().sessions
     svg = er._timeline_chart(sessions)

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
-from musetui.fingerprints import decoders as d
-from musetui.sources.http_capture import PLACEHOLDER, private_host
+from musetui.core.fingerprints import decoders as d
+from musetui.core.sources.http_capture import PLACEHOLDER, private_host
 
 
 def _scan(root: Path) -> list[dict[str, Any]]:

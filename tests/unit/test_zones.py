@@ -18,8 +18,8 @@ from typing import Any
 
 import pytest
 
-from musetui.sources import claude_code, codex, muse
-from musetui.sources.zones import ZONE_ESCAPED, ZONE_MODEL, ZONE_TEXT, ZONE_TOOL_ARGS
+from musetui.core.sources import claude_code, codex, muse
+from musetui.core.sources.zones import ZONE_ESCAPED, ZONE_MODEL, ZONE_TEXT, ZONE_TOOL_ARGS
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_transcripts"
 

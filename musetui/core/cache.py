@@ -1,0 +1,600 @@
+"""The persistent index cache: one SQLite database per root, under the user's cache directory.
+
+Each scanned file is keyed by its absolute path and identified by (device, inode, size,
+mtime_ns). A file whose identity is unchanged is not read again. The database is in WAL
+mode, so several musetui processes can read and write it; a database that is corrupt,
+from another schema or from another engine version is rebuilt (with a notice), never
+trusted blindly and never fatal. Nothing is ever written under a scanned root.
+
+Every blob is plain data (:mod:`musetui.core.cache_codec`), checked field by field when read:
+nothing stored is ever unpickled, unmarshalled or evaluated. The database is made with
+mode 0600 in a directory of mode 0700, and a symlinked database, journal or cache
+directory is refused (the scan then goes on without the cache).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import os
+import sqlite3
+import stat
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import orjson
+
+from musetui import __version__
+from musetui.core.cache_codec import Invalid, deflate, dump, inflate, load
+from musetui.core.config import cache_dir
+
+#: The light snapshot is cut into this many blobs by a hash of the path, so that a change
+#: rewrites only the blobs it touches.
+SNAPSHOT_CHUNKS = 64
+
+#: Seconds to wait for another musetui that is writing the same database.
+LOCK_TIMEOUT_S = 10.0
+
+#: Bump when the stored layout or the meaning of stored outcomes changes.
+SCHEMA_VERSION = 14  # 14: plain data; reasons; unread, UTF-16/BOM, lone-CR and shrink diagnostics; read budgets
+
+#: Every stored blob starts with the CRC-32 of the rest (little-endian): a blob whose bytes
+#: changed on disk is discarded and its file read again, never replayed.
+SEAL_BYTES = 4
+
+#: A light summary: what the tree, fleet outliers and scan records need (no evidence objects),
+#: in this order (see :func:`musetui.core.stored.light_from`); its scan record is JSON text.
+LIGHT_SUMMARY = tuple[
+    str, str, str, str, str, str | None, str | None, str | None, str | None, int, int, float | None, float | None,
+    int, int, int, int, int, str | None, dict[str, int],
+    str, str | None, float, list[str], str, str, str | None, str | None,
+]  # fmt: skip
+#: A light outcome: its light summary (None when the file holds no session) and its diagnostics.
+LIGHT = tuple[LIGHT_SUMMARY | None, list[tuple[str, int, str]]]
+#: One snapshot chunk: rows of path, device, inode, size, mtime_ns, has a state, light outcome, ctime_ns.
+SNAPSHOT_ROWS = list[tuple[str, int, int, int, int, bool, LIGHT | None, int]]
+#: Diagnostics stored with a command output: (path, line, message).
+DIAGNOSTICS = list[tuple[str, int, str]]
+
+
+def engine_stamp() -> str:
+    """What cached verdicts depend on: schema, musetui version, and the model catalogue in use."""
+    from musetui.core.config import config_dir
+
+    parts = [str(SCHEMA_VERSION), __version__]
+    builtin = Path(__file__).resolve().parent / "fingerprints" / "catalogue.toml"
+    user = config_dir() / "catalogue.toml"
+    for p in (builtin, user):
+        try:
+            st = p.stat()
+            parts.append(f"{p}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            parts.append(f"{p}:absent")
+    return hashlib.sha256(os.fsencode("|".join(parts))).hexdigest()[:16]
+
+
+def db_path(root: str) -> Path:
+    """The database file for one root (absolute path), inside the cache directory."""
+    root_abs = os.path.abspath(root)
+    slug = "".join(c if c.isalnum() else "-" for c in os.path.basename(root_abs) or "root")[:40]
+    digest = hashlib.sha256(os.fsencode(root_abs)).hexdigest()[:16]
+    return cache_dir() / f"index-{slug}-{digest}.sqlite3"
+
+
+@dataclass(slots=True)
+class CachedFile:
+    """One file's row: its identity when scanned (its outcome is fetched with ``outcome_of``)."""
+
+    path: str
+    dev: int
+    ino: int
+    size: int
+    mtime_ns: int
+    has_state: bool = False  # a resume state is stored (fetched with IndexCache.state_of)
+    light: Any = None  # its checked light outcome (see LIGHT), when loaded with ``light``
+    ctime_ns: int = 0
+
+    def matches(self, dev: int, ino: int, size: int, mtime_ns: int, ctime_ns: int = 0) -> bool:
+        """True when the file on disk is the one that was scanned.
+
+        The change time is part of the identity: a file whose permissions changed (made
+        unreadable, say) is read again rather than served from the cache.
+        """
+        return (self.dev, self.ino, self.size, self.mtime_ns, self.ctime_ns) == (dev, ino, size, mtime_ns, ctime_ns)
+
+
+class IndexCache:
+    """Read and update the cached outcomes of one root."""
+
+    def __init__(self, root: str, *, readonly: bool = False, roots: Iterable[str] = ()) -> None:
+        self.root = os.path.abspath(root)
+        self.path = db_path(self.root)
+        #: Every root of the scan: the cache must lie inside none of them.
+        self.roots = [self.root, *(os.path.abspath(r) for r in roots)]
+        #: Only read an existing, current database; anything else means no cache (never created or repaired).
+        self.readonly = readonly
+        self.notices: list[str] = []
+        self.conn: sqlite3.Connection | None = None
+        self._snapshot: dict[int, list[Any]] | None = None  # chunk -> light rows, as loaded
+        self._snapshot_bad = False  # a snapshot chunk failed its check: rewrite them all
+        self._corrupt_noted = False
+        self._open()
+
+    def _note_corrupt(self) -> None:
+        """Say once that this root's cache was corrupt (what was damaged is rebuilt)."""
+        if not self._corrupt_noted:
+            self._corrupt_noted = True
+            self.notices.append(f"cache for {self.root} was corrupt: rebuilt")
+
+    def _disable(self, exc: BaseException | str) -> None:
+        """Stop using the cache for this run (the scan goes on without it), with one notice."""
+        self._close()
+        why = exc if isinstance(exc, str) else (getattr(exc, "strerror", None) or str(exc))
+        note = f"cache for {self.root} unusable ({why}): scanning without it"
+        if note not in self.notices:
+            self.notices.append(note)
+
+    def _open(self) -> None:
+        if any(_inside(self.path, r) for r in self.roots):  # before anything is created
+            self.notices.append("cache disabled: the cache directory lies inside a scanned root")
+            return
+        if self.readonly:
+            self._open_readonly()
+            return
+        try:
+            _private_dir(self.path.parent)
+        except _Refused as exc:
+            self._disable(str(exc))
+            return
+        except OSError as exc:
+            self._disable(f"cannot create {self.path.parent}: {exc.strerror or exc}")
+            return
+        for attempt in range(2):
+            try:
+                self.conn = self._connect()
+                return
+            except _Refused as exc:
+                self._disable(str(exc))
+                return
+            except _Stale as exc:
+                self._close()
+                self.notices.append(f"cache for {self.root} rebuilt: {exc}")
+            except (sqlite3.OperationalError, OSError) as exc:
+                self._disable(exc)
+                return
+            except sqlite3.DatabaseError:
+                self._close()
+                self._note_corrupt()
+            if attempt == 0 and not self._remove():
+                self._disable("cannot remove the damaged database")
+                return
+        self._disable("cannot rebuild the database")
+
+    def _open_readonly(self) -> None:
+        try:
+            if stat.S_ISLNK(os.lstat(self.path.parent).st_mode):
+                raise _Refused(f"{self.path.parent} is a symlink: not followed")
+            _no_links(self.path)
+        except _Refused as exc:
+            self._disable(str(exc))
+            return
+        except OSError:
+            return
+        if not self.path.is_file():
+            return
+        try:
+            conn = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True, timeout=LOCK_TIMEOUT_S, isolation_level=None)
+        except sqlite3.Error:
+            return
+        try:
+            rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.Error:
+            rows = {}
+        if (rows.get("schema"), rows.get("engine"), rows.get("root")) == (str(SCHEMA_VERSION), engine_stamp(), _key(self.root)):
+            self.conn = conn
+        else:
+            conn.close()
+
+    def _connect(self) -> sqlite3.Connection:
+        _create_private(self.path)
+        conn = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_S, isolation_level=None)
+        try:
+            conn.execute("PRAGMA page_size=1024")  # (a new database only) small pages waste less under each blob
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, "
+                "size INTEGER, mtime_ns INTEGER, outcome BLOB NOT NULL, state BLOB, light BLOB, ctime_ns INTEGER)"
+            )
+            conn.execute("CREATE TABLE IF NOT EXISTS snapshot (chunk INTEGER PRIMARY KEY, blob BLOB NOT NULL)")
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, digest BLOB NOT NULL, "
+                "output BLOB NOT NULL, diagnostics BLOB NOT NULL)"
+            )
+            rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
+            stamp = engine_stamp()
+            if not rows:
+                conn.executemany(
+                    "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                    [("schema", str(SCHEMA_VERSION)), ("engine", stamp), ("root", _key(self.root))],
+                )
+            elif rows.get("schema") != str(SCHEMA_VERSION):
+                raise _Stale(f"schema {rows.get('schema')} is not {SCHEMA_VERSION}")
+            elif rows.get("engine") != stamp:
+                raise _Stale("made by another musetui version or model catalogue")
+            elif rows.get("root") != _key(self.root):
+                raise _Stale("made for another root")
+            conn.execute("SELECT count(*) FROM files WHERE rowid = 1").fetchone()
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _close(self) -> None:
+        if self.conn is not None:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.close()
+        self.conn = None
+
+    def _remove(self) -> bool:
+        """Delete the database files; False when that is not possible (a read-only directory)."""
+        ok = True
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                Path(str(self.path) + suffix).unlink()
+            except FileNotFoundError:
+                pass
+            except OSError:
+                ok = False
+        return ok
+
+    def _damaged(self, exc: sqlite3.Error) -> None:
+        """An error while using the open database: rebuild it when it is corrupt, else stop using it."""
+        if self.readonly:
+            self._close()
+            return
+        if type(exc) is not sqlite3.DatabaseError:  # locked, read-only, disk full, I/O error
+            self._disable(exc)
+            return
+        self._close()
+        self._note_corrupt()
+        self._snapshot = None
+        if not self._remove():
+            self._disable("cannot remove the damaged database")
+            return
+        try:
+            self.conn = self._connect()
+        except (sqlite3.Error, OSError, _Stale, _Refused) as exc2:
+            self._disable(exc2)
+
+    @property
+    def enabled(self) -> bool:
+        """False when the cache could not be opened (the scan goes on without it)."""
+        return self.conn is not None
+
+    def load(self, light: bool = False) -> dict[str, CachedFile]:
+        """Every cached file's identity, by absolute path; with ``light``, its light summary too.
+
+        Full outcomes are not read here: :meth:`outcome_of` fetches each as the walk reaches it.
+
+        The light form comes from the snapshot, :data:`SNAPSHOT_CHUNKS` blobs (one read and
+        one JSON parse each) rather than one row per file, which is what makes a warm reopen
+        fast. Every blob's checksum and shape are checked: a damaged one is not used.
+        """
+        if self.conn is None:
+            return {}
+        try:
+            if light:
+                chunks = self.conn.execute("SELECT chunk, blob FROM snapshot").fetchall()
+                if len(chunks) == SNAPSHOT_CHUNKS:
+                    snapshot: dict[int, list[Any]] = {}
+                    for c, b in chunks:
+                        raw = self._unseal(b)
+                        if raw is None or type(c) is not int:
+                            break
+                        try:
+                            snapshot[c] = load(SNAPSHOT_ROWS, raw)
+                        except Invalid:
+                            self._note_corrupt()
+                            break
+                    if len(snapshot) == SNAPSHOT_CHUNKS:
+                        self._snapshot = snapshot
+                        return {
+                            r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7])
+                            for part in snapshot.values()
+                            for r in part
+                        }  # r[6] is the checked light tuple itself (loaded with its chunk)
+                    self._snapshot_bad = True
+            blob = "light" if light else "NULL"  # full outcomes are fetched one by one (outcome_of)
+            rows = self.conn.execute(
+                f"SELECT path, dev, ino, size, mtime_ns, {blob}, state IS NOT NULL, ctime_ns FROM files"
+            ).fetchall()
+        except sqlite3.Error as exc:
+            self._damaged(exc)
+            return {}
+        if light:
+            return {
+                _path_of(r[0]): CachedFile(_path_of(r[0]), r[1], r[2], r[3], r[4], bool(r[6]), _light(self._unseal(r[5])), r[7] or 0)
+                for r in rows
+            }
+        return {_path_of(r[0]): CachedFile(_path_of(r[0]), r[1], r[2], r[3], r[4], bool(r[6]), None, r[7] or 0) for r in rows}
+
+    def _unseal(self, blob: bytes | None) -> bytes | None:
+        """The payload of a sealed blob, or None (noting the corruption) when its checksum fails."""
+        if blob is None:
+            return None
+        payload = unseal(blob)
+        if payload is None:
+            self._note_corrupt()
+        return payload
+
+    def store(
+        self,
+        rows: Iterable[tuple[str, int, int, int, int, bytes, bytes | None, bytes] | tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]],
+        keep: set[str] | None,
+    ) -> None:
+        """Write stored outcomes (and resume states); with ``keep``, drop rows of files no longer present.
+
+        A row is ``(path, dev, ino, size, mtime_ns, outcome, state, light[, ctime_ns])``;
+        blobs are sealed (checksummed) here.
+        """
+        if self.conn is None:
+            return
+        data = [r if len(r) == 9 else (*r, 0) for r in rows]
+        try:
+            self._store(data, keep)
+        except sqlite3.OperationalError as exc:
+            with contextlib.suppress(sqlite3.Error):
+                if self.conn is not None:
+                    self.conn.execute("ROLLBACK")
+            self.notices.append(f"cache not updated (another musetui is writing it, or it is read-only): {exc}")
+        except sqlite3.Error as exc:
+            with contextlib.suppress(sqlite3.Error):
+                if self.conn is not None:
+                    self.conn.execute("ROLLBACK")
+            self._damaged(exc)
+            if self.conn is not None:  # rebuilt empty: store what this run read
+                with contextlib.suppress(sqlite3.Error):
+                    self._snapshot = None
+                    self._store(data, keep)
+
+    def _store(self, data: list[tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]], keep: set[str] | None) -> None:
+        assert self.conn is not None
+        self.conn.execute("BEGIN IMMEDIATE")
+        changed = bool(data)
+        if data:
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (_key(p), dev, ino, size, mtime, seal(o), seal(sb) if sb is not None else None, seal(lb), ct)
+                    for p, dev, ino, size, mtime, o, sb, lb, ct in data
+                ],
+            )
+        gone: list[tuple[str]] = []
+        if keep is not None:
+            keys = {_key(p) for p in keep}
+            gone = [(p,) for (p,) in self.conn.execute("SELECT path FROM files").fetchall() if p not in keys]
+            if gone:
+                self.conn.executemany("DELETE FROM files WHERE path = ?", gone)
+                changed = True
+        if self._snapshot is not None and keep is not None and not self._snapshot_bad:
+            # Patch the chunks this change touches, from the snapshot read at load time.
+            touched: dict[int, dict[str, Any]] = {}
+            for (k,) in gone:
+                touched.setdefault(snapshot_chunk(_path_of(k)), {})
+            for p, dev, ino, size, mtime, _o, sblob, lblob, ct in data:
+                touched.setdefault(snapshot_chunk(p), {})[p] = (p, dev, ino, size, mtime, sblob is not None, _light(lblob), ct)
+            for c, updates in touched.items():
+                part = {r[0]: r for r in self._snapshot.get(c, []) if r[0] in keep}
+                part.update(updates)
+                self._snapshot[c] = list(part.values())
+                self.conn.execute("INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(dump(SNAPSHOT_ROWS, self._snapshot[c]))))
+        elif changed or self._snapshot_bad or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] != SNAPSHOT_CHUNKS:
+            parts: dict[int, list[Any]] = {c: [] for c in range(SNAPSHOT_CHUNKS)}
+            for r in self.conn.execute("SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, light, ctime_ns FROM files"):
+                p = _path_of(r[0])
+                lb = unseal(r[6]) if r[6] is not None else None
+                parts[snapshot_chunk(p)].append((p, r[1], r[2], r[3], r[4], bool(r[5]), _light(lb), r[7] or 0))
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO snapshot VALUES (?, ?)", [(c, seal(dump(SNAPSHOT_ROWS, v))) for c, v in parts.items()]
+            )
+            self._snapshot_bad = False
+        self.conn.execute("COMMIT")
+
+    def row_of(self, path: str) -> CachedFile | None:
+        """One file's stored identity (no blob), for a reader that needs a few files, not all."""
+        if self.conn is None:
+            return None
+        try:
+            r = self.conn.execute(
+                "SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, ctime_ns FROM files WHERE path = ?", (_key(path),)
+            ).fetchone()
+        except sqlite3.Error as exc:
+            self._damaged(exc)
+            return None
+        return CachedFile(path, r[1], r[2], r[3], r[4], bool(r[5]), None, r[6] or 0) if r else None
+
+    def outcome_of(self, path: str) -> bytes | None:
+        """The stored outcome blob of one file, fetched when the walk reaches it (None if damaged)."""
+        return self._blob("outcome", path)
+
+    def state_of(self, path: str) -> bytes | None:
+        """The stored resume state of one file (fetched only when a file has grown; None if damaged)."""
+        return self._blob("state", path)
+
+    def _blob(self, column: Literal["outcome", "state"], path: str) -> bytes | None:
+        if self.conn is None:
+            return None
+        try:
+            row = self.conn.execute(f"SELECT {column} FROM files WHERE path = ?", (_key(path),)).fetchone()
+        except sqlite3.Error as exc:
+            self._damaged(exc)
+            return None
+        return self._unseal(row[0]) if row else None
+
+    def result(self, key: str, digest: bytes) -> tuple[bytes, list[tuple[str, int, str]]] | None:
+        """A finished command output stored for ``key``, if it was made from the tree ``digest`` names.
+
+        ``digest`` covers every file's identity and the walk's diagnostics (see
+        :func:`musetui.core.walk.tree_digest`): any change anywhere under the roots misses, and
+        so does an output whose checksum fails or whose lines are not all JSON records.
+        """
+        if self.conn is None:
+            return None
+        try:
+            row = self.conn.execute("SELECT digest, output, diagnostics FROM results WHERE key = ?", (_key(key),)).fetchone()
+        except sqlite3.Error as exc:
+            self._damaged(exc)
+            return None
+        if row is None or bytes(row[0]) != digest:
+            return None
+        output = self._unseal(row[1])
+        diag_blob = self._unseal(row[2])
+        if output is None or diag_blob is None:
+            return None
+        try:
+            text = inflate(output)
+            if not all(type(orjson.loads(line)) is dict for line in text.splitlines()):
+                raise Invalid("a stored output line is not a record")
+            return text, load(DIAGNOSTICS, diag_blob)
+        except (Invalid, orjson.JSONDecodeError):  # (JSON escapes every control character: none is printed raw)
+            self._note_corrupt()
+            return None
+
+    def put_result(self, key: str, digest: bytes, output: bytes, diagnostics: list[tuple[str, int, str]]) -> None:
+        """Store a finished command output for ``key`` (one per key; replaces the previous one)."""
+        if self.conn is None:
+            return
+        try:
+            self.conn.execute(
+                "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?)",
+                (_key(key), digest, seal(deflate(output)), seal(dump(DIAGNOSTICS, diagnostics))),
+            )
+        except sqlite3.Error as exc:
+            self.notices.append(f"cache not updated: {exc}")
+
+    def close(self) -> None:
+        """Close the database."""
+        self._close()
+
+
+def seal(blob: bytes) -> bytes:
+    """``blob`` with its CRC-32 in front, as stored."""
+    return zlib.crc32(blob).to_bytes(SEAL_BYTES, "little") + blob
+
+
+def unseal(blob: bytes) -> bytes | None:
+    """The payload of a sealed blob, or None when its checksum does not match (it was damaged)."""
+    blob = bytes(blob)
+    if len(blob) < SEAL_BYTES:
+        return None
+    payload = blob[SEAL_BYTES:]
+    return payload if zlib.crc32(payload).to_bytes(SEAL_BYTES, "little") == blob[:SEAL_BYTES] else None
+
+
+def _key(path: str) -> str:
+    """A path as a database key: itself, or (a name that is not UTF-8) NUL + the hex of its bytes.
+
+    No file name contains NUL, so the two forms never collide.
+    """
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        return "\0" + path.encode("utf-8", "surrogateescape").hex()
+    return path
+
+
+def _path_of(key: str) -> str:
+    """Undo :func:`_key`."""
+    if key.startswith("\0"):
+        return bytes.fromhex(key[1:]).decode("utf-8", "surrogateescape")
+    return key
+
+
+def snapshot_chunk(path: str) -> int:
+    """The snapshot blob that holds ``path`` (stable across processes, unlike ``hash``)."""
+    return zlib.crc32(path.encode("utf-8", "surrogateescape")) % SNAPSHOT_CHUNKS
+
+
+def _light(blob: bytes | None) -> Any:
+    """A stored light blob, loaded and checked (so the snapshot nests tuples, not bytes to load again); None if invalid."""
+    if blob is None:
+        return None
+    try:
+        return load(LIGHT, blob)
+    except Invalid:
+        return None
+
+
+class _Stale(Exception):
+    """The database exists but cannot be used as it is."""
+
+
+class _Refused(Exception):
+    """The cache location is not safe to use (a symlink, or not a regular file)."""
+
+
+_SIDECARS = ("-wal", "-shm", "-journal")
+
+
+def _private_dir(d: Path) -> None:
+    """Create the cache directory (mode 0700, parents too) unless it exists; refuse it when it is a symlink."""
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    st = os.lstat(d)
+    if stat.S_ISLNK(st.st_mode):
+        raise _Refused(f"cache directory {d} is a symlink: not followed")
+    if not stat.S_ISDIR(st.st_mode):
+        raise _Refused(f"{d} is not a directory")
+
+
+def _no_links(path: Path) -> None:
+    """Refuse a database whose file or journal files are symlinks (SQLite would write through them)."""
+    for suffix in ("", *_SIDECARS):
+        p = str(path) + suffix
+        try:
+            if stat.S_ISLNK(os.lstat(p).st_mode):
+                raise _Refused(f"{p} is a symlink: not followed")
+        except FileNotFoundError:
+            pass
+
+
+def _create_private(path: Path) -> None:
+    """Open (creating with mode 0600) the database file without following a symlink, before SQLite opens it.
+
+    A symlink, or anything but a regular file, is refused; an existing database of ours
+    that others could read is made private.
+    """
+    _no_links(path)
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _Refused(f"{path} is a symlink: not followed") from exc
+        raise
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise _Refused(f"{path} is not a regular file")
+        if st.st_mode & 0o077 and hasattr(os, "fchmod") and st.st_uid == getattr(os, "getuid", lambda: -1)():
+            os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+
+
+def _inside(path: Path, root: str) -> bool:
+    try:
+        return os.path.commonpath([str(path.resolve()), os.path.realpath(root)]) == os.path.realpath(root)
+    except ValueError:
+        return False
+
+
+def cache_files() -> list[Path]:
+    """The database files in the cache directory."""
+    d = cache_dir()
+    return sorted(p for p in d.glob("index-*.sqlite3*")) if d.is_dir() else []

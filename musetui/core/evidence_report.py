@@ -1,0 +1,636 @@
+"""The evidence report of whole trees (``musetui report``): Markdown, or one self-contained HTML file.
+
+In Markdown, every session's evidence is the Markdown of :func:`musetui.core.report.session_markdown`
+(what ``musetui show`` prints); in HTML, the same facts are cards and tables
+(:mod:`musetui.core.report_html`), every piece of transcript text escaped, so it is never
+interpreted as markup. The HTML loads nothing: inline CSS, inline SVG, one
+inline script allowed by hash in a Content-Security-Policy that forbids every other source.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import html
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from musetui import __version__
+from musetui.core.model import Diagnostic, SessionSummary, iso
+from musetui.core.palette import PAGE_COLOURS
+from musetui.core.report import session_markdown
+from musetui.core.safetext import escape_name, md_code, md_text, strip_controls
+from musetui.core.walk import FileEntry
+
+if TYPE_CHECKING:
+    from musetui.core.custody import Custody
+
+#: Flags in the order a reader should look at them (outliers first).
+FLAG_ORDER = ("outlier", "declared-mismatch", "mixed-providers", "imitation-id", "time-mismatch", "truncated-blob")
+
+#: Provider colours on a white page (one table with the app's: :mod:`musetui.core.palette`).
+REPORT_COLOURS: dict[str, str] = PAGE_COLOURS
+
+
+@dataclass(slots=True)
+class FileRecord:
+    """One examined file: where it is, its size and mtime as walked, and the sha256 of those bytes."""
+
+    root: str
+    path: str
+    abspath: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    note: str = ""
+
+
+@dataclass(slots=True)
+class ReportData:
+    """Everything a report shows, gathered once and rendered as Markdown or HTML."""
+
+    roots: list[str]
+    sessions: list[SessionSummary]
+    files: list[FileRecord]
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    version: str = __version__
+    catalogue: str = ""
+    generated_at: float = 0.0
+    custody: Custody | None = None  # the chain of custody (examiner, command line, filters …)
+
+
+def catalogue_digest() -> str:
+    """sha256 of the model catalogue in use: the built-in file, then the user's override if present."""
+    from musetui.core.fingerprints.catalogue import BUILTIN_PATH, CATALOGUE_FILE, default_config_dir
+
+    h = hashlib.sha256()
+    names = []
+    for label, path in (("builtin", BUILTIN_PATH), ("user", default_config_dir() / CATALOGUE_FILE)):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        h.update(label.encode() + b"\0" + data + b"\0")
+        names.append(label)
+    return f"sha256:{h.hexdigest()} ({' + '.join(names) or 'none'})"
+
+
+def hash_file(path: str, size: int) -> tuple[str, str]:
+    """The sha256 of a file's first ``size`` bytes (the size the scan saw), read-only; and a note."""
+    from musetui.core.reader import NotRegularFile, sha256_of
+
+    try:
+        digest, pos, st = sha256_of(path, size)  # (one hasher: O_NOATIME, regular files only)
+    except NotRegularFile:
+        return "", "not a regular file"
+    except OSError as exc:
+        return "", f"unreadable: {exc.strerror or exc}"
+    if pos < size:
+        return digest, f"shrank to {pos} bytes since the scan"
+    if st.st_size != size:
+        return digest, f"now {st.st_size} bytes: the hash covers the first {size}, as scanned"
+    return digest, ""
+
+
+def collect(paths: Sequence[str], *, use_cache: bool = True, workers: int | None = None) -> ReportData:
+    """Scan ``paths`` (full summaries, with evidence) and hash every examined file."""
+    from musetui.core.index import Index
+
+    index = Index(list(paths), workers=workers, use_cache=use_cache).scan()
+    return from_index(list(paths), index.sorted_sessions(), index.files, index.diagnostics)
+
+
+def from_index(
+    roots: Sequence[str], sessions: Sequence[SessionSummary], files: Iterable[FileEntry], diagnostics: Sequence[Diagnostic]
+) -> ReportData:
+    """A report of already-scanned sessions; hashes each file up to the size it was scanned at."""
+    records = []
+    for f in files:
+        digest, note = hash_file(f.abspath, f.size)
+        records.append(FileRecord(f.root, f.relpath, f.abspath, f.size, f.mtime_ns, digest, note))
+    records.sort(key=lambda r: (r.root, r.path))
+    return ReportData(
+        roots=list(roots),
+        sessions=sorted(sessions, key=lambda s: (s.root, s.path)),
+        files=records,
+        diagnostics=list(diagnostics),
+        catalogue=catalogue_digest(),
+        generated_at=time.time(),
+    )
+
+
+# ---------------------------------------------------------------- shared tallies
+
+
+def flag_rank(s: SessionSummary) -> tuple[int, int, str, str]:
+    """Sort key for flagged sessions: outliers first, then by the most serious flag, then by path."""
+    flags = s.attribution.flags
+    first = min((FLAG_ORDER.index(f) for f in flags if f in FLAG_ORDER), default=len(FLAG_ORDER))
+    return (first, -len(flags), s.root, s.path)
+
+
+def flagged_sessions(sessions: Iterable[SessionSummary]) -> list[SessionSummary]:
+    """Every session with a flag, outliers first."""
+    return sorted((s for s in sessions if s.attribution.flags), key=flag_rank)
+
+
+def _host(s: SessionSummary) -> str:
+    return s.attribution.host or "-"
+
+
+def counts(sessions: Sequence[SessionSummary], key: Callable[[SessionSummary], str]) -> list[tuple[str, int]]:
+    """``(value, sessions)`` pairs, most frequent first, ties by value."""
+    c = Counter(key(s) for s in sessions)
+    return sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
+def declared_vs_attributed(sessions: Sequence[SessionSummary]) -> list[tuple[str, str, str, str, int, int]]:
+    """Rows ``(declared provider, declared model, provider, host, sessions, of which declared-mismatch)``."""
+    rows: dict[tuple[str, str, str, str], list[int]] = {}
+    for s in sessions:
+        k = (s.declared_provider or "-", s.declared_model or "-", s.attribution.provider, _host(s))
+        r = rows.setdefault(k, [0, 0])
+        r[0] += 1
+        r[1] += "declared-mismatch" in s.attribution.flags
+    return sorted(((*k, n, m) for k, (n, m) in rows.items()), key=lambda r: (-r[4], r[:4]))
+
+
+def time_span(sessions: Sequence[SessionSummary]) -> tuple[float | None, float | None]:
+    """The earliest start and latest end recorded in the sessions."""
+    starts = [s.started_at for s in sessions if s.started_at is not None]
+    ends = [s.ended_at or s.started_at for s in sessions if (s.ended_at or s.started_at) is not None]
+    return (min(starts) if starts else None, max(e for e in ends if e is not None) if ends else None)
+
+
+def _where(s: SessionSummary, roots: Sequence[str]) -> str:
+    """``root/path`` with the root as given on the command line when it matches."""
+    given = _given_roots(tuple(roots)).get(s.root)
+    if given is None:
+        return f"{s.root}/{s.path}"
+    name, is_dir = given
+    return f"{name.rstrip('/')}/{s.path}" if is_dir else name
+
+
+@functools.lru_cache(maxsize=16)
+def _given_roots(roots: tuple[str, ...]) -> dict[str, tuple[str, bool]]:
+    return {os.path.abspath(r): (r, os.path.isdir(r)) for r in reversed(roots)}
+
+
+def _mtime(ns: int) -> str:
+    return iso(ns / 1e9) or "?"
+
+
+# ---------------------------------------------------------------- Markdown
+
+
+def _cell(text: object) -> str:
+    """A Markdown table cell: one line of text, nothing in it live (see :func:`musetui.core.safetext.md_text`)."""
+    return md_text(str(text), inline=True)
+
+
+def _code(text: object) -> str:
+    """A name as a Markdown code span in a table cell, invisible characters shown (see :mod:`musetui.core.safetext`)."""
+    return md_code(escape_name(str(text)), table=True)
+
+
+def _md_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out.extend("| " + " | ".join(r) + " |" for r in rows)
+    return out
+
+
+def render_markdown(data: ReportData) -> str:
+    """The whole report as Markdown."""
+    sessions = data.sessions
+    flagged = flagged_sessions(sessions)
+    start, end = time_span(sessions)
+    total_bytes = sum(f.size for f in data.files)
+    out = [
+        "# musetui evidence report",
+        "",
+        "## What was examined",
+        "",
+        "- **Roots:** " + ", ".join(_code(r) for r in data.roots),
+        f"- **Files:** {len(data.files):,} ({total_bytes:,} bytes); **sessions:** {len(sessions):,}; "
+        f"**flagged:** {len(flagged):,}; **malformed lines:** {sum(s.malformed_lines for s in sessions):,}",
+        f"- **Time span:** {iso(start) or '?'} → {iso(end) or '?'}",
+        f"- **musetui:** {data.version}; **model catalogue:** {data.catalogue}",
+        f"- **Generated:** {iso(data.generated_at) or '?'}",
+        f"- **Diagnostics:** {len(data.diagnostics):,} (listed in appendix C)",
+        "",
+        "## Attribution",
+        "",
+        "### By attributed provider",
+        "",
+        *_md_table(["provider", "sessions"], ((_cell(p), str(n)) for p, n in counts(sessions, lambda s: s.attribution.provider))),
+        "",
+        "### By host",
+        "",
+        *_md_table(["host", "sessions"], ((_cell(h), str(n)) for h, n in counts(sessions, _host))),
+        "",
+        "### By declared model",
+        "",
+        *_md_table(
+            ["declared model", "sessions"],
+            ((_code(m), str(n)) for m, n in counts(sessions, lambda s: s.declared_model or "-")),
+        ),
+        "",
+        "### Declared versus attributed",
+        "",
+        *_md_table(
+            ["declared provider", "declared model", "attributed provider", "host", "sessions", "declared-mismatch"],
+            (
+                (_code(dp), _code(dm), _cell(p), _cell(h), str(n), str(m))
+                for dp, dm, p, h, n, m in declared_vs_attributed(sessions)
+            ),
+        ),
+        "",
+        f"## Flagged sessions ({len(flagged)}, outliers first)",
+        "",
+    ]
+    if not flagged:
+        out.append("No session is flagged.")
+        out.append("")
+    hashes = {f.abspath: f.sha256 for f in data.files}
+    for i, s in enumerate(flagged, 1):
+        sha = hashes.get(s.abspath)
+        out.append(
+            f"**{i}. {_code(_where(s, data.roots))}** — flags: {', '.join(s.attribution.flags)}"
+            + (f"; file sha256 `{sha}`" if sha else "")
+        )
+        out.append("")
+        out.append(f"Title or first prompt: {_code(s.title) if s.title else '(none recorded)'}")
+        out.append("")
+        out.append(session_markdown(s).rstrip("\n"))
+        out.append("")
+    out += ["## Appendix A: every session", ""]
+    out += _md_table(
+        ["path", "session id", "format", "declared model", "provider", "host", "confidence", "flags", "items", "malformed", "started", "ended"],
+        (
+            (
+                _code(_where(s, data.roots)),
+                _code(s.session_id or "-"),
+                _cell(s.format),
+                _code(s.declared_model or "-"),
+                _cell(s.attribution.provider),
+                _cell(_host(s)),
+                f"{s.attribution.confidence:.2f}",
+                _cell(", ".join(s.attribution.flags) or "-"),
+                str(s.items),
+                str(s.malformed_lines),
+                iso(s.started_at) or "-",
+                iso(s.ended_at) or "-",
+            )
+            for s in sessions
+        ),
+    )
+    out += ["", "## Appendix B: every file", ""]
+    out += _md_table(
+        ["path", "size", "mtime", "sha256"],
+        (
+            (_code(f.abspath), f"{f.size:,}", _mtime(f.mtime_ns), (f"`{f.sha256}`" if f.sha256 else "-") + (f" ({_cell(f.note)})" if f.note else ""))
+            for f in data.files
+        ),
+    )
+    out += ["", "## Appendix C: diagnostics", ""]
+    if not data.diagnostics:
+        out.append("None.")
+    out += [f"- {md_code(d.text(), table=True)}" for d in data.diagnostics]
+    if data.custody is not None:
+        from musetui.core.custody import markdown
+
+        out += ["", *markdown(data.custody)]
+    head = "\n".join(out) + "\n"
+    return sealed(head, "", lambda h: f"\n- **sha256 of this report:** `{h}` ({SEAL_NOTE}: `{seal_check(h)}`)\n")
+
+
+#: What the report's own hash covers, and how a reader checks it.
+SEAL_NOTE = (
+    "of the whole file with this value written as 64 zeros; it shows an accidental change, while the sha256 "
+    "'musetui report' printed when it wrote the file, kept apart, shows any; check with"
+)
+SEAL_ZEROS = "0" * 64
+
+
+def seal_check(digest: str) -> str:
+    """The shell command that prints ``digest`` again for an unchanged report file."""
+    return f"sed 's/{digest}/{SEAL_ZEROS}/g' FILE | sha256sum"
+
+
+def sealed(head: str, tail: str, line: Callable[[str], str]) -> str:
+    """``head + line(h) + tail``, where ``h`` is the sha256 of the same text with ``h`` written as 64 zeros."""
+    digest = hashlib.sha256((head + line(SEAL_ZEROS) + tail).encode("utf-8")).hexdigest()
+    return head + line(digest) + tail
+
+
+# ---------------------------------------------------------------- HTML
+
+
+def esc(text: object) -> str:
+    """HTML-escape text (quotes included) after stripping control and invisible characters."""
+    return html.escape(strip_controls(str(text)), quote=True)
+
+
+def esc_name(text: object) -> str:
+    """HTML-escape a name (path, id, model), its invisible characters shown (see :func:`musetui.core.safetext.escape_name`)."""
+    return html.escape(escape_name(str(text)), quote=True)
+
+
+def colour(provider: str) -> str:
+    """The report colour of a provider (grey for an unknown name)."""
+    return REPORT_COLOURS.get(provider, REPORT_COLOURS["unknown"])
+
+
+#: Click a header to sort its table; numbers sort as numbers (cells may carry data-v).
+SCRIPT = """
+(function () {
+  function key(td) { var v = td.getAttribute('data-v'); return v === null ? td.textContent : v; }
+  document.querySelectorAll('table.sortable').forEach(function (table) {
+    table.querySelectorAll('th').forEach(function (th, col) {
+      th.addEventListener('click', function () {
+        var asc = th.getAttribute('aria-sort') !== 'ascending';
+        table.querySelectorAll('th').forEach(function (o) { o.removeAttribute('aria-sort'); });
+        th.setAttribute('aria-sort', asc ? 'ascending' : 'descending');
+        var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
+        rows.sort(function (a, b) {
+          var x = key(a.cells[col]), y = key(b.cells[col]), nx = parseFloat(x), ny = parseFloat(y);
+          var c = (!isNaN(nx) && !isNaN(ny) && String(nx) === x.trim() && String(ny) === y.trim())
+            ? nx - ny : x.localeCompare(y);
+          return asc ? c : -c;
+        });
+        rows.forEach(function (r) { body.appendChild(r); });
+      });
+    });
+  });
+  document.documentElement.setAttribute('data-sortable', 'ready');
+})();
+"""
+
+
+def _csp_hash(text: str) -> str:
+    return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode()).digest()).decode() + "'"
+
+
+def _html_table(
+    header: Sequence[tuple[str, bool]], rows: Iterable[Sequence[tuple[str, str | None]]], cls: str = "sortable", cols: Sequence[str] = ()
+) -> str:
+    """A table; header cells are ``(label, numeric)``; body cells are ``(escaped html, sort value)``; ``cols``: column classes."""
+    colgroup = "<colgroup>" + "".join(f'<col class="{c}">' for c in cols) + "</colgroup>" if cols else ""
+    head = "".join(f'<th{" class=num" if num else ""} scope="col">{esc(h)}</th>' for h, num in header)
+    body = []
+    for r in rows:
+        cells = []
+        for (cell, sortv), (_h, num) in zip(r, header, strict=True):
+            attrs = ' class="num"' if num else ""
+            if sortv is not None:
+                attrs += f' data-v="{esc(sortv)}"'
+            cells.append(f"<td{attrs}>{cell}</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return f'<table class="{cls}">{colgroup}<thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+
+
+def _provider_cell(provider: str) -> tuple[str, str | None]:
+    swatch = f'<svg width="10" height="10" aria-hidden="true"><rect width="10" height="10" fill="{colour(provider)}"/></svg>'
+    return f"{swatch} {esc(provider)}", provider
+
+
+def _mix_chart(sessions: Sequence[SessionSummary]) -> str:
+    """Horizontal bars: sessions per attributed provider, each labelled with its name and count."""
+    rows = counts(sessions, lambda s: s.attribution.provider)
+    if not rows:
+        return ""
+    top = max(n for _, n in rows)
+    bar_h, gap, label_w, width = 18, 6, 110, 420
+    height = len(rows) * (bar_h + gap) + gap
+    parts = [f'<svg role="img" aria-label="provider mix" width="{width}" height="{height}" viewBox="0 0 {width} {height}">']
+    for i, (p, n) in enumerate(rows):
+        y = gap + i * (bar_h + gap)
+        w = max(2.0, (width - label_w - 70) * n / top)
+        parts.append(f'<text x="{label_w - 6}" y="{y + 13}" text-anchor="end">{esc(p)}</text>')
+        parts.append(f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="{colour(p)}"><title>{esc(p)}: {n}</title></rect>')
+        pct = 100.0 * n / len(sessions)
+        parts.append(f'<text x="{label_w + w + 6:.1f}" y="{y + 13}">{n} ({pct:.0f}%)</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _timeline_chart(sessions: Sequence[SessionSummary]) -> str:
+    """Stacked bars: sessions started per UTC hour, day or week (as ``musetui timeline`` buckets them), by provider."""
+    from musetui.core.timeline import SECONDS, build, rows_from_sessions
+
+    t = build(rows_from_sessions(sessions))
+    dated = t.dated()
+    if not dated:
+        return '<p class="muted">No session records a start time.</p>'
+    step = SECONDS[t.by]
+    base = dated[0].start or 0.0
+    n_buckets = round(((dated[-1].start or 0.0) - base) / step) + 1
+    stacks: list[Counter[str]] = [Counter() for _ in range(n_buckets)]
+    for b in dated:
+        for (provider, _host), (n, _items) in b.counts.items():
+            stacks[round(((b.start or 0.0) - base) / step)][provider] += n
+    order = list(dict.fromkeys(k[0] for k in t.keys))
+    top = max(sum(c.values()) for c in stacks)
+    left, bottom, plot_h = 36, 34, 160
+    bar_w = max(2.0, min(40.0, (640 - left - 10) / n_buckets - 2))
+    width = max(640, int(left + 10 + n_buckets * (bar_w + 2)))
+    height = plot_h + bottom + 10
+    parts = [f'<svg role="img" aria-label="sessions over time" width="{width}" height="{height}" viewBox="0 0 {width} {height}">']
+    parts.append(f'<line x1="{left}" y1="{10 + plot_h}" x2="{width - 4}" y2="{10 + plot_h}" stroke="#888"/>')
+    parts.append(f'<text x="{left - 4}" y="{14}" text-anchor="end">{top}</text>')
+    parts.append(f'<text x="{left - 4}" y="{10 + plot_h}" text-anchor="end">0</text>')
+    for i, c in enumerate(stacks):
+        x = left + 4 + i * (bar_w + 2)
+        y = 10.0 + plot_h
+        when = iso(base + i * step) or "?"
+        for p in order:
+            n = c.get(p, 0)
+            if not n:
+                continue
+            h = plot_h * n / top
+            y -= h
+            parts.append(
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar_w:.1f}" height="{h:.1f}" fill="{colour(p)}" stroke="#fff" stroke-width="0.5">'
+                f"<title>{esc(when)}: {n} {esc(p)}</title></rect>"
+            )
+    undated = sum(b.sessions for b in t.buckets if b.start is None)
+    note = f"one bar per {t.by} (UTC)" + (f"; {undated:,} without a start time not shown" if undated else "")
+    parts.append(f'<text x="{left}" y="{height - 16}">{esc(iso(base) or "?")}</text>')
+    parts.append(f'<text x="{width - 4}" y="{height - 16}" text-anchor="end">{esc(iso(base + n_buckets * step) or "?")}</text>')
+    parts.append(f'<text x="{(left + width) / 2:.0f}" y="{height - 2}" text-anchor="middle">{esc(note)}</text>')
+    parts.append("</svg>")
+    legend = " ".join(
+        f'<span class="mono"><svg width="10" height="10" aria-hidden="true"><rect width="10" height="10" fill="{colour(p)}"/></svg> {esc(p)}</span>'
+        for p in order
+    )
+    return "".join(parts) + f"<div>{legend}</div>"
+
+
+def _flags_html(flags: Sequence[str]) -> str:
+    return "".join(f'<span class="flag">{esc(f)}</span>' for f in flags) or '<span class="muted">-</span>'
+
+
+def render_html(data: ReportData) -> str:
+    """The whole report as one self-contained HTML document."""
+    from musetui.core.report_html import CSS, RAW_SESSIONS, path_code, raw_line, session_section
+
+    sessions = data.sessions
+    flagged = flagged_sessions(sessions)
+    start, end = time_span(sessions)
+    total_bytes = sum(f.size for f in data.files)
+    csp = f"default-src 'none'; style-src {_csp_hash(CSS)}; script-src {_csp_hash(SCRIPT)}; img-src 'none'; base-uri 'none'; form-action 'none'"
+    facts = [
+        ("Roots", ", ".join(path_code(r) for r in data.roots)),
+        ("Files", f"{len(data.files):,} ({total_bytes:,} bytes)"),
+        ("Sessions", f"{len(sessions):,}, of which {len(flagged):,} flagged; {sum(s.malformed_lines for s in sessions):,} malformed lines"),
+        ("Time span", f"{esc(iso(start) or '?')} → {esc(iso(end) or '?')}"),
+        ("musetui", esc(data.version)),
+        ("Model catalogue", f"<code>{esc(data.catalogue)}</code>"),
+        ("Generated", esc(iso(data.generated_at) or "?")),
+        ("Diagnostics", f'{len(data.diagnostics):,} (<a href="#diagnostics">appendix C</a>)'),
+    ]
+    out = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{esc(csp)}">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        '<meta name="referrer" content="no-referrer">',
+        "<title>musetui evidence report</title>",
+        f"<style>{CSS}</style></head><body>",
+        "<h1>musetui evidence report</h1>",
+        '<h2 id="examined">What was examined</h2>',
+        '<dl class="facts">' + "".join(f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in facts) + "</dl>",
+        '<h2 id="attribution">Attribution</h2>',
+        '<div class="charts">',
+        f"<figure>{_timeline_chart(sessions)}<figcaption>Sessions over time, by attributed provider</figcaption></figure>",
+        f"<figure>{_mix_chart(sessions)}<figcaption>Provider mix ({len(sessions):,} sessions)</figcaption></figure>",
+        "</div>",
+        "<h3>By attributed provider</h3>",
+        _html_table(
+            [("provider", False), ("sessions", True)],
+            ([_provider_cell(p), (str(n), str(n))] for p, n in counts(sessions, lambda s: s.attribution.provider)),
+        ),
+        "<h3>By host</h3>",
+        _html_table([("host", False), ("sessions", True)], ([(esc(h), h), (str(n), str(n))] for h, n in counts(sessions, _host))),
+        "<h3>By declared model</h3>",
+        _html_table(
+            [("declared model", False), ("sessions", True)],
+            ([(f"<code>{esc_name(m)}</code>", m), (str(n), str(n))] for m, n in counts(sessions, lambda s: s.declared_model or "-")),
+        ),
+        "<h3>Declared versus attributed</h3>",
+        _html_table(
+            [("declared provider", False), ("declared model", False), ("attributed provider", False), ("host", False), ("sessions", True), ("declared-mismatch", True)],
+            (
+                [(f"<code>{esc_name(dp)}</code>", dp), (f"<code>{esc_name(dm)}</code>", dm), _provider_cell(p), (esc(h), h), (str(n), str(n)), (str(m), str(m))]
+                for dp, dm, p, h, n, m in declared_vs_attributed(sessions)
+            ),
+        ),
+        f'<h2 id="flagged">Flagged sessions ({len(flagged)}, outliers first)</h2>',
+    ]
+    if not flagged:
+        out.append("<p>No session is flagged.</p>")
+    hashes = {f.abspath: f.sha256 for f in data.files}
+    for i, s in enumerate(flagged, 1):
+        raw = raw_line(s) if i <= RAW_SESSIONS else None
+        out.append(session_section(i, s, _where(s, data.roots), hashes.get(s.abspath), raw))
+    out.append('<h2 id="sessions">Appendix A: every session</h2>')
+    out.append(
+        _html_table(
+            [("path", False), ("session id", False), ("format", False), ("declared model", False), ("provider", False), ("host", False),
+             ("confidence", True), ("flags", False), ("items", True), ("malformed", True), ("started", False), ("ended", False)],
+            (
+                [
+                    (path_code(_where(s, data.roots)), _where(s, data.roots)),
+                    (f"<code>{esc_name(s.session_id or '-')}</code>", s.session_id or "-"),
+                    (esc(s.format), s.format),
+                    (f"<code>{esc_name(s.declared_model or '-')}</code>", s.declared_model or "-"),
+                    _provider_cell(s.attribution.provider),
+                    (esc(_host(s)), _host(s)),
+                    (f"{s.attribution.confidence:.2f}", f"{s.attribution.confidence:.2f}"),
+                    (_flags_html(s.attribution.flags), ",".join(s.attribution.flags)),
+                    (str(s.items), str(s.items)),
+                    (str(s.malformed_lines), str(s.malformed_lines)),
+                    (esc(iso(s.started_at) or "-"), iso(s.started_at) or ""),
+                    (esc(iso(s.ended_at) or "-"), iso(s.ended_at) or ""),
+                ]
+                for s in sessions
+            ),
+            cls="sortable wide sessions",
+            cols=("c-path", "c-id", "c-fmt", "c-model", "c-prov", "c-host", "c-conf", "c-flags", "c-items", "c-bad", "c-time", "c-time"),
+        )
+    )
+    out.append('<h2 id="files">Appendix B: every file</h2>')
+    out.append(
+        _html_table(
+            [("path", False), ("size", True), ("mtime", False), ("sha256", False)],
+            (
+                [
+                    (path_code(f.abspath), f.abspath),
+                    (f"{f.size:,}", str(f.size)),
+                    (esc(_mtime(f.mtime_ns)), str(f.mtime_ns)),
+                    ((f"<code>{esc(f.sha256)}</code>" if f.sha256 else "-") + (f' <span class="muted">{esc(f.note)}</span>' if f.note else ""), f.sha256),
+                ]
+                for f in data.files
+            ),
+            cls="sortable wide files",
+            cols=("c-path", "c-size", "c-mtime", "c-sha"),
+        )
+    )
+    out.append('<h2 id="diagnostics">Appendix C: diagnostics</h2>')
+    if not data.diagnostics:
+        out.append("<p>None.</p>")
+    else:
+        out.append("<ul>" + "".join(f"<li><code>{esc(d.text())}</code></li>" for d in data.diagnostics) + "</ul>")
+    if data.custody is not None:
+        from musetui.core.custody import html_block
+
+        out.append(html_block(data.custody))
+    head = "\n".join(out) + "\n"
+    tail = f"<script>{SCRIPT}</script>\n</body></html>\n"
+    return sealed(
+        head, tail,
+        lambda h: f'<p id="report-hash"><strong>sha256 of this report:</strong> <code>{h}</code> ({esc(SEAL_NOTE)}: '
+        f"<code>{esc(seal_check(h))}</code>)</p>\n",
+    )
+
+
+def default_output(roots: Sequence[str], now: float | None = None) -> str:
+    """Where the app writes a report: the working directory, else documents, home or the temp dir.
+
+    The first of those that does not lie inside a scanned root: nothing is ever written
+    under a scanned tree.
+    """
+    import tempfile
+
+    from platformdirs import user_documents_dir
+
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(time.time() if now is None else now))
+    real_roots = [os.path.realpath(r) for r in roots]
+
+    def inside(d: str) -> bool:
+        d = os.path.realpath(d)
+        return any(d == r or d.startswith(r.rstrip(os.sep) + os.sep) for r in real_roots)
+
+    for d in (os.getcwd(), user_documents_dir(), os.path.expanduser("~"), tempfile.gettempdir()):
+        if d and os.path.isdir(d) and not inside(d):
+            return os.path.join(d, f"musetui-report-{stamp}.html")
+    raise OSError("every candidate directory lies inside a scanned root: use musetui report -o FILE")
+
+
+def format_for(path: str, explicit: str | None) -> str:
+    """``html`` or ``md``: the explicit choice, else from the output file's extension (``-`` is Markdown)."""
+    if explicit:
+        return explicit
+    if path == "-":
+        return "md"
+    ext = os.path.splitext(path)[1].lower()
+    if ext in (".html", ".htm"):
+        return "html"
+    if ext in (".md", ".markdown"):
+        return "md"
+    raise ValueError(f"cannot tell the format from {path!r}: use .html or .md, or --format html|md")

@@ -1,0 +1,281 @@
+"""Anthropic decoders: message/tool/request ids (§6.1) and thinking-signature protobuf envelopes (§6.3)."""
+
+from __future__ import annotations
+
+import re
+
+from musetui.core.fingerprints.decoders._common import (
+    _HEAD_CHARS,
+    WINDOW_END_MS,
+    WINDOW_MIN_MS,
+    _b64_prefix,
+    _iso_ms,
+    _printable,
+    _varint,
+    _varint_size,
+    _walk_fields,
+)
+from musetui.core.fingerprints.types import Decoded, Strength, Tag
+
+# ---------------------------------------------------------------------------------------------
+# Anthropic ids (§6.1)
+# ---------------------------------------------------------------------------------------------
+
+B58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+_B58_INDEX = {c: i for i, c in enumerate(B58_ALPHABET)}
+_B58_PAIRS = {a + b: i * 58 + j for i, a in enumerate(B58_ALPHABET) for j, b in enumerate(B58_ALPHABET)}
+_ANTHROPIC_BODY_RE = re.compile(r"01[1-9A-HJ-NP-Za-km-z]{20,24}")
+#: prefix → (kind, host, tag); longest prefixes first so ``msg_bdrk_`` wins over ``msg_``.
+_ANTHROPIC_PREFIXES: tuple[tuple[str, str, str | None, Tag], ...] = (
+    ("toolu_bdrk_", "tool use", "bedrock", "verified"),
+    ("toolu_vrtx_", "tool use", "vertex", "verified"),
+    ("msg_bdrk_", "message", "bedrock", "verified"),
+    ("msg_vrtx_", "message", "vertex", "verified"),
+    ("req_vrtx_", "request", "vertex", "source"),
+    ("srvtoolu_", "server tool use", None, "verified"),
+    ("toolu_", "tool use", None, "verified"),
+    ("msg_", "message", None, "verified"),
+    ("req_", "request", None, "verified"),
+)
+#: The newer Bedrock message id: ``msg_bdrk_`` + 32 lowercase alphanumerics (§10.1).
+_BDRK32_RE = re.compile(r"[a-z0-9]{32}")
+_ANTHROPIC_TOKEN_RE = re.compile(
+    r"(?:msg|req|toolu|srvtoolu)_(?:bdrk_|vrtx_)?01[1-9A-HJ-NP-Za-km-z]{20,24}(?![A-Za-z0-9])"
+)
+_ANTHROPIC_CANDIDATE_RE = re.compile(r"_01[1-9A-HJ-NP-Za-km-z]{20}")
+
+
+_WHERE = {"bedrock": " via AWS Bedrock", "vertex": " via Google Vertex AI"}
+
+
+def _uuid_text(b: bytes) -> str:
+    """Format 16 bytes as a canonical lowercase UUID."""
+    h = b.hex()
+    return f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+
+
+def decode_anthropic_id(s: str) -> Decoded | None:
+    """Decode an Anthropic ``msg_/req_/toolu_…`` id: ``01`` + base58, UUIDv7 when it is one (§6.1)."""
+    for hit in _ANTHROPIC_PREFIXES:
+        if s.startswith(hit[0]):
+            break
+    else:
+        return None
+    prefix, kind, host, tag = hit
+    body = s[len(prefix) :]
+    if prefix == "msg_bdrk_" and len(body) == 32 and _BDRK32_RE.fullmatch(body):
+        return Decoded(
+            detector="anthropic-id",
+            value=s,
+            provider="anthropic",
+            host="bedrock",
+            strength="strong",
+            tag="source",
+            fields=(("kind", kind), ("host", "bedrock"), ("body", "32 lowercase alphanumerics")),
+            meaning="Anthropic message id minted by AWS Bedrock (msg_bdrk_ + 32 lowercase alphanumerics, the newer shape)",
+            shape="msg_bdrk_+32",
+        )
+    if _ANTHROPIC_BODY_RE.fullmatch(body) is None:
+        return None
+    value = 0
+    digits = body[2:]
+    odd = len(digits) % 2
+    if odd:
+        value = _B58_INDEX[digits[0]]
+    for i in range(odd, len(digits), 2):  # two digits at a time
+        value = value * 3364 + _B58_PAIRS[digits[i : i + 2]]
+    where = _WHERE.get(host or "", "")
+    fields: list[tuple[str, str]] = [("kind", kind)]
+    if host:
+        fields.append(("host", host))
+    if value >= 1 << 128:
+        if len(body) == 26 and body == body.lower():
+            return None  # a lowercase ULID behind req_ (Groq's x_groq.id), not base58
+        fields.append(("body", "more than 128 bits: not a 16-byte id"))
+        return Decoded(
+            detector="anthropic-id",
+            value=s,
+            provider=None,
+            host=None,
+            strength="weak",
+            tag="verified",
+            fields=tuple(fields),
+            meaning=f"{prefix} + 01 + base58 but the body needs more than 128 bits: not a genuine Anthropic id",
+            problems=("bad-encoding",),
+            shape=f"{prefix}01+base58",
+        )
+    raw = value.to_bytes(16, "big")
+    ms = int.from_bytes(raw[0:6], "big")
+    is_v7 = raw[6] >> 4 == 7 and raw[8] >> 6 == 0b10 and WINDOW_MIN_MS <= ms < WINDOW_END_MS
+    strength: Strength = "strong"
+    if tag == "source":
+        strength = "medium"
+    if is_v7:
+        uuid_text = _uuid_text(raw)
+        minted = _iso_ms(ms)
+        fields.append(("UUID", uuid_text))
+        fields.append(("minted", minted))
+        return Decoded(
+            detector="anthropic-id",
+            value=s,
+            provider="anthropic",
+            host=host,
+            strength=strength,
+            tag=tag,
+            time=ms / 1000.0,
+            fields=tuple(fields),
+            meaning=f"Anthropic {kind} id{where} holding UUIDv7 {uuid_text}, minted {minted}",
+            shape=f"{prefix}011C (UUIDv7)" if body.startswith("011") else f"{prefix}01 (UUIDv7)",
+        )
+    fields.append(("body", "random 128-bit"))
+    return Decoded(
+        detector="anthropic-id",
+        value=s,
+        provider="anthropic",
+        host=host,
+        strength=strength,
+        tag=tag,
+        fields=tuple(fields),
+        meaning=f"Anthropic {kind} id{where} (01 + base58 of a random 128-bit value)",
+        shape=f"{prefix}01+{len(body) - 2}",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+def _anthropic_envelope(data: bytes) -> tuple[int, int, int, int] | None:
+    """Locate the header of an Anthropic protobuf envelope.
+
+    Returns (outer length, header start, header length, declared total bytes) or None when
+    ``data`` does not start ``[08 xx] 12 <len> 0a <hlen> 08 <version> [18 02]``.
+    """
+    pos = 0
+    if data[:1] == b"\x08":
+        v = _varint(data, 1)
+        if v is None or v[0] > 15:
+            return None
+        pos = v[1]
+    if data[pos : pos + 1] != b"\x12":
+        return None
+    outer = _varint(data, pos + 1)
+    if outer is None:
+        return None
+    outer_len, p = outer
+    if data[p : p + 1] != b"\x0a":
+        return None
+    hl = _varint(data, p + 1)
+    if hl is None:
+        return None
+    hlen, hstart = hl
+    if hlen < 4 or hlen + (hstart - p) > outer_len or data[hstart : hstart + 1] != b"\x08":
+        return None
+    ver = _varint(data, hstart + 1)
+    if ver is None or not 1 <= ver[0] <= 63:
+        return None
+    nxt = ver[1]
+    # Bedrock-served signatures carry f2 = 1 between the version and f3 (§10.1)
+    if data[nxt : nxt + 2] == b"\x10\x01":
+        nxt += 2
+    # f3 = 2 follows on every known signature and web-search blob
+    if nxt < len(data) and data[nxt : nxt + 2] != b"\x18\x02"[: len(data) - nxt]:
+        return None
+    declared = pos + 1 + _varint_size(outer_len) + outer_len
+    return outer_len, hstart, hlen, declared
+
+
+def decode_anthropic_signature(s: str) -> Decoded | None:
+    """Decode an Anthropic thinking signature (or web-search ``encrypted_content``) header (§6.3).
+
+    Reads the protobuf envelope, the header version (f1) and, from v12 on, the model name (f6).
+    A header without the 64-byte f5 blob but with a uuid string (f4) is the server-tool (web
+    search) envelope, reported under detector ``anthropic-web-search``. Truncated input is
+    decoded as far as it goes.
+    """
+    if len(s) < 12 or not (s[0] == "E" or s.startswith("CAIS")):
+        return None
+    head, _ = _b64_prefix(s[:_HEAD_CHARS], url=False)
+    if len(head) < 8 or _anthropic_envelope(head) is None:
+        return None
+    data, clean = _b64_prefix(s, url=False)
+    env = _anthropic_envelope(data)
+    if env is None:
+        return None
+    _outer_len, hstart, hlen, declared = env
+    header, _ = _walk_fields(data, hstart, hstart + hlen)
+    if not header or header[0][:2] != (1, 0) or not isinstance(header[0][2], int):
+        return None
+    version = header[0][2]
+    truncated = len(data) < declared or not clean
+    has_blob = any(n == 5 and isinstance(v, bytes) and len(v) == 64 for n, _w, v in header)
+    has_f4 = any(n == 4 and w == 2 for n, w, _v in header)
+    web = not has_blob and (has_f4 or hlen < 66)
+    model: str | None = None
+    fields: list[tuple[str, str]] = [
+        ("kind", "web-search encrypted_content" if web else "thinking signature"),
+        ("version", str(version)),
+    ]
+    bedrock = False
+    for number, _wire, v in header[1:]:
+        if isinstance(v, int):
+            if number == 2 and v == 1:
+                bedrock = True
+                fields.append(("f2", "1 (the Bedrock-served header variant)"))
+            elif number != 3:
+                fields.append((f"f{number}", str(v)))
+            continue
+        text = _printable(v)
+        if number == 6 and text:
+            model = text
+            fields.append(("model", text))
+        elif number == 5 and len(v) == 64:
+            continue
+        elif text is not None:
+            fields.append((f"f{number}", text))
+        else:
+            fields.append((f"f{number}", f"{len(v)} bytes"))
+    fields.append(("header bytes", str(hlen)))
+    fields.append(("total bytes", str(len(data))))
+    problems: tuple[str, ...] = ()
+    if truncated:
+        problems = ("truncated",)
+        fields.append(("declared bytes", str(declared)))
+    if web:
+        return Decoded(
+            detector="anthropic-web-search",
+            value=s,
+            provider="anthropic",
+            host=None,
+            strength="strong",
+            tag="verified",
+            fields=tuple(fields),
+            meaning=(
+                f"Anthropic server-tool encrypted_content (web-search result envelope, header "
+                f"v{version}): Anthropic, not a thinking signature and not a Fernet token"
+            ),
+            problems=problems,
+            shape=f"anthropic-envelope-v{version}",
+        )
+    if model:
+        meaning = f"Anthropic thinking signature (protobuf header v{version}) naming model {model}"
+    elif version >= 12 and truncated:
+        meaning = (
+            f"Anthropic thinking signature (protobuf header v{version}; cut before the model field)"
+        )
+    else:
+        meaning = f"Anthropic thinking signature (protobuf header v{version}, no model field)"
+    if bedrock:
+        meaning += (
+            "; header field 2 = 1, seen on every Bedrock-served signature examined and on no "
+            "api.anthropic.com one (host bedrock: [guess] beyond those captures)"
+        )
+    return Decoded(
+        detector="anthropic-signature",
+        value=s,
+        provider="anthropic",
+        host="bedrock" if bedrock else None,
+        strength="strong",
+        tag="verified",
+        fields=tuple(fields),
+        meaning=meaning,
+        problems=problems,
+        shape=f"signature-v{version}",
+    )

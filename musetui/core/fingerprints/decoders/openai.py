@@ -1,0 +1,413 @@
+"""OpenAI decoders: Responses item ids (§4), Chat Completions ids and system fingerprints, Fernet tokens (§5)."""
+
+from __future__ import annotations
+
+import re
+
+from musetui.core.fingerprints.decoders._common import (
+    _OPENAI_STACK,
+    OPENAI_TIME_MAX,
+    OPENAI_TIME_MIN,
+    _b64_head,
+    _date,
+    _in_window_s,
+    _iso_s,
+)
+from musetui.core.fingerprints.types import Decoded, Strength, Tag
+
+# ---------------------------------------------------------------------------------------------
+# OpenAI Responses item ids (§4)
+# ---------------------------------------------------------------------------------------------
+
+#: §4.5: item prefix → item type.
+OPENAI_ITEM_TYPES: dict[str, str] = {
+    "resp": "response",
+    "rs": "reasoning",
+    "msg": "message",
+    "fc": "function_call",
+    "ctc": "custom_tool_call",
+    "ws": "web_search_call",
+    "lsh": "local_shell_call",
+    "ci": "code_interpreter_call",
+    "ig": "image_generation_call",
+    "mcp": "mcp_call",
+    "mcpl": "mcp_list_tools",
+    "mcpr": "mcp_approval_request",
+    "fs": "file_search_call",
+    "cmp": "compaction",
+    "apc": "apply_patch_call",
+    "sh": "shell_call",
+    "sho": "shell_call_output",
+    "tsc": "tool_search_call",
+    "tso": "tool_search_output",
+    "cm": "program",
+    "cmo": "program_output",
+}
+_OPENAI_PREFIX_ALT = "|".join(sorted(OPENAI_ITEM_TYPES, key=len, reverse=True))
+_OPENAI_ID_RE = re.compile(
+    rf"({_OPENAI_PREFIX_ALT})_([0-9a-f]{{50}}|[0-9a-f]{{48}}|[0-9a-f]{{32}})"
+)
+#: Anchored at a computed start: the prefix, the body, and no id character after it.
+_OPENAI_TOKEN_RE = re.compile(
+    rf"(?:{_OPENAI_PREFIX_ALT})_(?:[0-9a-f]{{50}}|[0-9a-f]{{48}})(?![0-9A-Za-z])"
+)
+#: Literal-anchored candidate finder (fast): an ``_`` followed by 48 hex.
+_OPENAI_CANDIDATE_RE = re.compile(r"_[0-9a-f]{48}")
+_MARKER_RE = re.compile(r"81[0-9a-f]{2}")
+_MARKER_CODEX = "87d1"
+
+
+def decode_openai_item_id(s: str) -> Decoded | None:
+    """Decode an OpenAI Responses id (legacy48, new50 or the old 32-hex form) and judge it (§4.1).
+
+    An id whose time, marker or store byte fails the checks is reported as an imitation
+    (provider None, weak), not dropped: imitations are evidence too (§11).
+    """
+    m = _OPENAI_ID_RE.fullmatch(s)
+    if m is None:
+        return None
+    prefix, body = m.group(1), m.group(2)
+    n = len(body)
+    item_type = OPENAI_ITEM_TYPES[prefix]
+    problems: list[str] = []
+    reasons: list[str] = []
+    fields: list[tuple[str, str]] = []
+    store = ""
+    if n == 50:
+        layout = "new50"
+        key = body[0:16]
+        store = body[16:18]
+        ts = int(body[18:26], 16)
+        marker = body[30:34]
+    else:
+        layout = "legacy48" if n == 48 else "old32"
+        key = ""
+        ts = int(body[0:8], 16)
+        marker = body[12:16]
+    fields.append(("layout", layout))
+    fields.append(("item type", item_type))
+    minted = _iso_s(ts)
+    fields.append(("minted", minted))
+    if not OPENAI_TIME_MIN <= ts <= OPENAI_TIME_MAX:
+        problems.append("implausible-time")
+        reasons.append(f"time {_date(ts)} is implausible")
+    codex_marker = marker == _MARKER_CODEX
+    if codex_marker:
+        fields.append(("marker", f"{marker} (seen only in 2026-08/09 Codex lines: medium)"))
+    else:
+        fields.append(("marker", marker))
+        if _MARKER_RE.fullmatch(marker) is None:
+            problems.append("bad-marker")
+            reasons.append(f"marker {marker} is not 81xx")
+    if layout == "new50":
+        if store == "00":
+            fields.append(("store byte", "00 (store:true)"))
+        elif store == "01":
+            fields.append(("store byte", "01 (store:false)"))
+        else:
+            fields.append(("store byte", f"{store} (not 00/01)"))
+            problems.append("bad-store-byte")
+            reasons.append(f"store byte {store} is not 00/01")
+        fields.append(("conversation key", key))
+    elif layout == "legacy48":
+        fields.append(("response suffix", body[32:48]))
+
+    if problems:
+        if layout == "old32":
+            return None  # the optional 32-hex form is only accepted when it checks out [guess]
+        who = (
+            "imitation (LM Studio style)"
+            if prefix == "resp" and layout == "legacy48"
+            else "imitation (re-implemented or hand-written id)"
+        )
+        meaning = f"{prefix}_ + {n} hex but {' and '.join(reasons)}: {who}"
+        return Decoded(
+            detector="openai-item-id",
+            value=s,
+            provider=None,
+            host=None,
+            strength="weak",
+            tag="verified",
+            time=float(ts),
+            fields=tuple(fields),
+            meaning=meaning,
+            problems=tuple(problems),
+            shape=layout,
+        )
+
+    strength: Strength = "strong"
+    tag: Tag = "verified"
+    if codex_marker:
+        strength = "medium"
+    if layout == "old32":
+        strength = "medium"
+        tag = "guess"
+    store_note = ""
+    if store == "00":
+        store_note = ", store byte 00 (the request had store:true)"
+    elif store == "01":
+        store_note = ", store byte 01 (store:false)"
+    meaning = (
+        f"OpenAI Responses {item_type} id ({layout}) minted {minted}, marker {marker}"
+        f"{store_note}: {_OPENAI_STACK}"
+    )
+    return Decoded(
+        detector="openai-item-id",
+        value=s,
+        provider="openai",
+        host=None,
+        strength=strength,
+        tag=tag,
+        time=float(ts),
+        fields=tuple(fields),
+        meaning=meaning,
+        problems=(),
+        shape=layout,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Chat Completions ids and system_fingerprint (§4.5, §8)
+# ---------------------------------------------------------------------------------------------
+
+_CHATCMPL_OPENAI_RE = re.compile(r"chatcmpl-[A-Za-z0-9]{29}")
+_CHATCMPL_HEX32_RE = re.compile(r"chatcmpl-[0-9a-f]{32}")
+_UUID4_BODY = r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
+_CHATCMPL_UUID_RE = re.compile(rf"chatcmpl-{_UUID4_BODY}")
+#: Self-hosted OpenAI-compatible servers (docs/fingerprints.md#self-hosted): Ollama's
+#: ``fmt.Sprintf("chatcmpl-%d", rand.Intn(999))``; llama.cpp's ``"chatcmpl-" + random_string()``
+#: (32 characters of [0-9A-Za-z]).
+_CHATCMPL_OLLAMA_RE = re.compile(r"chatcmpl-[0-9]{1,3}")
+_CHATCMPL_LLAMACPP_RE = re.compile(r"chatcmpl-[A-Za-z0-9]{32}")
+
+
+def decode_chatcmpl_id(s: str) -> Decoded | None:
+    """Classify a Chat Completions ``chatcmpl-`` id by shape (§4.5, §8.2, §8.4); opaque, no time."""
+    if not s.startswith("chatcmpl-") or s.startswith("chatcmpl-tool-"):
+        return None
+    if _CHATCMPL_OPENAI_RE.fullmatch(s):
+        return Decoded(
+            detector="chatcmpl-id",
+            value=s,
+            provider="openai",
+            host=None,
+            strength="medium",
+            tag="verified",
+            fields=(("shape", "chatcmpl- + 29 base62"),),
+            meaning="OpenAI Chat Completions id shape (OpenAI or Azure); opaque, carries no time",
+            shape="chatcmpl-+29",
+        )
+    if _CHATCMPL_HEX32_RE.fullmatch(s):
+        return Decoded(
+            detector="chatcmpl-id",
+            value=s,
+            provider=None,
+            host=None,
+            strength="weak",
+            tag="source",
+            fields=(("shape", "chatcmpl- + 32 hex"),),
+            meaning="chatcmpl- + 32 hex: Fireworks-like (vLLM-style servers mint the same shape)",
+            shape="chatcmpl-+32hex",
+        )
+    if _CHATCMPL_OLLAMA_RE.fullmatch(s):
+        return Decoded(
+            detector="chatcmpl-id",
+            value=s,
+            provider=None,
+            host=None,
+            strength="weak",
+            tag="source",
+            fields=(("shape", "chatcmpl- + a number below 999"),),
+            meaning="chatcmpl- + a number below 999: Ollama's OpenAI-compatible server (self-hosted)",
+            shape="chatcmpl-+digits",
+        )
+    if _CHATCMPL_LLAMACPP_RE.fullmatch(s):
+        return Decoded(
+            detector="chatcmpl-id",
+            value=s,
+            provider=None,
+            host=None,
+            strength="weak",
+            tag="source",
+            fields=(("shape", "chatcmpl- + 32 base62"),),
+            meaning="chatcmpl- + 32 base62: llama.cpp's server (self-hosted)",
+            shape="chatcmpl-+32b62",
+        )
+    if _CHATCMPL_UUID_RE.fullmatch(s):
+        return Decoded(
+            detector="chatcmpl-id",
+            value=s,
+            provider=None,
+            host=None,
+            strength="weak",
+            tag="verified",
+            fields=(("shape", "chatcmpl- + uuid4"),),
+            meaning="chatcmpl- + uuid4: Groq/Cerebras-like OpenAI-compatible server",
+            shape="chatcmpl-+uuid4",
+        )
+    return None
+
+
+_FP10_RE = re.compile(r"fp_[0-9a-f]{10}")
+_FP_DEEPSEEK_RE = re.compile(r"fp_[0-9a-f]{10}_prod[A-Za-z0-9_]*")
+_FP20_RE = re.compile(r"fp_[0-9a-f]{20}")
+
+
+#: llama.cpp's ``build_info``: "b" + build number + "-" + commit (b4963-02082f15).
+_LLAMACPP_BUILD_RE = re.compile(r"b[0-9]{1,6}-[0-9a-f]{7,12}")
+
+
+def classify_system_fingerprint(s: str) -> Decoded | None:
+    """Classify a ``system_fingerprint`` value; only the unusual shapes are informative (§4.5)."""
+    if _LLAMACPP_BUILD_RE.fullmatch(s):
+        return Decoded(
+            detector="system-fingerprint",
+            value=s,
+            provider=None,
+            host=None,
+            strength="weak",
+            tag="source",
+            fields=(("shape", "b<build>-<commit>"),),
+            meaning="llama.cpp server build as system_fingerprint (self-hosted)",
+            shape="llama.cpp-build",
+        )
+    if not s.startswith("fp_"):
+        return None
+    if s == "fp_ollama":
+        return Decoded(
+            detector="system-fingerprint",
+            value=s,
+            provider=None,
+            host=None,
+            strength="weak",
+            tag="source",
+            fields=(("shape", "fp_ollama"),),
+            meaning="fp_ollama: Ollama's OpenAI-compatible server (self-hosted)",
+            shape="fp_ollama",
+        )
+    if _FP10_RE.fullmatch(s):
+        return Decoded(
+            detector="system-fingerprint",
+            value=s,
+            provider=None,
+            host=None,
+            strength="weak",
+            tag="verified",
+            fields=(("shape", "fp_ + 10 hex"),),
+            meaning="fp_ + 10 hex: OpenAI's shape, also copied by xAI and Groq: weak",
+            shape="fp_+10hex",
+        )
+    if _FP_DEEPSEEK_RE.fullmatch(s):
+        return Decoded(
+            detector="system-fingerprint",
+            value=s,
+            provider="deepseek",
+            host=None,
+            strength="strong",
+            tag="verified",
+            fields=(("shape", "fp_ + 10 hex + _prod…"), ("build", s[14:])),
+            meaning="fp_<10hex>_prod… system_fingerprint: DeepSeek",
+            shape="fp_+10hex_prod",
+        )
+    if _FP20_RE.fullmatch(s):
+        return Decoded(
+            detector="system-fingerprint",
+            value=s,
+            provider=None,
+            host=None,
+            strength="weak",
+            tag="verified",
+            fields=(("shape", "fp_ + 20 hex"),),
+            meaning="fp_ + 20 hex: Cerebras-like system_fingerprint",
+            shape="fp_+20hex",
+        )
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Fernet tokens (§5)
+# ---------------------------------------------------------------------------------------------
+
+FERNET_FRAMING = 57  # 1 version + 8 time + 16 IV + 32 HMAC
+
+
+def decode_fernet(s: str) -> Decoded | None:
+    """Decode the header of a ``gAAAAA…`` Fernet token and check its framing (§5.1).
+
+    A token that stops before 57 bytes, or whose base64 is visibly cut (missing padding), is
+    reported with problem ``truncated`` and its structure is not judged. Only a token that
+    ends cleanly (padded, or needing no padding and passing the rule) can fail ``bad-structure``.
+    """
+    if not s.startswith("gAAAAA"):
+        return None
+    data, n, clean = _b64_head(s, url=True, nbytes=25)  # the header is all that is read
+    if not clean or n < 9 or data[0] != 0x80:
+        return None
+    ts = int.from_bytes(data[1:9], "big")
+    problems: list[str] = []
+    fields: list[tuple[str, str]] = [("version", "0x80"), ("minted", _iso_s(ts))]
+    if n >= 25:
+        fields.append(("IV", data[9:25].hex()))
+    fields.append(("bytes", str(n)))
+    stripped = s.rstrip("=")
+    pad = len(s) - len(stripped)
+    rem = len(stripped) % 4
+    ok_rule = n - FERNET_FRAMING > 0 and (n - FERNET_FRAMING) % 16 == 0
+    # A token "ends cleanly" when its padding is exactly right, or it needs none and passes the
+    # rule; anything else was cut mid-way (quoted prefixes, logs that clip long strings).
+    proper_pad = (rem == 2 and pad == 2) or (rem == 3 and pad == 1)
+    full_length = n >= FERNET_FRAMING and (proper_pad or (rem == 0 and pad == 0 and ok_rule))
+    if not full_length:
+        problems.append("truncated")
+        fields.append(("structure", "truncated: header only, structure not judged"))
+    elif ok_rule:
+        blocks = (n - FERNET_FRAMING) // 16
+        fields.append(("ciphertext", f"{n - FERNET_FRAMING} bytes ({blocks} AES blocks)"))
+        fields.append(("structure", "ok ((len-57) % 16 == 0)"))
+    else:
+        problems.append("bad-structure")
+        fields.append(("ciphertext", f"{n - FERNET_FRAMING} bytes"))
+        fields.append(
+            ("structure", f"bad: (len-57) = {n - FERNET_FRAMING} is not a positive multiple of 16")
+        )
+    if not _in_window_s(ts):
+        problems.append("implausible-time")
+    genuine = all(p == "truncated" for p in problems)
+    if genuine:
+        meaning = (
+            f"Fernet token minted {_iso_s(ts)}: encrypted reasoning/compaction blob of the "
+            f"{_OPENAI_STACK}"
+        )
+        if "truncated" in problems:
+            meaning += "; truncated, header only"
+        return Decoded(
+            detector="fernet",
+            value=s,
+            provider="openai",
+            host=None,
+            strength="strong",
+            tag="verified",
+            time=float(ts),
+            fields=tuple(fields),
+            meaning=meaning,
+            problems=tuple(problems),
+            shape="fernet",
+        )
+    what = []
+    if "bad-structure" in problems:
+        what.append(f"its length {n} breaks the (len-57) % 16 rule")
+    if "implausible-time" in problems:
+        what.append(f"its time {_date(ts)} is implausible")
+    return Decoded(
+        detector="fernet",
+        value=s,
+        provider=None,
+        host=None,
+        strength="weak",
+        tag="verified",
+        time=float(ts),
+        fields=tuple(fields),
+        meaning=f"gAAAAA… blob but {' and '.join(what)}: not a genuine Fernet token",
+        problems=tuple(problems),
+        shape="fernet",
+    )

@@ -1,0 +1,532 @@
+"""Find fingerprints in a session, cheaply, and turn them into located evidence.
+
+Two candidate finders feed the same decoders (``decoders.py`` is the single truth):
+
+* :func:`scan_raw` runs three literal-anchored regexes over the raw bytes of a whole
+  file (``_``-anchored ids and keys, ``gAAAAA`` tokens, ``signature`` values). A line
+  without a candidate costs nothing beyond those passes; it is never walked.
+* :func:`walk` visits every string value (and key) of a parsed record, parsing
+  JSON held inside strings too. It is used for small API captures, for items opened in
+  the UI, and to name the field path of the evidence the raw pass found.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import chain
+from typing import Any
+
+import orjson
+
+from musetui.core.fingerprints import decoders as d
+from musetui.core.fingerprints import patterns
+from musetui.core.fingerprints.types import Decoded
+
+#: The ``_``-anchored pass: id bodies after a prefix, the Muse wrapper tag, weak tool ids
+#: scoped to ``*_id`` keys; then key names whose presence is evidence; Fernet tokens;
+#: signature values. Each regex is the alternation of its rows in :mod:`.patterns`.
+U_RE = re.compile(patterns.pass_regex("u"))
+K_RE = re.compile(patterns.pass_regex("k"))
+G_RE = re.compile(patterns.pass_regex("g"))
+S_RE = re.compile(patterns.pass_regex("s"))
+_PASS_RES = {"u": U_RE, "k": K_RE, "g": G_RE, "s": S_RE}
+
+#: The ``u`` groups that are an id body after a lowercase prefix.
+_ID_GROUPS = frozenset({"hex", "b58", "route", "ds", "alnum", "dig8"})
+_ID_PREFIX_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyz")
+_KEY_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+#: Cap on evidence examples kept per (detector, provider, host, shape) group.
+EXAMPLES_PER_GROUP = 3
+#: Cap on anomalies (time mismatch, imitation, truncated) listed individually.
+MAX_ANOMALIES = 20
+
+
+@dataclass(slots=True)
+class Hit:
+    """One decoded artifact at one place."""
+
+    decoded: Decoded
+    line_index: int  # 0-based index into the file's line table
+    offset: int  # byte offset of the artifact in the file
+    key: str | None = None
+    field: str | None = None
+    zone: int = 0
+    value: str | None = None  # set when ``decoded`` is a shared shape decode for another value
+
+
+_LOWER = bytes(sorted(_ID_PREFIX_CHARS))
+_KEYB = bytes(sorted(_KEY_CHARS))
+
+
+def _token_start(data: bytes, underscore: int) -> int:
+    """Walk back from the ``_`` over a lowercase prefix (``rs``, ``call``, ``toolu`` …)."""
+    lo = max(0, underscore - 10)
+    return lo + len(data[lo:underscore].rstrip(_LOWER))
+
+
+def _key_start(data: bytes, underscore: int) -> int:
+    lo = max(0, underscore - 48)
+    return lo + len(data[lo:underscore].rstrip(_KEYB))
+
+
+#: 2**128 - 1 in base58 (22 digits). The alphabet is in ASCII order, so equal-length
+#: bodies compare numerically as strings.
+_MAX128_B58 = b"YcVfxkQb6JRzqk5kF2tNLv"
+
+
+def _random_anthropic(raw: bytes, prefix_len: int) -> bool:
+    """True when an Anthropic ``01…`` body is provably a random 128-bit id (not an in-window UUIDv7).
+
+    A first base58 digit other than ``1`` puts the value at or above 58**21 > 2**123,
+    so its first byte is at least 0x08: a millisecond time past 2036, outside the window.
+    """
+    body = raw[prefix_len + 3 :]  # after "_01"
+    return len(body) == 22 and body[:1] != b"1" and body <= _MAX128_B58
+
+
+#: The prefixes :func:`_decode_id` can accept: every other lowercase prefix decodes to None
+#: (an OpenAI item id needs one of the item types; ``call`` and the Anthropic prefixes have
+#: their own decoders), so the raw pass looks only for ids behind one of these.
+ID_PREFIXES: frozenset[str] = frozenset({"call", "msg", "req", "toolu", "srvtoolu", *d.OPENAI_ITEM_TYPES})
+
+
+def _decode_id(token: str) -> Decoded | None:
+    """Decode an id-shaped token by its prefix (None unless it is one of :data:`ID_PREFIXES`)."""
+    prefix = token.split("_", 1)[0]
+    if prefix == "call":
+        return d.classify_tool_id(token)
+    if prefix in ("msg", "req", "toolu", "srvtoolu"):
+        got = d.decode_anthropic_id(token)
+        if got is not None:
+            return got
+        if prefix != "msg":
+            return d.classify_tool_id(token)
+    return d.decode_openai_item_id(token)
+
+
+def scan_raw(
+    data: bytes,
+    line_starts: list[int],
+    seen: set[bytes] | None = None,
+    finder: Callable[[bytes], tuple[Iterable[re.Match[bytes]], ...]] | None = None,
+) -> Iterator[Hit]:
+    """Yield every artifact the raw passes find in ``data`` (deduplicated by value).
+
+    Args:
+        data: the file's bytes (or the appended part of it).
+        line_starts: byte offset of each line within ``data``, ascending (to locate hits).
+        seen: values already reported for this file (updated in place), so a resumed
+            scan does not count an appended replay of an earlier value again.
+        finder: the matches of the four passes (default: one Hyperscan scan, each
+            candidate confirmed by its pass's regex; :func:`candidates_re` is plain ``re``).
+    """
+    for decoded, pos, key, raw in raw_hits(data, seen, finder):
+        line = bisect_right(line_starts, pos) - 1
+        if raw is None:
+            yield Hit(decoded, line, pos, key=key)
+        else:
+            yield Hit(decoded, line, pos, value=raw.decode("ascii", "replace"))
+
+
+#: The decode shared by every value of one time-less id shape, by (group, prefix, length).
+_BY_SHAPE: dict[tuple[str | None, bytes, int], Decoded | None] = {}
+_MAX_SHAPES = 4096
+
+#: One raw-pass hit: (decoded, byte offset, key, raw value). ``raw`` is set (and ``key`` is
+#: None) when ``decoded`` is a time-less decode shared by every value of its shape.
+RawHit = tuple[Decoded, int, "str | None", "bytes | None"]
+
+
+def raw_hits(
+    data: bytes,
+    seen: set[bytes] | None = None,
+    finder: Callable[[bytes], tuple[Iterable[re.Match[bytes]], ...]] | None = None,
+    keys: bool = True,
+) -> Iterator[RawHit]:
+    """The hits of :func:`scan_raw`, in its order, as :data:`RawHit` tuples (not located by line).
+
+    With ``keys`` False, a signature's key is not spelled (its ``key`` is None).
+    """
+    if seen is None:
+        seen = set()
+    u, k, g, s = _candidates(data) if finder is None else finder(data)
+    # Time-less shapes decode the same way for every value of one shape: decode once per
+    # process, reuse (for another value, the shared decode is carried with the raw value).
+    by_shape = _BY_SHAPE
+    if len(by_shape) > _MAX_SHAPES:
+        by_shape.clear()
+    here: dict[tuple[str | None, bytes, int], Decoded] = {}  # this file's decode of each shape met
+    seen_add = seen.add
+    id_groups = _ID_GROUPS
+    key_chars = _KEY_CHARS
+    lower = _LOWER
+
+    for m in chain(u, k):
+        group = m.lastgroup
+        start = m.start()
+        decoded: Decoded | None
+        key: str | None = None
+        if group in id_groups:
+            lo = start - 10 if start > 10 else 0
+            tstart = lo + len(data[lo:start].rstrip(lower))  # _token_start
+            if tstart == start or (tstart > 0 and data[tstart - 1] in key_chars):
+                continue
+            raw = data[tstart : m.end(group)]
+            if raw in seen:
+                continue
+            seen_add(raw)
+            pos = tstart
+            prefix = data[tstart:start]
+            if group == "b58" and _random_anthropic(raw, start - tstart):
+                # Not a UUIDv7 and within 128 bits: decodes like every other random id of this shape.
+                skey = (group, prefix, len(raw))
+                base = here.get(skey)
+                if base is not None:
+                    yield base, pos, None, raw
+                    continue
+                if skey in by_shape:
+                    base = by_shape[skey]
+                    if base is not None:  # this file's first of the shape: as its own decode would be
+                        here[skey] = base = base.with_value(raw.decode("ascii", "replace"))
+                        yield base, pos, None, None
+                    continue
+                decoded = _decode_id(raw.decode("ascii", "replace"))
+                if decoded is not None and decoded.time is None and not decoded.problems:
+                    by_shape[skey] = here[skey] = decoded
+            elif prefix == b"call":
+                # an id without upper case is its own class (a compatible server's look-alike)
+                skey = (group if raw.lower() != raw else "lower", prefix, len(raw))
+                base = here.get(skey)
+                if base is not None:
+                    yield base, pos, None, raw
+                    continue
+                if skey in by_shape:
+                    base = by_shape[skey]
+                    if base is not None:
+                        here[skey] = base = base.with_value(raw.decode("ascii", "replace"))
+                        yield base, pos, None, None
+                    continue
+                decoded = _decode_id(raw.decode("ascii", "replace"))
+                if decoded is None or (decoded.time is None and not decoded.problems):
+                    by_shape[skey] = decoded
+                    if decoded is not None:
+                        here[skey] = decoded
+            else:
+                decoded = _decode_id(raw.decode("ascii", "replace"))
+        elif group == "kval":
+            kstart = _key_start(data, start)
+            keyb = data[kstart : m.end("key")]
+            val = m.group("kval")
+            tag = keyb + b"=" + (b"null" if val == b"null" else b"set")
+            if tag in seen:
+                continue
+            seen_add(tag)
+            key = keyb.decode("ascii", "replace")
+            decoded = d.decode_key(key, None if val == b"null" else "…")
+            pos = kstart
+        elif group == "tag":
+            if b"gpt_responses_v1" in seen:
+                continue
+            seen_add(b"gpt_responses_v1")
+            found = [x for x in d.decode_string("gpt_responses_v1") if x.detector == "muse-gpt-responses-tag"]
+            decoded = found[0] if found else None
+            pos = _token_start(data, start)
+        elif group == "idv":
+            raw = m.group("idv")
+            if raw in seen:
+                continue
+            seen_add(raw)
+            kstart = _key_start(data, start)
+            key = data[kstart : start + 3].decode("ascii", "replace")
+            decoded = d.classify_tool_id(raw.decode("ascii", "replace"))
+            pos = m.start("idv")
+        else:
+            continue
+        if decoded is not None:
+            yield decoded, pos, key, None
+
+    for m in g:
+        raw = m.group()
+        if raw in seen:
+            continue
+        seen_add(raw)
+        decoded = d.decode_fernet(raw.decode("ascii"))
+        if decoded is not None:
+            yield decoded, m.start(), None, None
+
+    empty: Decoded | None = None
+    for m in s:
+        raw = m.group("sig")
+        if raw:
+            sig_tag = b"sig:" + raw[:200]
+            if sig_tag in seen:
+                continue
+            seen_add(sig_tag)
+            decoded = d.decode_signature_value(raw.decode("utf-8", "replace"))
+            if decoded is not None and decoded.value.encode("utf-8", "replace") in seen:
+                continue  # the token inside the wrapper was already found by the Fernet pass
+        else:  # every empty signature counts (unsigned reasoning), and decodes alike
+            seen_add(b"sig:")
+            if empty is None:
+                empty = d.decode_signature_value("")
+            decoded = empty
+        if decoded is not None:
+            key = None
+            if keys:
+                mstart = m.start()
+                key_head = data[_key_start(data, mstart) : mstart]
+                key = key_head.decode("ascii", "replace") + "ignature" if key_head else "signature"
+            yield decoded, m.start("sig"), key, None
+
+
+def candidates_re(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:
+    """The matches of the four passes, by ``re`` alone (four passes over ``data``)."""
+    return U_RE.finditer(data), K_RE.finditer(data), G_RE.finditer(data), S_RE.finditer(data)
+
+
+#: Before a prefixed row's ``_``: one of the id prefixes, after a non-key byte (or the start).
+#: A match behind another prefix is never reported (its id decodes to None), and skipping it
+#: hides no other match: its span holds no non-key byte, so no prefixed head starts inside it.
+_PREFIX = rb"(?:^|[^A-Za-z0-9_])(?:" + "|".join(sorted(ID_PREFIXES, key=len, reverse=True)).encode() + rb")"
+_DB: Any = None
+_META: list[tuple[int, int]] = []
+
+
+def _database() -> tuple[Any, list[tuple[int, int]]]:
+    """One Hyperscan database of every row's head, compiled once per process.
+
+    Returns the database and, per expression, (pass index, width of the head from its
+    anchor; -1 when the width varies and Hyperscan reports the start itself).
+    """
+    global _DB, _META
+    if _DB is None:
+        from musetui.core import patternset as ps
+
+        sre: Any = importlib.import_module("re._parser")
+        exprs: list[bytes] = []
+        flags: list[int] = []
+        meta: list[tuple[int, int]] = []
+        for row in patterns.ROWS:
+            expr = (_PREFIX + row.head) if row.prefixed else row.head
+            if row.pass_ not in patterns.HS_PASSES or expr in exprs:
+                continue  # rows sharing a head (and so a pass) share its expression
+            lo, hi = sre.parse(row.head).getwidth()
+            fixed = lo == hi
+            exprs.append(expr)
+            flags.append(0 if fixed else ps.SOM_LEFTMOST)
+            meta.append((patterns.PASSES.index(row.pass_), lo if fixed else -1))
+        _DB, _META = ps.compile_set(exprs, flags), meta
+    return _DB, _META
+
+
+def prepare() -> None:
+    """Compile the candidate database now (once per process; forked workers inherit it)."""
+    _database()
+
+
+def _candidates(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:
+    """The matches of the four passes: one Hyperscan scan for the heads, ``re`` at each head.
+
+    Equal to :func:`candidates_re`: every match of a pass starts where one of its heads
+    does, and trying the pass's regex at each head start in order, after the end of the
+    previous match, is what ``finditer`` does at those positions. Passes outside
+    :data:`~musetui.core.fingerprints.patterns.HS_PASSES` run their regex over ``data``.
+    """
+    db, meta = _database()
+    starts: list[list[int]] = [[], [], [], []]
+
+    def on(eid: int, frm: int, to: int, _flags: int, _ctx: object) -> None:
+        p, w = meta[eid]
+        starts[p].append(to - w if w >= 0 else frm)
+
+    db.scan(data, match_event_handler=on)
+    out: list[Iterable[re.Match[bytes]]] = []
+    for p, name in enumerate(patterns.PASSES):
+        rx = _PASS_RES[name]
+        if name not in patterns.HS_PASSES:
+            out.append(rx.finditer(data))
+            continue
+        found: list[re.Match[bytes]] = []
+        end = 0
+        got = starts[p]
+        if len(got) > 1:
+            got = sorted(set(got))
+        for pos in got:
+            if pos < end:
+                continue
+            m = rx.match(data, pos)
+            if m is not None:
+                found.append(m)
+                end = m.end()
+        out.append(found)
+    return tuple(out)
+
+
+def walk(obj: Any, visit: Callable[[str, str | None, str], None], path: str = "", depth: int = 0) -> None:
+    """Call ``visit(value, key, path)`` for every string in ``obj``; keys are visited with value ``""``.
+
+    Strings holding JSON objects or arrays are parsed and walked too (path suffix ``<json>``).
+    """
+    if depth > 200:
+        return
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            sub = f"{path}.{k}" if path else str(k)
+            visit("", str(k), sub + "#key")
+            if isinstance(v, str):
+                visit(v, str(k), sub)
+                _maybe_json(v, visit, sub, depth)
+            elif isinstance(v, dict | list):
+                walk(v, visit, sub, depth + 1)
+    elif isinstance(obj, list):
+        parent_key = path.rsplit(".", 1)[-1] if path else None
+        for i, v in enumerate(obj):
+            sub = f"{path}[{i}]"
+            if isinstance(v, str):
+                visit(v, parent_key, sub)
+                _maybe_json(v, visit, sub, depth)
+            elif isinstance(v, dict | list):
+                walk(v, visit, sub, depth + 1)
+
+
+def _maybe_json(value: str, visit: Callable[[str, str | None, str], None], path: str, depth: int) -> None:
+    if len(value) >= 2 and value[0] in "{[" and value[-1] in "}]":
+        try:
+            inner = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return
+        walk(inner, visit, path + "<json>", depth + 1)
+
+
+_KEY_SIGNALS = d.PRESENCE_KEYS
+
+
+def walk_record(obj: Any) -> list[tuple[Decoded, str | None, str]]:
+    """Every artifact in one parsed record, as (decoded, key, field path); deduplicated by value."""
+    out: list[tuple[Decoded, str | None, str]] = []
+    seen: set[str] = set()
+
+    def visit(value: str, key: str | None, path: str) -> None:
+        if path.endswith("#key"):
+            if key in _KEY_SIGNALS and key not in seen:
+                seen.add(key)
+                parent = _lookup(obj, path[: -len("#key")])
+                got = d.decode_key(key, parent)
+                if got is not None:
+                    out.append((got, key, path[: -len("#key")]))
+            return
+        if not value:
+            if key in ("signature", "thoughtSignature") and "sig:" not in seen:
+                seen.add("sig:")
+                got = d.decode_signature_value("")
+                if got is not None:
+                    out.append((got, key, path))
+            return
+        if key in ("signature", "thoughtSignature") and value not in seen:
+            seen.add(value)
+            got = d.decode_signature_value(value)
+            if got is not None:
+                out.append((got, key, path))
+                return
+        for got in d.decode_string(value, key):
+            if got.value in seen:
+                continue
+            seen.add(got.value)
+            out.append((got, key, path))
+        if key == "model" and value.startswith("accounts/"):
+            got2 = d.decode_model_path(value)
+            if got2 is not None and value not in seen:
+                seen.add(value)
+                out.append((got2, key, path))
+
+    walk(obj, visit)
+    return out
+
+
+def _lookup(obj: Any, path: str) -> Any:
+    """Value at a dotted path produced by :func:`walk` (best effort, for key-presence values)."""
+    cur = obj
+    for part in re.findall(r"[^.\[\]]+|\[\d+\]", path):
+        if part.startswith("["):
+            idx = int(part[1:-1])
+            if isinstance(cur, list) and idx < len(cur):
+                cur = cur[idx]
+            else:
+                return None
+        elif isinstance(cur, dict):
+            cur = cur.get(part)
+        else:
+            return None
+    return cur
+
+
+def field_path(obj: Any, needle: str, key: str | None = None) -> str | None:
+    """The path of the first string (or key, if ``key`` is given) in ``obj`` that contains ``needle``.
+
+    A targeted search: containers are entered only until the needle is found, and a
+    string holding JSON is parsed only when it contains the needle.
+    """
+    return _find_path(obj, needle, key, "", 0)
+
+
+def _find_path(obj: Any, needle: str, key: str | None, path: str, depth: int) -> str | None:
+    # A path is spelled only for the branch that holds the needle (or the key). Exact types
+    # (what orjson builds) are tested first; subclasses take the isinstance branches.
+    if depth > 200:
+        return None
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if key is not None and k == key:
+                return f"{path}.{k}" if path else str(k)
+            tv = type(v)
+            if tv is str:
+                if needle and needle in v:
+                    return _in_string(v, needle, key, f"{path}.{k}" if path else str(k), depth)
+            elif tv in _SCALARS:
+                continue
+            elif tv is dict or tv is list or isinstance(v, dict | list):
+                if v:
+                    found = _find_path(v, needle, key, f"{path}.{k}" if path else str(k), depth + 1)
+                    if found is not None:
+                        return found
+            elif isinstance(v, str) and needle and needle in v:
+                return _in_string(v, needle, key, f"{path}.{k}" if path else str(k), depth)
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            tv = type(v)
+            if tv is str or isinstance(v, str):
+                if needle and needle in v:
+                    return _in_string(v, needle, key, f"{path}[{i}]", depth)
+            elif tv in _SCALARS:
+                continue
+            elif isinstance(v, dict | list) and v:
+                found = _find_path(v, needle, key, f"{path}[{i}]", depth + 1)
+                if found is not None:
+                    return found
+    return None
+
+
+_SCALARS = frozenset({int, float, bool, type(None)})
+
+
+def _in_string(v: str, needle: str, key: str | None, sub: str, depth: int) -> str:
+    """The path of a string holding the needle: inside it when it holds JSON that has it."""
+    if len(v) > len(needle) and v[:1] in "{[" and v[-1:] in "}]":
+        try:
+            inner = orjson.loads(v)
+        except orjson.JSONDecodeError:
+            return sub
+        return _find_path(inner, needle, key, sub + "<json>", depth + 1) or sub
+    return sub
+
+
+@dataclass(slots=True)
+class FileHits:
+    """All hits of one file, with what is needed to locate and time them."""
+
+    hits: list[Hit] = field(default_factory=list)

@@ -1,0 +1,725 @@
+"""Walk roots into sessions: deterministic walk, parallel scan, session tree, fleet outliers.
+
+Nothing under a root is written, renamed or locked. FIFOs, sockets and devices are
+skipped without being opened; symlink loops are detected by directory identity.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from musetui.core import stored
+from musetui.core.cache import LIGHT, CachedFile, IndexCache
+from musetui.core.cache_codec import Invalid, load
+from musetui.core.diagnostics import internal_error
+from musetui.core.fingerprints.attribution import mark_outliers
+from musetui.core.model import Diagnostic, SessionSummary
+from musetui.core.procs import pool_context, worker_init
+from musetui.core.reader import is_gzip_name
+from musetui.core.scanner import Outcome, prepare, resume_file, scan_file
+from musetui.core.stored import light_blob, light_from
+from musetui.core.walk import FileEntry, iter_walk, walk_roots
+
+__all__ = ["FileEntry", "Index", "Progress", "Refresh", "light_blob", "walk_roots"]
+
+#: While the walk runs, ``iter_scan``'s ``tick`` hears of its progress every this many files.
+WALK_TICK = 500
+
+#: Below this much data, scanning in-process beats starting worker processes.
+PARALLEL_MIN_BYTES = 16 * 1024 * 1024
+#: A chunk handed to a worker while the walk goes on: this many files, or this many bytes.
+CHUNK_FILES = 32
+CHUNK_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class Progress:
+    """Scan progress (for status lines and progress bars)."""
+
+    done: int
+    total: int
+    bytes_done: int
+    bytes_total: int
+    sessions: int
+    walked: bool = True  # the walk has ended: ``total`` and ``bytes_total`` are final
+
+
+def _scan_entry(entry: FileEntry, keep_offsets: bool, want_state: bool = False) -> Outcome:
+    try:
+        if entry.maybe and not _looks_like_json(entry.abspath):
+            return Outcome(None, [])
+        return scan_file(
+            entry.abspath, entry.relpath, entry.root, keep_offsets=keep_offsets, want_state=want_state and entry.keep_state
+        )
+    except Exception as exc:  # the per-file boundary
+        return Outcome(None, [internal_error(entry.relpath, exc)])
+
+
+#: Resume states larger than this (stored) are not kept (such a file is rescanned whole after an append).
+MAX_STATE_BYTES = 2 * 1024 * 1024
+
+
+#: What the cache stores of one scanned file: its outcome, its resume state (or None) and
+#: its light outcome, each a blob of plain data (see :mod:`musetui.core.stored`).
+Blobs = tuple[bytes, bytes | None, bytes]
+
+
+def _blobs(outcome: Outcome) -> Blobs:
+    """The outcome (without its state), its resume state and its light form, for the cache.
+
+    The state is kept with the digest of the bytes before its offset, read again here; when
+    the file is no longer the one scanned, or the state is not plain data, no state is kept.
+    When the outcome cannot be stored (a bug), it is replaced by its file's ``internal error``
+    diagnostic, so that what is cached and what is shown never differ.
+    """
+    state = outcome.state
+    outcome.state = None
+    sblob: bytes | None = None
+    s = outcome.summary
+    if state is not None and s is not None and not is_gzip_name(s.abspath):  # (a .gz file is expanded whole anyway)
+        prefix = stored.prefix_digest(s.abspath, state.offset, (s.size, s.mtime_ns, s.inode))
+        try:
+            sblob = stored.encode_state(state, prefix) if prefix is not None else None
+        except Exception:
+            sblob = None  # not resumable: an append rescans the file whole
+    if sblob is not None and len(sblob) > MAX_STATE_BYTES:
+        sblob = None
+    try:
+        return stored.encode_outcome(outcome), sblob, light_blob(outcome)
+    except Exception as exc:
+        path = outcome.summary.path if outcome.summary is not None else (outcome.diagnostics[0].path if outcome.diagnostics else "")
+        outcome.summary = None
+        outcome.offsets = b""
+        outcome.diagnostics = [*outcome.diagnostics, internal_error(path, exc)]
+        return stored.encode_outcome(outcome), None, light_blob(outcome)
+
+
+def outcome_from_light(blob: bytes | tuple[Any, Any]) -> Outcome | None:
+    """A light outcome from a stored light blob (checked here) or an already checked tuple; None when invalid."""
+    if isinstance(blob, bytes):
+        try:
+            blob = load(LIGHT, blob)
+        except Invalid:
+            return None
+    return stored.outcome_from_light(blob)
+
+
+def _scan_chunk(args: tuple[list[FileEntry], bool, bool, bool]) -> list[Any]:
+    """Scan in a worker; return what the parent needs, serialised here (in parallel).
+
+    With states, each outcome comes back with the blobs the cache stores (the outcome itself
+    too, unless ``light``: the parent rebuilds a light one from its blob).
+    """
+    entries, keep, want_state, light = args
+    outcomes = [_scan_entry(e, keep, want_state) for e in entries]
+    if want_state:
+        return [(None if light else o, _blobs(o)) for o in outcomes]
+    if light:  # (a pipe between our own processes: the plain tuple, not the cache's checked, compressed blob)
+        return [light_from(o) for o in outcomes]
+    return outcomes
+
+
+def _guarded(results: Iterator[list[Any]]) -> Iterator[list[Any]]:
+    """The results of a pool, ending early (not raising) when a worker process failed."""
+    try:
+        yield from results
+    except Exception:
+        return
+
+
+def _looks_like_json(path: str) -> bool:
+    from musetui.core.reader import read_file
+
+    try:
+        head = read_file(path, 0, 4096).data.lstrip()
+    except OSError:
+        return True  # let the scan report it
+    return head[:1] in (b"{", b"[") or head.startswith((b"data:", b"event:"))
+
+
+@dataclass(slots=True)
+class _Tally:
+    """Running counts of one scan."""
+
+    bytes_total: int = 0
+    done: int = 0
+    bytes_done: int = 0
+    scanned: int = 0
+
+
+@dataclass(slots=True)
+class Refresh:
+    """What :meth:`Index.refresh` changed."""
+
+    added: list[SessionSummary] = field(default_factory=list)
+    changed: list[SessionSummary] = field(default_factory=list)
+    removed: list[SessionSummary] = field(default_factory=list)
+    resumed: int = 0
+    rescanned: int = 0
+    bytes_read: int = 0
+
+
+@dataclass
+class Index:
+    """The sessions under a set of roots, with their tree and verdicts."""
+
+    roots: list[str]
+    workers: int | None = None
+    keep_offsets: bool = False
+    use_cache: bool = False
+    light: bool = False  # cached sessions come back as light summaries (see SessionSummary.stored_record)
+    cache_hits: int = 0
+    scanned_files: int = 0
+    resumed: int = 0
+    resumed_bytes: int = 0
+    #: Live follow: the scan states of active files, each with the digest of the bytes before its offset.
+    states: dict[str, tuple[Any, str]] = field(default_factory=dict)
+    follow: bool = False  # keep scan states of recently modified files, for refresh()
+    active_window_s: float = 3600.0
+    notices: list[str] = field(default_factory=list)
+    sessions: list[SessionSummary] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    offsets: dict[str, bytes] = field(default_factory=dict)
+    children: dict[str, list[SessionSummary]] = field(default_factory=dict)
+    top: list[SessionSummary] = field(default_factory=list)
+    by_key: dict[str, SessionSummary] = field(default_factory=dict)
+    files: list[FileEntry] = field(default_factory=list)
+    walked: bool = False  # ``files`` (and the walk's diagnostics) were supplied by the caller
+    head_start: int = 0  # scan the first this many files at once, before the walk ends (first paint)
+    follow_symlinks: bool = False  # follow symlinks that leave the root (never loops)
+    #: Added to the worker processes' niceness: the app's index yields the CPU to the app itself.
+    worker_nice: int = 0
+    #: Local worker processes take files while the walk goes on (see :class:`_Stream`).
+    streams: ClassVar[bool] = True
+    #: Outcomes read ahead (see :meth:`head`), by absolute path: adopted when the walk reaches an unchanged file.
+    preloaded: dict[str, tuple[FileEntry, Outcome, Blobs | None]] = field(default_factory=dict)
+
+    def iter_scan(
+        self, cancelled: Callable[[], bool] | None = None, tick: Callable[[Progress], None] | None = None
+    ) -> Iterator[tuple[Outcome, Progress]]:
+        """Scan every file, yielding each outcome as it completes.
+
+        The walk streams: with the cache on, a file whose identity (device, inode, size,
+        mtime) is unchanged is not read, and its stored outcome is yielded as soon as the
+        walk reaches it; a grown file resumes from its stored state. With ``head_start``,
+        the first files that need reading are scanned at once, before the walk ends, so a
+        UI has rows to show early. The rest are scanned in walk order (in worker
+        processes) and stored when the scan ends (or is cancelled).
+        """
+        walker: Iterable[FileEntry] = (
+            list(self.files) if self.walked else iter_walk(self.roots, self.diagnostics, self.follow_symlinks)
+        )
+        if not self.walked:
+            self.files = []
+        tally = _Tally(bytes_total=sum(f.size for f in self.files))
+        workers = self.workers if self.workers is not None else (os.cpu_count() or 1)
+        caches: dict[str, IndexCache] = {}
+        rows: dict[str, CachedFile] = {}
+        to_scan: list[FileEntry] = []
+        fresh: list[tuple[FileEntry, Blobs]] = []
+        head_left = self.head_start
+        now_ns = time.time_ns()
+        complete = False
+        stream = _Stream(self, workers, cancelled)
+
+        walking = [not self.walked]
+
+        def progress() -> Progress:
+            return Progress(
+                tally.done, len(self.files), tally.bytes_done, tally.bytes_total, len(self.sessions), not walking[0]
+            )
+
+        def scanned(stream: Iterator[tuple[Outcome, FileEntry, Blobs | None]]) -> Iterator[tuple[Outcome, Progress]]:
+            for outcome, entry, blobs in stream:
+                tally.done += 1
+                tally.bytes_done += entry.size
+                tally.scanned += 1
+                if blobs is not None:
+                    if self.use_cache:
+                        fresh.append((entry, blobs))
+                    if self.follow and blobs[1] is not None and time.time_ns() - entry.mtime_ns < self.active_window_s * 1e9:
+                        got = stored.decode_state(blobs[1])
+                        if got is not None:
+                            self.states[entry.abspath] = got
+                self._take(outcome)
+                yield outcome, progress()
+                if cancelled is not None and cancelled():
+                    return
+
+        try:
+            for e in walker:
+                if not self.walked:
+                    self.files.append(e)
+                    tally.bytes_total += e.size
+                    if tick is not None and len(self.files) % WALK_TICK == 0:
+                        tick(progress())
+                pre = self.preloaded.pop(e.abspath, None) if self.preloaded else None
+                if pre is not None and _same_file(pre[0], e):
+                    if pre[2] is not None:  # scanned ahead: stored (and kept for follow) as if scanned here
+                        if self.use_cache:
+                            self._cache_for(e.root, caches, rows)
+                        yield from scanned(iter([(pre[1], e, pre[2])]))
+                    else:  # a cache hit ahead
+                        tally.done += 1
+                        tally.bytes_done += e.size
+                        self.cache_hits += 1
+                        self._take(pre[1])
+                        yield pre[1], progress()
+                    if cancelled is not None and cancelled():
+                        return
+                    continue
+                outcome = self._from_cache(e, caches, rows, fresh) if self.use_cache else None
+                if outcome is not None:
+                    tally.done += 1
+                    tally.bytes_done += e.size
+                    self._take(outcome)
+                    yield outcome, progress()
+                else:
+                    # With the cache, every file keeps a resume state (about 30% of the file's
+                    # size), so an append to any file, however old, reads only the appended
+                    # bytes. Without it, live follow keeps states of files being written.
+                    e.keep_state = self.use_cache or (self.follow and now_ns - e.mtime_ns < self.active_window_s * 1e9)
+                    if head_left:
+                        to_scan.append(e)
+                        if len(to_scan) >= head_left:
+                            head, to_scan, head_left = to_scan, [], 0
+                            yield from scanned(self._outcomes(head, 1, 0, cancelled))
+                    else:
+                        stream.feed(e)
+                        yield from scanned(stream.ready())
+                if cancelled is not None and cancelled():
+                    return
+            walking[0] = False
+            if tick is not None:
+                tick(progress())
+            for e in to_scan:  # (a head start the walk never filled)
+                stream.feed(e)
+            yield from scanned(stream.finish())
+            complete = cancelled is None or not cancelled()
+        finally:
+            stream.close()
+            self.scanned_files = tally.scanned
+            for root, cache in caches.items():
+                rows_out = [
+                    (e.abspath, e.dev, e.ino, e.size, e.mtime_ns, b[0], b[1], b[2], e.ctime_ns)
+                    for e, b in fresh
+                    if e.root == root
+                ]
+                keep = {e.abspath for e in self.files if e.root == root} if complete else None
+                if rows_out or (keep is not None and len(keep) != sum(1 for p in rows if _under(p, root))):
+                    cache.store(rows_out, keep)
+                self.notices.extend(n for n in cache.notices if n not in self.notices)
+                cache.close()
+
+    def head(self, files: int, max_bytes: int) -> list[tuple[FileEntry, Outcome, Blobs | None]]:
+        """The first ``files`` files of the walk (stopping before ``max_bytes`` are read), from the cache or scanned here.
+
+        Nothing is stored and nothing is kept: a scanned file's blobs (what the cache stores,
+        and its resume state) come back with its outcome, for the index that adopts it
+        through :attr:`preloaded`. A cache hit comes back without blobs.
+        """
+        out: list[tuple[FileEntry, Outcome, Blobs | None]] = []
+        caches: dict[str, IndexCache] = {}
+        rows: dict[str, CachedFile] = {}
+        fresh: list[tuple[FileEntry, Blobs]] = []
+        want_state = self.use_cache or self.follow
+        now_ns = time.time_ns()
+        read = 0
+        try:
+            for e in iter_walk(self.roots, [], self.follow_symlinks):
+                if len(out) >= files or read >= max_bytes:
+                    break
+                known = len(fresh)
+                outcome = self._from_cache(e, caches, rows, fresh, readonly=True) if self.use_cache else None
+                if outcome is not None:
+                    out.append((e, outcome, fresh[known][1] if len(fresh) > known else None))
+                    continue
+                if read + e.size > max_bytes:  # (a big file is left to the index: its rows can wait)
+                    break
+                e.keep_state = self.use_cache or (self.follow and now_ns - e.mtime_ns < self.active_window_s * 1e9)
+                o = _scan_entry(e, self.keep_offsets, want_state)
+                out.append((e, o, _blobs(o) if want_state else None))
+                read += e.size
+        finally:
+            for cache in caches.values():
+                cache.close()
+        return out
+
+    def _cache_for(self, root: str, caches: dict[str, IndexCache], rows: dict[str, CachedFile], readonly: bool = False) -> IndexCache:
+        """The open cache of ``root``; opened (and, unless ``readonly``, its rows loaded into ``rows``) on first use.
+
+        A read-only reader (the head start) looks rows up one by one: it needs a few files, not all.
+        """
+        cache = caches.get(root)
+        if cache is None:
+            cache = caches[root] = IndexCache(root, readonly=readonly, roots=self.roots)
+            if not readonly:
+                rows.update(cache.load(light=self.light))
+            self.notices.extend(cache.notices)
+        return cache
+
+    def _from_cache(
+        self,
+        e: FileEntry,
+        caches: dict[str, IndexCache],
+        rows: dict[str, CachedFile],
+        fresh: list[tuple[FileEntry, Blobs]],
+        readonly: bool = False,
+    ) -> Outcome | None:
+        """The outcome of ``e`` from the cache (stored, or resumed after an append), or None."""
+        cache = self._cache_for(e.root, caches, rows, readonly)
+        row = cache.row_of(e.abspath) if readonly else rows.get(e.abspath)
+        if row is None:
+            return None
+        if row.matches(e.dev, e.ino, e.size, e.mtime_ns, e.ctime_ns):
+            outcome = outcome_from_light(row.light) if self.light and row.light else None
+            if outcome is None and not self.light:
+                blob = cache.outcome_of(e.abspath)
+                outcome = stored.decode_outcome(blob) if blob is not None else None
+            if isinstance(outcome, Outcome):
+                self.cache_hits += 1
+                return outcome
+            return None
+        if (row.dev, row.ino) != (e.dev, e.ino) or e.size <= row.size or not row.has_state:
+            return None
+        got = stored.decode_state(cache.state_of(e.abspath))
+        if got is None:
+            return None
+        state, prefix = got
+        if stored.prefix_digest(e.abspath, state.offset) != prefix:
+            return None  # the bytes already read changed (a rewrite, not an append): read it whole
+        old_offset = state.offset
+        resumed = resume_file(state, e.abspath, keep_offsets=self.keep_offsets)
+        if not isinstance(resumed, Outcome):
+            return None
+        self.resumed += 1
+        self.resumed_bytes += (resumed.summary.read_bytes if resumed.summary else e.size) - old_offset
+        fresh.append((e, _blobs(resumed)))
+        return resumed
+
+    def _take(self, outcome: Outcome) -> None:
+        self.diagnostics.extend(outcome.diagnostics)
+        if outcome.summary is not None:
+            self.sessions.append(outcome.summary)
+            self.by_key[outcome.summary.key] = outcome.summary
+            if outcome.offsets:
+                self.offsets[outcome.summary.key] = outcome.offsets
+
+    def _outcomes(
+        self, files: list[FileEntry], workers: int, total_bytes: int, cancelled: Callable[[], bool] | None
+    ) -> Iterator[tuple[Outcome, FileEntry, Blobs | None]]:
+        want_state = self.use_cache or self.follow
+        if workers <= 1 or total_bytes < PARALLEL_MIN_BYTES or len(files) < 8:
+            for e in files:
+                o = _scan_entry(e, self.keep_offsets, want_state)
+                blobs = _blobs(o) if want_state else None
+                yield o, e, blobs
+            return
+        ctx = pool_context()
+        if ctx.get_start_method() == "fork":
+            prepare()  # per-process tables built once here, before the fork: the workers inherit them
+        chunks = _chunk(files, max(1, min(64, len(files) // (workers * 8) or 1)))
+        done = 0
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=ctx, initializer=worker_init, initargs=(self.worker_nice,)
+        ) as pool:
+            try:
+                jobs = [(c, self.keep_offsets, want_state, self.light) for c in chunks]
+                for chunk, results in zip(chunks, _guarded(pool.map(_scan_chunk, jobs)), strict=False):
+                    done += 1
+                    yield from self._decode_results(chunk, results, want_state)
+                    if cancelled is not None and cancelled():
+                        break
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)
+        if done < len(chunks) and (cancelled is None or not cancelled()):
+            # A worker died (out of memory, a crash in a C extension): scan the rest here.
+            for chunk in chunks[done:]:
+                for e in chunk:
+                    o = _scan_entry(e, self.keep_offsets, want_state)
+                    yield o, e, (_blobs(o) if want_state else None)
+
+    def _decode_results(
+        self, chunk: list[FileEntry], results: list[Any], want_state: bool
+    ) -> Iterator[tuple[Outcome, FileEntry, Blobs | None]]:
+        """A worker's results for ``chunk`` (see :func:`_scan_chunk`) as outcomes with their blobs."""
+        for e, r in zip(chunk, results, strict=True):
+            if want_state:
+                o, blobs = r
+                lo = outcome_from_light(blobs[2]) if self.light else None
+                if lo is None and o is None:
+                    o = stored.decode_outcome(blobs[0])
+                yield (lo if lo is not None else (o if o is not None else Outcome(None, []))), e, blobs
+            elif self.light:
+                lo = outcome_from_light(r)
+                yield (lo if lo is not None else Outcome(None, [])), e, None
+            else:
+                yield r, e, None
+
+    def refresh(self, active_window_s: float | None = None) -> Refresh:
+        """Bring the index up to date with the disk (live follow); returns what changed.
+
+        Re-walks the roots (cheap: one stat per file). Unchanged files are skipped;
+        appended files resume from their last complete line when their scan state is
+        held (files modified within ``active_window_s`` keep one); other changed files
+        are rescanned whole; vanished files are dropped. Outliers are recomputed.
+        """
+        window = self.active_window_s if active_window_s is None else active_window_s
+        diags: list[Diagnostic] = []
+        files = walk_roots(self.roots, diags, self.follow_symlinks)
+        previous = {e.abspath: e for e in self.files}
+        by_path = {s.abspath: s for s in self.sessions}
+        result = Refresh()
+        now_ns = time.time_ns()
+        for e in files:
+            old = previous.get(e.abspath)
+            if old is not None and (old.dev, old.ino, old.size, old.mtime_ns) == (e.dev, e.ino, e.size, e.mtime_ns):
+                continue
+            outcome: Outcome | None = None
+            held = self.states.get(e.abspath)
+            if (
+                held is not None
+                and old is not None
+                and (old.dev, old.ino) == (e.dev, e.ino)
+                and e.size > old.size
+                and stored.prefix_digest(e.abspath, held[0].offset) == held[1]  # an append, not a rewrite
+            ):
+                state = held[0]
+                before = state.offset
+                outcome = resume_file(state, e.abspath, keep_offsets=self.keep_offsets)
+                if outcome is not None and outcome.summary is not None:
+                    result.bytes_read += outcome.summary.read_bytes - before
+                    result.resumed += 1
+            resumed = outcome is not None  # (its diagnostics are the appended lines' own)
+            if outcome is None:
+                outcome = _scan_entry(e, self.keep_offsets, want_state=True)
+                result.bytes_read += e.size
+                result.rescanned += 1
+            s = outcome.summary
+            prefix = (
+                stored.prefix_digest(e.abspath, outcome.state.offset, (s.size, s.mtime_ns, s.inode))
+                if outcome.state is not None and s is not None and now_ns - e.mtime_ns < window * 1e9
+                else None
+            )
+            if prefix is not None:
+                self.states[e.abspath] = (outcome.state, prefix)
+            else:
+                self.states.pop(e.abspath, None)
+            outcome.state = None
+            self.diagnostics.extend(d for d in outcome.diagnostics if resumed or "malformed" not in d.message or old is None)
+            prev = by_path.get(e.abspath)
+            if prev is not None and outcome.summary is not None:
+                # Same session, new content: update the object everyone already holds.
+                for f in dataclasses.fields(prev):
+                    setattr(prev, f.name, getattr(outcome.summary, f.name))
+                result.changed.append(prev)
+            elif prev is not None:
+                self.sessions.remove(prev)
+                self.by_key.pop(prev.key, None)
+                result.removed.append(prev)
+            elif outcome.summary is not None:
+                self.sessions.append(outcome.summary)
+                self.by_key[outcome.summary.key] = outcome.summary
+                result.added.append(outcome.summary)
+        present = {e.abspath for e in files}
+        for path, s in list(by_path.items()):
+            if path not in present:
+                self.sessions.remove(s)
+                self.by_key.pop(s.key, None)
+                self.states.pop(path, None)
+                result.removed.append(s)
+        self.files = files
+        if result.added or result.changed or result.removed:
+            before_flags = {s.key: tuple(s.attribution.flags) for s in self.sessions}
+            self.finalize()
+            moved = [s for s in self.sessions if tuple(s.attribution.flags) != before_flags.get(s.key)]
+            seen = {x.key for x in result.changed + result.added}
+            result.changed.extend(s for s in moved if s.key not in seen)
+        return result
+
+    def scan(self, cancelled: Callable[[], bool] | None = None) -> Index:
+        """Scan everything, then build the tree and flag outliers."""
+        for _ in self.iter_scan(cancelled):
+            pass
+        self.finalize()
+        return self
+
+    def finalize(self) -> None:
+        """Link parents and children, note orphans, and flag fleet outliers."""
+        ids: dict[tuple[str, str], SessionSummary] = {}
+        for s in self.sessions:
+            if s.session_id:
+                ids.setdefault((s.root, s.session_id), s)
+            alias = s.muse_dir_id
+            if alias:
+                ids.setdefault((s.root, alias), s)
+        self.children = {}
+        self.top = []
+        order = sorted(self.sessions, key=lambda x: (x.root, x.path))
+        parent_of: dict[str, SessionSummary | None] = {}
+        for s in order:
+            parent_of[s.key] = ids.get((s.root, s.parent_session_id)) if s.parent_session_id else None
+        _break_cycles(order, parent_of)
+        for s in order:
+            parent = parent_of[s.key]
+            if parent is not None:
+                self.children.setdefault(parent.key, []).append(s)
+            else:
+                cycle = any(n.startswith("parent cycle") for n in s.notes)
+                if s.parent_session_id and not cycle and not any(n.startswith("orphan") for n in s.notes):
+                    s.notes.append(f"orphan: parent session {s.parent_session_id} is not under the scanned roots")
+                self.top.append(s)
+        mark_outliers(self.sessions)
+
+    def sorted_sessions(self) -> list[SessionSummary]:
+        """Sessions sorted by path (the scan output order)."""
+        return sorted(self.sessions, key=lambda s: (s.path, s.root))
+
+
+def _break_cycles(order: list[SessionSummary], parent_of: dict[str, SessionSummary | None]) -> None:
+    """Cut every parent cycle at its first member in path order, so each session is reachable.
+
+    Every member of a cycle gets a ``parent cycle`` note; the one cut is shown at the top.
+    """
+    for s in order:
+        seen: set[str] = set()
+        cur = parent_of[s.key]
+        while cur is not None and cur is not s and cur.key not in seen:
+            seen.add(cur.key)
+            cur = parent_of[cur.key]
+        if cur is not s:
+            continue
+        members = [s]
+        nxt = parent_of[s.key]
+        while nxt is not None and nxt is not s:
+            members.append(nxt)
+            nxt = parent_of[nxt.key]
+        cut = min(members, key=lambda x: (x.root, x.path))
+        parent_of[cut.key] = None
+        chain = " -> ".join(str(m.session_id) for m in [*members, s])
+        for m in members:
+            note = (
+                f"parent cycle: the session names itself as its parent ({m.session_id}); shown at the top"
+                if len(members) == 1
+                else f"parent cycle: {chain}; {cut.session_id} is shown at the top"
+            )
+            m.notes = [n for n in m.notes if not n.startswith(("parent cycle", "orphan"))] + [note]
+
+
+class _Stream:
+    """Files to scan, fed as the walk finds them; their outcomes come back in the order fed.
+
+    Once the files fed add up to :data:`PARALLEL_MIN_BYTES`, a pool of worker processes
+    starts and takes them a chunk at a time, while the walk goes on (a big tree's first
+    outcomes do not wait for its walk to end). Less than that is scanned here at the end,
+    as starting workers would cost more. A chunk whose worker died is scanned here. An
+    index that does not stream (``streams`` False: the Dask one) gets every file at the
+    end, through its own ``_outcomes``.
+    """
+
+    def __init__(self, index: Index, workers: int, cancelled: Callable[[], bool] | None) -> None:
+        self.index = index
+        self.workers = workers
+        self.cancelled = cancelled
+        self.want_state = index.use_cache or index.follow
+        self.pending: list[FileEntry] = []
+        self.pending_bytes = 0
+        self.jobs: collections.deque[tuple[list[FileEntry], Future[list[Any]]]] = collections.deque()
+        self.pool: ProcessPoolExecutor | None = None
+
+    def feed(self, e: FileEntry) -> None:
+        """Queue ``e``; submit a chunk when one is full (and the pool runs, or now has enough to start)."""
+        self.pending.append(e)
+        self.pending_bytes += e.size
+        if self.pool is None:
+            if not self.index.streams or self.workers <= 1 or self.pending_bytes < PARALLEL_MIN_BYTES or len(self.pending) < 8:
+                return
+            ctx = pool_context()
+            if ctx.get_start_method() == "fork":
+                prepare()  # per-process tables built once here, before the fork: the workers inherit them
+            self.pool = ProcessPoolExecutor(
+                max_workers=self.workers, mp_context=ctx, initializer=worker_init, initargs=(self.index.worker_nice,)
+            )
+        if len(self.pending) >= CHUNK_FILES or self.pending_bytes >= CHUNK_BYTES:
+            self._submit(everything=False)
+
+    def _submit(self, everything: bool) -> None:
+        """Hand the pending files to the pool in chunks (the last, smaller one only with ``everything``)."""
+        chunk: list[FileEntry] = []
+        size = 0
+        for e in self.pending:
+            chunk.append(e)
+            size += e.size
+            if len(chunk) >= CHUNK_FILES or size >= CHUNK_BYTES:
+                self._submit_chunk(chunk)
+                chunk, size = [], 0
+        if chunk and everything:
+            self._submit_chunk(chunk)
+            chunk, size = [], 0
+        self.pending, self.pending_bytes = chunk, size
+
+    def _submit_chunk(self, chunk: list[FileEntry]) -> None:
+        assert self.pool is not None
+        job = (chunk, self.index.keep_offsets, self.want_state, self.index.light)
+        try:
+            future = self.pool.submit(_scan_chunk, job)
+        except Exception as exc:  # a broken pool: the chunk is scanned here
+            future = Future()
+            future.set_exception(exc)
+        self.jobs.append((chunk, future))
+
+    def ready(self) -> Iterator[tuple[Outcome, FileEntry, Blobs | None]]:
+        """The outcomes of the chunks already done (in order), without waiting."""
+        while self.jobs and self.jobs[0][1].done():
+            yield from self._results(*self.jobs.popleft())
+
+    def finish(self) -> Iterator[tuple[Outcome, FileEntry, Blobs | None]]:
+        """Every outcome still to come, waiting for the workers."""
+        if self.pool is None:
+            files, self.pending = self.pending, []
+            yield from self.index._outcomes(files, self.workers, sum(f.size for f in files), self.cancelled)
+            return
+        self._submit(everything=True)
+        while self.jobs:
+            yield from self._results(*self.jobs.popleft())
+            if self.cancelled is not None and self.cancelled():
+                return
+
+    def _results(self, chunk: list[FileEntry], future: Future[list[Any]]) -> Iterator[tuple[Outcome, FileEntry, Blobs | None]]:
+        index = self.index
+        try:
+            results = future.result()
+        except Exception:  # a worker died (out of memory, a crash in a C extension): scan the chunk here
+            for e in chunk:
+                o = _scan_entry(e, index.keep_offsets, self.want_state)
+                yield o, e, (_blobs(o) if self.want_state else None)
+            return
+        yield from index._decode_results(chunk, results, self.want_state)
+
+    def close(self) -> None:
+        """Stop the workers (what is still queued is dropped)."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
+def _same_file(a: FileEntry, b: FileEntry) -> bool:
+    """Whether two walk entries name the same, unchanged file."""
+    return (a.abspath, a.root, a.relpath, a.dev, a.ino, a.size, a.mtime_ns, a.ctime_ns) == (
+        b.abspath, b.root, b.relpath, b.dev, b.ino, b.size, b.mtime_ns, b.ctime_ns
+    )
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
+
+
+def _chunk(items: list[FileEntry], size: int) -> list[list[FileEntry]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]

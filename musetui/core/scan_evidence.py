@@ -1,0 +1,141 @@
+"""Where the raw pass's fingerprints are in a file: located by line, zoned, timed, and their fields named.
+
+The scanner (:mod:`musetui.core.scanner`) validates and observes the lines; this module turns the
+candidates :func:`musetui.core.fingerprints.extract.raw_hits` finds in the same bytes into located
+evidence for attribution, and names the field path of the examples kept, by re-parsing their line.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from musetui.core import sources
+from musetui.core.fingerprints import extract
+from musetui.core.fingerprints.attribution import EXAMPLES, TOL_AFTER_CREATED_S, Located
+from musetui.core.model import parse_time
+from musetui.core.reader import sse_payload
+from musetui.core.sources.base import ZONE_MODEL
+from musetui.core.sources.zones import for_format as zone_table
+
+if TYPE_CHECKING:
+    from musetui.core.scanner import ScanState
+
+__all__ = ["Resolver", "clean", "raw_evidence", "walk_lines"]
+
+
+def clean(line: bytes, sse: bool) -> bytes:
+    line = line.strip()
+    return (sse_payload(line) or b"") if sse else line
+
+
+class Resolver:
+    """Names the field path of an artifact by re-parsing its line (cached)."""
+
+    def __init__(self, lines: list[bytes], sse: bool, base_line: int = 0, parsed: dict[int, Any] | None = None) -> None:
+        self.lines = lines
+        self.sse = sse
+        self.base_line = base_line
+        self.cache: dict[int, Any] = parsed if parsed is not None else {}  # line index -> orjson's record (or None)
+
+    def __call__(self, loc: Located) -> str:
+        idx = loc.line - 1 - self.base_line
+        if idx < 0 or idx >= len(self.lines):
+            return ""
+        key = loc.decoded.value if loc.decoded.detector.startswith("key") else None
+        if not loc.decoded.value and key is None:
+            return ""  # an empty value names no field (extract.field_path finds no empty needle)
+        if idx not in self.cache:
+            try:
+                self.cache[idx] = orjson.loads(clean(self.lines[idx], self.sse))
+            except orjson.JSONDecodeError:
+                self.cache[idx] = None
+        obj = self.cache[idx]
+        if obj is None:
+            return ""
+        return extract.field_path(obj, loc.decoded.value, key) or ""
+
+
+def raw_evidence(
+    data: bytes,
+    starts: list[int],
+    base_line: int,
+    lines: list[bytes],
+    times: list[Any],
+    zones: bytearray,
+    probe: Any,
+    state: ScanState,
+) -> list[Located]:
+    """Locate the raw-pass hits; time-less artifacts of one shape collapse to a few examples and a count.
+
+    With a ``probe``, the zone and time of a hit's line are read from its raw bytes (the
+    line was validated but never observed). ``starts`` are relative to ``data``. On a
+    model-output line, the format's zone table (:mod:`musetui.core.sources.zones`) says whether
+    the hit sits in a field the serving stack writes or in quoted text.
+    """
+    out: list[Located] = []
+    parsed_time: dict[int, float | None] = {}
+    zone_of: dict[int, int] = {}
+    collapsed = state.collapsed
+    n_lines = len(times)
+    table = zone_table(state.fmt)
+    zone_at = table.zone_at if table.default != ZONE_MODEL else None  # a format without a table: lines decide
+    for dec, pos, _key, value in extract.raw_hits(data, state.seen, keys=False):
+        li = bisect_right(starts, pos) - 1
+        if not 0 <= li < n_lines:
+            continue
+        zone = zone_of.get(li)
+        if zone is None:
+            zone = zone_of[li] = probe.zone(lines[li]) if probe is not None else zones[li]
+        if not zone and zone_at is not None and (dec.provider or dec.host or dec.via or dec.time is not None or dec.problems):
+            # (a hit that names no provider or host, and carries no time, decides nothing: its line's zone will do)
+            zone = zone_at(lines[li], pos - starts[li], dec.detector == "key")
+        if dec.time is None and not dec.problems:
+            key = (dec.detector, dec.shape, dec.provider, zone)
+            group = collapsed.get(key)
+            if group is None:
+                group = collapsed[key] = []
+            if len(group) >= EXAMPLES:
+                group[-1].count += 1
+                continue
+            if value is not None:
+                text = value.decode("ascii", "replace")
+                if text != dec.value:
+                    dec = dec.with_value(text)
+            loc = Located(dec, base_line + li + 1, "", zone, None)
+            group.append(loc)
+            out.append(loc)
+            continue
+        if li not in parsed_time:
+            raw = times[li]
+            if raw is None and probe is not None:
+                raw = probe.time(lines[li])
+            parsed_time[li] = parse_time(raw)
+        out.append(Located(dec, base_line + li + 1, "", zone, parsed_time[li]))
+    return out
+
+
+def walk_lines(
+    lines: list[bytes], base_line: int, times: list[Any], zones: bytearray, sse: bool, seen_b: set[bytes],
+    fmt: str | None = None,
+) -> list[Located]:
+    """Full walk of every record (API captures are small): every string through the decoders."""
+    out: list[Located] = []
+    zone_of = zone_table(fmt).zone_of
+    for i, line in enumerate(lines):
+        if times[i] is None and not line.strip():
+            continue
+        try:
+            obj = orjson.loads(clean(line, sse))
+        except orjson.JSONDecodeError:
+            continue
+        t = parse_time(times[i])
+        for dec, _key, path in sources.walk_record(obj):
+            tag = dec.value.encode("utf-8", "replace")
+            if dec.value and tag in seen_b:
+                continue
+            seen_b.add(tag)
+            out.append(Located(dec, base_line + i + 1, path, zones[i] or zone_of(path, dec.detector.startswith("key")), t, after_tol=TOL_AFTER_CREATED_S))
+    return out

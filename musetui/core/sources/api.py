@@ -1,0 +1,246 @@
+"""Raw API captures: OpenAI Responses and Chat Completions, Anthropic Messages, Gemini generateContent.
+
+Each file is either one response object (often pretty-printed over many lines) or a
+stream with one event per line (optionally SSE ``data:`` lines). The whole file is one
+session; its id is the response id.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from musetui.core.model import Item
+from musetui.core.sources.base import (
+    ZONE_MODEL,
+    ZONE_QUOTED,
+    Observer,
+    Record,
+    as_dict,
+    as_list,
+    as_text,
+    content_text,
+    dig,
+    json_text,
+    new_item,
+    record_time,
+    text_of,
+)
+from musetui.core.sources.spec import Format
+from musetui.core.sources.zones import ZONE_TEXT, ZONE_TOOL_ARGS, Zones
+
+RESPONSES = "openai-responses"
+CHAT = "openai-chat"
+ANTHROPIC = "anthropic-messages"
+GEMINI = "gemini"
+
+#: A raw API body is the serving stack's own envelope, except the fields that carry what the
+#: model wrote (docs/fingerprints.md#zones): reply and reasoning text, tool-call arguments and
+#: inputs, and server-tool results. One table for the four API formats (and Converse).
+ZONES = Zones(
+    stack=("*",),
+    quoted=(
+        ("*.text", ZONE_TEXT),
+        ("*.thinking", ZONE_TEXT),
+        ("*.summary", ZONE_TEXT),
+        ("*.refusal", ZONE_TEXT),
+        ("*.reasoning_content", ZONE_TEXT),
+        ("choices[].message.content", ZONE_TEXT),
+        ("choices[].delta.content", ZONE_TEXT),
+        ("*.arguments", ZONE_TOOL_ARGS),
+        ("*.input", ZONE_TOOL_ARGS),
+        ("*.args", ZONE_TOOL_ARGS),
+        ("*.partial_json", ZONE_TOOL_ARGS),
+        ("*.content[].content", ZONE_QUOTED),
+        ("delta", ZONE_TEXT),  # a Responses stream's text and argument deltas; Anthropic's delta events
+    ),
+    default=ZONE_MODEL,
+    keep=("delta.signature", "delta.stop_reason", "delta.stop_sequence"),
+)
+
+_ANTHROPIC_EVENTS = frozenset(
+    {"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping"}
+)
+
+
+def sniff(obj: Any) -> tuple[str, str] | None:
+    """Recognise an API object or stream event; returns (format, rule)."""
+    obj_type = dig(obj, "object")
+    t = dig(obj, "type")
+    if obj_type == "response":
+        return RESPONSES, "openai-responses: object == 'response'"
+    if isinstance(t, str) and t.startswith("response.") and dig(obj, "sequence_number") is not None:
+        return RESPONSES, f"openai-responses: stream event type {t!r}"
+    if obj_type in ("chat.completion", "chat.completion.chunk"):
+        return CHAT, f"openai-chat: object == {obj_type!r}"
+    choices = dig(obj, "choices")
+    if (
+        choices is not None
+        and not isinstance(choices, str | int | float)
+        and (dig(obj, "prompt_filter_results") is not None or dig(obj, "id") is not None)
+    ):
+        return CHAT, "openai-chat: has choices[]"
+    if t == "message" and dig(obj, "role") == "assistant" and dig(obj, "content") is not None:
+        return ANTHROPIC, "anthropic-messages: type == 'message', role == 'assistant'"
+    if isinstance(t, str) and t in _ANTHROPIC_EVENTS and (dig(obj, "message") is not None or dig(obj, "index") is not None or t in ("message_stop", "ping")):
+        return ANTHROPIC, f"anthropic-messages: stream event {t!r}"
+    if dig(obj, "candidates") is not None and (dig(obj, "usageMetadata") is not None or dig(obj, "modelVersion") is not None or dig(obj, "responseId") is not None):
+        return GEMINI, "gemini: candidates with usageMetadata/modelVersion/responseId"
+    return None
+
+
+class ApiObserver(Observer):
+    """Reads the response id, model and creation time from objects or stream events."""
+
+    def observe(self, doc: Any, line: int) -> tuple[Any, int]:
+        s = self.summary
+        resp = dig(doc, "response")  # Responses stream events wrap the response
+        message = dig(doc, "message")  # Anthropic message_start wraps the message
+        holder = resp if resp is not None and dig(resp, "id") is not None else (message if dig(message, "id") is not None else doc)
+        rid = text_of(dig(holder, "id")) or text_of(dig(holder, "responseId"))
+        if rid and s.session_id is None:
+            s.session_id = rid
+        model = text_of(dig(holder, "model")) or text_of(dig(holder, "modelVersion"))
+        if model:
+            self.declare_model(model)
+        t = dig(holder, "created_at")
+        if t is None:
+            created = dig(holder, "created")
+            t = created if created not in (0, None) else None
+        return t, ZONE_MODEL
+
+
+def items(fmt: str, records: list[Record]) -> list[Item]:
+    """Items for an API capture: the output items of each object, or one per stream event."""
+    out: list[Item] = []
+    for rec in records:
+        obj = as_dict(rec.obj)
+        if fmt == RESPONSES and obj.get("object") == "response":
+            t = record_time(obj.get("created_at"))
+            out.append(new_item(rec, len(out), "meta", role="system", time=t, subkind="response",
+                                name=as_text(obj.get("model")), ids=[as_text(obj.get("id"))],
+                                text=f"response {as_text(obj.get('id'))} model={as_text(obj.get('model'))} store={as_text(obj.get('store'))}"))
+            for it in as_list(obj.get("output")):
+                if isinstance(it, dict):
+                    out.append(_responses_item(rec, len(out), t, it))
+        elif fmt == CHAT and obj.get("object") == "chat.completion":
+            t = record_time(obj.get("created"))
+            for ch in as_list(obj.get("choices")):
+                m = ch.get("message") if isinstance(ch, dict) else None
+                if not isinstance(m, dict):
+                    continue
+                calls = as_list(m.get("tool_calls"))
+                for rd in as_list(m.get("reasoning_details")):
+                    # OpenRouter passes the upstream's reasoning through: summaries, text, encrypted blobs
+                    if isinstance(rd, dict):
+                        enc = rd.get("type") == "reasoning.encrypted"
+                        rid = rd.get("id")
+                        out.append(new_item(rec, len(out), "reasoning", role="assistant", time=t,
+                                            subkind=as_text(rd.get("type")), ids=[rid] if isinstance(rid, str) else [],
+                                            text="" if enc else as_text(rd.get("summary") or rd.get("text") or ""),
+                                            reasoning="encrypted" if enc else "visible"))
+                if m.get("reasoning_content"):
+                    out.append(new_item(rec, len(out), "reasoning", role="assistant", time=t, subkind="reasoning_content",
+                                        text=as_text(m["reasoning_content"]), reasoning="visible"))
+                if m.get("content"):
+                    out.append(new_item(rec, len(out), "message", role="assistant", time=t, subkind="message",
+                                        ids=[as_text(obj.get("id"))], text=as_text(m["content"])))
+                for c in calls:
+                    if isinstance(c, dict):
+                        fn = as_dict(c.get("function"))
+                        out.append(new_item(rec, len(out), "tool_call", role="assistant", time=t, subkind="tool_call",
+                                            name=as_text(fn.get("name")), ids=[as_text(c.get("id"))], text=as_text(fn.get("arguments"))))
+        elif fmt == ANTHROPIC and obj.get("type") == "message":
+            ids = [as_text(obj.get("id"))]
+            for b in as_list(obj.get("content")):
+                if not isinstance(b, dict):
+                    continue
+                bt = b.get("type")
+                if bt == "thinking":
+                    out.append(new_item(rec, len(out), "reasoning", role="assistant", subkind=bt, ids=list(ids),
+                                        text=as_text(b.get("thinking") or ""), reasoning="visible" if b.get("signature") else "empty-signature"))
+                elif bt == "redacted_thinking":
+                    out.append(new_item(rec, len(out), "reasoning", role="assistant", subkind=bt, ids=list(ids),
+                                        text="[redacted thinking]", reasoning="redacted"))
+                elif bt in ("tool_use", "server_tool_use"):
+                    out.append(new_item(rec, len(out), "tool_call", role="assistant", subkind=bt, name=as_text(b.get("name")),
+                                        ids=[as_text(b.get("id"))], text=json_text(b.get("input"))))
+                else:
+                    out.append(new_item(rec, len(out), "message", role="assistant", subkind=as_text(bt), ids=list(ids),
+                                        text=content_text([b])))
+        elif fmt == GEMINI and "candidates" in obj:
+            for cand in as_list(obj.get("candidates")):
+                parts = as_list(dig(cand, "content", "parts"))
+                for part in parts:
+                    if not isinstance(part, dict):
+                        continue
+                    if "functionCall" in part:
+                        fc = part["functionCall"] if isinstance(part["functionCall"], dict) else {}
+                        out.append(new_item(rec, len(out), "tool_call", role="assistant", subkind="functionCall",
+                                            name=as_text(fc.get("name")), text=json_text(fc.get("args")),
+                                            reasoning="encrypted" if part.get("thoughtSignature") else None))
+                    else:
+                        kind = "reasoning" if part.get("thought") else "message"
+                        out.append(new_item(rec, len(out), kind, role="assistant", subkind="part",
+                                            text=as_text(part.get("text") or ""),
+                                            reasoning=("visible" if kind == "reasoning" else None)))
+        else:
+            out.append(_event_item(fmt, rec, len(out), obj))
+    return out
+
+
+def _responses_item(rec: Record, idx: int, t: float | None, it: dict[str, Any]) -> Item:
+    typ = as_text(it.get("type"))
+    ids = [i for i in (it.get("id"), it.get("call_id")) if isinstance(i, str)]
+    if typ == "reasoning":
+        enc = it.get("encrypted_content")
+        return new_item(rec, idx, "reasoning", role="assistant", time=t, subkind=typ, ids=ids,
+                        text=content_text(it.get("content")) or content_text(it.get("summary")),
+                        reasoning="encrypted" if isinstance(enc, str) and enc else "visible")
+    if typ == "message":
+        return new_item(rec, idx, "message", role=as_text(it.get("role")), time=t, subkind=typ, ids=ids,
+                        text=content_text(it.get("content")))
+    if typ.endswith("_call") or typ in ("program",):
+        args = it.get("arguments", it.get("action", it.get("input")))
+        return new_item(rec, idx, "tool_call", role="assistant", time=t, subkind=typ, name=as_text(it.get("name") or typ),
+                        ids=ids, text=args if isinstance(args, str) else json_text(args))
+    if typ.endswith("_output"):
+        return new_item(rec, idx, "tool_result", role="tool", time=t, subkind=typ, ids=ids,
+                        text=json_text(it.get("output")))
+    if typ == "compaction":
+        return new_item(rec, idx, "summary", role="system", time=t, subkind=typ, ids=ids, text="compaction (encrypted)",
+                        reasoning="encrypted")
+    return new_item(rec, idx, "unknown", time=t, subkind=typ, ids=ids, text=json_text(it)[:2000])
+
+
+def _event_item(fmt: str, rec: Record, idx: int, obj: dict[str, Any]) -> Item:
+    """One stream event as an item."""
+    t = obj.get("type") or obj.get("object") or "event"
+    ids = [i for i in (obj.get("id"), dig(obj, "item", "id"), dig(obj, "response", "id"), dig(obj, "message", "id")) if isinstance(i, str) and i]
+    text = ""
+    delta = obj.get("delta")
+    if isinstance(delta, str):
+        text = delta
+    elif isinstance(delta, dict):
+        text = as_text(delta.get("text") or delta.get("thinking") or delta.get("partial_json") or delta.get("content") or delta.get("reasoning_content") or "")
+    elif fmt == CHAT:
+        for ch in as_list(obj.get("choices")):
+            d = ch.get("delta") if isinstance(ch, dict) else None
+            if isinstance(d, dict):
+                text += as_text(d.get("content") or d.get("reasoning_content") or "")
+    kind = "reasoning" if ("reasoning" in as_text(t) or "thinking" in as_text(t)) else "event"
+    return new_item(rec, idx, kind, time=record_time(obj.get("created_at") or obj.get("created") or None),
+                    subkind=as_text(t), name=as_text(t), ids=ids, text=text)
+
+
+def _spec(fmt: str) -> Format:
+    """The registry's entry for one API format (:func:`sniff` tells the four apart)."""
+
+    def sniff_one(obj: Any) -> str | None:
+        found = sniff(obj)
+        return found[1] if found is not None and found[0] == fmt else None
+
+    return Format(fmt, "records", sniff_one, ApiObserver, functools.partial(items, fmt), api_body=True, zones=ZONES)
+
+
+SPECS = (_spec(RESPONSES), _spec(CHAT), _spec(ANTHROPIC), _spec(GEMINI))

@@ -1,0 +1,288 @@
+"""Muse VM sessions: ``sessions/<id>/session.jsonl`` envelopes and ``subagent*/<child>/`` workers.
+
+Envelope (FINGERPRINTS.md §1.2): ``{"stream":{"kind":"session","id":…},"recorded_at":µs,
+"payload":{"kind":"metadata"|"route_facts"|"run", "record"|"event":{…}}}``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from musetui.core.model import Item
+from musetui.core.sources.base import (
+    ZONE_MODEL,
+    ZONE_QUOTED,
+    Observer,
+    Probe,
+    Record,
+    as_dict,
+    as_list,
+    as_text,
+    dig,
+    find_number_value,
+    find_string_value,
+    json_text,
+    new_item,
+    record_time,
+    text_of,
+)
+from musetui.core.sources.spec import Format
+from musetui.core.sources.zones import ZONE_TEXT, ZONE_TOOL_ARGS, Zones
+
+FORMAT = "muse"
+
+#: Where the serving stack writes in a Muse record, and what the model or the harness wrote
+#: (docs/fingerprints.md#zones): the reply and reasoning text and the tool calls' arguments are
+#: quoted, whatever they hold; started prompts and tool results are quoted input.
+ZONES = (
+    Zones(
+        stack=(
+            "stream.id", "payload.record.*", "payload.event.message_id", "payload.event.signature",
+            "payload.event.tool_calls[].call_id", "payload.event.tool_calls[].id", "payload.event.usage*",
+            "payload.event.model",
+        ),
+        quoted=(
+            ("payload.event.tool_calls[].args", ZONE_TOOL_ARGS),
+            ("payload.event.text", ZONE_TEXT),
+            ("payload.event.prompt", ZONE_QUOTED),
+            ("payload.event.results", ZONE_QUOTED),
+        ),
+    )
+)
+
+KNOWN_EVENTS = frozenset(
+    {
+        "started",
+        "reasoning_committed",
+        "assistant_tool_calls_committed",
+        "tool_result_batch_committed",
+        "model_completed",
+        "assistant_message_committed",
+    }
+)
+
+
+_EVENT_KIND = b'"event":{"kind":"'
+_EVENT_KIND_LEN = len(_EVENT_KIND)
+#: Event kinds whose records carry nothing for the summary (the observer can skip them).
+_PLAIN_EVENTS = frozenset(
+    {b"started", b"reasoning_committed", b"assistant_tool_calls_committed",
+     b"tool_result_batch_committed", b"assistant_message_committed"}
+)
+_QUOTED_EVENTS = frozenset({b"tool_result_batch_committed", b"started"})
+
+
+def _event_kind(line: bytes) -> bytes | None:
+    j = line.find(_EVENT_KIND, 0, 400)
+    if j < 0:
+        return None
+    j += len(_EVENT_KIND)
+    k = line.find(b'"', j)
+    return line[j:k] if k >= 0 else None
+
+
+class MuseProbe(Probe):
+    """Muse lines: the event kind sits near the start of the envelope."""
+
+    observe_all = False
+
+    def wants(self, line: bytes) -> bool:
+        return _event_kind(line) not in _PLAIN_EVENTS
+
+    def glean(self, line: bytes, observer: Observer) -> bool:
+        j = line.find(_EVENT_KIND, 0, 400)  # _event_kind, inline: this runs for every Muse line
+        kind: bytes | None = None
+        if j >= 0:
+            j += _EVENT_KIND_LEN
+            k = line.find(b'"', j)
+            if k >= 0:
+                kind = line[j:k]
+        if kind in _PLAIN_EVENTS:
+            return kind == b"started" and observer.summary.title is None
+        if kind == b"model_completed":
+            model = find_string_value(line, b'"model":"')
+            if model is not None and b"\\" not in model:
+                observer.declare_model(model.decode("utf-8", "replace"))
+                return False
+        return True
+
+    def zone(self, line: bytes) -> int:
+        return ZONE_QUOTED if _event_kind(line) in _QUOTED_EVENTS else ZONE_MODEL
+
+    def time(self, line: bytes) -> Any:
+        return find_number_value(line, b'"recorded_at":')
+
+
+def sniff(obj: Any) -> str | None:
+    """Recognise a Muse envelope record."""
+    if dig(obj, "stream", "kind") == "session" and dig(obj, "payload", "kind") is not None:
+        return "muse: stream.kind == 'session' and payload.kind present"
+    return None
+
+
+def parent_from_path(path: str) -> str | None:
+    """The parent session id from the layout ``<parent>/subagent*/<child>/session.jsonl``."""
+    parts = path.replace(os.sep, "/").split("/")
+    if len(parts) >= 4 and parts[-3].startswith("subagent"):
+        return parts[-4]
+    return None
+
+
+class MuseObserver(Observer):
+    """Reads the session id, declared route and models, and counts unknown event kinds."""
+
+    def __init__(self, summary: Any) -> None:
+        super().__init__(summary)
+        self.unknown: dict[str, int] = {}
+
+    def observe(self, doc: Any, line: int) -> tuple[Any, int]:
+        s = self.summary
+        try:
+            if s.session_id is None:
+                sid = dig(doc, "stream", "id")
+                if isinstance(sid, str):
+                    s.session_id = sid
+            payload = doc.get("payload")
+            pkind = payload.get("kind")
+            zone = ZONE_MODEL
+            if pkind == "run":
+                event = payload.get("event")
+                ekind = event.get("kind") if event is not None else None
+                if ekind == "tool_result_batch_committed" or ekind == "started":
+                    zone = ZONE_QUOTED
+                    if ekind == "started":
+                        self.offer_title(event.get("prompt"))
+                elif ekind == "model_completed":
+                    self.declare_model(text_of(event.get("model")))
+                elif isinstance(ekind, str) and ekind not in KNOWN_EVENTS:
+                    self.unknown[ekind] = self.unknown.get(ekind, 0) + 1
+                record = payload.get("record")
+            else:
+                record = payload.get("record")
+                event = payload.get("event")
+                if event is not None:
+                    ekind = event.get("kind")
+                    if isinstance(ekind, str) and ekind not in KNOWN_EVENTS:
+                        self.unknown[ekind] = self.unknown.get(ekind, 0) + 1
+                elif pkind not in ("metadata", "route_facts") and isinstance(pkind, str):
+                    self.unknown[pkind] = self.unknown.get(pkind, 0) + 1
+            if record is not None:
+                prov = text_of(dig(record, "provider_id"))
+                model = text_of(dig(record, "model_id"))
+                if prov and s.declared_provider is None:
+                    s.declared_provider = prov
+                if model:
+                    self.declare_model(model)
+            return doc.get("recorded_at"), zone
+        except (AttributeError, TypeError, ValueError):
+            return dig(doc, "recorded_at"), ZONE_MODEL
+
+    def finish(self) -> None:
+        s = self.summary
+        parent = parent_from_path(s.abspath)  # (not the root-relative path: the same parent under any root)
+        if parent:
+            s.parent_session_id = parent
+        if self.unknown:
+            kinds = ", ".join(f"{k} ×{n}" for k, n in sorted(self.unknown.items()))
+            s.notes.append(f"unknown Muse event kinds kept as generic items: {kinds}")
+        # A declared model may carry its route: "azure/muse-special".
+        if s.declared_provider is None and s.declared_model and "/" in s.declared_model:
+            s.declared_provider = s.declared_model.split("/", 1)[0]
+
+
+def items(records: list[Record]) -> list[Item]:
+    """Turn Muse records into items (one per record)."""
+    out: list[Item] = []
+    for rec in records:
+        obj = as_dict(rec.obj)
+        t = record_time(obj.get("recorded_at"))
+        payload = as_dict(obj.get("payload"))
+        pkind = payload.get("kind")
+        event = (as_dict(payload.get("event")) or None)
+        record = (as_dict(payload.get("record")) or None)
+        idx = len(out)
+        if record is not None and event is None:
+            prov, model = record.get("provider_id"), record.get("model_id")
+            out.append(
+                new_item(rec, idx, "meta", role="system", time=t, subkind=as_text(pkind), name=as_text(pkind),
+                         text=f"{as_text(pkind)}: provider_id={as_text(prov)} model_id={as_text(model)} cwd={as_text(record.get('cwd'))}")
+            )
+            continue
+        if event is None:
+            out.append(new_item(rec, idx, "unknown", time=t, subkind=as_text(pkind), text=f"payload kind {as_text(pkind)}"))
+            continue
+        ek = as_text(event.get("kind"))
+        mid = event.get("message_id")
+        ids = [mid] if isinstance(mid, str) else []
+        if ek == "started":
+            out.append(new_item(rec, idx, "message", role="user", time=t, subkind=ek, name=ek,
+                                text=as_text(event.get("prompt") or "")))
+        elif ek == "reasoning_committed":
+            sig = event.get("signature")
+            text = as_text(event.get("text") or "")
+            state = _reasoning_state(text, sig)
+            out.append(new_item(rec, idx, "reasoning", role="assistant", time=t, subkind=ek, name=ek,
+                                ids=ids, text=text, reasoning=state))
+        elif ek == "assistant_tool_calls_committed":
+            calls = as_list(event.get("tool_calls"))
+            names = []
+            for c in calls:
+                if isinstance(c, dict):
+                    cid = c.get("call_id") or c.get("id")
+                    if isinstance(cid, str):
+                        ids.append(cid)
+                    names.append(as_text(c.get("name")))
+            args = [c.get("args") or c.get("arguments") for c in calls if isinstance(c, dict)]
+            out.append(new_item(rec, idx, "tool_call", role="assistant", time=t, subkind=ek,
+                                name=", ".join(names), ids=ids, text=_short_json(args)))
+        elif ek == "tool_result_batch_committed":
+            results = as_list(event.get("results"))
+            texts = []
+            for r in results:
+                if isinstance(r, dict):
+                    cid = r.get("tool_call_id")
+                    if isinstance(cid, str):
+                        ids.append(cid)
+                    v = r.get("text", r.get("output"))
+                    texts.append(v if isinstance(v, str) else _short_json(v))
+            out.append(new_item(rec, idx, "tool_result", role="tool", time=t, subkind=ek, name=ek,
+                                ids=ids, text="\n".join(texts)))
+        elif ek == "model_completed":
+            usage = event.get("usage")
+            out.append(new_item(rec, idx, "usage", role="system", time=t, subkind=ek,
+                                name=as_text(event.get("model")), text=f"model {as_text(event.get('model'))} usage {_short_json(usage)}"))
+        elif ek == "assistant_message_committed":
+            out.append(new_item(rec, idx, "message", role="assistant", time=t, subkind=ek, name=ek,
+                                ids=ids, text=as_text(event.get("text") or "")))
+        else:
+            out.append(new_item(rec, idx, "event", time=t, subkind=ek, name=ek, ids=ids,
+                                text=_short_json({k: v for k, v in event.items() if k != "kind"})))
+    return out
+
+
+def _reasoning_state(text: str, sig: Any) -> str:
+    """visible / encrypted / empty-signature, from the text and the signature value."""
+    blob = sig if isinstance(sig, str) else (_short_json(sig) if sig is not None else "")
+    if "gAAAAA" in blob or "encrypted" in blob:
+        return "encrypted"
+    if sig is not None and blob == "" and text:
+        return "empty-signature"
+    return "visible"
+
+
+def _short_json(value: Any) -> str:
+    return json_text(value)
+
+
+def family_root(parts: Sequence[str]) -> str | None:
+    """The ``sessions`` folder of ``sessions/<id>/session.jsonl`` or ``sessions/<parent>/subagent*/<child>/session.jsonl``."""
+    if len(parts) >= 5 and parts[-1] == "session.jsonl" and parts[-3].startswith("subagent"):
+        return os.sep.join(parts[:-4]) or os.sep
+    if len(parts) >= 4 and parts[-1] == "session.jsonl" and parts[-3] == "sessions":
+        return os.sep.join(parts[:-2])
+    return None
+
+
+SPEC = Format(FORMAT, "records", sniff, MuseObserver, items, probe=MuseProbe, family_root=family_root, zones=ZONES)

@@ -1,0 +1,215 @@
+"""The shapes the persistent cache stores, as plain data: outcomes, resume states and light summaries.
+
+Each is written with :mod:`musetui.core.cache_codec` and read back through its checks: a blob
+that does not have exactly its shape is a cache miss (``None``), never an error.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import pickle
+import typing
+from typing import Any
+
+from musetui.core import reasons
+from musetui.core.cache import LIGHT
+from musetui.core.cache_codec import (
+    HINT_NAMES,
+    OVERRIDES,
+    Invalid,
+    Unstorable,
+    attrs_plain,
+    attrs_set,
+    codec,
+    dump,
+    load,
+    pack,
+    unpack,
+)
+from musetui.core.fingerprints.attribution import Located
+from musetui.core.model import Attribution, Diagnostic, SessionSummary
+from musetui.core.scanner import Outcome, ScanState
+
+__all__ = [
+    "LIGHT",
+    "PREFIX_BYTES",
+    "decode_outcome",
+    "decode_state",
+    "encode_outcome",
+    "encode_state",
+    "light_blob",
+    "light_from",
+    "outcome_from_light",
+    "prefix_digest",
+]
+
+
+def _none_only() -> tuple[Any, Any]:
+    def check(v: Any) -> None:
+        if v is not None:
+            raise Invalid("expected nothing")
+
+    return check, check
+
+
+#: An outcome is stored without its resume state (that has a blob of its own).
+OVERRIDES[(Outcome, "state")] = _none_only()
+#: ``Attribution.reasons`` names the union that musetui.core.model imports only for type checking.
+HINT_NAMES["Reason"] = reasons.Reason
+
+def encode_outcome(outcome: Outcome) -> bytes:
+    """An outcome (its ``state`` must be None) as a stored blob."""
+    return dump(Outcome, outcome)
+
+
+def decode_outcome(blob: bytes) -> Outcome | None:
+    """A stored outcome, or None when the blob is not one (the file is read again)."""
+    try:
+        got = load(Outcome, blob)
+    except Exception:  # any damage at all is a miss, never fatal
+        return None
+    return got if isinstance(got, Outcome) else None
+
+
+def light_blob(outcome: Outcome) -> bytes:
+    """The light form of an outcome as a stored blob."""
+    return dump(LIGHT, light_from(outcome))
+
+
+def light_from(outcome: Outcome) -> Any:
+    """The light form of an outcome (see :data:`LIGHT`), as a tuple."""
+    from musetui.core.diagnostics import record_json
+
+    diags = [(d.path, d.line, d.message) for d in outcome.diagnostics]
+    s = outcome.summary
+    if s is None:
+        return (None, diags)
+    a = s.attribution
+    light = (
+        s.path, s.abspath, s.root, s.format, s.format_rule, s.session_id, s.parent_session_id,
+        s.declared_provider, s.declared_model, s.items, s.malformed_lines, s.started_at, s.ended_at,
+        s.size, s.mtime_ns, s.inode, s.device, s.read_bytes, s.label, dict(s.models),
+        a.provider, a.host, a.confidence, [f for f in a.flags if f != "outlier"], a.summary,
+        record_json(s.record())[:-1].decode("utf-8"), s.title, a.via,
+    )  # fmt: skip
+    return (light, diags)
+
+
+def outcome_from_light(light: Any) -> Outcome:
+    """Rebuild a light outcome from a checked :data:`LIGHT` tuple (see :func:`light_from`)."""
+    summary_t, diags = light
+    diagnostics = [Diagnostic(p, ln, m) for p, ln, m in diags]
+    if summary_t is None:
+        return Outcome(None, diagnostics)
+    (path, abspath, root, fmt, rule, sid, parent, dprov, dmodel, items, malformed, started, ended,
+     size, mtime_ns, inode, device, read_bytes, label, models, provider, host, conf, flags, why, record,
+     title, via) = summary_t  # fmt: skip
+    summary = SessionSummary(  # positional, in field order (a fifth of a light outcome's cost in keywords)
+        path, abspath, root, fmt, rule, sid, parent, dprov, dmodel, items, malformed, [], started, ended,
+        size, mtime_ns, inode, device, read_bytes,
+        Attribution(provider, host, conf, via, list(flags), [], why),
+        [], label, models, title, record.encode("utf-8"),
+    )  # fmt: skip
+    return Outcome(summary, diagnostics)
+
+
+#: A resume state is kept with the digest of this many bytes before its offset; an append
+#: is read alone only when they are unchanged.
+PREFIX_BYTES = 64 * 1024
+
+_STATE_FIELDS = [f.name for f in dataclasses.fields(ScanState)]
+_STATE_HINTS = typing.get_type_hints(ScanState)
+_COLLAPSE_KEY = tuple[str, str, str | None, int]
+
+
+def prefix_digest(path: str, offset: int, identity: tuple[int, int, int] | None = None) -> str | None:
+    """The sha256 (hex) of the :data:`PREFIX_BYTES` of ``path`` before ``offset``, or None when unreadable.
+
+    With ``identity`` (size, mtime_ns, inode), None also when the file is no longer that one.
+    """
+    from musetui.core.reader import read_file
+
+    start = max(0, offset - PREFIX_BYTES)
+    try:
+        fd = read_file(path, start, offset - start)
+    except Exception:  # unreadable, not a regular file, a broken gzip file: no resume
+        return None
+    if len(fd.data) != offset - start or (identity is not None and identity != (fd.size, fd.mtime_ns, fd.inode)):
+        return None
+    return hashlib.sha256(fd.data).hexdigest()
+
+
+def encode_state(state: ScanState, prefix: str) -> bytes:
+    """A resume state, with the digest of the bytes before its offset, as a stored blob.
+
+    Raises:
+        Unstorable: when some part of it is not plain data (the file is then not resumable).
+    """
+    if not state.frozen:
+        raise Unstorable("no frozen summary")
+    # ``frozen`` is the scanner's in-memory copy, made in this very process: never read from disk.
+    summary, observer = pickle.loads(state.frozen)
+    where = {id(loc): i for i, loc in enumerate(state.located)}
+    values: list[Any] = []
+    for name in _STATE_FIELDS:
+        v = getattr(state, name)
+        if name == "frozen":
+            values.append([codec(SessionSummary)[0](summary), type(observer).__name__, attrs_plain(observer, "summary")])
+        elif name == "collapsed":  # its groups hold members of ``located`` (counted in place): stored as their indices
+            try:
+                values.append([[codec(_COLLAPSE_KEY)[0](k), [where[id(x)] for x in g]] for k, g in v.items()])
+            except KeyError as exc:
+                raise Unstorable("a collapsed group member is not located") from exc
+        else:
+            values.append(codec(_STATE_HINTS[name])[0](v))
+    return pack([prefix, values])
+
+
+def decode_state(blob: bytes | None) -> tuple[ScanState, str] | None:
+    """A stored resume state and its prefix digest, or None when the blob is not one."""
+    if blob is None:
+        return None
+    try:
+        return _decode_state(blob)
+    except Exception:  # any damage at all is a miss, never fatal
+        return None
+
+
+def _decode_state(blob: bytes) -> tuple[ScanState, str]:
+    from musetui.core import sources
+
+    got = unpack(blob)
+    if type(got) is not list or len(got) != 2 or type(got[0]) is not str or type(got[1]) is not list:
+        raise Invalid("not a resume state")
+    prefix, values = got
+    if len(values) != len(_STATE_FIELDS):
+        raise Invalid("resume state fields differ")
+    kw: dict[str, Any] = {}
+    for name, v in zip(_STATE_FIELDS, values, strict=True):
+        if name not in ("frozen", "collapsed"):
+            kw[name] = codec(_STATE_HINTS[name])[1](v)
+    located: list[Located] = kw["located"]
+    groups: dict[Any, list[Located]] = {}
+    for pair in _list(values[_STATE_FIELDS.index("collapsed")]):
+        key, members = _list(pair)
+        if not all(type(i) is int and 0 <= i < len(located) for i in _list(members)):
+            raise Invalid("collapsed member out of range")
+        groups[codec(_COLLAPSE_KEY)[1](key)] = [located[i] for i in members]
+    kw["collapsed"] = groups
+    frozen = _list(values[_STATE_FIELDS.index("frozen")])
+    if len(frozen) != 3 or type(kw["fmt"]) is not str:
+        raise Invalid("frozen summary malformed")
+    summary = codec(SessionSummary)[1](frozen[0])
+    observer = sources.observer_for(kw["fmt"], summary)
+    if type(observer).__name__ != frozen[1]:
+        raise Invalid("observer class differs")
+    attrs_set(observer, frozen[2], "summary")
+    kw["frozen"] = pickle.dumps((summary, observer), protocol=pickle.HIGHEST_PROTOCOL)  # (of objects just checked)
+    return ScanState(**kw), prefix
+
+
+def _list(v: Any) -> list[Any]:
+    if type(v) is not list:
+        raise Invalid("expected a list")
+    return v
