@@ -23,11 +23,6 @@ if TYPE_CHECKING:
     from musetui.core.search import SearchPool
 
 
-def app_bindings() -> list[BindingType]:
-    """The app-wide bindings (also listed on the help screen)."""
-    return list(MuseApp.BINDINGS)
-
-
 def prepare_worker_processes() -> None:
     """Start multiprocessing's resource tracker while stderr is still the real one.
 

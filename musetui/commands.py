@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
-if TYPE_CHECKING:
-    from musetui.screens.main import MainScreen
-
 from musetui.core.model import PROVIDERS
+from musetui.screens.host import CommandHost, PaletteHost
 from musetui.widgets.text import clean, short_id
 
 #: At most this many sessions are offered as "jump:" commands per keystroke.
@@ -23,12 +20,10 @@ class MuseCommands(Provider):
     """``session: copy evidence`` · ``session: copy path`` · ``session: open raw in $PAGER`` ·
     ``filter: provider …`` · ``jump: session …``."""
 
-    def _main(self) -> MainScreen | None:
-        from musetui.screens.main import MainScreen
-
+    def _main(self) -> CommandHost | None:
         for screen in reversed(self.app.screen_stack):
-            if isinstance(screen, MainScreen):
-                return screen
+            if isinstance(screen, PaletteHost):
+                return screen.palette_host()
         return None
 
     def _commands(self) -> Iterator[tuple[str, Callable[[], object], str]]:

@@ -25,7 +25,7 @@ from musetui.messages import DiffReady
 from musetui.widgets.text import clean, short_id
 
 if TYPE_CHECKING:
-    from musetui.screens.main import MainScreen
+    from musetui.screens.host import DiffHost
 
 #: The dialog's width in cells (at most), and what its border, padding and scrollbar take.
 DIALOG_WIDTH = 100
@@ -96,7 +96,7 @@ class DiffScreen(ModalScreen[None]):
 class DiffMarks:
     """``m`` and ``M`` for one main screen: the marked session, and the diff against it."""
 
-    def __init__(self, screen: MainScreen) -> None:
+    def __init__(self, screen: DiffHost) -> None:
         self.screen = screen
         self.marked: SessionSummary | None = None
         #: The text of the last diff shown.

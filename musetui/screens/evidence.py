@@ -23,13 +23,13 @@ from musetui.widgets.text import clean, short_id
 
 if TYPE_CHECKING:
     from musetui.core.session import OpenedSession
-    from musetui.screens.main import MainScreen
+    from musetui.screens.host import ExportHost
 
 
 class EvidenceExport:
     """``y`` and ``Y``, the palette's copy path, pager and HTML report, for one main screen."""
 
-    def __init__(self, screen: MainScreen) -> None:
+    def __init__(self, screen: ExportHost) -> None:
         self.screen = screen
         #: The text last put on the clipboard by ``y`` or ``Y``.
         self.last_copied = ""

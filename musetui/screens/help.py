@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.console import RenderableType
@@ -33,10 +34,13 @@ class HelpScreen(ModalScreen[None]):
         Binding("up,k", "scroll('up')", "Up", show=False, id="help.up", tooltip="Scroll up"),
     ]
 
+    def __init__(self, everywhere: Sequence[BindingType]) -> None:
+        super().__init__()
+        #: The keys of the screen that opened the help, and the app's.
+        self.everywhere = list(everywhere)
+
     def compose(self) -> ComposeResult:
-        from musetui.app import app_bindings
         from musetui.screens.diagnostics import DiagnosticsScreen
-        from musetui.screens.main import MainScreen
         from musetui.screens.search import SearchScreen
         from musetui.screens.timeline import TimelineScreen
         from musetui.widgets.item_list import ItemList
@@ -45,7 +49,7 @@ class HelpScreen(ModalScreen[None]):
         from musetui.widgets.session_tree import LEGEND, SessionTree
 
         sections = [
-            ("Everywhere", [*MainScreen.BINDINGS, *app_bindings()]),
+            ("Everywhere", self.everywhere),
             ("Session tree", SessionTree.BINDINGS),
             ("Item list", ItemList.BINDINGS),
             ("Side panes", DetailPane.BINDINGS),

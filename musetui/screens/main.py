@@ -88,6 +88,7 @@ from musetui.widgets.tree_header import TreeHeader
 if TYPE_CHECKING:
     from musetui.core.early import HeadStart
     from musetui.core.session import OpenedSession
+    from musetui.screens.host import CommandHost
 
 __all__ = ["PANE_IDS", "MainScreen", "pager_command", "safe_less_options"]
 
@@ -168,6 +169,10 @@ class MainScreen(Screen[None]):
         self.tree_delta = 0
         self.selection_from = "tree"
         self.diagnostics: list[Any] = []
+
+    def palette_host(self) -> CommandHost:
+        """The commands the palette offers are this screen's."""
+        return self
 
     # ------------------------------------------------------------------ layout
 
@@ -747,9 +752,7 @@ class MainScreen(Screen[None]):
 
     def action_timeline(self) -> None:
         """T: sessions per provider over time, and the first-seen events."""
-        from musetui.screens.timeline import show_timeline
-
-        show_timeline(self)
+        self.navigator.timeline()
 
     @on(DiffReady)
     def _diff_ready(self, message: DiffReady) -> None:
@@ -758,4 +761,4 @@ class MainScreen(Screen[None]):
     def action_help(self) -> None:
         from musetui.screens.help import HelpScreen
 
-        self.app.push_screen(HelpScreen())
+        self.app.push_screen(HelpScreen([*self.BINDINGS, *self.app.BINDINGS]))

@@ -19,7 +19,7 @@ from musetui.widgets.repaint import set_border_title
 from musetui.widgets.session_tree import SORTS
 
 if TYPE_CHECKING:
-    from musetui.screens.main import MainScreen
+    from musetui.screens.host import NavigatorHost
 
 #: How the status line names each tree order.
 SORT_NAMES = {"path": "path", "time": "newest first", "provider": "provider", "size": "biggest first"}
@@ -28,7 +28,7 @@ SORT_NAMES = {"path": "path", "time": "newest first", "provider": "provider", "s
 class Navigator:
     """o/O, /, n/N, p, f, s and D for one main screen, and the palette's jumps, filters and sorts."""
 
-    def __init__(self, screen: MainScreen) -> None:
+    def __init__(self, screen: NavigatorHost) -> None:
         self.screen = screen
         #: o/O pressed before indexing ended with nothing flagged yet: the step to take when it ends.
         self.pending_flagged: int | None = None
@@ -125,6 +125,23 @@ class Navigator:
             return s.key if s is not None else None
 
         screen.app.push_screen(DiagnosticsScreen(screen.diagnostics, screen.roots, key_of), done)
+
+    def timeline(self) -> None:
+        """T: the timeline of the indexed sessions; an event chosen opens its session at its line."""
+        from musetui.core.timeline import build, rows_from_sessions
+        from musetui.screens.timeline import At, TimelineScreen
+
+        screen = self.screen
+        sessions = screen.session_tree.sessions
+        if not sessions:
+            screen.notify("No sessions indexed yet.", timeout=3)
+            return
+
+        def done(at: At | None) -> None:
+            if at is not None:
+                self.jump_to_hit(at)
+
+        screen.app.push_screen(TimelineScreen(build(rows_from_sessions(sessions))), done)
 
     def diagnostics_changed(self) -> None:
         """Show the screen's diagnostics in an open ``D`` view (live follow found more)."""

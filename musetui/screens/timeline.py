@@ -9,7 +9,7 @@ the item cursor on the event's line.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.style import Style
 from rich.text import Text
@@ -24,19 +24,14 @@ from musetui.core.timeline import (
     Timeline,
     bar_cells,
     bucket_label,
-    build,
     glyphs,
     key_label,
     minute_label,
-    rows_from_sessions,
     span_text,
     unit_for,
 )
 from musetui.theme import provider_style
 from musetui.widgets.text import clean_name
-
-if TYPE_CHECKING:
-    from musetui.screens.main import MainScreen
 
 #: The dialog's width in cells (at most), and what its border, padding and scrollbar take.
 DIALOG_WIDTH = 100
@@ -147,16 +142,3 @@ class TimelineScreen(ModalScreen[At | None]):
         else:
             ol.action_cursor_up()
 
-
-def show_timeline(screen: MainScreen) -> None:
-    """T: the timeline of the indexed sessions; an event chosen opens its session at its line."""
-    sessions = screen.session_tree.sessions
-    if not sessions:
-        screen.notify("No sessions indexed yet.", timeout=3)
-        return
-
-    def done(at: At | None) -> None:
-        if at is not None:
-            screen.navigator.jump_to_hit(at)
-
-    screen.app.push_screen(TimelineScreen(build(rows_from_sessions(sessions))), done)

@@ -21,7 +21,7 @@ from musetui.screens.summary import Tally, tally
 from musetui.widgets.header import MuseHeader
 
 if TYPE_CHECKING:
-    from musetui.screens.main import MainScreen
+    from musetui.screens.host import FeedHost
 
 #: Sessions added to the tree per turn of the event loop (keys pressed meanwhile go between).
 ADD_SLICE = 500
@@ -45,7 +45,7 @@ def freeze_long_lived() -> None:
 class TreeFeed:
     """Fills one main screen's session tree from the index, and keeps the header's counts."""
 
-    def __init__(self, screen: MainScreen) -> None:
+    def __init__(self, screen: FeedHost) -> None:
         self.screen = screen
         self._pending: list[SessionSummary] = []
         self._provider_counts: Counter[str] = Counter()
