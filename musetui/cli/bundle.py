@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from musetui.cli import UsageError, _check_output_outside, _check_paths, _err, _Parser, _resolve
+from musetui.cli.common import Parser, UsageError, check_output_outside, check_paths, err, resolve
 from musetui.core.selection import FilterError, Filters
 
 if TYPE_CHECKING:
@@ -47,18 +47,18 @@ def filters_from(args: argparse.Namespace, prog: str) -> Filters:
 
 def cmd_bundle(argv: Sequence[str]) -> int:
     """``musetui bundle PATH... -o FILE.zip [filters]``: a sealed evidence bundle."""
-    p = _Parser(prog="musetui bundle", description="Write a sealed evidence bundle: raw files, reports, scan records and MANIFEST.json.")
+    p = Parser(prog="musetui bundle", description="Write a sealed evidence bundle: raw files, reports, scan records and MANIFEST.json.")
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("-o", "--output", required=True, metavar="FILE.zip", help="the bundle to write (outside the scanned trees)")
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
     add_filter_args(p)
     args = p.parse_args(list(argv))
-    args.paths = list(dict.fromkeys(_resolve(x) for x in args.paths))
-    _check_paths(args.paths)
+    args.paths = list(dict.fromkeys(resolve(x) for x in args.paths))
+    check_paths(args.paths)
     if args.output == "-":
         raise UsageError("musetui bundle: -o needs a file name (a zip is not written to stdout)")
-    _check_output_outside(args.output, args.paths, "-o")
+    check_output_outside(args.output, args.paths, "-o")
     filters = filters_from(args, "musetui bundle")
     from musetui.core.bundle import BundleError, write_bundle
 
@@ -68,28 +68,28 @@ def cmd_bundle(argv: Sequence[str]) -> int:
             use_cache=not args.no_cache, workers=args.workers,
         )
     except BundleError as exc:
-        _err(f"musetui bundle: {exc}")
+        err(f"musetui bundle: {exc}")
         return 1
     from musetui.core.diagnostics import escape_name
 
     for path, why in result.omitted:
-        _err(f"musetui bundle: left out {escape_name(path)}: {why}")
+        err(f"musetui bundle: left out {escape_name(path)}: {why}")
     sys.stdout.write(f"MANIFEST.json sha256 {result.manifest_sha256}\n")
     sys.stdout.flush()
-    _err(f"musetui: wrote {result.output}: {result.sessions} sessions, {result.members} members")
+    err(f"musetui: wrote {result.output}: {result.sessions} sessions, {result.members} members")
     if not result.sessions:
-        _err("musetui bundle: no session matched: the bundle holds no raw file")
+        err("musetui bundle: no session matched: the bundle holds no raw file")
     return 1 if result.omitted else 0
 
 
 def cmd_verify(argv: Sequence[str]) -> int:
     """``musetui verify FILE.zip``: ``verified`` (exit 0), or every difference (exit 1)."""
-    p = _Parser(prog="musetui verify", description="Re-hash and re-scan an evidence bundle; print 'verified' or every difference.")
+    p = Parser(prog="musetui verify", description="Re-hash and re-scan an evidence bundle; print 'verified' or every difference.")
     p.add_argument("bundle", metavar="FILE.zip")
     p.add_argument("--workers", type=int, default=None, help="worker processes for the re-scan (default: CPU count)")
     p.add_argument("--max-bytes", type=int, default=None, metavar="N", help="refuse a bundle whose members declare more than N bytes (default 16 GiB)")
     args = p.parse_args(list(argv))
-    _check_paths([args.bundle])
+    check_paths([args.bundle])
     if not os.path.isfile(args.bundle):
         raise UsageError(f"musetui verify: {args.bundle} is not a regular file")
     from musetui.core.safetext import strip_controls
@@ -101,14 +101,14 @@ def cmd_verify(argv: Sequence[str]) -> int:
     if outcome.verified:
         out.write("verified\n")
         out.flush()
-        _err(f"musetui: {outcome.members} members re-hashed, {outcome.sessions} sessions re-scanned; MANIFEST.json sha256 {outcome.manifest_sha256}")
+        err(f"musetui: {outcome.members} members re-hashed, {outcome.sessions} sessions re-scanned; MANIFEST.json sha256 {outcome.manifest_sha256}")
         return 0
     for d in outcome.differences:
         out.write(strip_controls(d) + "\n")
     out.write(f"not verified: {len(outcome.differences)} difference{'s' if len(outcome.differences) != 1 else ''}\n")
     out.flush()
     if outcome.manifest_sha256:
-        _err(f"musetui: MANIFEST.json sha256 {outcome.manifest_sha256}")
+        err(f"musetui: MANIFEST.json sha256 {outcome.manifest_sha256}")
     return 1
 
 

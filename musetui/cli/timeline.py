@@ -11,7 +11,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from musetui.cli import _check_paths, _err, _Parser, _resolve, _root_names
+from musetui.cli.common import Parser, check_paths, err, resolve, root_names
 from musetui.core.timeline import (
     BYS,
     Bucket,
@@ -96,7 +96,7 @@ def _events(t: Timeline, marks: dict[tuple[str, str | None], str], width: int, o
     """One line per first-seen event: minute, glyph, provider/host · declared model, path:line."""
     from rich.cells import cell_len
 
-    from musetui.cli import shown_path
+    from musetui.cli.common import shown_path
     from musetui.core.safetext import escape_name
     from musetui.core.scan_table import cut_end, cut_path
 
@@ -157,7 +157,7 @@ def load_rows(paths: Sequence[str], *, use_cache: bool = True, workers: int | No
     """
     from musetui.core.timeline import rows_blob, rows_from_blob, rows_from_sessions
 
-    names = _root_names(paths)
+    names = root_names(paths)
     if not use_cache:
         from musetui.core.index import Index
 
@@ -183,7 +183,7 @@ def load_rows(paths: Sequence[str], *, use_cache: bool = True, workers: int | No
     index = Index(list(paths), workers=workers, use_cache=True, light=True, files=files, diagnostics=diags, walked=True)
     index.scan()
     for notice in index.notices:
-        _err(f"musetui: {notice}")
+        err(f"musetui: {notice}")
     rows = rows_from_sessions(index.sessions, names)
     blob = rows_blob(rows)
     if files and blob is not None:
@@ -195,7 +195,7 @@ def load_rows(paths: Sequence[str], *, use_cache: bool = True, workers: int | No
 
 def cmd_timeline(argv: Sequence[str]) -> int:
     """``musetui timeline PATH ... [--by hour|day|week] [--json]``."""
-    p = _Parser(prog="musetui timeline", description="Sessions and items per attributed provider and host in each "
+    p = Parser(prog="musetui timeline", description="Sessions and items per attributed provider and host in each "
                 "UTC time bucket, as a chart that fits 80 columns, then the first-seen events: the first session "
                 "of each provider, host and declared-model combination, with its path, line and time.",
                 epilog="--json writes one {\"bucket\": {start, end, by, sessions, items, providers}} per bucket "
@@ -208,8 +208,8 @@ def cmd_timeline(argv: Sequence[str]) -> int:
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
     args = p.parse_args(list(argv))
-    paths = list(dict.fromkeys(_resolve(x) for x in args.paths))
-    _check_paths(paths)
+    paths = list(dict.fromkeys(resolve(x) for x in args.paths))
+    check_paths(paths)
     t = build(load_rows(paths, use_cache=not args.no_cache, workers=args.workers), args.by)
     if args.json:
         from musetui.core.timeline import json_lines

@@ -283,7 +283,7 @@ def test_the_hand_over_modules_are_headless() -> None:
 
     code = (
         "import sys\n"
-        "import musetui.core.bundle, musetui.core.verify, musetui.core.custody, musetui.core.selection, musetui.cli_bundle\n"
+        "import musetui.core.bundle, musetui.core.verify, musetui.core.custody, musetui.core.selection, musetui.cli.bundle\n"
         "print(','.join(sorted(m for m in sys.modules if m == 'textual' or m.startswith('textual.'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

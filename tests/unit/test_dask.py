@@ -130,9 +130,9 @@ def test_a_worker_killed_mid_scan_has_its_work_redone(cluster: Any, corpus: Path
     victims = _killing(cluster.scheduler_address, index)
     index.scan()
     assert victims, "no worker was killed: the scan finished in one task"
-    from musetui.cli import _records
+    from musetui.cli.output import records
 
-    assert b"".join(_records(index.sorted_sessions())) == local
+    assert b"".join(records(index.sorted_sessions())) == local
     cluster.wait_for_workers(2, timeout=60)  # the nanny restarted the killed worker
 
 

@@ -109,7 +109,7 @@ def test_glyphs_are_distinct_and_unknown_is_a_question_mark() -> None:
 def test_a_crowded_bucket_is_scaled_and_every_provider_still_shows() -> None:
     rows = [_row("2026-03-01T09:00:00", path=f"{i}.jsonl") for i in range(500)]
     rows.append(_row("2026-03-01T09:10:00", provider="meta", path="m.jsonl"))
-    from musetui.cli_timeline import render
+    from musetui.cli.timeline import render
 
     text = render(tl.build(rows), 80, roots=["/r"])
     assert "one glyph = 12 sessions" in text
@@ -119,7 +119,7 @@ def test_a_crowded_bucket_is_scaled_and_every_provider_still_shows() -> None:
 
 
 def test_names_are_escaped_in_text(capsys: pytest.CaptureFixture[str]) -> None:
-    from musetui.cli_timeline import render
+    from musetui.cli.timeline import render
 
     rows = [tl.Row(_ts("2026-03-01T09:00:00"), "openai", None, "gpt\x1b[31m\u202e", "/r", "x\u202e.jsonl", 1, 1)]
     text = render(tl.build(rows), 80, roots=["/r"])
@@ -130,7 +130,7 @@ def test_the_timeline_core_and_command_import_no_textual() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, musetui.core.timeline, musetui.cli_timeline\n"
+    code = ("import sys, musetui.core.timeline, musetui.cli.timeline\n"
             "print(','.join(m for m in sys.modules if m == 'textual' or m.startswith('textual.')))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
@@ -141,7 +141,7 @@ def test_a_warm_timeline_reuses_the_stored_rows_until_a_file_changes(
 ) -> None:
     import shutil
 
-    from musetui.cli_timeline import load_rows
+    from musetui.cli.timeline import load_rows
     from musetui.core.index import Index
 
     root = tmp_path / "tree"
