@@ -46,7 +46,8 @@ class HelpScreen(ModalScreen[None]):
         from musetui.widgets.item_list import ItemList
         from musetui.widgets.panes import DetailPane
         from musetui.widgets.search import SearchResultsList
-        from musetui.widgets.session_tree import LEGEND, SessionTree
+        from musetui.widgets.session_tree import SessionTree
+        from musetui.widgets.tree_rows import LEGEND
 
         sections = [
             ("Everywhere", self.everywhere),

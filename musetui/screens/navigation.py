@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 
 from musetui.core.model import SessionSummary
+from musetui.core.session_forest import SORTS
 from musetui.screens.search import SearchScreen
 from musetui.widgets.repaint import set_border_title
-from musetui.widgets.session_tree import SORTS
 
 if TYPE_CHECKING:
     from musetui.screens.host import NavigatorHost

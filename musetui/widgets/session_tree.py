@@ -18,7 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import ClassVar
 
 from textual import events
-from textual.binding import Binding, BindingType
+from textual.binding import BindingType
 from textual.cache import LRUCache
 from textual.geometry import Region
 from textual.message import Message
@@ -27,61 +27,19 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from musetui.core.model import SessionSummary
-from musetui.core.session_forest import (
-    MAX_PREFIX,
-    MIN_PREFIX,
-    SORTS,
-    SessionForest,
-    format_rank,
-    session_sort_key,
-    sort_sessions,
-    unique_prefix_length,
-)
+from musetui.core.session_forest import SessionForest
 from musetui.messages import FocusBack, SessionDrill
 from musetui.widgets.repaint import set_virtual_height
 from musetui.widgets.styling import PartStyles
-from musetui.widgets.tree_nodes import Node, TreeNodes
-from musetui.widgets.tree_rows import (
-    FLAG_GLYPH,
-    LEGEND,
-    MODEL_WIDTH,
-    OUTLIER_GLYPH,
-    Group,
-    NodeData,
-    Piece,
-    RootSummary,
-    TreeRows,
-    flag_glyph,
-    id_prefix,
-    node_depth,
-    provider_label,
-    route_label,
-    to_strip,
+from musetui.widgets.tree_keys import (
+    TREE_BINDINGS,
+    next_sibling,
+    parent_next_sibling,
+    parent_of,
+    previous_sibling,
 )
-
-__all__ = [
-    "FLAG_GLYPH",
-    "LEGEND",
-    "MAX_PREFIX",
-    "MIN_PREFIX",
-    "MODEL_WIDTH",
-    "OUTLIER_GLYPH",
-    "SORTS",
-    "Group",
-    "Node",
-    "NodeData",
-    "Piece",
-    "RootSummary",
-    "SessionTree",
-    "flag_glyph",
-    "format_rank",
-    "id_prefix",
-    "provider_label",
-    "route_label",
-    "session_sort_key",
-    "sort_sessions",
-    "unique_prefix_length",
-]
+from musetui.widgets.tree_nodes import Node, TreeNodes
+from musetui.widgets.tree_rows import Piece, TreeRows, node_depth, to_strip
 
 
 class SessionTree(ScrollView, can_focus=True):
@@ -102,80 +60,7 @@ class SessionTree(ScrollView, can_focus=True):
     class RowsChanged(Message):
         """The tree shows another number of rows (the screen sizes the tree's box by them)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "down,j",
-            "cursor_down",
-            "Down",
-            show=False,
-            id="tree.down",
-            tooltip="Next line of the tree",
-        ),
-        Binding(
-            "up,k", "cursor_up", "Up", show=False, id="tree.up", tooltip="Previous line of the tree"
-        ),
-        Binding(
-            "enter,l",
-            "drill",
-            "Open",
-            show=False,
-            id="tree.drill",
-            tooltip="Open the session's items (or expand a group)",
-        ),
-        Binding(
-            "h,backspace",
-            "back",
-            "Back",
-            show=False,
-            id="tree.back",
-            tooltip="Collapse the node, or go up to its parent",
-        ),
-        Binding("home,g", "first", "First", show=False, id="tree.first", tooltip="First line of the tree"),
-        Binding("end,G", "last", "Last", show=False, id="tree.last", tooltip="Last line of the tree"),
-        Binding("pagedown", "page_down", "Page down", show=False, id="tree.page_down", tooltip="A page down"),
-        Binding("pageup", "page_up", "Page up", show=False, id="tree.page_up", tooltip="A page up"),
-        Binding(
-            "space",
-            "toggle_node",
-            "Toggle",
-            show=False,
-            id="tree.toggle",
-            tooltip="Expand or collapse",
-        ),
-        Binding(
-            "shift+space",
-            "toggle_expand_all",
-            "Toggle siblings",
-            show=False,
-            id="tree.toggle_siblings",
-            tooltip="Expand every sibling, or collapse them all",
-        ),
-        Binding("shift+left", "cursor_parent", "Parent", show=False, id="tree.parent", tooltip="Up to the parent"),
-        Binding(
-            "shift+right",
-            "cursor_parent_next_sibling",
-            "Next of parent",
-            show=False,
-            id="tree.parent_next",
-            tooltip="The parent's next sibling",
-        ),
-        Binding(
-            "shift+up",
-            "cursor_previous_sibling",
-            "Previous sibling",
-            show=False,
-            id="tree.previous_sibling",
-            tooltip="The previous sibling (or the parent)",
-        ),
-        Binding(
-            "shift+down",
-            "cursor_next_sibling",
-            "Next sibling",
-            show=False,
-            id="tree.next_sibling",
-            tooltip="The next sibling (or the parent's next one)",
-        ),
-    ]
+    BINDINGS: ClassVar[list[BindingType]] = TREE_BINDINGS
 
     DEFAULT_CSS = """
     SessionTree {
@@ -575,38 +460,22 @@ class SessionTree(ScrollView, can_focus=True):
         self._tree_layout.set_expanded(siblings, all(not n.is_expanded for n in siblings))
         self._changed()
 
-    def action_cursor_parent(self) -> None:
-        node = self._cursor
-        if node is not None and node.parent is not None and node.parent is not self.root:
-            self.move_cursor(node.parent)
-
-    def action_cursor_parent_next_sibling(self) -> None:
-        node = self._cursor
-        if node is not None and node.parent is not None and node.parent is not self.root:
-            target = _next_sibling(node.parent)
-            if target is not None:
-                self.move_cursor(target)
-
-    def action_cursor_previous_sibling(self) -> None:
-        node = self._cursor
-        if node is None or node.parent is None:
-            return
-        siblings = node.parent.children
-        i = siblings.index(node)
-        if i > 0:
-            self.move_cursor(siblings[i - 1])
-        elif node.parent is not self.root:
-            self.move_cursor(node.parent)
-
-    def action_cursor_next_sibling(self) -> None:
-        node = self._cursor
-        if node is None:
-            return
-        target = _next_sibling(node)
-        if target is None and node.parent is not None and node.parent is not self.root:
-            target = _next_sibling(node.parent)
+    def _go(self, target: Node | None) -> None:
+        """Move the cursor to ``target``, if there is one (a key with nowhere to go does nothing)."""
         if target is not None:
             self.move_cursor(target)
+
+    def action_cursor_parent(self) -> None:
+        self._go(parent_of(self._cursor, self.root))
+
+    def action_cursor_parent_next_sibling(self) -> None:
+        self._go(parent_next_sibling(self._cursor, self.root))
+
+    def action_cursor_previous_sibling(self) -> None:
+        self._go(previous_sibling(self._cursor, self.root))
+
+    def action_cursor_next_sibling(self) -> None:
+        self._go(next_sibling(self._cursor, self.root))
 
     def action_drill(self) -> None:
         node = self._cursor
@@ -723,13 +592,4 @@ class SessionTree(ScrollView, can_focus=True):
         if width is None:
             width = self.scrollable_content_region.width or self.size.width or 80
         return self._painter.pieces(node, cursor, width)
-
-
-def _next_sibling(node: Node) -> Node | None:
-    parent = node.parent
-    if parent is None:
-        return None
-    siblings = parent.children
-    i = siblings.index(node)
-    return siblings[i + 1] if i + 1 < len(siblings) else None
 

@@ -87,7 +87,7 @@ LabelCache = tuple[tuple[object, ...], list[Piece]]
 
 
 class RowNode(Protocol):
-    """What a row is built from: a tree node (see :class:`musetui.widgets.session_tree.Node`)."""
+    """What a row is built from: a tree node (see :class:`musetui.widgets.tree_nodes.Node`)."""
 
     @property
     def parent(self) -> RowNode | None: ...

@@ -231,7 +231,7 @@ async def test_diagnostics_view_lists_groups_and_jumps_to_the_session(tmp_path: 
 async def test_sorting_in_place_gives_the_rows_a_rebuild_gives(sample_root: str) -> None:
     """``s`` re-sorts the nodes there are (no node made again); the rows, expanded parents and cursor match a rebuild."""
     from musetui.core.model import SessionSummary
-    from musetui.widgets.session_tree import SORTS
+    from musetui.core.session_forest import SORTS
 
     app = MuseApp([sample_root])
     async with app.run_test(size=SIZE) as pilot:

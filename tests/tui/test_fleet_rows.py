@@ -12,7 +12,7 @@ from textual.command import CommandPalette
 from musetui.app import MuseApp
 from musetui.cli import main as cli
 from musetui.screens.main import MainScreen
-from musetui.widgets.session_tree import RootSummary
+from musetui.widgets.tree_rows import RootSummary
 
 from .helpers import OUTLIER_ID, SIZE, main, press, settle, tree_rows
 

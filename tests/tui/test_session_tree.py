@@ -22,14 +22,10 @@ from textual.pilot import Pilot
 
 from musetui.app import MuseApp
 from musetui.core.model import SessionSummary
-from musetui.core.session_forest import SessionForest
-from musetui.widgets.session_tree import (
-    OUTLIER_GLYPH,
-    SORTS,
-    Node,
-    SessionTree,
-    unique_prefix_length,
-)
+from musetui.core.session_forest import SORTS, SessionForest, unique_prefix_length
+from musetui.widgets.session_tree import SessionTree
+from musetui.widgets.tree_nodes import Node
+from musetui.widgets.tree_rows import OUTLIER_GLYPH
 from musetui_synth.corpus import generate
 
 from .helpers import main, press, settle
