@@ -28,25 +28,7 @@ def cmd_search(argv: Sequence[str]) -> int:
     p.add_argument("--limit", type=int, default=0, metavar="N", help="stop after this many hits (0: no limit)")
     p.add_argument("--help-query", action="store_true", help="print the query language and exit")
     p.add_argument("--no-cache", action="store_true", help="index without the persistent cache (attribution filters)")
-    options: list[str] = []
-    positional: list[str] = []
-    args = list(argv)
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "--":
-            positional.extend(args[i + 1 :])
-            break
-        if a in ("--json", "--help-query", "--no-cache", "-h", "--help"):
-            options.append(a)
-        elif a == "--limit" and i + 1 < len(args):
-            options.extend(args[i : i + 2])
-            i += 1
-        elif a.startswith("--limit="):
-            options.append(a)
-        else:
-            positional.append(a)
-        i += 1
+    options, positional = _split_options(argv)
     ns = p.parse_args(options)
     if ns.help_query:
         from musetui.core.search import QUERY_HELP
@@ -86,3 +68,27 @@ def cmd_search(argv: Sequence[str]) -> int:
     if not n:
         err(f"musetui search: no hits for {query!r} in {', '.join(paths)}")
     return 0 if n else 1
+
+
+def _split_options(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``search``'s options (wherever they stand) and its positional arguments; ``--`` ends the options."""
+    options: list[str] = []
+    positional: list[str] = []
+    args = list(argv)
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--":
+            positional.extend(args[i + 1 :])
+            break
+        if a in ("--json", "--help-query", "--no-cache", "-h", "--help"):
+            options.append(a)
+        elif a == "--limit" and i + 1 < len(args):
+            options.extend(args[i : i + 2])
+            i += 1
+        elif a.startswith("--limit="):
+            options.append(a)
+        else:
+            positional.append(a)
+        i += 1
+    return options, positional
