@@ -8,6 +8,8 @@ are empty. A fixed sleep is either too short on a busy machine or wasted on an i
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from textual.app import App
@@ -17,8 +19,10 @@ from textual.worker import WorkerCancelled
 
 #: The worker group that runs for the app's whole life (live follow): never waited for.
 FOREVER_GROUPS = frozenset({"follow"})
-#: Rounds before giving up: each one waits for something that was running (a safety net, not a delay).
+#: Rounds of waiting for workers (each one replaced by a newer one starts a round).
 MAX_ROUNDS = 10_000
+#: How often a due timer or a condition is asked about: a poll, not a delay.
+POLL_S = 0.01
 
 
 def pending_timer(node: DOMNode) -> bool:
@@ -64,14 +68,34 @@ async def workers_done(app: App[Any]) -> None:
         return
 
 
-async def settle(pilot: Pilot[Any]) -> None:
-    """Wait until :func:`busy` is false, then for the messages that last step posted."""
-    for _ in range(MAX_ROUNDS):
+async def settle(pilot: Pilot[Any], timeout: float = 60.0) -> None:
+    """Wait until :func:`busy` is false, then for the messages that last step posted.
+
+    ``timeout`` only bounds a hang (a screen that never finishes): the caller's assertions then say what is wrong.
+    """
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
         await workers_done(pilot.app)
         await pilot.wait_for_scheduled_animations()
         await pilot.pause()
         if not busy(pilot.app):
             break
         if not any(w.is_running for w in pilot.app.workers if w.group not in FOREVER_GROUPS):
-            await pilot.pause(0.01)  # a timer is due: yield to the loop until it fires (not a fixed wait)
+            await pilot.pause(POLL_S)  # a timer is due: let the loop run until it fires
     await pilot.pause()
+
+
+async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0, poll: float = POLL_S) -> bool:
+    """Wait until ``condition()`` holds (True), or ``timeout`` seconds pass (False).
+
+    For what no message or worker of the app announces (a file changed under a live root, an
+    indexing worker that has started): ``poll`` is how often it is asked, not a delay.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        await pilot.pause()
+        if condition():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        await pilot.pause(poll)
