@@ -31,7 +31,7 @@ def open_ro(path: str, flags: int = _OPEN_FLAGS) -> int:
 
     ``O_NOATIME`` keeps a forensic read from rewriting the access time. It is refused
     (EPERM) for files of other users unless running as root: the open is then retried
-    without it, silently (the README's Safety section says so). Every read of a file or
+    without it, silently (docs/safety.md says so). Every read of a file or
     listing of a directory under a scanned tree opens it here (see :func:`open_dir`).
     """
     global _noatime_ok

@@ -27,7 +27,7 @@ ENV_PREFIX = "MUSETUI_"
 
 
 class Settings(BaseModel):
-    """musetui's settings (each documented in the README's settings table)."""
+    """musetui's settings (each documented in docs/settings.md)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

@@ -71,7 +71,7 @@ class Bucket:
         return sorted(((k, c[0], c[1]) for k, c in self.counts.items()), key=lambda t: (-t[1], t[0][0], t[0][1] or ""))
 
     def record(self) -> dict[str, Any]:
-        """The inner object of ``{"bucket": ...}`` (README: "A timeline")."""
+        """The inner object of ``{"bucket": ...}`` (docs/cli.md: "A timeline")."""
         end = None if self.start is None else self.start + SECONDS[self.by]
         return {
             "start": iso_utc(self.start),
@@ -93,7 +93,7 @@ class FirstSeen:
     bucket: float | None
 
     def record(self) -> dict[str, Any]:
-        """The inner object of ``{"first_seen": ...}`` (README: "A timeline")."""
+        """The inner object of ``{"first_seen": ...}`` (docs/cli.md: "A timeline")."""
         from musetui.core.diagnostics import json_name
 
         r = self.row

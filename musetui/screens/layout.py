@@ -20,7 +20,7 @@ TREE_STEP = 4
 #: The side column's widest share of the screen (the panes keep the rest) …
 SIDE_SHARE = 0.40
 #: … and on wide screens at most this many columns plus SIDE_GROWTH of the width.
-SIDE_BASE, SIDE_GROWTH = 40, 0.16
+SIDE_BASE, SIDE_GROWTH = 56, 0.05
 #: The narrowest side column the content may ask for.
 SIDE_MIN = 34
 #: The tallest share of the side column the tree takes (the items keep the rest).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -20,6 +21,17 @@ COLUMNS_HELP = (
     "glyph · session (id prefix, unique among siblings) · provider · items · started (UTC; the year when the"
     " sessions span years) · model · title. A narrow tree drops the title, then the started time, the model, the"
     " items; [ and ] make it narrower or wider."
+)
+
+#: The reference documents (under ``docs/``, installed with the package) the help names, with what each holds.
+DOC_FILES = (
+    ("keys.md", "every key and the screen"),
+    ("query.md", "the query language"),
+    ("cli.md", "the command line"),
+    ("formats.md", "each format and the scan record"),
+    ("settings.md", "every setting"),
+    ("fingerprints.md", "every detector"),
+    ("safety.md", "safety"),
 )
 
 KEY_NAMES = {
@@ -75,6 +87,16 @@ def query_help() -> str:
     return str(QUERY_HELP)
 
 
+def docs_text() -> Text:
+    """Where the reference documents are, one per line (relative to the working directory when under it)."""
+    from musetui.core.config import docs_dir
+
+    where = docs_dir()
+    if where.is_relative_to(Path.cwd()):
+        where = where.relative_to(Path.cwd())
+    return Text("\n".join(f"{where / name}  {what}" for name, what in DOC_FILES))
+
+
 def help_renderable(
     sections: Sequence[tuple[str, Iterable[BindingType]]], legend: str = ""
 ) -> RenderableType:
@@ -109,4 +131,7 @@ def help_renderable(
         parts.append(Text(""))
     parts.append(Text("Search query language (/)", style="bold underline"))
     parts.append(Text(query_help()))
+    parts.append(Text(""))
+    parts.append(Text("Documentation", style="bold underline"))
+    parts.append(docs_text())
     return Group(*parts)

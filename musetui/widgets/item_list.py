@@ -15,14 +15,13 @@ from textual import events
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from musetui.core.model import Item, ItemKind
 from musetui.messages import FocusBack, ItemDrill, ItemHighlighted
 from musetui.widgets.repaint import set_virtual_height
 from musetui.widgets.styling import PartStyles, cursor_colours
-from musetui.widgets.text import clean, hms, human_size, short_id
+from musetui.widgets.text import LineView, clean, hms, human_size, short_id
 
 KINDS: tuple[str, ...] = get_args(ItemKind)
 ROLE_ABBREV = {
@@ -137,7 +136,7 @@ def index_for_line(items: Sequence[Item], line: int) -> int | None:
     return idx
 
 
-class ItemList(ScrollView, can_focus=True):
+class ItemList(LineView, can_focus=True):
     """One line per item: time, kind, role, short id, reasoning marker and a preview."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -358,8 +357,7 @@ class ItemList(ScrollView, can_focus=True):
         self._cache.clear()
         self.refresh()
 
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
+    def style_changed(self) -> None:
         self._styles.clear()
         self._cache.clear()
 
@@ -385,16 +383,15 @@ class ItemList(ScrollView, can_focus=True):
         return self._styles.get("cursor", make)
 
     def render_line(self, y: int) -> Strip:
-        width = self.scrollable_content_region.width or self.size.width
-        base = self._base()
-        index = round(self.scroll_y) + y
+        base, width = self.paint()
+        index = self.row_index(y)
         if not self.items:
             if y == 1:
                 text = Text("  " + self.placeholder, style=self._part("item-list--empty"), end="")
                 return self._strip(text, width, base)
-            return Strip.blank(width, base)
+            return self.blank_row()
         if index >= len(self.items):
-            return Strip.blank(width, base)
+            return self.blank_row()
         key = (index, index == self.cursor, self.has_focus, width)
         cached = self._cache.get(key)
         if cached is not None:

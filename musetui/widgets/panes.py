@@ -7,23 +7,15 @@ control-stripped strings: never as markup.
 
 from __future__ import annotations
 
-import bisect
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 import orjson
-from rich.cells import cell_len
-from rich.console import Console, Group, RenderableType
-from rich.segment import Segment
-from rich.style import Style
-from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.geometry import Region
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from musetui.core.fingerprints.types import Decoded
@@ -31,13 +23,14 @@ from musetui.core.model import Item, SessionSummary, fmt_gap
 from musetui.core.reasons import flag_sentences
 from musetui.core.report import human_bytes, verdict_line
 from musetui.messages import FocusBack
+from musetui.widgets.doc import Doc as Doc
+from musetui.widgets.doc import Rows as Rows  # (re-exported: the panes' callers lay Docs out)
+from musetui.widgets.doc import warm_syntax as warm_syntax
 from musetui.widgets.item_list import blob_length
 from musetui.widgets.repaint import set_virtual_height
-from musetui.widgets.text import clean, clean_block, clean_name, stamp
+from musetui.widgets.text import LineView, clean, clean_block, clean_name, stamp
 
 if TYPE_CHECKING:
-    from rich.syntax import Syntax
-
     from musetui.core.session import OpenedSession
 
 #: Detectors shown in the Signature pane; every other decoded value is an id.
@@ -56,7 +49,6 @@ RAW_PRETTY_LIMIT = 120_000
 #: The most decoded values listed for a whole session.
 SESSION_LIST_LIMIT = 400
 
-LABEL_W = 12
 
 
 @dataclass
@@ -88,185 +80,6 @@ def _same(a: tuple[object, ...], b: tuple[object, ...] | None) -> bool:
         return False
     return True
 
-
-class Doc:
-    """A pane's content: renderables for the screen, and the same content as plain text."""
-
-    def __init__(self) -> None:
-        self.parts: list[RenderableType | Rows] = []
-        self.lines: list[str] = []
-        self.highlighted = 0
-        #: A stand-in while the content is still being read ("decoding the session…").
-        self.interim = False
-
-    def waiting(self, text: str) -> Doc:
-        """Mark the Doc as a stand-in for content still being read, with a note saying so."""
-        self.interim = True
-        return self.note(text)
-
-    def add(self, text: Text) -> Doc:
-        """A paragraph of rich Text (built from data, never markup)."""
-        self.parts.append(text)
-        self.lines.append(text.plain)
-        return self
-
-    def heading(self, text: str) -> Doc:
-        return self.add(Text(text, style="bold underline"))
-
-    def note(self, text: str) -> Doc:
-        return self.add(Text(text, style="dim italic"))
-
-    def blank(self) -> Doc:
-        return self.add(Text(""))
-
-    def rows(self, rows: Sequence[tuple[str, str | Text]], indent: int = 2) -> Doc:
-        """Aligned ``label  value`` rows; wrapped values keep their column."""
-        if not rows:
-            return self
-        block = Rows(indent, min(LABEL_W, max(len(k) for k, _ in rows)))
-        for k, v in rows:
-            value = v if isinstance(v, Text) else Text(clean(v))
-            block.rows.append((Text(clean(k, 24)), value))
-            self.lines.append(f"{k} {value.plain}")
-        self.parts.append(block)
-        return self
-
-    def syntax(self, code: str, highlights: Sequence[str] = ()) -> Doc:
-        """Pretty JSON, with every occurrence of ``highlights`` (a search's matches) marked."""
-        syntax = _syntax(code)
-        if highlights:
-            lowered = code.lower()
-            starts = [0]
-            for i, ch in enumerate(code):
-                if ch == "\n":
-                    starts.append(i + 1)
-            for term in highlights:
-                t = term.lower()
-                pos = lowered.find(t) if t else -1
-                while pos >= 0:
-                    line = bisect.bisect_right(starts, pos) - 1
-                    syntax.stylize_range(
-                        "reverse bold", (line + 1, pos - starts[line]), (line + 1, pos - starts[line] + len(t))
-                    )
-                    self.highlighted += 1
-                    pos = lowered.find(t, pos + len(t))
-        self.parts.append(syntax)
-        self.lines.append(code)
-        return self
-
-    def extend(self, other: Doc) -> Doc:
-        self.parts.extend(other.parts)
-        self.lines.extend(other.lines)
-        return self
-
-    @property
-    def plain(self) -> str:
-        return "\n".join(self.lines)
-
-    def render(self, console: Console, width: int) -> list[Strip]:
-        """The Doc as lines of ``width`` cells (styles of the parts only; the pane adds its base)."""
-        options = console.options.update(width=width, min_width=width, max_width=width, height=None)
-        out: list[Strip] = []
-        run: list[RenderableType] = []
-
-        def flush() -> None:
-            if run:
-                lines = console.render_lines(Group(*run), options, pad=True, new_lines=False)
-                out.extend(Strip(line, width) for line in lines)
-                run.clear()
-
-        for part in self.parts:
-            if isinstance(part, Text):
-                part = cut_long_tokens(part, width)
-            if isinstance(part, Rows):
-                laid = part.lines(console, width)
-                if laid is not None:
-                    flush()
-                    out.extend(laid)
-                    continue
-                part = part.table()
-            run.append(part)
-        flush()
-        return out
-
-
-@dataclass
-class Rows:
-    """Label and value rows, laid out as the grid ``table()`` draws, without building one."""
-
-    indent: int
-    label_min: int
-    rows: list[tuple[Text, Text]] = field(default_factory=list)
-
-    #: The narrowest value column laid out here; narrower panes get the rich Table.
-    MIN_VALUE: ClassVar[int] = 8
-
-    def table(self) -> Table:
-        """The rows as a rich grid (its layout is the reference for ``lines``)."""
-        grid = Table.grid(padding=(0, 1), pad_edge=False)
-        grid.add_column(width=max(0, self.indent - 1) or None, no_wrap=True)
-        grid.add_column(style="dim", no_wrap=True, min_width=self.label_min)
-        grid.add_column(ratio=1, overflow="fold")
-        for label, value in self.rows:
-            grid.add_row("", label, value)
-        return grid
-
-    def lines(self, console: Console, width: int) -> list[Strip] | None:
-        """The grid's lines at ``width``, or None where only the Table lays them out exactly."""
-        label_at = max(1, self.indent)
-        label_w = max(self.label_min, *(label.cell_len for label, _ in self.rows))
-        value_at = label_at + label_w + 1
-        value_w = width - value_at
-        if value_w < self.MIN_VALUE:
-            return None
-        dim = Style(dim=True)
-        lead = Segment(" " * label_at)
-        gap = Segment(" " * (label_w + 1))
-        out: list[Strip] = []
-        for label, value in self.rows:
-            head = [lead, *Segment.apply_style(_segments(console, label), dim)]
-            head.append(Segment(" " * (value_at - label_at - label.cell_len)))
-            wrapped = cut_long_tokens(value, value_w).wrap(console, value_w, overflow="fold") if value.plain else [Text("")]
-            for n, line in enumerate(wrapped):
-                segments = [*(head if n == 0 else (lead, gap)), *_segments(console, line)]
-                out.append(Strip(segments).extend_cell_length(width).crop(0, width))
-        return out
-
-
-_TOKEN = re.compile(r"\S+")
-
-
-def cut_long_tokens(text: Text, width: int) -> Text:
-    """``text`` with every word wider than ``width`` cut in its middle with ``…`` (styles kept).
-
-    Wrapping then breaks lines only between words: an id or a hash is shown whole on one
-    line, or as its head and tail around ``…``, never split across two lines.
-    """
-    plain = text.plain
-    if width < 3 or len(plain) <= width:
-        return text
-    longs = [m.span() for m in _TOKEN.finditer(plain) if cell_len(m.group()) > width]
-    if not longs:
-        return text
-    out = Text(style=text.style, justify=text.justify, overflow=text.overflow, no_wrap=text.no_wrap, end=text.end)
-    at = 0
-    keep = width - 1
-    for start, end in longs:
-        head = start + keep - keep // 2
-        out.append_text(text[at:head])
-        out.append("…", style="dim")
-        out.append_text(text[end - keep // 2 : end])
-        at = end
-    out.append_text(text[at:])
-    return out
-
-
-def _segments(console: Console, text: Text) -> list[Segment]:
-    """One line of Text as segments, its own style under its spans (as rich draws it)."""
-    segments = list(text.render(console, end=""))
-    if text.style and not text.spans:  # (render() applies the base style only with spans)
-        return list(Segment.apply_style(segments, console.get_style(text.style)))
-    return segments
 
 
 def _who(provider: str | None, host: str | None) -> str:
@@ -324,7 +137,7 @@ def decoded_doc(
     return doc
 
 
-class DetailPane(ScrollView):
+class DetailPane(LineView):
     """A scrolling pane drawn with the Line API: its Doc is rendered to lines once per width.
 
     A ``Static`` holding rich Tables was rendered again for every reflow (once to measure its
@@ -371,8 +184,6 @@ class DetailPane(ScrollView):
         self._doc = Doc()
         self._lines: list[Strip] = []
         self._lines_width = -1
-        #: The base style and width of the paint under way (see render_lines).
-        self._paint: tuple[Style, int] | None = None
         self.plain = ""
 
     def set_context(self, ctx: PaneContext, visible: bool) -> None:
@@ -439,30 +250,18 @@ class DetailPane(ScrollView):
     def _on_resize(self, event: events.Resize) -> None:
         self._layout_lines()
 
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
-        self.refresh()
-
     def render_lines(self, crop: Region) -> list[Strip]:
-        # The base style is resolved once per paint, not once per line (it walks every ancestor's CSS).
         if self._lines_width != self.content_region.width:
             self._layout_lines()
-        self._paint = (self.rich_style, self.scrollable_content_region.width)
-        try:
-            return super().render_lines(crop)
-        finally:
-            self._paint = None
+        return super().render_lines(crop)
 
     def render_line(self, y: int) -> Strip:
-        paint = self._paint
-        if paint is None:
-            if self._lines_width != self.content_region.width:
-                self._layout_lines()
-            paint = (self.rich_style, self.scrollable_content_region.width)
-        base, width = paint
-        index = round(self.scroll_y) + y
+        if self._paint is None and self._lines_width != self.content_region.width:
+            self._layout_lines()
+        index = self.row_index(y)
         if index >= len(self._lines):
-            return Strip.blank(width, base)
+            return self.blank_row()
+        base, width = self.paint()
         return self._lines[index].crop_extend(0, width, None).apply_style(base)
 
     def action_back(self) -> None:
@@ -472,19 +271,6 @@ class DetailPane(ScrollView):
 def _no_session() -> Doc:
     return Doc().note("No session selected. Move in the tree (j/k) and press enter.")
 
-
-def _syntax(code: str) -> Syntax:
-    from rich.syntax import Syntax  # (pygments: imported when the Raw pane first shows JSON)
-
-    return Syntax(code, "json", theme="ansi_dark", word_wrap=True, background_color="default")
-
-
-def warm_syntax() -> None:
-    """Load pygments' JSON lexer and style (the Raw pane's first JSON costs that otherwise)."""
-    from rich.console import Console
-
-    console = Console(width=40, color_system="truecolor")  # (render_lines writes nothing)
-    console.render_lines(_syntax('{"a": [1, "b", true, null]}'), console.options)
 
 
 class RawPane(DetailPane):

@@ -1,11 +1,15 @@
-"""Small text helpers shared by the widgets: safe text, short ids, times, sizes and paths."""
+"""Small text helpers shared by the widgets (safe text, short ids, times, sizes and paths), and their Line-API base."""
 
 from __future__ import annotations
 
 import os
 from datetime import UTC, datetime
 
+from rich.style import Style
 from rich.text import Text
+from textual.geometry import Region
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 
 from musetui.core.safetext import escape_name, one_line, strip_controls
 
@@ -109,3 +113,47 @@ def tail_path(path: str, limit: int) -> str:
     """The end of a long path, cut on the left: ``…/subagents/01a05efe…/session.jsonl``."""
     text = clean_name(path)
     return text if len(text) <= limit else "…" + text[-(limit - 1) :]
+
+
+class LineView(ScrollView):
+    """A ScrollView drawn with the Line API (one Strip per visible row) that paints its own blank rows.
+
+    Shared by the Line-API widgets (the item list, the panes): the base style and the width are
+    resolved once per paint, not once per row (``rich_style`` walks every ancestor's CSS); rows
+    past the content are painted in the base style (Textual 6 leaves that to the widget); and a
+    change of CSS drops what a subclass cached from the old styles (:meth:`style_changed`).
+    """
+
+    _paint: tuple[Style, int] | None = None
+
+    def paint_width(self) -> int:
+        """The width a row is painted at (the content region, inside the scrollbar)."""
+        return self.scrollable_content_region.width or self.size.width
+
+    def paint(self) -> tuple[Style, int]:
+        """(base style, width) of the paint under way, or of one now when a row is drawn alone."""
+        return self._paint if self._paint is not None else (self.rich_style, self.paint_width())
+
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._paint = (self.rich_style, self.paint_width())
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._paint = None
+
+    def blank_row(self) -> Strip:
+        """A row with nothing on it, in the base style."""
+        base, width = self.paint()
+        return Strip.blank(width, base)
+
+    def row_index(self, y: int) -> int:
+        """The content row shown at screen row ``y``."""
+        return round(self.scroll_y) + y
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self.style_changed()
+        self.refresh()
+
+    def style_changed(self) -> None:
+        """Drop whatever was cached from the old styles (nothing here)."""

@@ -7,44 +7,12 @@ from typing import Any
 
 from textual.pilot import Pilot
 from textual.widgets import Input
-from textual.worker import WorkerCancelled
 
 from musetui.app import MuseApp
+from musetui.settle import settle as _settle
 
 SIZE = (160, 48)
 ROOT = "sample_transcripts"
-
-
-def _pending(timer: Any) -> bool:
-    task = getattr(timer, "_task", None)
-    return task is not None and not task.done()
-
-
-def _busy(app: Any) -> bool:
-    """True while a worker runs, a debounced search is due, or the main screen waits to open a session or fill the panes."""
-    if any(w.is_running for w in app.workers if w.group != "follow"):
-        return True
-    if _pending(getattr(app.screen, "_timer", None)):
-        return True
-    try:
-        scr = app.main_screen
-    except LookupError:
-        return False
-    return scr._pane_timer is not None or scr._opening_key is not None or not scr.finished
-
-
-async def _settle(pilot: Pilot[Any]) -> None:
-    """Wait for the workers, the debounced opens and pane fills, and the messages they post (no fixed sleep)."""
-    for _ in range(10_000):
-        try:
-            await pilot.app.workers.wait_for_complete([w for w in pilot.app.workers if w.group != "follow"] or None)
-        except WorkerCancelled:
-            continue
-        await pilot.wait_for_scheduled_animations()
-        await pilot.pause()
-        if not _busy(pilot.app):
-            break
-    await pilot.pause()
 
 
 def _keys(*keys: str) -> Callable[[Pilot[Any]], Any]:

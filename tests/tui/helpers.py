@@ -5,42 +5,29 @@ from __future__ import annotations
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.worker import WorkerCancelled
 
 from musetui.app import MuseApp
 from musetui.core.model import SessionSummary
 from musetui.screens.main import MainScreen
+from musetui.settle import settle as settle_app
+from musetui.settle import wait_for
 
 OUTLIER_ID = "01a05efe-03bb-72c8-854a-4c1c088cc3b9"
 SIZE = (160, 48)
 
-
-async def _workers_done(pilot: Pilot[Any]) -> None:
-    """Wait for every worker except the live-follow poller (it runs until the app exits)."""
-    for _ in range(20):
-        try:
-            pending = [w for w in pilot.app.workers if w.group != "follow"]
-            if pending:  # (an empty list would mean "all workers" to Textual)
-                await pilot.app.workers.wait_for_complete(pending)
-        except WorkerCancelled:  # an exclusive worker replaced by a newer one
-            continue
-        return
+__all__ = ["OUTLIER_ID", "SIZE", "current", "item_rows", "main", "press", "settle", "tree_rows", "wait_for"]
 
 
-async def settle(pilot: Pilot[Any], rounds: int = 3) -> None:
-    """Wait for workers, timers (debounces) and the messages they post."""
-    for _ in range(rounds):
-        await _workers_done(pilot)
-        await pilot.pause(0.12)
-    await _workers_done(pilot)
-    await pilot.pause()
+async def settle(pilot: Pilot[Any]) -> None:
+    """Wait for workers, due timers (debounces) and the messages they post: no fixed delay (musetui.settle)."""
+    await settle_app(pilot)
 
 
 async def press(pilot: Pilot[Any], *keys: str) -> None:
     """Press keys one by one, settling after each."""
     for key in keys:
         await pilot.press(key)
-        await settle(pilot, rounds=2)
+        await settle(pilot)
 
 
 def main(app: MuseApp) -> MainScreen:

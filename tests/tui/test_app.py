@@ -19,7 +19,7 @@ from musetui.widgets.item_list import ItemList
 from musetui.widgets.panes import DetailPane
 from musetui.widgets.session_tree import SessionTree
 
-from .helpers import OUTLIER_ID, SIZE, current, item_rows, main, press, settle, tree_rows
+from .helpers import OUTLIER_ID, SIZE, current, item_rows, main, press, settle, tree_rows, wait_for
 
 OUTLIER_FILE = Path(
     "sample_transcripts/muse-vm/sessions/01a05efc-7bb7-7cd1-8155-66af75f0734c/subagents/"
@@ -432,10 +432,9 @@ async def test_escape_stops_indexing(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(index_mod, "_scan_entry", slow)
     app = MuseApp([str(tmp_path)], workers=1, use_cache=False)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.4)
         scr = main(app)
+        assert await wait_for(pilot, lambda: "Esc to stop" in scr.status.index_text)  # indexing has begun
         assert scr.indexing
-        assert "Esc to stop" in scr.status.index_text
         await pilot.press("escape")
         await settle(pilot)
         assert not scr.indexing

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
 
 from musetui.app import MuseApp
@@ -56,10 +55,8 @@ async def test_a_session_that_changed_after_it_was_read_ahead_is_replaced(tmp_pa
 def _answered(head: HeadStart | None) -> HeadStart:
     """``head`` once its child has sent its answer (read, as the app would, only later)."""
     assert head is not None
-    for _ in range(600):
-        if head.ready():
-            return head
-        time.sleep(0.05)
+    if head.ready(30.0):  # blocks on the child's pipe until its answer is there
+        return head
     raise AssertionError("the head-start child did not answer in 30 s")
 
 

@@ -79,14 +79,14 @@ async def test_markup_escapes_and_bidi_are_shown_as_text(tmp_path: Path) -> None
         assert "[bold]" in trows or "0aa0" in trows
         for y in range(len(scr.items.items)):
             scr.items.cursor = y
-            await settle(pilot, rounds=1)
+            await settle(pilot)
             for pane_id in ("raw", "ids", "signature", "reasoning", "evidence"):
                 scr.action_pane(pane_id)
                 plain = scr.pane(pane_id).plain
                 _clean(plain)
         scr.action_pane("reasoning")
         scr.items.cursor = 3
-        await settle(pilot, rounds=1)
+        await settle(pilot)
         scr.action_pane("reasoning")
         assert "[bold]BOLD[/bold]" in scr.pane("reasoning").plain
         scr.action_pane("raw")
@@ -100,7 +100,7 @@ async def test_markup_escapes_and_bidi_are_shown_as_text(tmp_path: Path) -> None
         snapshot = app.export_screenshot()
         _clean(snapshot)
         await pilot.click(ItemList, offset=(20, 2))
-        await settle(pilot, rounds=1)
+        await settle(pilot)
         assert app.is_running
 
 

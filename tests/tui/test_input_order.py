@@ -53,7 +53,7 @@ async def test_a_burst_of_edits_after_slash_runs_the_typed_query(sample_root: st
         keys = ["slash", "ctrl+u", *typed("provider:opx"), "backspace", *typed("enai has:encrypted"),
                 *typed(" flag:outlierZZ"), "backspace", "backspace"]
         burst(pilot, keys)
-        await settle(pilot, rounds=6)
+        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, SearchScreen)
         assert screen.query_one(Input).value == QUERY
@@ -67,7 +67,7 @@ async def test_ctrl_u_in_the_middle_of_a_burst_clears_what_came_before(sample_ro
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         burst(pilot, ["slash", *typed("wrong words"), "ctrl+u", *typed(QUERY)])
-        await settle(pilot, rounds=6)
+        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, SearchScreen)
         assert screen.query_one(Input).value == QUERY

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import time
 from pathlib import Path
 
 import orjson
@@ -11,7 +10,7 @@ import pytest
 
 from musetui.app import MuseApp
 
-from .helpers import OUTLIER_ID, SIZE, current, main, press, settle
+from .helpers import OUTLIER_ID, SIZE, current, main, press, settle, wait_for
 
 OUTLIER_REL = (
     "muse-vm/sessions/01a05efc-7bb7-7cd1-8155-66af75f0734c/subagents/"
@@ -52,13 +51,11 @@ async def test_appended_items_appear_within_two_seconds(live_tree: Path) -> None
         await press(pilot, "o")
         s = current(app)
         assert s.session_id == OUTLIER_ID
-        await pilot.pause(0.3)
+        await settle(pilot)
         before = len(scr.items.items)
         assert before == s.items
         append_message(root, "m-live", "appended live")
-        appended = time.monotonic()
-        while time.monotonic() - appended < 2.0 and len(scr.items.items) <= before:
-            await pilot.pause(0.05)
+        await wait_for(pilot, lambda: len(scr.items.items) > before, timeout=2.0)
         assert len(scr.items.items) == before + 1, "the new item shows within 2 s"
         assert scr.items.items[-1].text == "appended live"
         assert current(app).items == before + 1
@@ -78,10 +75,8 @@ async def test_a_deleted_session_leaves_the_tree(live_tree: Path) -> None:
         victim = min(codex, key=lambda s: s.path)
         assert tree.node_for(victim) is not None
         (root / victim.path).unlink()
-        deleted = time.monotonic()
-        while time.monotonic() - deleted < 2.0 and victim.key in {s.key for s in tree.sessions}:
-            await pilot.pause(0.05)
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: victim.key not in {s.key for s in tree.sessions}, timeout=2.0)
+        await settle(pilot)
         assert victim.key not in {s.key for s in tree.sessions}, "the deleted session leaves within 2 s"
         assert len(tree.sessions) == before - 1
         assert tree.node_for(victim) is None
@@ -103,14 +98,11 @@ async def test_open_search_results_follow_new_lines(live_tree: Path) -> None:
         await press(pilot, "slash")
         assert isinstance(app.screen, SearchScreen)
         await pilot.press(*"zephyrine")
-        await pilot.pause(0.4)
         await settle(pilot)
         state = main(app).search_state
         assert state.done and state.total == 0
         append_message(root, "m-z", "zephyrine")
-        appended = time.monotonic()
-        while time.monotonic() - appended < 4.0 and not (state.done and state.total == 1):
-            await pilot.pause(0.05)
+        await wait_for(pilot, lambda: state.done and state.total == 1, timeout=4.0)
         assert state.done and state.total == 1, "the open search re-ran on the new line"
         hit = state.hits[0]
         assert hit.session_id == OUTLIER_ID and "zephyrine" in hit.snippet

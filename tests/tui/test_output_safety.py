@@ -39,7 +39,7 @@ async def test_every_screen_line_and_the_copy_are_clean(tmp_path: Path) -> None:
         assert isinstance(app.focused, ItemList)
         for y in range(len(scr.items.items)):
             scr.items.cursor = y
-            await settle(pilot, rounds=1)
+            await settle(pilot)
             for pane_id in ("raw", "ids", "signature", "reasoning", "evidence"):
                 scr.action_pane(pane_id)
                 await pilot.pause()

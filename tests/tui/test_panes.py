@@ -191,7 +191,7 @@ async def test_a_new_height_updates_the_scroll_range_without_a_layout(sample_roo
         for _ in range(6):
             await press(pilot, "j")
             pane.render_now()
-            await pilot.pause(0.05)
+            await settle(pilot)
             lines = len(pane._lines)
             heights.add(lines)
             assert pane.virtual_size.height == lines
@@ -200,7 +200,7 @@ async def test_a_new_height_updates_the_scroll_range_without_a_layout(sample_roo
             if pane.show_vertical_scrollbar:
                 assert pane.vertical_scrollbar.window_virtual_size == lines
             pane.scroll_end(animate=False, immediate=True)
-            await pilot.pause(0.05)
+            await settle(pilot)
             assert pane.scroll_y == max(0, lines - view)
         assert len(heights) > 2, "the items' raw lines should differ in height"
 

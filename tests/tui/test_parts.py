@@ -66,7 +66,7 @@ async def test_copy_text_notifies_with_size_and_caps(sample_root: str) -> None:
         assert size == 40 and app.clipboard == "[b]x" * 10
         big = clipboard.copy_text(app, "a" * (clipboard.MAX_COPY_BYTES + 10), "big")
         assert big <= clipboard.MAX_COPY_BYTES
-        await pilot.pause(0.1)
+        await settle(pilot)
         messages = [n.message for n in app._notifications]
         assert any("Copied thing" in m and "(40 bytes)" in m for m in messages)
         assert any("truncated" in m for m in messages)
@@ -154,7 +154,7 @@ async def test_pager_command_without_a_terminal(
         await settle(pilot)
         await press(pilot, "o")
         main(app).evidence.open_in_pager()
-        await settle(pilot, rounds=1)
+        await settle(pilot)
         assert app.is_running
 
 

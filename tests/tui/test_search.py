@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,7 @@ CALL_ID = "call_vRYeJ5ycDgP6BwLGJEtinVF6"
 
 async def _search(pilot, text: str) -> None:  # type: ignore[no-untyped-def]
     await pilot.press(*text)
-    await pilot.pause(0.3)
-    await settle(pilot)
+    await settle(pilot)  # the debounce, the search worker, its hits
 
 
 async def test_slash_live_results_enter_and_n_N(sample_root: str) -> None:
@@ -270,18 +270,22 @@ async def test_changes_during_indexing_rerun_the_query_and_the_last_one_is_never
         assert isinstance(screen, SearchScreen)
         await _search(pilot, CALL_ID)
         runs: list[str] = []
+        times: list[float] = []
         original = screen.start
 
         def counting(query: str) -> None:
             runs.append(query)
+            times.append(time.monotonic())
             original(query)
 
         screen.start = counting  # type: ignore[method-assign]
+        window = time.monotonic()
         for _ in range(3):
             screen.sessions_changed()
         assert runs == [CALL_ID]  # the first at once; the others wait for the window to end
-        await pilot.pause(RERUN_S + 0.3)
+        await settle(pilot)  # the window's timer fires, then the trailing run
         assert runs == [CALL_ID, CALL_ID]  # one trailing run for the changes in the window
+        assert times[1] - window >= RERUN_S * 0.9  # … after the window, not at once
         await settle(pilot)
         assert main(app).search_state.total == 2
 

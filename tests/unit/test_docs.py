@@ -64,3 +64,25 @@ def test_readme_and_explain_point_to_the_docs() -> None:
 
     assert "docs/fingerprints.md" in EXPLAIN
     assert "docs/fingerprints.md" in (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_readme_links_every_reference_document_and_each_link_resolves() -> None:
+    import re
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    links = set(re.findall(r"\]\((docs/[^)#]+)", readme))
+    docs = {f"docs/{p.name}" for p in (REPO / "docs").iterdir() if p.suffix in (".md", ".svg")}
+    assert links == docs, (links ^ docs)  # every document linked, every link a document
+    for name in ("keys.md", "query.md", "settings.md", "formats.md"):  # what issue 28 moved out of the README
+        assert f"docs/{name}" in links, name
+    for doc in (REPO / "docs").glob("*.md"):  # links between the documents resolve too
+        for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", doc.read_text(encoding="utf-8")):
+            assert (doc.parent / target).exists(), (doc.name, target)
+
+
+def test_the_readme_keeps_its_first_screen_short() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    head = readme.split("## The story in the sample")[0]
+    assert head.index("](docs/screenshot.svg)") < head.index("## Set up")  # the picture before the commands
+    assert "python3 -m venv .venv && .venv/bin/pip install -e '.[test,fleet]' && .venv/bin/python -m pytest" in head
+    assert len(readme.splitlines()) < 80
