@@ -200,7 +200,7 @@ def cmd_timeline(argv: Sequence[str]) -> int:
                 "of each provider, host and declared-model combination, with its path, line and time.",
                 epilog="--json writes one {\"bucket\": {start, end, by, sessions, items, providers}} per bucket "
                 "holding sessions (oldest first, the undated last), then one {\"first_seen\": {provider, host, "
-                "declared_model, time, bucket, root, path, line}} per event (README: A timeline).")
+                "declared_model, time, bucket, root, path, line}} per event (docs/cli.md: A timeline).")
     p.add_argument("paths", nargs="+", metavar="PATH", help="transcript trees or files")
     p.add_argument("--by", choices=BYS, default=None,
                    help="bucket length (default: hour for a span under 2 days, day under 90 days, else week)")
