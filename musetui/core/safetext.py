@@ -273,10 +273,14 @@ def json_bytes(data: bytes) -> bytes:
     Outside its strings JSON is ASCII, so every such character is inside a string, where the
     escape means the same character: a parser reads the same values, byte for byte otherwise.
     """
-    if b"\x7f" not in data and (
-        data.isascii() or not any(lead in data and pat.search(data) for lead, pat in _json_leads())
-    ):
-        return data
+    if b"\x7f" not in data:
+        if data.isascii():
+            return data
+        for lead, pat in _json_leads():
+            if lead in data and pat.search(data):
+                break
+        else:
+            return data
     return _json_re().sub(_json_escape, data)
 
 
