@@ -61,7 +61,7 @@ _WORKER_QUERY: Query | None = None
 def _init_worker(query: Query | None) -> None:
     """A search worker: it ends with its parent (never an orphan of a killed search), and keeps the query."""
     global _WORKER_QUERY, _WORKER_WORK
-    from musetui.core.procs import worker_init
+    from musetui.core.parallel import worker_init
 
     worker_init()
     if query is None:
@@ -330,8 +330,9 @@ def _execute(
                     if left <= 0:
                         return
         return
-    size = max(1, -(-len(work) // (nworkers * 24)))
-    bounds = [(i, min(i + size, len(work))) for i in range(0, len(work), size)]
+    from musetui.core import parallel
+
+    bounds = parallel.bounds(len(work), -(-len(work) // (nworkers * 24)))
     futures: deque[Future[tuple[list[PackedHit], Stats]]]
     batches: Generator[list[Hit], None, None]
     if fork:
@@ -370,11 +371,11 @@ def _execute(
     finally:
         batches.close()
         if pool is None and not fork:
-            executor.shutdown(wait=True, cancel_futures=True)
+            parallel.stop_pool(executor)
 
 
 def _can_fork() -> bool:
-    """Whether helpers can be forked (this process has no other thread; see :func:`musetui.core.procs.pool_context`)."""
+    """Whether helpers can be forked (this process has no other thread; see :func:`musetui.core.parallel.pool_context`)."""
     return hasattr(os, "fork") and threading.active_count() == 1
 
 
@@ -413,16 +414,15 @@ def _results(
     cancelled: Callable[[], bool] | None,
 ) -> Generator[list[Hit], None, None]:
     """The hits of each batch, in order (what was not yet run is cancelled when this closes)."""
+    from musetui.core.parallel import in_order
+
+    results = in_order(futures, cancelled)
     try:
-        while futures:
-            hits, part = futures.popleft().result()
+        for hits, part in results:
             stats.add(part)
             yield unpack_hits(hits)
-            if cancelled is not None and cancelled():
-                return
     finally:
-        for fut in futures:
-            fut.cancel()
+        results.close()
 
 
 def _two_passes(
@@ -489,22 +489,18 @@ def _new_executor(
     """A process pool, and whether its workers are forked (they then inherit ``work``).
 
     Processes are forked when this process has no other thread (forking a threaded process
-    can copy a held lock); otherwise they come from a fork server (see :func:`musetui.core.procs.pool_context`).
+    can copy a held lock); otherwise they come from a fork server (see :func:`musetui.core.parallel.pool_context`).
     """
-    from concurrent.futures import ProcessPoolExecutor
+    from musetui.core import parallel
 
-    from musetui.core.procs import pool_context
-
-    ctx = pool_context()
+    ctx = parallel.pool_context()
     fork = ctx.get_start_method() == "fork"
     if query is None:
-        return ProcessPoolExecutor(max_workers=nworkers, mp_context=ctx, initializer=_init_worker, initargs=(None,)), fork
+        return parallel.start_pool(nworkers, _init_worker, (None,), ctx=ctx), fork
     global _FORK_WORK
     _FORK_WORK = work if fork else None
     try:
-        executor = ProcessPoolExecutor(
-            max_workers=nworkers, mp_context=ctx, initializer=_init_worker, initargs=(query,)
-        )
+        executor = parallel.start_pool(nworkers, _init_worker, (query,), ctx=ctx)
         if fork:
             # A forking pool forks all its processes within the first submit (Python >= 3.11):
             # submit while ``work`` is set (no need to wait for the task to run).
@@ -588,12 +584,13 @@ class SearchPool:
 
     def executor(self) -> ProcessPoolExecutor:
         """The live executor (started, or restarted after a worker died)."""
+        from musetui.core import parallel
+
         with self._lock:
             ex = self._executor
-            # (``_broken`` is how concurrent.futures marks a pool whose worker died.)
-            if ex is None or getattr(ex, "_broken", False):
+            if ex is None or parallel.is_broken(ex):
                 if ex is not None:
-                    ex.shutdown(wait=False, cancel_futures=True)
+                    parallel.stop_pool(ex, wait=False)
                 ex, _forked = _new_executor(self.workers, None)
                 self._executor = ex
             return ex
@@ -608,7 +605,9 @@ class SearchPool:
         """Stop the worker processes."""
         with self._lock:
             if self._executor is not None:
-                self._executor.shutdown(wait=False, cancel_futures=True)
+                from musetui.core.parallel import stop_pool
+
+                stop_pool(self._executor, wait=False)
                 self._executor = None
 
 
