@@ -333,33 +333,18 @@ def _execute(
     from musetui.core import parallel
 
     bounds = parallel.bounds(len(work), -(-len(work) // (nworkers * 24)))
-    futures: deque[Future[tuple[list[PackedHit], Stats]]]
-    batches: Generator[list[Hit], None, None]
+    executor: ProcessPoolExecutor | None = None  # (a pool of this search's own, stopped at the end)
     if fork:
         batches = _forked(work, bounds, query, stats, nworkers - 1, cancelled, base)
     elif pool is not None:
-        executor = pool.executor()
-        if query.driver >= 0 and all(type(u) is tuple for u in work):
-            batches = _two_passes(executor, work, bounds, query, stats, cancelled)
-        else:
-            batches = _results(
-                deque(
-                    executor.submit(_search_chunk_of, (query, _pack(_tasks(work[a:b]))))
-                    for a, b in bounds
-                ),
-                stats,
-                cancelled,
-            )
+        batches = _pooled(pool.executor(), work, bounds, query, stats, cancelled)
     else:
         executor, forked = _new_executor(nworkers, query, work)
         if forked:  # the workers have ``work`` already: send index ranges, not the units
             futures = deque(executor.submit(_search_range, a, b) for a, b in bounds)
+            batches = _results(futures, stats, cancelled)
         else:
-            futures = deque(
-                executor.submit(_search_chunk_of, (query, _pack(_tasks(work[a:b]))))
-                for a, b in bounds
-            )
-        batches = _results(futures, stats, cancelled)
+            batches = _pooled(executor, work, bounds, query, stats, cancelled, two_passes=False)
     try:
         for hits in batches:
             for hit in hits:
@@ -370,8 +355,27 @@ def _execute(
                         return
     finally:
         batches.close()
-        if pool is None and not fork:
+        if executor is not None:
             parallel.stop_pool(executor)
+
+
+def _pooled(
+    executor: ProcessPoolExecutor,
+    work: list[Unit],
+    bounds: list[tuple[int, int]],
+    query: Query,
+    stats: Stats,
+    cancelled: Callable[[], bool] | None,
+    two_passes: bool = True,
+) -> Generator[list[Hit], None, None]:
+    """The hits of each batch, in order, from ``executor``'s workers (the query travels with each batch).
+
+    Plain files with a driving group go in :func:`_two_passes` (unless not ``two_passes``).
+    """
+    if two_passes and query.driver >= 0 and all(type(u) is tuple for u in work):
+        return _two_passes(executor, work, bounds, query, stats, cancelled)
+    futures = deque(executor.submit(_search_chunk_of, (query, _pack(_tasks(work[a:b])))) for a, b in bounds)
+    return _results(futures, stats, cancelled)
 
 
 def _can_fork() -> bool:
