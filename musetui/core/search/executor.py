@@ -1,4 +1,7 @@
-"""The executor: walk, read and match each file once, in-process or in a pool; hits in order."""
+"""The executor: walk, read and match each file once, in-process or in a pool; hits in order.
+
+Its entry points are in :mod:`musetui.core.search.run`.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from musetui.core import reader
 from musetui.core.reader import O_NOATIME, is_gzip_name, open_ro
-from musetui.core.search.evaluate import FileSearch, group_finder, may_encode_bodies, session_passes
+from musetui.core.search.evaluate import FileSearch, group_finder, may_encode_bodies
 from musetui.core.search.files import (
     INFO_FIELDS,
     OPEN_FLAGS,
@@ -22,13 +25,10 @@ from musetui.core.search.files import (
     Task,
     children,
     plain_children,
-    root_units,
     split,
     spread,
-    tasks_of,
-    walk,
 )
-from musetui.core.search.query import FieldFilter, Query, parse_query
+from musetui.core.search.query import Query
 from musetui.core.search.results import Hit, PackedHit, SearchRun, Stats, pack_hits, unpack_hits
 
 if TYPE_CHECKING:
@@ -41,8 +41,6 @@ __all__ = [
     "PARALLEL_MIN_FILES",
     "QUICK_BUFFER",
     "SearchPool",
-    "run_search",
-    "search_sessions",
     "usable_workers",
 ]
 
@@ -75,22 +73,6 @@ def _init_worker(query: Query | None) -> None:
 SessionItem = tuple[str, str, "int | None", "SessionSummary"]
 #: What :func:`_search_units` walks and searches.
 Unit = Task | Subtree | SessionItem | DirItem | FileItem
-
-
-def _session_units(sessions: Sequence[SessionSummary]) -> list[SessionItem]:
-    """The sessions' files, sorted by (path, root) as :func:`~musetui.core.search.files.tasks_of` sorts them.
-
-    Sorted on (path, root, position) tuples, compared in C (no key call per session; the
-    position keeps equal keys in their order and never compares two summaries).
-    """
-    order = [(s.path, s.root, i) for i, s in enumerate(sessions)]
-    order.sort()
-    units: list[SessionItem] = []
-    add = units.append
-    for _path, _root, i in order:
-        s = sessions[i]
-        add((s.abspath, s.path, s.read_bytes or None, s))
-    return units
 
 
 def _session_task(s: SessionSummary) -> Task:
@@ -613,112 +595,3 @@ class SearchPool:
 
                 stop_pool(self._executor, wait=False)
                 self._executor = None
-
-
-def _as_query(query: Query | str) -> Query:
-    return query if isinstance(query, Query) else parse_query(query)
-
-
-def search_sessions(
-    sessions: Sequence[SessionSummary],
-    query: Query | str,
-    limit: int | None = None,
-    cancelled: Callable[[], bool] | None = None,
-    workers: int | None = None,
-    pool: SearchPool | None = None,
-) -> SearchRun:
-    """Search sessions the caller has already indexed (the TUI), sorted by path then line.
-
-    Session-level filters are decided from the summaries, so a session that fails them is
-    never read; nothing is rescanned.
-
-    Args:
-        sessions: the summaries to search.
-        query: a query string or a parsed :class:`Query`.
-        limit: stop after this many hits (None or 0: no limit).
-        cancelled: polled between files (or batches of files); True stops the search.
-        workers: worker processes for big corpora (default: the idle cores, see
-            :func:`usable_workers`; 1: in-process).
-        pool: worker processes kept between searches (see :class:`SearchPool`); its size
-            then decides the parallelism.
-
-    Returns:
-        A :class:`SearchRun`: iterate it for :class:`Hit` objects.
-
-    Raises:
-        QueryError: the query is not valid (raised here, before any file is read).
-    """
-    q = _as_query(query)
-    groups = q.session_groups()
-
-    def body(run: SearchRun) -> Generator[Hit, None, None]:
-        keep = _session_units(sessions)
-        if groups:
-            keep = [u for u in keep if session_passes(q, Info.of(u[3]), u[1], groups)]
-        nworkers = pool.workers if pool is not None else workers
-        yield from _execute(list[Unit](keep), q, run, limit, cancelled, nworkers, pool)
-
-    return SearchRun(q, body)
-
-
-def run_search(
-    paths: Sequence[str],
-    query: Query | str,
-    limit: int | None = None,
-    cancelled: Callable[[], bool] | None = None,
-    workers: int | None = None,
-    use_cache: bool = False,
-) -> SearchRun:
-    """Search every session under ``paths``; hits sorted by path, then line.
-
-    Without an attribution filter nothing is attributed: files are walked and searched
-    directly (see the module docstring). With ``provider:``, ``host:`` or ``flag:`` the roots
-    are indexed first and only the sessions that pass are read.
-
-    Args:
-        paths: roots (directories or files), as given to ``musetui search``.
-        query: a query string or a parsed :class:`Query`.
-        limit: stop after this many hits (None or 0: no limit).
-        cancelled: polled between files (or batches of files); True stops the search.
-        workers: worker processes for big corpora (default: the idle cores, see
-            :func:`usable_workers`; 1: in-process).
-        use_cache: index through the persistent cache (as ``musetui scan`` does) when an
-            attribution filter needs the roots indexed: unchanged files are not read.
-
-    Returns:
-        A :class:`SearchRun`: iterate it for :class:`Hit` objects.
-
-    Raises:
-        QueryError: the query is not valid (raised here, before any file is read).
-    """
-    q = _as_query(query)
-    roots = [str(p) for p in paths]
-
-    def body(run: SearchRun) -> Generator[Hit, None, None]:
-        if q.needs_attribution:
-            from musetui.core.index import Index
-
-            index = Index(roots, workers=workers, use_cache=use_cache, light=True).scan(cancelled)
-            if cancelled is not None and cancelled():
-                return
-            keep = [
-                s for s in index.sessions if session_passes(q, Info.of(s), s.path, q.session_only)
-            ]
-            yield from _execute(list[Unit](tasks_of(keep)), q, run, limit, cancelled, workers)
-            return
-        paths_only = [
-            g
-            for g in q.session_only
-            if all(isinstance(t.atom, FieldFilter) and t.atom.name == "path" for t in g)
-        ]
-        if len(roots) == 1 and not paths_only:
-            yield from _execute(
-                list[Unit](root_units(roots[0], run._stats.notes)), q, run, limit, cancelled, workers
-            )
-            return
-        tasks = walk(roots, run._stats.notes)
-        if paths_only:
-            tasks = (t for t in tasks if session_passes(q, None, t.path, paths_only))
-        yield from _execute(tasks, q, run, limit, cancelled, workers)
-
-    return SearchRun(q, body)
