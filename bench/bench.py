@@ -72,11 +72,12 @@ for base, dirs, names in os.walk(root):
     files += [os.path.join(base, n) for n in sorted(names) if n.endswith((".jsonl", ".json"))]
 files = files[::step]
 if what == "scan":
-    from musetui.core import scanner
     try:  # what a worker sends its parent (a plain tuple since the cache holds checked data)
+        from musetui.core import scanner
         from musetui.core.stored import light_from as light_blob
-    except ImportError:  # (an older checkout: its marshal'd blob)
-        from musetui.core.index import light_blob
+    except ImportError:  # (an older checkout, before musetui.core: its marshal'd blob)
+        from musetui import scanner
+        from musetui.index import light_blob
     scanner.prepare()
     for p in files[:3]:
         light_blob(scanner.scan_file(p, os.path.relpath(p, root), root))  # warm: first-use tables

@@ -10,22 +10,25 @@ import collections
 import dataclasses
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from musetui.core import stored
+from musetui.core import parallel, stored
 from musetui.core.cache import LIGHT, CachedFile, IndexCache
 from musetui.core.cache_codec import Invalid, load
 from musetui.core.diagnostics import internal_error
 from musetui.core.fingerprints.attribution import mark_outliers
 from musetui.core.model import Diagnostic, SessionSummary
-from musetui.core.procs import pool_context, worker_init
 from musetui.core.reader import is_gzip_name
 from musetui.core.scanner import Outcome, prepare, resume_file, scan_file
+from musetui.core.session_links import link_sessions
 from musetui.core.stored import light_blob, light_from
 from musetui.core.walk import FileEntry, iter_walk, walk_roots
+
+if TYPE_CHECKING:
+    from musetui.core.index_run import IndexOptions
 
 __all__ = ["FileEntry", "Index", "Progress", "Refresh", "light_blob", "walk_roots"]
 
@@ -126,14 +129,6 @@ def _scan_chunk(args: tuple[list[FileEntry], bool, bool, bool]) -> list[Any]:
     return outcomes
 
 
-def _guarded(results: Iterator[list[Any]]) -> Iterator[list[Any]]:
-    """The results of a pool, ending early (not raising) when a worker process failed."""
-    try:
-        yield from results
-    except Exception:
-        return
-
-
 def _looks_like_json(path: str) -> bool:
     from musetui.core.reader import read_file
 
@@ -213,110 +208,19 @@ class Index:
         UI has rows to show early. The rest are scanned in walk order (in worker
         processes) and stored when the scan ends (or is cancelled).
         """
-        walker: Iterable[FileEntry] = (
-            list(self.files) if self.walked else iter_walk(self.roots, self.diagnostics, self.follow_symlinks)
-        )
-        if not self.walked:
-            self.files = []
-        tally = _Tally(bytes_total=sum(f.size for f in self.files))
-        workers = self.workers if self.workers is not None else (os.cpu_count() or 1)
-        caches: dict[str, IndexCache] = {}
-        rows: dict[str, CachedFile] = {}
-        to_scan: list[FileEntry] = []
-        fresh: list[tuple[FileEntry, Blobs]] = []
-        head_left = self.head_start
-        now_ns = time.time_ns()
-        complete = False
-        stream = _Stream(self, workers, cancelled)
+        from musetui.core.index_run import ScanRun
 
-        walking = [not self.walked]
+        yield from ScanRun(self, self.options(), cancelled, tick).run()
 
-        def progress() -> Progress:
-            return Progress(
-                tally.done, len(self.files), tally.bytes_done, tally.bytes_total, len(self.sessions), not walking[0]
-            )
+    def options(self) -> IndexOptions:
+        """The options of this index, frozen (what a scan run reads: a caller's later change waits for the next run)."""
+        from musetui.core.index_run import IndexOptions
 
-        def scanned(stream: Iterator[tuple[Outcome, FileEntry, Blobs | None]]) -> Iterator[tuple[Outcome, Progress]]:
-            for outcome, entry, blobs in stream:
-                tally.done += 1
-                tally.bytes_done += entry.size
-                tally.scanned += 1
-                if blobs is not None:
-                    if self.use_cache:
-                        fresh.append((entry, blobs))
-                    if self.follow and blobs[1] is not None and time.time_ns() - entry.mtime_ns < self.active_window_s * 1e9:
-                        got = stored.decode_state(blobs[1])
-                        if got is not None:
-                            self.states[entry.abspath] = got
-                self._take(outcome)
-                yield outcome, progress()
-                if cancelled is not None and cancelled():
-                    return
-
-        try:
-            for e in walker:
-                if not self.walked:
-                    self.files.append(e)
-                    tally.bytes_total += e.size
-                    if tick is not None and len(self.files) % WALK_TICK == 0:
-                        tick(progress())
-                pre = self.preloaded.pop(e.abspath, None) if self.preloaded else None
-                if pre is not None and _same_file(pre[0], e):
-                    if pre[2] is not None:  # scanned ahead: stored (and kept for follow) as if scanned here
-                        if self.use_cache:
-                            self._cache_for(e.root, caches, rows)
-                        yield from scanned(iter([(pre[1], e, pre[2])]))
-                    else:  # a cache hit ahead
-                        tally.done += 1
-                        tally.bytes_done += e.size
-                        self.cache_hits += 1
-                        self._take(pre[1])
-                        yield pre[1], progress()
-                    if cancelled is not None and cancelled():
-                        return
-                    continue
-                outcome = self._from_cache(e, caches, rows, fresh) if self.use_cache else None
-                if outcome is not None:
-                    tally.done += 1
-                    tally.bytes_done += e.size
-                    self._take(outcome)
-                    yield outcome, progress()
-                else:
-                    # With the cache, every file keeps a resume state (about 30% of the file's
-                    # size), so an append to any file, however old, reads only the appended
-                    # bytes. Without it, live follow keeps states of files being written.
-                    e.keep_state = self.use_cache or (self.follow and now_ns - e.mtime_ns < self.active_window_s * 1e9)
-                    if head_left:
-                        to_scan.append(e)
-                        if len(to_scan) >= head_left:
-                            head, to_scan, head_left = to_scan, [], 0
-                            yield from scanned(self._outcomes(head, 1, 0, cancelled))
-                    else:
-                        stream.feed(e)
-                        yield from scanned(stream.ready())
-                if cancelled is not None and cancelled():
-                    return
-            walking[0] = False
-            if tick is not None:
-                tick(progress())
-            for e in to_scan:  # (a head start the walk never filled)
-                stream.feed(e)
-            yield from scanned(stream.finish())
-            complete = cancelled is None or not cancelled()
-        finally:
-            stream.close()
-            self.scanned_files = tally.scanned
-            for root, cache in caches.items():
-                rows_out = [
-                    (e.abspath, e.dev, e.ino, e.size, e.mtime_ns, b[0], b[1], b[2], e.ctime_ns)
-                    for e, b in fresh
-                    if e.root == root
-                ]
-                keep = {e.abspath for e in self.files if e.root == root} if complete else None
-                if rows_out or (keep is not None and len(keep) != sum(1 for p in rows if _under(p, root))):
-                    cache.store(rows_out, keep)
-                self.notices.extend(n for n in cache.notices if n not in self.notices)
-                cache.close()
+        return IndexOptions(
+            tuple(self.roots), self.workers if self.workers is not None else (os.cpu_count() or 1), self.keep_offsets,
+            self.use_cache, self.light, self.follow, self.active_window_s, self.head_start, self.follow_symlinks,
+            self.worker_nice,
+        )  # fmt: skip
 
     def head(self, files: int, max_bytes: int) -> list[tuple[FileEntry, Outcome, Blobs | None]]:
         """The first ``files`` files of the walk (stopping before ``max_bytes`` are read), from the cache or scanned here.
@@ -422,23 +326,19 @@ class Index:
                 blobs = _blobs(o) if want_state else None
                 yield o, e, blobs
             return
-        ctx = pool_context()
-        if ctx.get_start_method() == "fork":
-            prepare()  # per-process tables built once here, before the fork: the workers inherit them
-        chunks = _chunk(files, max(1, min(64, len(files) // (workers * 8) or 1)))
+        # (per-process tables built once here, before a fork: the workers inherit them)
+        pool = parallel.start_pool(workers, initargs=(self.worker_nice,), before_fork=prepare)
+        chunks = parallel.chunks(files, min(64, len(files) // (workers * 8) or 1))
         done = 0
-        with ProcessPoolExecutor(
-            max_workers=workers, mp_context=ctx, initializer=worker_init, initargs=(self.worker_nice,)
-        ) as pool:
-            try:
-                jobs = [(c, self.keep_offsets, want_state, self.light) for c in chunks]
-                for chunk, results in zip(chunks, _guarded(pool.map(_scan_chunk, jobs)), strict=False):
-                    done += 1
-                    yield from self._decode_results(chunk, results, want_state)
-                    if cancelled is not None and cancelled():
-                        break
-            finally:
-                pool.shutdown(wait=True, cancel_futures=True)
+        try:
+            jobs = [(c, self.keep_offsets, want_state, self.light) for c in chunks]
+            for chunk, results in zip(chunks, parallel.guarded(pool.map(_scan_chunk, jobs)), strict=False):
+                done += 1
+                yield from self._decode_results(chunk, results, want_state)
+                if cancelled is not None and cancelled():
+                    break
+        finally:
+            parallel.stop_pool(pool)
         if done < len(chunks) and (cancelled is None or not cancelled()):
             # A worker died (out of memory, a crash in a C extension): scan the rest here.
             for chunk in chunks[done:]:
@@ -553,64 +453,12 @@ class Index:
 
     def finalize(self) -> None:
         """Link parents and children, note orphans, and flag fleet outliers."""
-        ids: dict[tuple[str, str], SessionSummary] = {}
-        for s in self.sessions:
-            if s.session_id:
-                ids.setdefault((s.root, s.session_id), s)
-            alias = s.muse_dir_id
-            if alias:
-                ids.setdefault((s.root, alias), s)
-        self.children = {}
-        self.top = []
-        order = sorted(self.sessions, key=lambda x: (x.root, x.path))
-        parent_of: dict[str, SessionSummary | None] = {}
-        for s in order:
-            parent_of[s.key] = ids.get((s.root, s.parent_session_id)) if s.parent_session_id else None
-        _break_cycles(order, parent_of)
-        for s in order:
-            parent = parent_of[s.key]
-            if parent is not None:
-                self.children.setdefault(parent.key, []).append(s)
-            else:
-                cycle = any(n.startswith("parent cycle") for n in s.notes)
-                if s.parent_session_id and not cycle and not any(n.startswith("orphan") for n in s.notes):
-                    s.notes.append(f"orphan: parent session {s.parent_session_id} is not under the scanned roots")
-                self.top.append(s)
+        self.children, self.top = link_sessions(self.sessions)
         mark_outliers(self.sessions)
 
     def sorted_sessions(self) -> list[SessionSummary]:
         """Sessions sorted by path (the scan output order)."""
         return sorted(self.sessions, key=lambda s: (s.path, s.root))
-
-
-def _break_cycles(order: list[SessionSummary], parent_of: dict[str, SessionSummary | None]) -> None:
-    """Cut every parent cycle at its first member in path order, so each session is reachable.
-
-    Every member of a cycle gets a ``parent cycle`` note; the one cut is shown at the top.
-    """
-    for s in order:
-        seen: set[str] = set()
-        cur = parent_of[s.key]
-        while cur is not None and cur is not s and cur.key not in seen:
-            seen.add(cur.key)
-            cur = parent_of[cur.key]
-        if cur is not s:
-            continue
-        members = [s]
-        nxt = parent_of[s.key]
-        while nxt is not None and nxt is not s:
-            members.append(nxt)
-            nxt = parent_of[nxt.key]
-        cut = min(members, key=lambda x: (x.root, x.path))
-        parent_of[cut.key] = None
-        chain = " -> ".join(str(m.session_id) for m in [*members, s])
-        for m in members:
-            note = (
-                f"parent cycle: the session names itself as its parent ({m.session_id}); shown at the top"
-                if len(members) == 1
-                else f"parent cycle: {chain}; {cut.session_id} is shown at the top"
-            )
-            m.notes = [n for n in m.notes if not n.startswith(("parent cycle", "orphan"))] + [note]
 
 
 class _Stream:
@@ -641,12 +489,8 @@ class _Stream:
         if self.pool is None:
             if not self.index.streams or self.workers <= 1 or self.pending_bytes < PARALLEL_MIN_BYTES or len(self.pending) < 8:
                 return
-            ctx = pool_context()
-            if ctx.get_start_method() == "fork":
-                prepare()  # per-process tables built once here, before the fork: the workers inherit them
-            self.pool = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=ctx, initializer=worker_init, initargs=(self.index.worker_nice,)
-            )
+            # (per-process tables built once here, before a fork: the workers inherit them)
+            self.pool = parallel.start_pool(self.workers, initargs=(self.index.worker_nice,), before_fork=prepare)
         if len(self.pending) >= CHUNK_FILES or self.pending_bytes >= CHUNK_BYTES:
             self._submit(everything=False)
 
@@ -706,7 +550,7 @@ class _Stream:
     def close(self) -> None:
         """Stop the workers (what is still queued is dropped)."""
         if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
+            parallel.stop_pool(self.pool)
             self.pool = None
 
 
@@ -720,6 +564,3 @@ def _same_file(a: FileEntry, b: FileEntry) -> bool:
 def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
-
-def _chunk(items: list[FileEntry], size: int) -> list[list[FileEntry]]:
-    return [items[i : i + size] for i in range(0, len(items), size)]

@@ -132,7 +132,9 @@ def windowed_line_starts(path: str, limit: int) -> tuple[array[int], array[int]]
     What ``widgets.lazy_session.line_starts`` gives for bytes in memory, read a window at a
     time (a line longer than a window is found by its end, never held).
     """
-    from musetui.core.scanner import WINDOW_BYTES, _find_newline, _pread
+    from musetui.core.scan.windows import find_newline as _find_newline
+    from musetui.core.scan.windows import pread as _pread
+    from musetui.core.scanner import WINDOW_BYTES
 
     starts: array[int] = array("q")
     numbers: array[int] = array("q")
@@ -175,7 +177,9 @@ def _open_windows(summary: SessionSummary) -> OpenedSession:
     Only the parsed records are kept; a line longer than a window is skipped unread, as
     the scan reported it malformed. Raw lines are read again when shown (:class:`FileView`).
     """
-    from musetui.core.scanner import WINDOW_BYTES, _find_newline, _pread
+    from musetui.core.scan.windows import find_newline as _find_newline
+    from musetui.core.scan.windows import pread as _pread
+    from musetui.core.scanner import WINDOW_BYTES
 
     fd = open_regular(summary.abspath)
     records: list[Record] = []

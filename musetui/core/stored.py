@@ -27,6 +27,7 @@ from musetui.core.cache_codec import (
     pack,
     unpack,
 )
+from musetui.core.diagnostics import record_json
 from musetui.core.fingerprints.attribution import Located
 from musetui.core.model import Attribution, Diagnostic, SessionSummary
 from musetui.core.scanner import Outcome, ScanState
@@ -79,8 +80,6 @@ def light_blob(outcome: Outcome) -> bytes:
 
 def light_from(outcome: Outcome) -> Any:
     """The light form of an outcome (see :data:`LIGHT`), as a tuple."""
-    from musetui.core.diagnostics import record_json
-
     diags = [(d.path, d.line, d.message) for d in outcome.diagnostics]
     s = outcome.summary
     if s is None:

@@ -138,12 +138,13 @@ async def test_searches_reuse_worker_processes_and_the_app_stops_them(
     sample_root: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from musetui.core.search import executor as search_mod
+    from musetui.core.search import run_search
     from musetui.screens import search as search_screen
 
     monkeypatch.setattr(search_mod, "PARALLEL_MIN_FILES", 1)
     monkeypatch.setattr(search_mod, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(search_screen, "WARM_POOL_SESSIONS", 1)
-    serial = [(h.path, h.line) for h in search_mod.run_search([sample_root], "muse", workers=1)]
+    serial = [(h.path, h.line) for h in run_search([sample_root], "muse", workers=1)]
     app = MuseApp([sample_root], workers=2)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)

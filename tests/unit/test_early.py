@@ -114,7 +114,7 @@ def test_the_app_s_scan_workers_yield_the_cpu_to_the_app() -> None:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    from musetui.core.procs import worker_init
+    from musetui.core.parallel import worker_init
 
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(1, mp_context=ctx, initializer=worker_init, initargs=(3,)) as pool:
@@ -128,6 +128,7 @@ def test_a_threaded_process_scans_in_a_fork_server_pool(tree: Path, monkeypatch:
     import threading
 
     from musetui.core import index as index_mod
+    from musetui.core import parallel
 
     monkeypatch.setattr(index_mod, "PARALLEL_MIN_BYTES", 0)  # the pool even for this small tree
     plain = Index([str(tree)], workers=1).scan()
@@ -135,7 +136,7 @@ def test_a_threaded_process_scans_in_a_fork_server_pool(tree: Path, monkeypatch:
     other = threading.Thread(target=stop.wait, daemon=True)
     other.start()
     try:
-        ctx = index_mod.pool_context()
+        ctx = parallel.pool_context()
         assert ctx.get_start_method() == ("forkserver" if sys.platform != "win32" else "spawn")
         pooled = Index([str(tree)], workers=2, worker_nice=1).scan()
     finally:
@@ -149,6 +150,7 @@ def test_a_chunk_whose_worker_died_is_scanned_here(tree: Path, monkeypatch: pyte
     import multiprocessing
 
     from musetui.core import index as index_mod
+    from musetui.core import parallel
 
     if "fork" not in multiprocessing.get_all_start_methods():
         pytest.skip("needs fork: the dying worker is made by patching this process before it forks")
@@ -162,7 +164,7 @@ def test_a_chunk_whose_worker_died_is_scanned_here(tree: Path, monkeypatch: pyte
     monkeypatch.setattr(index_mod, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(index_mod, "CHUNK_FILES", 2)
     monkeypatch.setattr(index_mod, "_scan_chunk", dies_on_extra)
-    monkeypatch.setattr(index_mod, "pool_context", lambda: multiprocessing.get_context("fork"))
+    monkeypatch.setattr(parallel, "pool_context", lambda: multiprocessing.get_context("fork"))
     plain = Index([str(tree)], workers=1).scan()
     pooled = Index([str(tree)], workers=2).scan()
     assert _records(pooled) == _records(plain)

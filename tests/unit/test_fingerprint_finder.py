@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from musetui.core import scanner
 from musetui.core.fingerprints import extract, patterns
+from musetui.core.scan import windows
 from musetui_synth.corpus import generate
 
 
@@ -24,7 +25,7 @@ def _files(root: Path) -> list[Path]:
 
 
 def _hits(data: bytes, finder: Any) -> list[tuple[Any, ...]]:
-    _lines, starts, _partial = scanner._split(data)
+    _lines, starts, _partial = windows.split(data)
     return [
         (h.decoded, h.line_index, h.offset, h.key, h.field, h.value)
         for h in extract.scan_raw(data, starts, set(), finder)
@@ -180,7 +181,7 @@ def test_raw_hits_without_keys_are_scan_raw_without_keys() -> None:
     """
     extra = [b'{"signature":""}', b'{"a":{"signature":""},"b":{"thoughtSignature":""}}', b'"signature": "x"\n']
     for data in [*HOSTILE, *extra]:
-        _lines, starts, _partial = scanner._split(data)
+        _lines, starts, _partial = windows.split(data)
         want = [(h.decoded, h.offset, h.value) for h in extract.scan_raw(data, starts, set())]
         got = [
             (dec, pos, None if raw is None else raw.decode("ascii", "replace"), key)

@@ -35,7 +35,7 @@ no linear-time engine runs: the query is refused with the construct named, never
 
 from __future__ import annotations
 
-from musetui.core.search.executor import SearchPool, run_search, search_sessions
+from musetui.core.search.executor import SearchPool
 from musetui.core.search.query import (
     FIELDS,
     QUERY_HELP,
@@ -49,6 +49,7 @@ from musetui.core.search.query import (
     parse_query,
 )
 from musetui.core.search.results import Hit, SearchRun
+from musetui.core.search.run import run_search, search_sessions
 
 __all__ = [
     "FIELDS",

@@ -1,4 +1,7 @@
-"""The executor: walk, read and match each file once, in-process or in a pool; hits in order."""
+"""The executor: walk, read and match each file once, in-process or in a pool; hits in order.
+
+Its entry points are in :mod:`musetui.core.search.run`.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from musetui.core import reader
 from musetui.core.reader import O_NOATIME, is_gzip_name, open_ro
-from musetui.core.search.evaluate import FileSearch, group_finder, may_encode_bodies, session_passes
+from musetui.core.search.evaluate import FileSearch, group_finder, may_encode_bodies
 from musetui.core.search.files import (
     INFO_FIELDS,
     OPEN_FLAGS,
@@ -22,13 +25,10 @@ from musetui.core.search.files import (
     Task,
     children,
     plain_children,
-    root_units,
     split,
     spread,
-    tasks_of,
-    walk,
 )
-from musetui.core.search.query import FieldFilter, Query, parse_query
+from musetui.core.search.query import Query
 from musetui.core.search.results import Hit, PackedHit, SearchRun, Stats, pack_hits, unpack_hits
 
 if TYPE_CHECKING:
@@ -41,8 +41,6 @@ __all__ = [
     "PARALLEL_MIN_FILES",
     "QUICK_BUFFER",
     "SearchPool",
-    "run_search",
-    "search_sessions",
     "usable_workers",
 ]
 
@@ -61,7 +59,7 @@ _WORKER_QUERY: Query | None = None
 def _init_worker(query: Query | None) -> None:
     """A search worker: it ends with its parent (never an orphan of a killed search), and keeps the query."""
     global _WORKER_QUERY, _WORKER_WORK
-    from musetui.core.procs import worker_init
+    from musetui.core.parallel import worker_init
 
     worker_init()
     if query is None:
@@ -75,22 +73,6 @@ def _init_worker(query: Query | None) -> None:
 SessionItem = tuple[str, str, "int | None", "SessionSummary"]
 #: What :func:`_search_units` walks and searches.
 Unit = Task | Subtree | SessionItem | DirItem | FileItem
-
-
-def _session_units(sessions: Sequence[SessionSummary]) -> list[SessionItem]:
-    """The sessions' files, sorted by (path, root) as :func:`~musetui.core.search.files.tasks_of` sorts them.
-
-    Sorted on (path, root, position) tuples, compared in C (no key call per session; the
-    position keeps equal keys in their order and never compares two summaries).
-    """
-    order = [(s.path, s.root, i) for i, s in enumerate(sessions)]
-    order.sort()
-    units: list[SessionItem] = []
-    add = units.append
-    for _path, _root, i in order:
-        s = sessions[i]
-        add((s.abspath, s.path, s.read_bytes or None, s))
-    return units
 
 
 def _session_task(s: SessionSummary) -> Task:
@@ -330,35 +312,21 @@ def _execute(
                     if left <= 0:
                         return
         return
-    size = max(1, -(-len(work) // (nworkers * 24)))
-    bounds = [(i, min(i + size, len(work))) for i in range(0, len(work), size)]
-    futures: deque[Future[tuple[list[PackedHit], Stats]]]
-    batches: Generator[list[Hit], None, None]
+    from musetui.core import parallel
+
+    bounds = parallel.bounds(len(work), -(-len(work) // (nworkers * 24)))
+    executor: ProcessPoolExecutor | None = None  # (a pool of this search's own, stopped at the end)
     if fork:
         batches = _forked(work, bounds, query, stats, nworkers - 1, cancelled, base)
     elif pool is not None:
-        executor = pool.executor()
-        if query.driver >= 0 and all(type(u) is tuple for u in work):
-            batches = _two_passes(executor, work, bounds, query, stats, cancelled)
-        else:
-            batches = _results(
-                deque(
-                    executor.submit(_search_chunk_of, (query, _pack(_tasks(work[a:b]))))
-                    for a, b in bounds
-                ),
-                stats,
-                cancelled,
-            )
+        batches = _pooled(pool.executor(), work, bounds, query, stats, cancelled)
     else:
         executor, forked = _new_executor(nworkers, query, work)
         if forked:  # the workers have ``work`` already: send index ranges, not the units
             futures = deque(executor.submit(_search_range, a, b) for a, b in bounds)
+            batches = _results(futures, stats, cancelled)
         else:
-            futures = deque(
-                executor.submit(_search_chunk_of, (query, _pack(_tasks(work[a:b]))))
-                for a, b in bounds
-            )
-        batches = _results(futures, stats, cancelled)
+            batches = _pooled(executor, work, bounds, query, stats, cancelled, two_passes=False)
     try:
         for hits in batches:
             for hit in hits:
@@ -369,12 +337,31 @@ def _execute(
                         return
     finally:
         batches.close()
-        if pool is None and not fork:
-            executor.shutdown(wait=True, cancel_futures=True)
+        if executor is not None:
+            parallel.stop_pool(executor)
+
+
+def _pooled(
+    executor: ProcessPoolExecutor,
+    work: list[Unit],
+    bounds: list[tuple[int, int]],
+    query: Query,
+    stats: Stats,
+    cancelled: Callable[[], bool] | None,
+    two_passes: bool = True,
+) -> Generator[list[Hit], None, None]:
+    """The hits of each batch, in order, from ``executor``'s workers (the query travels with each batch).
+
+    Plain files with a driving group go in :func:`_two_passes` (unless not ``two_passes``).
+    """
+    if two_passes and query.driver >= 0 and all(type(u) is tuple for u in work):
+        return _two_passes(executor, work, bounds, query, stats, cancelled)
+    futures = deque(executor.submit(_search_chunk_of, (query, _pack(_tasks(work[a:b])))) for a, b in bounds)
+    return _results(futures, stats, cancelled)
 
 
 def _can_fork() -> bool:
-    """Whether helpers can be forked (this process has no other thread; see :func:`musetui.core.procs.pool_context`)."""
+    """Whether helpers can be forked (this process has no other thread; see :func:`musetui.core.parallel.pool_context`)."""
     return hasattr(os, "fork") and threading.active_count() == 1
 
 
@@ -413,16 +400,15 @@ def _results(
     cancelled: Callable[[], bool] | None,
 ) -> Generator[list[Hit], None, None]:
     """The hits of each batch, in order (what was not yet run is cancelled when this closes)."""
+    from musetui.core.parallel import in_order
+
+    results = in_order(futures, cancelled)
     try:
-        while futures:
-            hits, part = futures.popleft().result()
+        for hits, part in results:
             stats.add(part)
             yield unpack_hits(hits)
-            if cancelled is not None and cancelled():
-                return
     finally:
-        for fut in futures:
-            fut.cancel()
+        results.close()
 
 
 def _two_passes(
@@ -489,22 +475,18 @@ def _new_executor(
     """A process pool, and whether its workers are forked (they then inherit ``work``).
 
     Processes are forked when this process has no other thread (forking a threaded process
-    can copy a held lock); otherwise they come from a fork server (see :func:`musetui.core.procs.pool_context`).
+    can copy a held lock); otherwise they come from a fork server (see :func:`musetui.core.parallel.pool_context`).
     """
-    from concurrent.futures import ProcessPoolExecutor
+    from musetui.core import parallel
 
-    from musetui.core.procs import pool_context
-
-    ctx = pool_context()
+    ctx = parallel.pool_context()
     fork = ctx.get_start_method() == "fork"
     if query is None:
-        return ProcessPoolExecutor(max_workers=nworkers, mp_context=ctx, initializer=_init_worker, initargs=(None,)), fork
+        return parallel.start_pool(nworkers, _init_worker, (None,), ctx=ctx), fork
     global _FORK_WORK
     _FORK_WORK = work if fork else None
     try:
-        executor = ProcessPoolExecutor(
-            max_workers=nworkers, mp_context=ctx, initializer=_init_worker, initargs=(query,)
-        )
+        executor = parallel.start_pool(nworkers, _init_worker, (query,), ctx=ctx)
         if fork:
             # A forking pool forks all its processes within the first submit (Python >= 3.11):
             # submit while ``work`` is set (no need to wait for the task to run).
@@ -588,12 +570,13 @@ class SearchPool:
 
     def executor(self) -> ProcessPoolExecutor:
         """The live executor (started, or restarted after a worker died)."""
+        from musetui.core import parallel
+
         with self._lock:
             ex = self._executor
-            # (``_broken`` is how concurrent.futures marks a pool whose worker died.)
-            if ex is None or getattr(ex, "_broken", False):
+            if ex is None or parallel.is_broken(ex):
                 if ex is not None:
-                    ex.shutdown(wait=False, cancel_futures=True)
+                    parallel.stop_pool(ex, wait=False)
                 ex, _forked = _new_executor(self.workers, None)
                 self._executor = ex
             return ex
@@ -608,114 +591,7 @@ class SearchPool:
         """Stop the worker processes."""
         with self._lock:
             if self._executor is not None:
-                self._executor.shutdown(wait=False, cancel_futures=True)
+                from musetui.core.parallel import stop_pool
+
+                stop_pool(self._executor, wait=False)
                 self._executor = None
-
-
-def _as_query(query: Query | str) -> Query:
-    return query if isinstance(query, Query) else parse_query(query)
-
-
-def search_sessions(
-    sessions: Sequence[SessionSummary],
-    query: Query | str,
-    limit: int | None = None,
-    cancelled: Callable[[], bool] | None = None,
-    workers: int | None = None,
-    pool: SearchPool | None = None,
-) -> SearchRun:
-    """Search sessions the caller has already indexed (the TUI), sorted by path then line.
-
-    Session-level filters are decided from the summaries, so a session that fails them is
-    never read; nothing is rescanned.
-
-    Args:
-        sessions: the summaries to search.
-        query: a query string or a parsed :class:`Query`.
-        limit: stop after this many hits (None or 0: no limit).
-        cancelled: polled between files (or batches of files); True stops the search.
-        workers: worker processes for big corpora (default: the idle cores, see
-            :func:`usable_workers`; 1: in-process).
-        pool: worker processes kept between searches (see :class:`SearchPool`); its size
-            then decides the parallelism.
-
-    Returns:
-        A :class:`SearchRun`: iterate it for :class:`Hit` objects.
-
-    Raises:
-        QueryError: the query is not valid (raised here, before any file is read).
-    """
-    q = _as_query(query)
-    groups = q.session_groups()
-
-    def body(run: SearchRun) -> Generator[Hit, None, None]:
-        keep = _session_units(sessions)
-        if groups:
-            keep = [u for u in keep if session_passes(q, Info.of(u[3]), u[1], groups)]
-        nworkers = pool.workers if pool is not None else workers
-        yield from _execute(list[Unit](keep), q, run, limit, cancelled, nworkers, pool)
-
-    return SearchRun(q, body)
-
-
-def run_search(
-    paths: Sequence[str],
-    query: Query | str,
-    limit: int | None = None,
-    cancelled: Callable[[], bool] | None = None,
-    workers: int | None = None,
-    use_cache: bool = False,
-) -> SearchRun:
-    """Search every session under ``paths``; hits sorted by path, then line.
-
-    Without an attribution filter nothing is attributed: files are walked and searched
-    directly (see the module docstring). With ``provider:``, ``host:`` or ``flag:`` the roots
-    are indexed first and only the sessions that pass are read.
-
-    Args:
-        paths: roots (directories or files), as given to ``musetui search``.
-        query: a query string or a parsed :class:`Query`.
-        limit: stop after this many hits (None or 0: no limit).
-        cancelled: polled between files (or batches of files); True stops the search.
-        workers: worker processes for big corpora (default: the idle cores, see
-            :func:`usable_workers`; 1: in-process).
-        use_cache: index through the persistent cache (as ``musetui scan`` does) when an
-            attribution filter needs the roots indexed: unchanged files are not read.
-
-    Returns:
-        A :class:`SearchRun`: iterate it for :class:`Hit` objects.
-
-    Raises:
-        QueryError: the query is not valid (raised here, before any file is read).
-    """
-    q = _as_query(query)
-    roots = [str(p) for p in paths]
-
-    def body(run: SearchRun) -> Generator[Hit, None, None]:
-        if q.needs_attribution:
-            from musetui.core.index import Index
-
-            index = Index(roots, workers=workers, use_cache=use_cache, light=True).scan(cancelled)
-            if cancelled is not None and cancelled():
-                return
-            keep = [
-                s for s in index.sessions if session_passes(q, Info.of(s), s.path, q.session_only)
-            ]
-            yield from _execute(list[Unit](tasks_of(keep)), q, run, limit, cancelled, workers)
-            return
-        paths_only = [
-            g
-            for g in q.session_only
-            if all(isinstance(t.atom, FieldFilter) and t.atom.name == "path" for t in g)
-        ]
-        if len(roots) == 1 and not paths_only:
-            yield from _execute(
-                list[Unit](root_units(roots[0], run._stats.notes)), q, run, limit, cancelled, workers
-            )
-            return
-        tasks = walk(roots, run._stats.notes)
-        if paths_only:
-            tasks = (t for t in tasks if session_passes(q, None, t.path, paths_only))
-        yield from _execute(tasks, q, run, limit, cancelled, workers)
-
-    return SearchRun(q, body)

@@ -1,8 +1,9 @@
-"""Where the raw pass's fingerprints are in a file: located by line, zoned, timed, and their fields named.
+"""Extract evidence: where the raw pass's fingerprints are in a window, located by line, zoned, timed, and named.
 
-The scanner (:mod:`musetui.core.scanner`) validates and observes the lines; this module turns the
-candidates :func:`musetui.core.fingerprints.extract.raw_hits` finds in the same bytes into located
-evidence for attribution, and names the field path of the examples kept, by re-parsing their line.
+The earlier stages validate and observe the lines; this one turns the candidates
+:func:`musetui.core.fingerprints.extract.raw_hits` finds in the same bytes into located evidence
+for attribution (:func:`extract_evidence`), and names the field path of the examples kept, by
+re-parsing their line (:class:`Resolver`).
 """
 
 from __future__ import annotations
@@ -21,9 +22,29 @@ from musetui.core.sources.base import ZONE_MODEL
 from musetui.core.sources.zones import for_format as zone_table
 
 if TYPE_CHECKING:
-    from musetui.core.scanner import ScanState
+    from musetui.core.scan.stages import LineProbe, Observed, Window
+    from musetui.core.scan.state import ScanState
 
-__all__ = ["Resolver", "clean", "raw_evidence", "walk_lines"]
+__all__ = ["Resolver", "clean", "extract_evidence", "name_fields", "raw_evidence", "walk_lines"]
+
+#: Evidence whose field is named per window (the rest keep the raw pass's field, if any).
+WINDOW_RESOLVED = 256
+
+
+def extract_evidence(data: bytes, window: Window, seen: Observed, state: ScanState) -> list[Located]:
+    """The fingerprints in ``window`` (whose bytes are ``data``), located: every string of an API capture, else the raw pass's hits."""
+    if seen.fmt in sources.API_FORMATS:
+        return walk_lines(window.lines, window.base_line, seen.times, seen.zones, state.sse, state.seen, seen.fmt)
+    probe = None if seen.observe_all else seen.probe
+    return raw_evidence(data, window.rel_starts, window.base_line, window.lines, seen.times, seen.zones, probe, state)
+
+
+def name_fields(window: Window, seen: Observed, sse: bool, located: list[Located]) -> None:
+    """Name the field paths of the first :data:`WINDOW_RESOLVED` of ``located`` that have none (the window's lines go next)."""
+    resolver = Resolver(window.lines, sse, window.base_line, seen.kept)
+    todo = [loc for loc in located if not loc.field]
+    for loc in todo[:WINDOW_RESOLVED]:
+        loc.field = resolver(loc)
 
 
 def clean(line: bytes, sse: bool) -> bytes:
@@ -65,7 +86,7 @@ def raw_evidence(
     lines: list[bytes],
     times: list[Any],
     zones: bytearray,
-    probe: Any,
+    probe: LineProbe | None,
     state: ScanState,
 ) -> list[Located]:
     """Locate the raw-pass hits; time-less artifacts of one shape collapse to a few examples and a count.

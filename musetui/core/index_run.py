@@ -1,0 +1,182 @@
+"""The scan driver of :class:`musetui.core.index.Index`: one run of the walk, the cache, the head start and the workers.
+
+:class:`IndexOptions` are the index's options, frozen for the run; :class:`ScanRun` holds
+what lives only while the run does; the index keeps the results (sessions, diagnostics,
+counters) and stores nothing of the run's own.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from musetui.core import stored
+from musetui.core.cache import CachedFile, IndexCache
+from musetui.core.index import WALK_TICK, Blobs, Progress, _same_file, _Stream, _Tally, _under
+from musetui.core.scanner import Outcome
+from musetui.core.walk import FileEntry, iter_walk
+
+if TYPE_CHECKING:
+    from musetui.core.index import Index
+
+__all__ = ["IndexOptions", "ScanRun"]
+
+
+
+@dataclass(frozen=True, slots=True)
+class IndexOptions:
+    """What an index scans and how: fixed for one scan run (see :meth:`Index.options`)."""
+
+    roots: tuple[str, ...]
+    workers: int
+    keep_offsets: bool
+    use_cache: bool
+    light: bool
+    follow: bool
+    active_window_s: float
+    head_start: int
+    follow_symlinks: bool
+    worker_nice: int
+
+    @property
+    def want_state(self) -> bool:
+        """Whether scanned files keep their resume state (for the cache, or live follow)."""
+        return self.use_cache or self.follow
+
+
+class ScanRun:
+    """One run of :meth:`Index.iter_scan`: the walk, the cache, the head start and the workers, in flight.
+
+    The index receives each outcome (:meth:`Index._take`) and, at the end, its counters and
+    the cache rows; this object holds what lives only while the run does.
+    """
+
+    def __init__(
+        self, index: Index, opts: IndexOptions, cancelled: Callable[[], bool] | None, tick: Callable[[Progress], None] | None
+    ) -> None:
+        self.index = index
+        self.opts = opts
+        self.cancelled = cancelled
+        self.tick = tick
+        self.tally = _Tally()
+        self.caches: dict[str, IndexCache] = {}
+        self.rows: dict[str, CachedFile] = {}
+        self.to_scan: list[FileEntry] = []
+        self.fresh: list[tuple[FileEntry, Blobs]] = []
+        self.head_left = opts.head_start
+        self.now_ns = time.time_ns()
+        self.walking = not index.walked
+
+    def stop(self) -> bool:
+        """Whether the caller cancelled the run."""
+        return self.cancelled is not None and self.cancelled()
+
+    def progress(self) -> Progress:
+        t, index = self.tally, self.index
+        return Progress(t.done, len(index.files), t.bytes_done, t.bytes_total, len(index.sessions), not self.walking)
+
+    def run(self) -> Iterator[tuple[Outcome, Progress]]:
+        """Walk and scan, yielding each outcome with the progress so far; store what was scanned at the end."""
+        index = self.index
+        walker: Iterable[FileEntry] = (
+            list(index.files) if index.walked else iter_walk(list(self.opts.roots), index.diagnostics, self.opts.follow_symlinks)
+        )
+        if not index.walked:
+            index.files = []
+        self.tally.bytes_total = sum(f.size for f in index.files)
+        stream = _Stream(index, self.opts.workers, self.cancelled)
+        complete = False
+        try:
+            for e in walker:
+                yield from self.visit(e, stream)
+                if self.stop():
+                    return
+            self.walking = False
+            if self.tick is not None:
+                self.tick(self.progress())
+            for e in self.to_scan:  # (a head start the walk never filled)
+                stream.feed(e)
+            yield from self.scanned(stream.finish())
+            complete = not self.stop()
+        finally:
+            stream.close()
+            index.scanned_files = self.tally.scanned
+            self.store(complete)
+
+    def visit(self, e: FileEntry, stream: _Stream) -> Iterator[tuple[Outcome, Progress]]:
+        """The walk reached ``e``: adopt it read ahead, take it from the cache, or scan it (now, or in a worker)."""
+        index, opts, tally = self.index, self.opts, self.tally
+        if not index.walked:
+            index.files.append(e)
+            tally.bytes_total += e.size
+            if self.tick is not None and len(index.files) % WALK_TICK == 0:
+                self.tick(self.progress())
+        pre = index.preloaded.pop(e.abspath, None) if index.preloaded else None
+        if pre is not None and _same_file(pre[0], e):
+            if pre[2] is not None:  # scanned ahead: stored (and kept for follow) as if scanned here
+                if opts.use_cache:
+                    index._cache_for(e.root, self.caches, self.rows)
+                yield from self.scanned(iter([(pre[1], e, pre[2])]))
+            else:  # a cache hit ahead
+                tally.done += 1
+                tally.bytes_done += e.size
+                index.cache_hits += 1
+                index._take(pre[1])
+                yield pre[1], self.progress()
+            return
+        outcome = index._from_cache(e, self.caches, self.rows, self.fresh) if opts.use_cache else None
+        if outcome is not None:
+            tally.done += 1
+            tally.bytes_done += e.size
+            index._take(outcome)
+            yield outcome, self.progress()
+            return
+        # With the cache, every file keeps a resume state (about 30% of the file's size), so an
+        # append to any file, however old, reads only the appended bytes. Without it, live
+        # follow keeps states of files being written.
+        e.keep_state = opts.use_cache or (opts.follow and self.now_ns - e.mtime_ns < opts.active_window_s * 1e9)
+        if self.head_left:
+            self.to_scan.append(e)
+            if len(self.to_scan) >= self.head_left:
+                head, self.to_scan, self.head_left = self.to_scan, [], 0
+                yield from self.scanned(index._outcomes(head, 1, 0, self.cancelled))
+        else:
+            stream.feed(e)
+            yield from self.scanned(stream.ready())
+
+    def scanned(self, outcomes: Iterator[tuple[Outcome, FileEntry, Blobs | None]]) -> Iterator[tuple[Outcome, Progress]]:
+        """Outcomes of files read here or by workers: counted, kept for the cache (and for follow), taken."""
+        index, opts, tally = self.index, self.opts, self.tally
+        for outcome, entry, blobs in outcomes:
+            tally.done += 1
+            tally.bytes_done += entry.size
+            tally.scanned += 1
+            if blobs is not None:
+                if opts.use_cache:
+                    self.fresh.append((entry, blobs))
+                if opts.follow and blobs[1] is not None and time.time_ns() - entry.mtime_ns < opts.active_window_s * 1e9:
+                    got = stored.decode_state(blobs[1])
+                    if got is not None:
+                        index.states[entry.abspath] = got
+            index._take(outcome)
+            yield outcome, self.progress()
+            if self.stop():
+                return
+
+    def store(self, complete: bool) -> None:
+        """Store the outcomes read in this run, per root (and, after a complete walk, forget vanished files)."""
+        index = self.index
+        for root, cache in self.caches.items():
+            rows_out = [
+                (e.abspath, e.dev, e.ino, e.size, e.mtime_ns, b[0], b[1], b[2], e.ctime_ns)
+                for e, b in self.fresh
+                if e.root == root
+            ]
+            keep = {e.abspath for e in index.files if e.root == root} if complete else None
+            if rows_out or (keep is not None and len(keep) != sum(1 for p in self.rows if _under(p, root))):
+                cache.store(rows_out, keep)
+            index.notices.extend(n for n in cache.notices if n not in index.notices)
+            cache.close()
+

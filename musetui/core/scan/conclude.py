@@ -1,0 +1,49 @@
+"""Conclude: finish and attribute a session's summary, once, after its last window.
+
+This is the one place a scan's summary gets its final counts, times and verdict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from musetui.core.fingerprints.attribution import attribute
+from musetui.core.model import SessionSummary, parse_time
+from musetui.core.scan.evidence import Resolver
+from musetui.core.scan.stages import Observed, ScanObserver, Window
+from musetui.core.scan.state import ScanState
+
+__all__ = ["conclude", "lookup"]
+
+_LOOKUP: Any = None
+
+
+def lookup() -> Any:
+    """The model catalogue's lookup, loaded once per process (built-in plus the user's file)."""
+    global _LOOKUP
+    if _LOOKUP is None:
+        from musetui.core.fingerprints.catalogue_lookup import (
+            scan_lookup,  # pydantic only for a user's file
+        )
+
+        _LOOKUP = scan_lookup()
+    return _LOOKUP
+
+
+def conclude(
+    summary: SessionSummary, observer: ScanObserver, state: ScanState, window: Window, seen: Observed, attribute_session: bool
+) -> None:
+    """Finish ``summary`` from the scan's ``state``: counts, times, the observer's last word, and the attribution.
+
+    ``window`` and ``seen`` are the last window and what observing it gave: the fields of its
+    evidence are named from its lines.
+    """
+    summary.items = state.items
+    summary.malformed_lines = state.malformed_count
+    summary.malformed = list(state.malformed)
+    observer.finish()
+    summary.started_at = parse_time(state.first_time)
+    summary.ended_at = parse_time(state.last_time)
+    if attribute_session:
+        resolver = Resolver(window.lines, state.sse, window.base_line, seen.kept)
+        summary.attribution = attribute(summary, state.located, lookup(), resolver)

@@ -1,0 +1,131 @@
+"""What the scanner's stages hand each other, and the typed shape of each stage.
+
+Each stage returns a value (never fills an argument): a :class:`Window` is split into lines,
+validated into :class:`Validated`, observed into :class:`Observed`; the evidence stage returns
+the located fingerprints, and the conclude stage finishes the summary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from musetui.core.model import Malformed, SessionSummary
+
+if TYPE_CHECKING:
+    from musetui.core.fingerprints.attribution import Located
+    from musetui.core.scan.state import ScanState
+
+__all__ = [
+    "Conclude",
+    "EvidenceStage",
+    "LineProbe",
+    "ObserveStage",
+    "Observed",
+    "ScanObserver",
+    "Validate",
+    "Validated",
+    "Window",
+]
+
+
+class ScanObserver(Protocol):
+    """A format's observer: reads what the summary needs from records (see :class:`musetui.core.sources.base.Observer`)."""
+
+    def observe(self, doc: Any, line: int) -> tuple[Any, int]:
+        """Read one record; return (its raw time, its zone)."""
+        ...
+
+    def raw_finish(self, data: bytes) -> None:
+        """Take counts cheaper read from a window's raw bytes."""
+        ...
+
+    def finish(self) -> None:
+        """Called once, after the last record."""
+        ...
+
+
+class LineProbe(Protocol):
+    """A format's byte-level questions about one raw line (see :class:`musetui.core.sources.base.Probe`)."""
+
+    @property
+    def observe_all(self) -> bool:
+        """Whether every record goes to the observer (no line is gleaned from its bytes)."""
+        ...
+
+    def glean(self, line: bytes, observer: Any) -> bool:
+        """Take what the summary needs from the bytes; True when a full observe is still needed.
+
+        ``observer`` is the observer of the probe's own format (so typed by the format).
+        """
+        ...
+
+    def zone(self, line: bytes) -> int:
+        """Model output or quoted input, from the raw line."""
+        ...
+
+    def time(self, line: bytes) -> Any:
+        """The raw recorded time of the line (None when unknown)."""
+        ...
+
+
+@dataclass(slots=True)
+class Window:
+    """Lines of a file's bytes, from ``base_off`` (byte) and ``base_line`` (lines before it)."""
+
+    lines: list[bytes]
+    rel_starts: list[int]  # each line's start, from the window's first byte
+    starts: list[int]  # each line's start in the file
+    partial_last: bool  # the last line has no newline
+    base_line: int
+    base_off: int
+    size: int  # bytes in the window
+
+
+@dataclass(slots=True)
+class Validated:
+    """The records of a window: their line indices, their JSON text, and the lines that are not records."""
+
+    records: list[int]
+    texts: list[bytes]  # each record's JSON (the line trimmed; an SSE line's payload)
+    malformed: list[Malformed] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Observed:
+    """What observing a window's records gave: its format's observer and probe, and each line's time and zone."""
+
+    observer: ScanObserver | None  # None: no record yet (a later window may have some)
+    fmt: str | None
+    probe: LineProbe
+    observe_all: bool
+    times: list[Any]  # per line: the raw time an observer read (None: not observed, or no time)
+    zones: bytearray  # per line: the zone an observer read
+    kept: dict[int, Any]  # line index -> the record as orjson read it (for naming evidence fields)
+
+
+class Validate(Protocol):
+    """The validate stage: which lines of a window are records (a bulk validator has this shape too)."""
+
+    def __call__(self, window: Window, sse: bool, grew: bool, max_line: int) -> Validated: ...
+
+
+class ObserveStage(Protocol):
+    """The sniff-and-observe stage."""
+
+    def __call__(
+        self, window: Window, checked: Validated, summary: SessionSummary, observer: ScanObserver | None, fmt: str | None
+    ) -> Observed: ...
+
+
+class EvidenceStage(Protocol):
+    """The evidence stage: the fingerprints in a window, located (a bulk counter has this shape too)."""
+
+    def __call__(self, data: bytes, window: Window, seen: Observed, state: ScanState) -> list[Located]: ...
+
+
+class Conclude(Protocol):
+    """The conclude stage: finish and attribute the summary once, after the last window."""
+
+    def __call__(self, summary: SessionSummary, observer: ScanObserver, state: ScanState, window: Window,
+                 seen: Observed, attribute_session: bool) -> None: ...

@@ -1,0 +1,50 @@
+"""The scanner's stages, each on its own: a window's lines, which are records, and what observing them gives."""
+
+from __future__ import annotations
+
+from musetui.core.model import SessionSummary
+from musetui.core.reader import MAX_LINE_BYTES
+from musetui.core.scan import windows
+from musetui.core.scan.observe import observe
+from musetui.core.scan.validate import LONE_CR, validate
+
+DATA = (
+    b'{"timestamp":"2026-09-01T22:05:28.511Z","type":"session_meta","payload":{"id":"s1","cwd":"/w",'
+    b'"originator":"codex_cli_rs","cli_version":"0.141.0"}}\n'
+    b"\n"
+    b"  {\"a\": 1}  \r\n"
+    b"not json\n"
+    b'{"b":2}\rX\n'
+    b'{"c":3'
+)
+
+
+def _summary() -> SessionSummary:
+    return SessionSummary(
+        path="s.jsonl", abspath="/x/s.jsonl", root="/x", format="generic", format_rule="", size=len(DATA),
+        mtime_ns=0, inode=0, device=0, read_bytes=len(DATA),
+    )  # fmt: skip
+
+
+def test_validate_returns_the_records_their_text_and_the_malformed_lines() -> None:
+    window = windows.window(DATA, 0, 0, _summary(), grew=False)
+    assert window.partial_last and len(window.lines) == 6
+    checked = validate(window, sse=False, grew=False, max_line=MAX_LINE_BYTES)
+    assert checked.records == [0, 2]
+    assert checked.texts[1] == b'{"a": 1}'  # trimmed: the observer reads what the parser read
+    reasons = {m.line: m.reason for m in checked.malformed}
+    assert set(reasons) == {4, 5, 6}
+    assert reasons[5] == LONE_CR and reasons[6].startswith("truncated")
+
+
+def test_observe_sniffs_the_format_then_times_each_record() -> None:
+    summary = _summary()
+    window = windows.window(DATA, 0, 0, summary, grew=False)
+    checked = validate(window, sse=False, grew=False, max_line=MAX_LINE_BYTES)
+    seen = observe(window, checked, summary, None, None)
+    assert seen.observer is not None and seen.fmt == summary.format == "codex"
+    assert seen.times[0] == "2026-09-01T22:05:28.511Z" and summary.session_id == "s1"
+    assert len(seen.times) == len(window.lines) and len(seen.zones) == len(window.lines)
+    empty = windows.window(b"\n\n", 0, 0, summary, grew=False)
+    nothing = observe(empty, validate(empty, False, False, MAX_LINE_BYTES), summary, None, None)
+    assert nothing.observer is None  # no record: a later window may have the first
