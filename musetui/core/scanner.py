@@ -23,7 +23,7 @@ from musetui.core import sources
 from musetui.core._pickling import reduce_by_fields
 from musetui.core.budget import Budget
 from musetui.core.diagnostics import LineError, internal_error, unread
-from musetui.core.fingerprints import extract
+from musetui.core.fingerprints import extract, segments
 from musetui.core.fingerprints.attribution import TOL_AFTER_CREATED_S, Located, attribute
 from musetui.core.fingerprints.exchanges import judge_exchanges
 from musetui.core.model import Diagnostic, Malformed, SessionSummary, parse_time
@@ -677,6 +677,8 @@ def _scan_lines(
     if attribute_session:
         resolver = Resolver(lines, sse, base_line, kept)
         summary.attribution = attribute(summary, state.located, _lookup(), resolver)
+        raw_time = None if observe_all else (lambda i: probe.time(lines[i]))
+        segments.conclude_lines(summary, state.located, _lookup(), records, base_line, times, raw_time, state.items - items)
     out = Outcome(summary, diags, state.record_starts if keep_offsets else b"")
     if want_state and complete:
         out.state = state
@@ -797,6 +799,7 @@ def _scan_document(
                 line = bisect_right(starts, pos) if pos >= 0 else 1
                 located.append(Located(dec, line, path, zone_of(path, dec.detector.startswith("key")), t, after_tol=TOL_AFTER_CREATED_S))
         summary.attribution = attribute(summary, located, _lookup())
+        segments.one_segment(summary, 1, max(1, len(starts)))
     offs = array("Q", [0]).tobytes() if keep_offsets else b""
     return Outcome(summary, [], offs)
 
