@@ -216,7 +216,13 @@ def item_markdown(
 
 def _item_verdict_lines(s: SessionSummary, item: Item) -> list[str]:
     """The item's own verdict and its segment's, printed before the session's."""
-    from musetui.core.fingerprints.segments import describe, describe_segment, item_verdict, segment_at, segments_of
+    from musetui.core.fingerprints.segments import (
+        describe,
+        describe_segment,
+        item_verdict,
+        segment_at,
+        segments_of,
+    )
 
     out = [f"- **Item verdict:** {describe(item_verdict(s, item.raw))}"]
     segs = segments_of(s)

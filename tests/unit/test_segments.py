@@ -1,0 +1,209 @@
+"""Turn by turn: item verdicts, segments, provider-switch and backward line times (issue 25)."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from musetui.cli import main
+from musetui.core.fingerprints.segments import CONFIRMS, FILLER, STRONG_ANCHOR, judge_item
+from musetui.core.fingerprints.types import Decoded
+from musetui.core.index import Index
+from musetui.core.model import SessionSummary
+from musetui.core.scanner import scan_file
+from musetui_synth import formats, mint
+from musetui_synth.corpus import generate
+
+CLAUDE = "claude/projects/-home-dev-site/4e710f04-7f87-4b76-b9ba-ab287a3112ab.jsonl"
+
+
+def _iso(t: float) -> str:
+    return datetime.fromtimestamp(t, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _dump(records: list[dict[str, Any]]) -> bytes:
+    return b"".join(orjson.dumps(r) + b"\n" for r in records)
+
+
+def _claude_switched(sample_dir: Path, tmp_path: Path) -> Path:
+    """The real Claude Code sample session, with four lines appended that an OpenAI Responses stack served.
+
+    Still declaring Claude: lines 19-21 carry Responses ids, a ``gpt_responses_v1`` Fernet token
+    and a ``call_`` + 24 id; line 22 (a user line) is recorded 262 days before line 21.
+    """
+    src = sample_dir / CLAUDE
+    data = src.read_bytes()
+    assert data.count(b"\n") == 18
+    last = orjson.loads(data.splitlines()[-1])
+    base = {k: last[k] for k in ("cwd", "sessionId", "version", "gitBranch", "slug", "userType")}
+    rng = random.Random(7)
+    conv = mint.new_openai_conversation(rng, store=True)
+    t0 = datetime(2026, 9, 1, 22, 45, tzinfo=UTC).timestamp()
+
+    def assistant(t: float, content: list[dict[str, Any]], prefix: str) -> dict[str, Any]:
+        message = {"model": "claude-sonnet-4-6", "id": conv.item_id(rng, prefix, t), "type": "message",
+                   "role": "assistant", "content": content}  # fmt: skip
+        return {**base, "parentUuid": None, "isSidechain": False, "type": "assistant", "uuid": mint.uuid4(rng),
+                "timestamp": _iso(t), "message": message}  # fmt: skip
+
+    sig = mint.muse_gpt_responses_signature(rng, int(t0))
+    appended = [
+        assistant(t0, [{"type": "thinking", "thinking": "Checking the build.", "signature": sig}], "rs"),
+        assistant(t0 + 3, [{"type": "tool_use", "id": mint.openai_call_id(rng), "name": "Bash", "input": {}}], "fc"),
+        assistant(t0 + 6, [{"type": "text", "text": "Done."}], "msg"),
+        {**base, "parentUuid": None, "isSidechain": False, "type": "user", "uuid": mint.uuid4(rng),
+         "timestamp": "2025-12-13T10:00:00.000Z", "message": {"role": "user", "content": "thanks"}},
+    ]  # fmt: skip
+    out = tmp_path / "claude" / "projects" / "-home-dev-site" / src.name
+    out.parent.mkdir(parents=True)
+    out.write_bytes(data + _dump(appended))
+    return out
+
+
+def _generated_switched(tmp_path: Path) -> tuple[Path, int]:
+    """A Muse avocado session from the generator, then later turns that an OpenAI Responses stack served."""
+    root = tmp_path / "gen"
+    generate(root, 0.1, 3)
+    for path in sorted(root.rglob("session.jsonl")):
+        head = orjson.loads(path.read_bytes().splitlines()[0])
+        if head["payload"]["record"]["model_id"].startswith("avocado"):
+            break
+    else:
+        pytest.fail("the generator wrote no avocado session")
+    lines = path.read_bytes().splitlines()
+    last = orjson.loads(lines[-1])
+    sid = last["stream"]["id"]
+    t = last["recorded_at"] / 1e6 + 5
+    rng = random.Random(11)
+    conv = mint.new_openai_conversation(rng, store=True)
+    event = formats.muse_event
+    appended = [
+        formats.muse_line(sid, t, event({"kind": "reasoning_committed", "message_id": conv.item_id(rng, "rs", t),
+                                         "text": "Next step.", "signature": mint.muse_gpt_responses_signature(rng, int(t))})),
+        formats.muse_line(sid, t + 2, event({"kind": "assistant_tool_calls_committed", "message_id": conv.item_id(rng, "fc", t + 2),
+                                             "tool_calls": [{"call_id": mint.openai_call_id(rng), "name": "ls", "args": {}}]})),
+        formats.muse_line(sid, t + 4, event({"kind": "tool_result_batch_committed", "results": []})),
+    ]  # fmt: skip
+    path.write_bytes(path.read_bytes() + _dump(appended))
+    return path, len(lines)
+
+
+def _scan(path: Path) -> SessionSummary:
+    out = scan_file(str(path), path.name, str(path.parent))
+    assert out.summary is not None
+    return out.summary
+
+
+def _show(path: Path, line: int, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    assert main(["show", str(path), "--line", str(line)]) == 0
+    return capsys.readouterr().out.splitlines()
+
+
+def test_a_real_claude_session_that_switches_has_two_segments(sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two segments with the right lines, provider-switch at line 19, and show --line names each segment's provider."""
+    path = _claude_switched(sample_dir, tmp_path)
+    s = _scan(path)
+    segs = [g.record() for g in s.segments]
+    assert [(g["first_line"], g["last_line"], g["provider"]) for g in segs] == [(1, 18, "anthropic"), (19, 22, "openai")]
+    assert segs[1]["items"] == 4 and segs[1]["started_at"] == "2026-09-01T22:45:00.000Z"
+    a = s.attribution
+    assert a.provider == "anthropic"  # the session's verdict is still the session's
+    assert "provider-switch" in a.flags and "declared-mismatch" in a.flags and "time-mismatch" in a.flags
+    texts = {r.flag: r.text for r in a.reasons if r.flag in ("provider-switch", "declared-mismatch", "time-mismatch")}
+    assert texts["provider-switch"] == "the provider changes at line 19: anthropic for lines 1–18, then openai from line 19"
+    assert "lines 19–22" in texts["declared-mismatch"]
+    assert "line 22" in texts["time-mismatch"] and "line 21" in texts["time-mismatch"]
+    record = s.record()
+    assert record["flags"].index("provider-switch") < len(record["flags"]) and record["segments"] == segs
+    first = _show(path, 4, capsys)
+    assert first[2].startswith("- **Item verdict:** anthropic") and first[3].endswith("lines 1–18 (18 items), anthropic")
+    assert first[4].startswith("- **Verdict:** anthropic")
+    second = _show(path, 20, capsys)
+    assert second[2].startswith("- **Item verdict:** openai") and second[3].endswith("lines 19–22 (4 items), openai")
+    assert second[4].startswith("- **Verdict:** anthropic")
+
+
+def test_a_generated_muse_session_that_switches(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A declared Avocado session whose later items carry OpenAI Responses ids is a switch."""
+    path, n = _generated_switched(tmp_path)
+    s = _scan(path)
+    assert [(g.first_line, g.last_line, g.provider) for g in s.segments] == [(1, n, "meta"), (n + 1, n + 3, "openai")]
+    assert "provider-switch" in s.attribution.flags
+    assert any(r.flag == "provider-switch" and f"at line {n + 1}" in r.text for r in s.attribution.reasons)
+    assert _show(path, 4, capsys)[3].endswith(", meta")
+    assert _show(path, n + 1, capsys)[3].endswith(", openai")
+
+
+def test_sessions_that_never_switch_have_one_segment(sample_dir: Path) -> None:
+    """One segment per sample session, carrying the session's verdict and its span."""
+    index = Index([str(sample_dir)], workers=1, use_cache=False).scan()
+    assert index.sessions
+    for s in index.sessions:
+        rec = s.record()
+        assert len(rec["segments"]) == 1, rec["path"]
+        g = rec["segments"][0]
+        assert (g["provider"], g["host"], g["items"]) == (rec["provider"], rec["host"], rec["items"])
+        assert (g["started_at"], g["ended_at"]) == (rec["started_at"], rec["ended_at"])
+        assert "provider-switch" not in rec["flags"] and "time-mismatch" not in rec["flags"]
+
+
+def test_the_segments_survive_the_cache(sample_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cold, then warm from the cache: the same records, segments and new reasons included."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "t"
+    shutil.copytree(sample_dir / "claude", root / "claude")
+    _claude_switched(sample_dir, tmp_path / "x")
+    shutil.copy(tmp_path / "x" / CLAUDE, root / CLAUDE)
+
+    def records() -> list[dict[str, Any]]:
+        return sorted((s.record() for s in Index([str(root)], workers=1).scan().sessions), key=lambda r: r["path"])
+
+    cold, warm = records(), records()
+    assert cold == warm
+    assert any(len(r["segments"]) == 2 and "provider-switch" in r["flags"] for r in warm)
+
+
+def _dec(detector: str, provider: str | None, strength: str = "strong", shape: str = "", value: str = "v") -> Decoded:
+    return Decoded(detector, value, provider, None, strength, "verified", shape=shape)  # type: ignore[arg-type]
+
+
+def test_item_verdicts() -> None:
+    """Own strong evidence decides; otherwise the declaration at its confidence; otherwise unknown."""
+    strong = judge_item([(_dec("openai-item-id", "openai"), 0)], ("anthropic", None))
+    assert (strong.provider, strong.basis, strong.anchor) == ("openai", "evidence", STRONG_ANCHOR)
+    quoted = judge_item([(_dec("openai-item-id", "openai"), 1)], ("anthropic", None))
+    assert (quoted.provider, quoted.confidence, quoted.basis, quoted.anchor) == ("anthropic", 0.5, "declared", FILLER)
+    lookalike = judge_item([(_dec("tool-id", "openai", "medium", "call_+24"), 0)], ("anthropic", None))
+    assert (lookalike.provider, lookalike.basis) == ("anthropic", "declared")
+    self_hosted = judge_item([(_dec("tool-id", None, "weak", "call_+8lower"), 0)], ("meta", None))
+    assert (self_hosted.provider, self_hosted.anchor) == ("meta", CONFIRMS)
+    nothing = judge_item([], (None, None))
+    assert (nothing.provider, nothing.confidence, nothing.basis) == ("unknown", 0.0, "none")
+
+
+def test_times_backwards_within_the_tolerance_raise_nothing(sample_dir: Path, tmp_path: Path) -> None:
+    """A line recorded 5 minutes before the one above it is normal (long responses); 262 days is not."""
+    path = _claude_switched(sample_dir, tmp_path)
+    lines = path.read_bytes().splitlines()
+    lines[-1] = lines[-1].replace(b"2025-12-13T10:00:00.000Z", b"2026-09-01T22:40:07.000Z")
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    assert "time-mismatch" not in _scan(path).attribution.flags
+
+
+def test_parquet_types_the_segments(sample_dir: Path, tmp_path: Path) -> None:
+    """The Parquet schema carries segments as a list of typed structs."""
+    pa = pytest.importorskip("pyarrow")
+    from musetui.core.parquet import schema_for
+
+    rec = _scan(sample_dir / CLAUDE).record()
+    field = schema_for([rec]).field("segments")
+    assert field.type == pa.list_(pa.struct([
+        ("first_line", pa.int64()), ("last_line", pa.int64()), ("items", pa.int64()), ("provider", pa.string()),
+        ("host", pa.string()), ("started_at", pa.string()), ("ended_at", pa.string()),
+    ]))  # fmt: skip
