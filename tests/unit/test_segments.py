@@ -207,3 +207,21 @@ def test_parquet_types_the_segments(sample_dir: Path, tmp_path: Path) -> None:
         ("first_line", pa.int64()), ("last_line", pa.int64()), ("items", pa.int64()), ("provider", pa.string()),
         ("host", pa.string()), ("started_at", pa.string()), ("ended_at", pa.string()),
     ]))  # fmt: skip
+
+
+def test_fleet_counts_the_segments_of_a_switched_session(sample_dir: Path, tmp_path: Path) -> None:
+    """One switched session makes its machine the most unusual: its OpenAI stretch is a rare class there."""
+    from musetui.core.fleet import load_machines, rank
+
+    roots = []
+    for name in ("vm1", "vm2", "vm3"):
+        root = tmp_path / name
+        shutil.copytree(sample_dir / "claude", root / "claude")
+        roots.append(root)
+    _claude_switched(sample_dir, tmp_path / "x")
+    shutil.copy(tmp_path / "x" / CLAUDE, roots[1] / CLAUDE)
+    ranked = rank(load_machines([str(r) for r in roots], use_cache=False, workers=1))
+    top = ranked[0]
+    assert top.root == str(roots[1])
+    assert top.parts["r"] == 1 and top.parts["D"] > 0  # the openai segment counts, not only the session's flags
+    assert all(m.parts["D"] > 0 and m.parts["r"] == 0 for m in ranked[1:])  # (the others lack the openai stretch)
