@@ -16,11 +16,14 @@ from musetui.core.fingerprints.segments import CONFIRMS, FILLER, STRONG_ANCHOR, 
 from musetui.core.fingerprints.types import Decoded
 from musetui.core.index import Index
 from musetui.core.model import SessionSummary
+from musetui.core.reasons import TimeBackwards
 from musetui.core.scanner import scan_file
 from musetui_synth import formats, mint
 from musetui_synth.corpus import generate
 
 CLAUDE = "claude/projects/-home-dev-site/4e710f04-7f87-4b76-b9ba-ab287a3112ab.jsonl"
+#: 2025-12-13T10:00:00Z: when the third appended line says it was recorded.
+BACK = datetime(2025, 12, 13, 10, tzinfo=UTC).timestamp()
 
 
 def _iso(t: float) -> str:
@@ -35,7 +38,7 @@ def _claude_switched(sample_dir: Path, tmp_path: Path) -> Path:
     """The real Claude Code sample session, with four lines appended that an OpenAI Responses stack served.
 
     Still declaring Claude: lines 19-21 carry Responses ids, a ``gpt_responses_v1`` Fernet token
-    and a ``call_`` + 24 id; line 22 (a user line) is recorded 262 days before line 21.
+    and a ``call_`` + 24 id; line 21 (and the id it carries) is recorded 262 days before line 20.
     """
     src = sample_dir / CLAUDE
     data = src.read_bytes()
@@ -56,9 +59,9 @@ def _claude_switched(sample_dir: Path, tmp_path: Path) -> Path:
     appended = [
         assistant(t0, [{"type": "thinking", "thinking": "Checking the build.", "signature": sig}], "rs"),
         assistant(t0 + 3, [{"type": "tool_use", "id": mint.openai_call_id(rng), "name": "Bash", "input": {}}], "fc"),
-        assistant(t0 + 6, [{"type": "text", "text": "Done."}], "msg"),
+        assistant(BACK, [{"type": "text", "text": "Done."}], "msg"),
         {**base, "parentUuid": None, "isSidechain": False, "type": "user", "uuid": mint.uuid4(rng),
-         "timestamp": "2025-12-13T10:00:00.000Z", "message": {"role": "user", "content": "thanks"}},
+         "timestamp": _iso(t0 + 9), "message": {"role": "user", "content": "thanks"}},
     ]  # fmt: skip
     out = tmp_path / "claude" / "projects" / "-home-dev-site" / src.name
     out.parent.mkdir(parents=True)
@@ -118,7 +121,7 @@ def test_a_real_claude_session_that_switches_has_two_segments(sample_dir: Path, 
     texts = {r.flag: r.text for r in a.reasons if r.flag in ("provider-switch", "declared-mismatch", "time-mismatch")}
     assert texts["provider-switch"] == "the provider changes at line 19: anthropic for lines 1–18, then openai from line 19"
     assert "lines 19–22" in texts["declared-mismatch"]
-    assert "line 22" in texts["time-mismatch"] and "line 21" in texts["time-mismatch"]
+    assert texts["time-mismatch"] == "recorded times run backwards: line 21 is recorded −262.5 d from line 20"
     record = s.record()
     assert record["flags"].index("provider-switch") < len(record["flags"]) and record["segments"] == segs
     first = _show(path, 4, capsys)
@@ -191,9 +194,10 @@ def test_times_backwards_within_the_tolerance_raise_nothing(sample_dir: Path, tm
     """A line recorded 5 minutes before the one above it is normal (long responses); 262 days is not."""
     path = _claude_switched(sample_dir, tmp_path)
     lines = path.read_bytes().splitlines()
-    lines[-1] = lines[-1].replace(b"2025-12-13T10:00:00.000Z", b"2026-09-01T22:40:07.000Z")
+    lines[-2] = lines[-2].replace(b"2025-12-13T10:00:00.000Z", b"2026-09-01T22:40:07.000Z")
     path.write_bytes(b"\n".join(lines) + b"\n")
-    assert "time-mismatch" not in _scan(path).attribution.flags
+    reasons = _scan(path).attribution.reasons
+    assert not any(isinstance(r, TimeBackwards) for r in reasons)  # (its id, minted 262 days earlier, still is one)
 
 
 def test_parquet_types_the_segments(sample_dir: Path, tmp_path: Path) -> None:

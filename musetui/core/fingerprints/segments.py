@@ -218,6 +218,10 @@ def _flag_segments(summary: SessionSummary, segs: list[Segment], runs: list[_Run
             _raise(a, SegmentMismatch(g.first_line, g.last_line, d_desc, d_provider, g.provider))
 
 
+#: declared_family per (declared provider, model, format, catalogue): a handful of distinct ones per corpus.
+_DECLARED: dict[tuple[Any, ...], tuple[str | None, str | None, str]] = {}
+
+
 def conclude_lines(
     summary: SessionSummary,
     located: Sequence[Located],
@@ -240,18 +244,14 @@ def conclude_lines(
         raw_time: the time of an unobserved line by index, read from its bytes (None: observed lines only).
         prior_items: the records of earlier slices (counted, their lines not listed).
     """
-    d_provider, d_host, d_desc = declared_family(summary, lookup)
-    per_line: dict[int, list[tuple[Decoded, int]]] = {}
-    for loc in located:
-        if loc.zone:
-            continue
-        got = per_line.get(loc.line)
-        if got is None:
-            per_line[loc.line] = [(loc.decoded, 0)]
-        else:
-            got.append((loc.decoded, 0))
-    anchors = [(line, judge_item(arts, (d_provider, d_host))) for line, arts in sorted(per_line.items())]
-    runs = _runs(anchors)
+    key = (summary.declared_provider, summary.declared_model, summary.format, id(lookup))
+    declared = _DECLARED.get(key)
+    if declared is None:
+        declared = declared_family(summary, lookup)
+        if len(_DECLARED) < 4096:
+            _DECLARED[key] = declared
+    d_provider, d_host, d_desc = declared
+    runs = _line_runs(located, d_provider, d_host)
     item_lines = [base_line + i + 1 for i in records] if len(runs) > 1 else [base_line + records[0] + 1, base_line + records[-1] + 1] if records else []
 
     def at(j: int) -> float | None:
@@ -270,7 +270,28 @@ def conclude_lines(
     segs = _build(summary, runs, item_lines, (prior_items, base_line), span_times)
     summary.segments = segs
     _flag_segments(summary, segs, runs, (d_provider, d_desc))
-    backwards(summary, recorded_times(times, records, base_line, raw_time))
+    backwards(summary, times, base_line, located)
+
+
+def _line_runs(located: Sequence[Located], d_provider: str | None, d_host: str | None) -> list[_Run]:
+    """The runs of a session's items, from its located artifacts (none to judge when they name one provider at most)."""
+    model = [loc.decoded for loc in located if not loc.zone]
+    providers = {dec.provider for dec in model}
+    providers.discard(None)
+    hosts = {dec.host for dec in model}
+    hosts.discard(None)
+    if len(hosts) < 2 and (not providers or (len(providers) == 1 and d_provider in (None, *providers))):
+        return []  # every item agrees (or says nothing): one segment, the session's
+    per_line: dict[int, list[tuple[Decoded, int]]] = {}
+    for loc in located:
+        if loc.zone:
+            continue
+        got = per_line.get(loc.line)
+        if got is None:
+            per_line[loc.line] = [(loc.decoded, 0)]
+        else:
+            got.append((loc.decoded, 0))
+    return _runs((line, judge_item(arts, (d_provider, d_host))) for line, arts in sorted(per_line.items()))
 
 
 def one_segment(summary: SessionSummary, first_line: int, last_line: int) -> None:
@@ -279,46 +300,44 @@ def one_segment(summary: SessionSummary, first_line: int, last_line: int) -> Non
     summary.segments = [Segment(first_line, last_line, summary.items, a.provider, a.host, summary.started_at, summary.ended_at)]
 
 
-def backwards(summary: SessionSummary, line_times: Iterable[tuple[int, Any]]) -> None:
-    """Raise ``time-mismatch`` when recorded line times (line, raw time; in line order) run backwards past the tolerance.
+def backwards(summary: SessionSummary, times: Sequence[Any], base_line: int, located: Sequence[Located]) -> None:
+    """Raise ``time-mismatch`` when recorded line times run backwards by more than the tolerance.
 
-    ISO-8601 UTC strings of one shape compare as text, so a time is parsed only where it
-    may run backwards (or is not such a string).
+    The times read are those the scan already holds: of the lines it observed (``times``, raw,
+    by line from ``base_line + 1``), and of the lines where it located an artifact. The other
+    lines' times are not read (that would cost a search per line). Times that are all numbers,
+    or all strings of one length (ISO-8601 of one shape), and already in order are the common
+    case, checked by a sort in C; otherwise each is parsed.
     """
+    n = len(times)
+    extra = {
+        (loc.line, loc.line_time) for loc in located
+        if loc.line_time is not None and 0 < loc.line - base_line <= n and times[loc.line - base_line - 1] is None
+    }  # fmt: skip
+    if not extra:
+        raws = [t for t in times if t is not None]
+        kinds = set(map(type, raws))
+        same_kind = kinds <= {int, float} or (kinds == {str} and len(set(map(len, raws))) == 1)
+        if same_kind and sorted(raws) == raws:
+            return
+    line_times = [(base_line + i + 1, t) for i, t in enumerate(times) if t is not None]
+    if extra:
+        line_times = sorted(line_times + sorted(extra), key=lambda lt: lt[0])
     top_line, top = 0, 0.0
-    top_raw: Any = None
     first: tuple[int, int, float, float] | None = None
     count = 0
     for line, raw in line_times:
-        same_shape = type(raw) is str and type(top_raw) is str and len(raw) == len(top_raw) and raw[-1:] == "Z" == top_raw[-1:]
-        if same_shape and raw >= top_raw:
-            top_line, top_raw = line, raw
-            continue
         t = parse_time(raw)
         if t is None:
             continue
-        if top_raw is not None and type(top_raw) is str:
-            top = parse_time(top_raw) or top
-        if top_raw is None or t > top:
-            top_line, top_raw, top = line, raw, t
+        if not top_line or t > top:
+            top_line, top = line, t
         elif top - t > TOL_BEFORE_S:
             count += 1
             if first is None:
                 first = (top_line, line, top, t)
     if first is not None:
         _raise(summary.attribution, TimeBackwards(*first, count=count))
-
-
-def recorded_times(
-    times: Sequence[Any], records: Sequence[int], base_line: int, raw_time: Callable[[int], Any] | None
-) -> Iterable[tuple[int, Any]]:
-    """The raw recorded time of every record that has one, as (line, raw time), in line order."""
-    for i in records:
-        raw = times[i]
-        if raw is None and raw_time is not None:
-            raw = raw_time(i)
-        if raw is not None:
-            yield base_line + i + 1, raw
 
 
 def conclude_capture(summary: SessionSummary, lines: Sequence[int], votes: Sequence[tuple[int, ItemVerdict]]) -> None:
