@@ -193,3 +193,29 @@ def test_fleet_counts_the_segments_of_a_switched_session(sample_dir: Path, tmp_p
     assert top.root == str(roots[1])
     assert top.parts["r"] == 1 and top.parts["D"] > 0  # the openai segment counts, not only the session's flags
     assert all(m.parts["D"] > 0 and m.parts["r"] == 0 for m in ranked[1:])  # (the others lack the openai stretch)
+
+
+def test_segments_of_a_file_read_in_slices_and_of_an_append(sample_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The lines and item counts are those of a whole read when the file is sliced, or resumed after an append."""
+    from musetui.core import scanner
+    from musetui.core.scanner import resume_file
+
+    path = claude_switched(sample_dir, tmp_path)
+    whole = [g.record() for g in _scan(path).segments]
+    monkeypatch.setattr(scanner, "WINDOW_LINES", 8)
+    assert [g.record() for g in _scan(path).segments] == whole
+    monkeypatch.undo()
+    data = path.read_bytes()
+    cut = data.index(b"\n", len((sample_dir / CLAUDE).read_bytes()) - 1) + 1  # the sample's own 18 lines
+    path.write_bytes(data[:cut])
+    first = scan_file(str(path), path.name, str(path.parent), want_state=True)
+    assert first.state is not None and first.summary is not None and len(first.summary.segments) == 1
+    path.write_bytes(data)
+    resumed = resume_file(first.state, str(path))
+    assert resumed is not None and resumed.summary is not None
+    got = [g.record() for g in resumed.summary.segments]
+    # (the first segment ends in the bytes read before: its end is the time of its last located artifact)
+    assert got[0]["ended_at"] == "2026-09-01T22:41:11.115Z"
+    got[0]["ended_at"] = whole[0]["ended_at"]
+    assert got == whole
+    assert "provider-switch" in resumed.summary.attribution.flags

@@ -265,6 +265,10 @@ def conclude_lines(
         i0, i1 = bisect_left(item_lines, lo), bisect_right(item_lines, hi)
         t0 = next((t for j in range(i0, min(i1, i0 + 64)) if (t := at(j)) is not None), None)
         t1 = next((t for j in range(i1 - 1, max(i0, i1 - 64) - 1, -1) if (t := at(j)) is not None), None)
+        if t0 is None or t1 is None:  # (lines of earlier slices: the times of their located artifacts)
+            known = [loc.line_time for loc in located if lo <= loc.line <= hi and loc.line_time is not None]
+            t0 = t0 if t0 is not None else min(known, default=None)
+            t1 = t1 if t1 is not None else max(known, default=None)
         return t0, t1
 
     segs = _build(summary, runs, item_lines, (prior_items, base_line), span_times)
