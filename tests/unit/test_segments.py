@@ -94,6 +94,10 @@ def test_a_real_claude_session_that_switches_has_two_segments(sample_dir: Path, 
     second = _show(path, 20, capsys)
     assert second[2].startswith("- **Item verdict:** openai") and second[3].endswith("lines 19–22 (4 items), openai")
     assert second[4].startswith("- **Verdict:** anthropic")
+    assert main(["scan", str(path), "--explain"]) == 0
+    explained = capsys.readouterr().out
+    assert "  provider-switch: the provider changes at line 19" in explained
+    assert "  segment: segment 2 of 2: lines 19–22 (4 items), openai" in explained
 
 
 def test_a_generated_muse_session_that_switches(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -149,6 +149,8 @@ described in docs/fingerprints.md (shipped with musetui's source).
    a [guess] layout (Gemini responseIds) is shown but never raises it.
    Recorded line times that run backwards (a line recorded more than {TOL_BEFORE_S:.0f} s
    before the latest line above it) raise `time-mismatch` too, naming both lines.
+   The times compared are those the scan reads anyway: of the records its format
+   observes, and of every line that holds an artifact.
 
 7. Flags. declared-mismatch (declared provider/model family differs from a
    >= 0.5 evidence verdict, or a signature names another public model; an internal name such as
@@ -176,7 +178,9 @@ described in docs/fingerprints.md (shipped with musetui's source).
    `unknown` with no declaration. `show --line` and `y` print the item's verdict,
    then its segment's and the session's. Segments (the record's `segments`:
    first_line, last_line, items, provider, host, started_at, ended_at) are the
-   maximal runs of agreeing items: an item with strong artifacts, or one that
+   maximal runs of agreeing items (`items` counts the records of the run; in a
+   file read in slices or resumed after an append, the records read before are
+   counted in the segment that holds them): an item with strong artifacts, or one that
    confirms the declaration, starts a new segment when its provider (or a host
    both show) differs; every other item, `unknown` ones included, joins the run
    around it. A session that never switches has one segment, with the
