@@ -159,6 +159,7 @@ class ScanState:
     last_time: Any
     record_starts: bytes
     binary: bool = False  # NUL bytes seen at the start (a binary file, when no record is found)
+    last_record_line: int = 0  # the line of the last record read (where the last segment ends)
 
 
 def scan_file(
@@ -621,6 +622,8 @@ def _scan_lines(
         return Outcome(None, diags)
     state.fmt = fmt
     state.items += items
+    if records:
+        state.last_record_line = base_line + records[-1] + 1
     if keep_offsets or want_state:
         if offsets is None:
             offs = array("Q")
@@ -678,7 +681,8 @@ def _scan_lines(
         resolver = Resolver(lines, sse, base_line, kept)
         summary.attribution = attribute(summary, state.located, _lookup(), resolver)
         raw_time = None if observe_all else (lambda i: probe.time(lines[i]))
-        segments.conclude_lines(summary, state.located, _lookup(), records, base_line, times, raw_time, state.items - items)
+        segments.conclude_lines(summary, state.located, _lookup(), records, base_line, times, raw_time,
+                                (state.items - items, state.last_record_line))
     out = Outcome(summary, diags, state.record_starts if keep_offsets else b"")
     if want_state and complete:
         out.state = state

@@ -167,12 +167,13 @@ def _build(
     item_lines: Sequence[int],
     prior: tuple[int, int],
     span_times: Callable[[int, int], tuple[float | None, float | None]],
+    last_line: int = 0,
 ) -> list[Segment]:
     """Segments from the runs; ``item_lines`` (sorted) are the items' lines, ``prior`` the (items, lines) before them."""
     a = summary.attribution
     prior_items, prior_lines = prior
     first = 1 if prior_items else (item_lines[0] if item_lines else 1)
-    last = item_lines[-1] if item_lines else max(prior_lines, first)
+    last = item_lines[-1] if item_lines else max(last_line, first)
     if len(runs) < 2:
         return [Segment(first, last, summary.items, a.provider, a.host, summary.started_at, summary.ended_at)]
     out: list[Segment] = []
@@ -230,7 +231,7 @@ def conclude_lines(
     base_line: int,
     times: Sequence[Any],
     raw_time: Callable[[int], Any] | None,
-    prior_items: int = 0,
+    before: tuple[int, int] = (0, 0),
 ) -> None:
     """Set ``summary.segments`` (and the segment and line-time flags) of a session read line by line.
 
@@ -242,7 +243,8 @@ def conclude_lines(
         base_line: the lines read in earlier slices of the file.
         times: the recorded time of each line of this part, as observed (None where unobserved).
         raw_time: the time of an unobserved line by index, read from its bytes (None: observed lines only).
-        prior_items: the records of earlier slices (counted, their lines not listed).
+        before: the records of earlier slices (counted, their lines not listed), and the line of the
+            last record of the whole read (this part's, or an earlier slice's when this part has none).
     """
     key = (summary.declared_provider, summary.declared_model, summary.format, id(lookup))
     declared = _DECLARED.get(key)
@@ -271,7 +273,8 @@ def conclude_lines(
             t1 = t1 if t1 is not None else max(known, default=None)
         return t0, t1
 
-    segs = _build(summary, runs, item_lines, (prior_items, base_line), span_times)
+    prior_items, last_line = before
+    segs = _build(summary, runs, item_lines, (prior_items, base_line), span_times, last_line)
     summary.segments = segs
     _flag_segments(summary, segs, runs, (d_provider, d_desc))
     backwards(summary, times, base_line, located)
