@@ -171,9 +171,11 @@ def test_times_backwards_within_the_tolerance_raise_nothing(sample_dir: Path, tm
 def test_parquet_types_the_segments(sample_dir: Path, tmp_path: Path) -> None:
     """The Parquet schema carries segments as a list of typed structs."""
     pa = pytest.importorskip("pyarrow")
-    from musetui.core.parquet import schema_for
+    from musetui.core.parquet import read_records, schema_for, write_records
 
-    rec = _scan(sample_dir / CLAUDE).record()
+    rec = _scan(claude_switched(sample_dir, tmp_path)).record()
+    write_records([rec], str(tmp_path / "s.parquet"))
+    assert read_records(str(tmp_path / "s.parquet"))[0]["segments"] == rec["segments"]
     field = schema_for([rec]).field("segments")
     assert field.type == pa.list_(pa.struct([
         ("first_line", pa.int64()), ("last_line", pa.int64()), ("items", pa.int64()), ("provider", pa.string()),
