@@ -225,3 +225,20 @@ def test_segments_of_a_file_read_in_slices_and_of_an_append(sample_dir: Path, tm
     got[0]["ended_at"] = whole[0]["ended_at"]
     assert got == whole
     assert "provider-switch" in resumed.summary.attribution.flags
+
+
+def test_a_host_change_is_a_switch_and_an_unshown_host_is_not() -> None:
+    """Exchanges served by openai on Azure, then one that shows no host, then openai on Fireworks: two segments."""
+    from musetui.core.fingerprints.segments import ItemVerdict, conclude_capture
+    from musetui.core.model import Attribution
+
+    s = SessionSummary("c.yaml", "/c.yaml", "/", "http-capture", "", items=4, attribution=Attribution("openai", "azure", 0.9))
+    votes = [
+        (1, ItemVerdict("openai", "azure", 0.9, "evidence", STRONG_ANCHOR)),
+        (5, ItemVerdict("openai", None, 0.9, "evidence", STRONG_ANCHOR)),
+        (9, ItemVerdict("openai", "fireworks", 0.9, "evidence", STRONG_ANCHOR)),
+    ]
+    conclude_capture(s, [1, 5, 9, 13], votes)
+    assert [(g.first_line, g.last_line, g.items, g.host) for g in s.segments] == [(1, 5, 2, "azure"), (9, 13, 2, "fireworks")]
+    (switch,) = [r for r in s.attribution.reasons if r.flag == "provider-switch"]
+    assert switch.text == "the provider changes at line 9: openai/azure for lines 1–5, then openai/fireworks from line 9"
