@@ -126,6 +126,7 @@ def _home_relative(path: str) -> str:
 
 def _print_explanations(sessions: Sequence[object], names: dict[str, str]) -> None:
     """``scan PATH --explain``: per session, its verdict, why, and each flag's reason, in ``show``'s words."""
+    from musetui.core.fingerprints.segments import describe_segment, segments_of
     from musetui.core.model import SessionSummary
     from musetui.core.reasons import flag_sentences
     from musetui.core.report import verdict_line
@@ -139,6 +140,8 @@ def _print_explanations(sessions: Sequence[object], names: dict[str, str]) -> No
         out.append(f"  verdict: {verdict_line(s)}")
         out.append(f"  why: {a.summary or 'no evidence'}")
         out.extend(f"  {flag}: {text}" for flag, text in flag_sentences(a.flags, a.reasons))
+        segs = segments_of(s)
+        out.extend(f"  segment: {describe_segment(segs, g)}" for g in segs if len(segs) > 1)
     write_text("".join(strip_controls(line).replace("\n", " ") + "\n" for line in out))
 
 

@@ -22,7 +22,7 @@ from musetui.core.safetext import json_bytes
 #: Keys every scan record has (how a saved ``scan --json`` output is recognised).
 RECORD_KEYS = frozenset({"path", "format", "provider", "host", "confidence", "flags", "evidence", "items"})
 #: The record fields the ranking and its output read (Parquet is read for these columns only).
-FLEET_COLUMNS = ("path", "root", "session_id", "format", "declared_model", "provider", "host", "flags")
+FLEET_COLUMNS = ("path", "root", "session_id", "format", "declared_model", "provider", "host", "flags", "segments")
 #: A (format, provider, host) class below this share of the other machines' sessions is rare.
 RARE_SHARE = 0.05
 #: Weights of the four parts of a machine's score (they sum to 1).
@@ -32,6 +32,7 @@ FLAG_WEIGHTS = {
     "outlier": 1.0,
     "declared-mismatch": 1.0,
     "mixed-providers": 0.8,
+    "provider-switch": 0.8,
     "imitation-id": 0.8,
     "time-mismatch": 0.5,
     "truncated-blob": 0.3,
@@ -55,8 +56,11 @@ sessions pooled; with a single machine the rest is empty and D = R = 0):
 
   D  mix divergence: total variation distance between m's attributed (provider, host)
      mix and the rest's: D = 1/2 * sum |share_m(k) - share_rest(k)|, in 0..1.
-  r  rare sessions: m's sessions whose (format, provider, host) class makes up less
+  r  rare sessions: m's sessions with a (format, provider, host) class that makes up less
      than {RARE_SHARE:.0%} of the rest's sessions (a class absent elsewhere is rare).
+  Both count segments: a session counts once for each (provider, host) its
+  `segments` show, so one session that switches providers mid-way counts for the
+  provider it switched to (a record without segments counts its verdict).
   eF excess flagged: F - n * median rate, where F counts m's sessions with any flag and
      the median is taken over every machine's F / n (never below 0).
   eM excess mismatches: the same with `declared-mismatch` sessions.
@@ -138,12 +142,19 @@ def _tally(values: Iterable[str]) -> dict[str, int]:
     return dict(sorted(c.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def _mix_key(r: dict[str, Any]) -> tuple[str, str]:
-    return (r.get("provider") or "unknown", r.get("host") or "")
+def _mix_keys(r: dict[str, Any]) -> list[tuple[str, str]]:
+    """The (provider, host) of each of the session's segments, once each (its verdict's without segments)."""
+    segs = r.get("segments")
+    if isinstance(segs, list) and len(segs) > 1:
+        keys = [(g.get("provider") or "unknown", g.get("host") or "") for g in segs if isinstance(g, dict)]
+        if keys:
+            return list(dict.fromkeys(keys))
+    return [(r.get("provider") or "unknown", r.get("host") or "")]
 
 
-def _class_key(r: dict[str, Any]) -> tuple[str, str, str]:
-    return (r.get("format") or "", r.get("provider") or "unknown", r.get("host") or "")
+def _class_keys(r: dict[str, Any]) -> list[tuple[str, str, str]]:
+    fmt = r.get("format") or ""
+    return [(fmt, p, h) for p, h in _mix_keys(r)]
 
 
 def _saturate(x: float) -> float:
@@ -155,26 +166,26 @@ def rank(machines: list[Machine]) -> list[Machine]:
     mix_total: Counter[tuple[str, str]] = Counter()
     class_total: Counter[tuple[str, str, str]] = Counter()
     for m in machines:
-        mix_total.update(_mix_key(r) for r in m.records)
-        class_total.update(_class_key(r) for r in m.records)
-    n_total = sum(len(m.records) for m in machines)
+        mix_total.update(k for r in m.records for k in _mix_keys(r))
+        class_total.update(k for r in m.records for k in _class_keys(r))
+    n_total = sum(mix_total.values())
     rates_f = [m.flagged / len(m.records) for m in machines if m.records]
     rates_m = [m.mismatches / len(m.records) for m in machines if m.records]
     med_f = statistics.median(rates_f) if rates_f else 0.0
     med_m = statistics.median(rates_m) if rates_m else 0.0
     for m in machines:
         n = len(m.records)
-        own_mix = Counter(_mix_key(r) for r in m.records)
-        own_class = Counter(_class_key(r) for r in m.records)
-        n_rest = n_total - n
+        own_mix = Counter(k for r in m.records for k in _mix_keys(r))
+        own_class = Counter(k for r in m.records for k in _class_keys(r))
+        n_own = sum(own_mix.values())
+        n_rest = n_total - n_own
         divergence = 0.0
-        if n and n_rest:
+        if n_own and n_rest:
             keys = set(mix_total)
-            divergence = 0.5 * sum(abs(own_mix[k] / n - (mix_total[k] - own_mix[k]) / n_rest) for k in keys)
+            divergence = 0.5 * sum(abs(own_mix[k] / n_own - (mix_total[k] - own_mix[k]) / n_rest) for k in keys)
 
         def rare(r: dict[str, Any], own: Counter[tuple[str, str, str]] = own_class, rest_n: int = n_rest) -> bool:
-            k = _class_key(r)
-            return bool(rest_n) and (class_total[k] - own[k]) < RARE_SHARE * rest_n
+            return bool(rest_n) and any((class_total[k] - own[k]) < RARE_SHARE * rest_n for k in _class_keys(r))
 
         rare_flags = [rare(r) for r in m.records]
         n_rare = sum(rare_flags)
@@ -288,8 +299,12 @@ def read_saved(path: str) -> list[dict[str, Any]]:
 
 
 def _project(record: dict[str, Any]) -> dict[str, Any]:
-    """The fields of a record the ranking reads (a fleet holds millions: evidence is dropped)."""
-    return {k: record[k] for k in FLEET_COLUMNS if k in record}
+    """The fields of a record the ranking reads (a fleet holds millions: evidence, and a lone segment, are dropped)."""
+    out = {k: record[k] for k in FLEET_COLUMNS if k in record}
+    segs = out.get("segments")
+    if isinstance(segs, list) and len(segs) < 2:
+        del out["segments"]
+    return out
 
 
 def scan_records(root: str, *, use_cache: bool = True, workers: int | None = None) -> list[dict[str, Any]]:
@@ -332,8 +347,18 @@ def machines_from_sessions(roots: Sequence[str], sessions: Iterable[Any]) -> lis
         by_root.setdefault(s.root, []).append({
             "path": s.path, "session_id": s.session_id, "format": s.format, "declared_model": s.declared_model,
             "provider": a.provider, "host": a.host, "flags": list(a.flags),
+            **_switched(s),
         })
     return [Machine(root, sorted(recs, key=lambda r: r["path"])) for root, recs in by_root.items()]
+
+
+def _switched(s: Any) -> dict[str, Any]:
+    """``{"segments": [...]}`` for a session with two segments or more, else nothing (a light summary is read only then)."""
+    from musetui.core.fingerprints.segments import segments_of
+
+    if len(s.segments) > 1 or (not s.segments and s.stored_record and s.stored_record.count(b'"first_line"') > 1):
+        return {"segments": [g.record() for g in segments_of(s)]}
+    return {}
 
 
 def summary_line(rank_no: int, m: Machine, label: str | None = None) -> str:

@@ -56,6 +56,7 @@ FLAGS: tuple[str, ...] = (
     "imitation-id",
     "mixed-providers",
     "truncated-blob",
+    "provider-switch",
     "outlier",
 )
 
@@ -210,6 +211,33 @@ class Malformed:
 
 
 @dataclass(slots=True)
+class Segment:
+    """A maximal run of items whose own verdicts agree (DESIGN.md's ``segments``; see fingerprints.segments)."""
+
+    __reduce__ = reduce_by_fields
+
+    first_line: int
+    last_line: int
+    items: int
+    provider: str
+    host: str | None = None
+    started_at: float | None = None
+    ended_at: float | None = None
+
+    def record(self) -> dict[str, Any]:
+        """The contract form used in `scan --json`."""
+        return {
+            "first_line": self.first_line,
+            "last_line": self.last_line,
+            "items": self.items,
+            "provider": self.provider,
+            "host": self.host,
+            "started_at": iso(self.started_at),
+            "ended_at": iso(self.ended_at),
+        }
+
+
+@dataclass(slots=True)
 class Attribution:
     """The verdict for one session."""
 
@@ -260,6 +288,8 @@ class SessionSummary:
     #: A light summary read from the cache: evidence, malformed lines and notes are not
     #: loaded; ``stored_record`` is its scan record as JSON, before fleet outliers.
     stored_record: bytes | None = None
+    #: The runs of agreeing item verdicts (empty until the scan concludes, or in a light summary).
+    segments: list[Segment] = field(default_factory=list)
 
     @property
     def root_dir(self) -> str:
@@ -316,6 +346,7 @@ class SessionSummary:
             "malformed_lines": self.malformed_lines,
             "started_at": iso(self.started_at),
             "ended_at": iso(self.ended_at),
+            "segments": [g.record() for g in self.segments],
         }
 
 

@@ -37,7 +37,11 @@ def _known_types(pa: Any) -> dict[str, Any]:
         "path", "root", "session_id", "parent_session_id", "format", "declared_provider", "declared_model",
         "provider", "host", "via", "started_at", "ended_at",
     )}
+    segment = pa.struct(
+        [("first_line", i), ("last_line", i), ("items", i), ("provider", s), ("host", s), ("started_at", s), ("ended_at", s)]
+    )
     types.update({"confidence": f, "items": i, "malformed_lines": i, "flags": pa.list_(s), "evidence": pa.list_(evidence)})
+    types["segments"] = pa.list_(segment)
     return types
 
 

@@ -131,7 +131,77 @@ class Anomaly:
         return first
 
 
-Reason = Outlier | DeclaredMismatch | MixedProviders | Anomaly
+@dataclass(frozen=True, slots=True)
+class ProviderSwitch:
+    """The session's segments change provider (or host) at ``line``, and strong evidence backs the change."""
+
+    __reduce__ = reduce_by_fields
+    flag: ClassVar[str] = "provider-switch"
+
+    line: int
+    #: The provider (``openai/azure``) of the segment that ends, then of the one that starts at ``line``.
+    before: str
+    after: str
+    #: The lines of the segment that ends (for the sentence).
+    before_first: int = 0
+    before_last: int = 0
+
+    @property
+    def text(self) -> str:
+        """The reason, in one sentence."""
+        return (
+            f"the provider changes at line {self.line}: {self.before} for lines {self.before_first}–{self.before_last}, "
+            f"then {self.after} from line {self.line}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentMismatch:
+    """One segment's evidence contradicts the declaration."""
+
+    __reduce__ = reduce_by_fields
+    flag: ClassVar[str] = "declared-mismatch"
+
+    first_line: int
+    last_line: int
+    declared: str
+    declared_provider: str
+    found: str
+
+    @property
+    def text(self) -> str:
+        """The reason, in one sentence."""
+        return (
+            f"lines {self.first_line}–{self.last_line}: declared {self.declared} ({self.declared_provider}) "
+            f"but their artifacts say {self.found}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class TimeBackwards:
+    """Recorded line times run backwards by more than the tolerance."""
+
+    __reduce__ = reduce_by_fields
+    flag: ClassVar[str] = "time-mismatch"
+
+    #: The line with the later time, then the line after it whose time is earlier, and both times.
+    line: int
+    later_line: int
+    time: float
+    later_time: float
+    count: int = 1
+
+    @property
+    def text(self) -> str:
+        """The reason, in one sentence."""
+        more = f" ({self.count} such steps)" if self.count > 1 else ""
+        return (
+            f"recorded times run backwards: line {self.later_line} is recorded "
+            f"{fmt_gap(self.later_time, self.time)} from line {self.line}{more}"
+        )
+
+
+Reason = Outlier | DeclaredMismatch | MixedProviders | Anomaly | ProviderSwitch | SegmentMismatch | TimeBackwards
 
 
 def short_value(value: str, limit: int = 40) -> str:
@@ -149,6 +219,7 @@ MEANINGS = {
     "imitation-id": "an id shaped like a provider's decodes to an impossible time",
     "mixed-providers": "strong evidence of two providers in one session",
     "truncated-blob": "a token or signature has a broken structure",
+    "provider-switch": "the provider (or host) changes between the session's segments, and strong evidence backs it",
     "outlier": "the verdict differs from the session's siblings or the fleet majority",
 }
 

@@ -114,6 +114,7 @@ def session_markdown(s: SessionSummary, extra: Sequence[str] = ()) -> str:
         f"{_count(s.malformed_lines, 'malformed line')})",
         _identity_line(s),
         f"- **Recorded:** {iso(s.started_at) or '?'} → {iso(s.ended_at) or '?'}",
+        *_segment_lines(s),
     ]
     if s.parent_session_id:
         out.append(f"- **Parent session:** {_name(s.parent_session_id)}")
@@ -191,6 +192,7 @@ def item_markdown(
     out = [
         f"### musetui evidence: session {_name(s.session_id or '?')}, line {item.line}",
         "",
+        *_item_verdict_lines(s, item),
         f"- **Verdict:** {verdict_line(s)}",
         *_flag_lines(s),
         f"- **File:** {_name(s.abspath)}",
@@ -210,6 +212,32 @@ def item_markdown(
     out.append(f"#### Raw line{limit_note}")
     out.extend(md_block(shown, "json"))
     return "\n".join(out) + "\n"
+
+
+def _item_verdict_lines(s: SessionSummary, item: Item) -> list[str]:
+    """The item's own verdict and its segment's, printed before the session's."""
+    from musetui.core.fingerprints.segments import (
+        describe,
+        describe_segment,
+        item_verdict,
+        segment_at,
+        segments_of,
+    )
+
+    out = [f"- **Item verdict:** {describe(item_verdict(s, item.raw))}"]
+    segs = segments_of(s)
+    g = segment_at(segs, item.line)
+    if g is not None:
+        out.append(f"- **Segment:** {describe_segment(segs, g)}")
+    return out
+
+
+def _segment_lines(s: SessionSummary) -> list[str]:
+    """``- **Segment:** segment 1 of 2: lines 1–18 (18 items), anthropic``, for a session that switches."""
+    from musetui.core.fingerprints.segments import describe_segment, segments_of
+
+    segs = segments_of(s)
+    return [f"- **Segment:** {describe_segment(segs, g)}" for g in segs] if len(segs) > 1 else []
 
 
 def session_json(s: SessionSummary, root: str | None = None) -> dict[str, object]:

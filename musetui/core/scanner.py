@@ -20,7 +20,7 @@ from typing import Any
 from musetui.core import sources
 from musetui.core.budget import Budget
 from musetui.core.diagnostics import internal_error, unread
-from musetui.core.fingerprints import extract
+from musetui.core.fingerprints import extract, segments
 from musetui.core.fingerprints.attribution import TOL_AFTER_CREATED_S, Located, attribute
 from musetui.core.fingerprints.exchanges import judge_exchanges
 from musetui.core.model import Diagnostic, Malformed, SessionSummary, parse_time
@@ -379,6 +379,8 @@ def _scan_lines(
         return Outcome(None, diags), None
     state.fmt = seen.fmt
     state.items += len(checked.records)
+    if checked.records:
+        state.last_record_line = window.base_line + checked.records[-1] + 1
     if opts.keep_offsets or opts.want_state:
         offs = offsets if offsets is not None else array("Q", state.record_starts)
         starts = window.starts
@@ -404,7 +406,7 @@ def _scan_lines(
         state.frozen = pickle.dumps((summary, observer), protocol=pickle.HIGHEST_PROTOCOL)
         _advance(state, window)
     # Conclude on the live objects (the frozen copy stays pre-finish).
-    conclude(summary, observer, state, window, seen, opts.attribute_session)
+    conclude(summary, observer, state, window, checked, seen, opts.attribute_session)
     out = Outcome(summary, diags, state.record_starts if opts.keep_offsets else b"")
     if opts.want_state and complete:
         out.state = state
@@ -469,6 +471,7 @@ def _scan_document(
                 line = bisect_right(starts, pos) if pos >= 0 else 1
                 located.append(Located(dec, line, path, zone_of(path, dec.detector.startswith("key")), t, after_tol=TOL_AFTER_CREATED_S))
         summary.attribution = attribute(summary, located, lookup())
+        segments.one_segment(summary, 1, max(1, len(starts)))
     offs = array("Q", [0]).tobytes() if keep_offsets else b""
     return Outcome(summary, [], offs)
 

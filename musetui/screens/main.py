@@ -30,6 +30,7 @@ from textual.timer import Timer
 from textual.widgets import TabbedContent, Tabs
 from textual.worker import Worker, get_current_worker
 
+from musetui.core.fingerprints.segments import segments_of
 from musetui.core.fingerprints.types import Decoded
 from musetui.core.model import Item, SessionSummary
 from musetui.core.pager import pager_command, safe_less_options
@@ -359,6 +360,8 @@ class MainScreen(PartsScreen):
         if self.pending_line is not None:
             idx = index_for_line(message.opened.items, self.pending_line)
             cursor = idx if idx is not None else 0
+        self.items.set_segments(segments_of(message.opened.summary))
+        self.refresh_bindings()  # (w is in the footer while the open session switches provider)
         self.items.set_items(message.opened.items, cursor)
         self.items.set_hit_terms(self.navigator.hit_terms_for(message.opened.summary))
         self._apply_pending()
@@ -497,6 +500,17 @@ class MainScreen(PartsScreen):
     def action_prev_flagged(self) -> None:
         """O: the previous flagged session."""
         self.navigator.go_flagged(-1)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Offer w (next provider switch) only while the open session has one."""
+        return bool(self.items.segments) if action == "next_switch" else True
+
+    def action_next_switch(self) -> None:
+        """w: the next provider switch inside the open session (its first item)."""
+        if self.items.next_switch(+1) is None:
+            self.notify("No provider switch in this session", timeout=3)
+        else:
+            self.items.focus()
 
     def action_copy_evidence(self) -> None:
         """y: the item's report when an item is selected, else the session's (``musetui show``)."""

@@ -145,6 +145,13 @@ MAIN_BINDINGS: list[BindingType] = [
         tooltip="Every key, and the search query language",
     ),
     Binding(
+        "w",
+        "next_switch",
+        "switch",
+        id="main.next_switch",
+        tooltip="Jump to the next provider switch inside the open session (in the footer while it has one)",
+    ),
+    Binding(
         "z",
         "zoom",
         "zoom",

@@ -6,6 +6,7 @@ session of 100,000 items opens as fast as its items can be parsed.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 from typing import Any, ClassVar, get_args
 
@@ -17,8 +18,9 @@ from textual.cache import LRUCache
 from textual.reactive import reactive
 from textual.strip import Strip
 
-from musetui.core.model import Item, ItemKind
+from musetui.core.model import Item, ItemKind, Segment
 from musetui.messages import FocusBack, ItemDrill, ItemHighlighted
+from musetui.theme import provider_style
 from musetui.widgets.repaint import set_virtual_height
 from musetui.widgets.styling import PartStyles, cursor_colours
 from musetui.widgets.text import LineView, clean, hms, human_size, short_id
@@ -50,6 +52,9 @@ BLOB_KEYS = (
 TIME_W, KIND_W, ROLE_W, ID_W = 8, 11, 4, 14
 #: The narrowest list that shows the short-id column, and the role column (the text keeps the rest).
 ID_COLUMN_MIN, ROLE_COLUMN_MIN = 72, 56
+#: A switched session's rows start with their segment's provider: its name (``▌openai``) from
+#: this width, else its initial, both in the provider's colour (never colour alone).
+SEGMENT_LABEL_MIN, SEGMENT_W = 64, 9
 
 
 def kind_class(kind: str) -> str:
@@ -229,6 +234,39 @@ class ItemList(LineView, can_focus=True):
         self._styles = PartStyles(self)
         #: The current search's matched text per line of this session (highlighted in the rows).
         self.hit_terms: dict[int, list[str]] = {}
+        #: The open session's segments when it switches provider (else none: no gutter).
+        self.segments: Sequence[Segment] = ()
+        self._segment_starts: list[int] = []
+
+    def set_segments(self, segments: Sequence[Segment]) -> None:
+        """Show each row's segment provider in a gutter, when the session has two segments or more."""
+        self.segments = tuple(segments) if len(segments) > 1 else ()
+        self._segment_starts = [g.first_line for g in self.segments]
+        self._cache.clear()
+        self.refresh()
+
+    def segment_of(self, item: Item) -> Segment | None:
+        """The segment holding ``item`` (None when the session never switches)."""
+        if not self.segments:
+            return None
+        return self.segments[max(0, bisect_right(self._segment_starts, item.line) - 1)]
+
+    def next_switch(self, step: int = 1) -> int | None:
+        """Put the cursor on the first item of the next (``step`` -1: previous) segment, wrapping.
+
+        Returns:
+            The line of the switch, or None when the open session never switches.
+        """
+        switches = self._segment_starts[1:]
+        here = self.current
+        if not switches or here is None:
+            return None
+        if step > 0:
+            line = next((x for x in switches if x > here.line), switches[0])
+        else:
+            line = next((x for x in reversed(switches) if x < here.line), switches[-1])
+        self.move_to_line(line)
+        return line
 
     def set_hit_terms(self, terms: dict[int, list[str]]) -> None:
         """Highlight these matched strings on the rows of these lines."""
@@ -421,12 +459,22 @@ class ItemList(LineView, can_focus=True):
         segments = list(text.render(self.app.console, end=""))
         return Strip(segments).adjust_cell_length(width, style).simplify()
 
+    def _provider_style(self, provider: str) -> Style:
+        """A provider's colour (its theme variable), readable on this list's background."""
+        return provider_style(self.app.theme_variables, provider, self.background_colors[1]) + Style(bold=True)
+
     def line_width(self) -> int:
         """Cells of the line-number column: the digits of the session's last line."""
         return len(str(self.items[-1].line)) if self.items else 1
 
     def _row(self, item: Item, width: int = 200) -> Text:
         text = Text(no_wrap=True, end="")
+        seg = self.segment_of(item)
+        if seg is not None:
+            style = self._styles.get(f"provider:{seg.provider}", lambda: self._provider_style(seg.provider))
+            label = f"▌{seg.provider[:SEGMENT_W].ljust(SEGMENT_W)}" if width >= SEGMENT_LABEL_MIN else seg.provider[:1].upper()
+            text.append(label, style=style)
+            text.append(" ")
         text.append(str(item.line).rjust(self.line_width()), style=self._part("item-list--line"))
         text.append(" ")
         text.append(hms(item.time), style=self._part("item-list--time"))

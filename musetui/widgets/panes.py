@@ -18,6 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.geometry import Region
 from textual.strip import Strip
 
+from musetui.core.fingerprints.segments import describe_segment, segment_at, segments_of
 from musetui.core.fingerprints.types import Decoded
 from musetui.core.model import Item, SessionSummary, fmt_gap
 from musetui.core.reasons import flag_sentences
@@ -544,6 +545,10 @@ class EvidencePane(DetailPane):
             rows.append(("parent", s.parent_session_id))
         for flag, text in flag_sentences(a.flags, a.reasons):
             rows.append(("flag", Text(f"{flag}: {clean(text)}", style="red")))
+        segs = segments_of(s)
+        if len(segs) > 1:  # (one segment is the verdict above)
+            at = segment_at(segs, ctx.item.line) if ctx.item is not None else None
+            rows.extend(("segment", Text(describe_segment(segs, g), style="bold" if g is at else "")) for g in segs)
         for n in s.notes:
             rows.append(("note", Text(clean(n, 300), style="dim")))
         doc.rows(rows, indent=0)

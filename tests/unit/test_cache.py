@@ -426,10 +426,11 @@ def test_light_outcome_keeps_every_field_it_carries(sample_dir: Path) -> None:
     """A light outcome (what the cache and the workers of ``scan --json`` hand back) keeps each summary field but the heavy ones."""
     import dataclasses
 
+    from musetui.core.fingerprints.segments import segments_of
     from musetui.core.index import light_blob, outcome_from_light
     from musetui.core.scanner import scan_file
 
-    dropped = {"malformed", "notes", "attribution", "stored_record"}
+    dropped = {"malformed", "notes", "attribution", "stored_record", "segments"}  # (segments: in the stored record)
     checked = 0
     for p in sorted(sample_dir.rglob("*.jsonl")):
         out = scan_file(str(p), p.relative_to(sample_dir).as_posix(), str(sample_dir))
@@ -441,6 +442,7 @@ def test_light_outcome_keeps_every_field_it_carries(sample_dir: Path) -> None:
         for f in dataclasses.fields(s):
             if f.name not in dropped:
                 assert getattr(ls, f.name) == getattr(s, f.name), (p, f.name)
+        assert [g.record() for g in segments_of(ls)] == [g.record() for g in s.segments] and s.segments
         a, la = s.attribution, ls.attribution
         assert (la.provider, la.host, la.confidence, la.via, la.flags, la.summary, la.evidence) == (
             a.provider, a.host, a.confidence, a.via, a.flags, a.summary, [],

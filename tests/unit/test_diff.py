@@ -88,8 +88,9 @@ def test_muse_special_vs_avocado_sibling_names_the_differences() -> None:
     # heaviest first: the verdict, then the attribution's strong evidence, then the rest
     weights = [e["weight"] for e in result["differ"]]
     assert weights == sorted(weights, reverse=True) and result["differ"][0]["trait"] == "provider"
-    # not recorded yet: said, not guessed
-    assert any("segments" in note for note in result["a"]["notes"])
+    # the scan records them now: traits, not a note
+    assert not any(note.startswith("segments:") for note in result["a"]["notes"])
+    assert ("segments", "switches") in shared
 
 
 def test_text_view_fits_80_columns_and_lists_the_differences() -> None:

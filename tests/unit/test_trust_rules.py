@@ -453,9 +453,12 @@ def test_a_capture_is_judged_exchange_by_exchange(
     )
     (rec,) = _scan(tmp_path)
     assert rec["provider"] == verdict
-    assert rec["flags"] == [
-        "mixed-providers"
-    ]  # each call matches the model it names: no declared-mismatch
+    # each call matches the model it names: no declared-mismatch; the calls' providers change: a switch
+    assert rec["flags"] == ["mixed-providers", "provider-switch"]
+    runs = [c["request"]["uri"].split("/")[2] for c in calls]
+    changes = sum(1 for i in range(1, len(runs)) if runs[i] != runs[i - 1])
+    assert rec["segments"][0]["provider"] == ("openai" if calls[0] is OPENAI_CALL else "mistral")
+    assert len(rec["segments"]) == changes + 1
     other = {"openai": "mistral", "mistral": "openai"}[verdict]
     assert any(e["detector"] == "exchange" and e["provider"] == other for e in rec["evidence"])
 

@@ -147,6 +147,10 @@ described in docs/fingerprints.md (shipped with musetui's source).
    times cut to the whole second, as every clock on screen shows them). Anthropic request ids are
    normally 2-31 s before the line; long responses take minutes. A time read by
    a [guess] layout (Gemini responseIds) is shown but never raises it.
+   Recorded line times that run backwards (a line recorded more than {TOL_BEFORE_S:.0f} s
+   before the latest line above it) raise `time-mismatch` too, naming both lines.
+   The times compared are those the scan reads anyway: of the records its format
+   observes, and of every line that holds an artifact.
 
 7. Flags. declared-mismatch (declared provider/model family differs from a
    >= 0.5 evidence verdict, or a signature names another public model; an internal name such as
@@ -155,7 +159,7 @@ described in docs/fingerprints.md (shipped with musetui's source).
    or, in an HTTP capture judged exchange by exchange, model calls that went
    to two providers: the verdict is then the majority's, the others listed);
    truncated-blob (a Fernet token or signature whose structure is cut or broken);
-   outlier (see 8). Each flag keeps its reason (what was compared, the counts,
+   provider-switch (see 9); outlier (see 8). Each flag keeps its reason (what was compared, the counts,
    the first line): the app, `y`, `show`, the report and `scan PATH --explain`
    print the same sentence, and an outlier record's JSON detail is that sentence.
 
@@ -165,6 +169,27 @@ described in docs/fingerprints.md (shipped with musetui's source).
    the sessions of the same format under the same root (at least 3 sessions).
    A session that agrees with such a fleet majority is never an outlier, even
    when its own siblings are mostly outliers themselves.
+
+9. Items and segments. Each item (a record; an HTTP capture's exchange) gets a
+   verdict from its own artifacts in the stack's fields, by the weights of 2-4:
+   a score >= 0.5 names its provider (host from its own host evidence); weak
+   artifacts of the declared provider, or a self-hosted server's shapes, confirm
+   the declaration; any other item takes the declared provider at 0.5, or is
+   `unknown` with no declaration. `show --line` and `y` print the item's verdict,
+   then its segment's and the session's. Segments (the record's `segments`:
+   first_line, last_line, items, provider, host, started_at, ended_at) are the
+   maximal runs of agreeing items (`items` counts the records of the run; in a
+   file read in slices or resumed after an append, the records read before are
+   counted in the segment that holds them): an item with strong artifacts, or one that
+   confirms the declaration, starts a new segment when its provider (or a host
+   both show) differs; every other item, `unknown` ones included, joins the run
+   around it. A session that never switches has one segment, with the
+   session's verdict. `provider-switch`: two segments differ, strong evidence
+   backs the change on at least one side and neither side holds strong evidence
+   for the other's provider; the reason names the line. A segment whose strong
+   artifacts contradict the declared model raises `declared-mismatch`, naming
+   its lines. A capture's exchanges are judged as above (each against the model
+   it names) and form its segments the same way.
 """
 
 

@@ -6,6 +6,9 @@ to two providers or more, the capture is flagged ``mixed-providers``: its verdic
 provider of the majority of those calls, and each exchange that disagrees is listed in the
 evidence. Exchanges with an auxiliary model (embeddings, rerankers, moderation, speech) and
 exchanges whose own verdict is below 0.5 do not vote.
+
+An exchange is an item: its verdict is the item verdict of :mod:`musetui.core.fingerprints.segments`
+(strong when it votes), and the capture's segments are the runs of those verdicts.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from musetui.core.fingerprints.attribution import Located, attribute
+from musetui.core.fingerprints.segments import STRONG_ANCHOR, ItemVerdict, conclude_capture
 from musetui.core.model import Attribution, Evidence, SessionSummary
 from musetui.core.sources.http_capture import ExchangeSpan, auxiliary_model
 
@@ -49,10 +53,15 @@ def exchange_verdicts(
 def judge_exchanges(
     summary: SessionSummary, located: Sequence[Located], lookup: Any, spans: Sequence[ExchangeSpan]
 ) -> None:
+    """Judge a capture exchange by exchange: its verdict, ``mixed-providers``, then its segments."""
+    votes = exchange_verdicts(summary, located, lookup, spans) if len(spans) >= 2 else []
+    _majority(summary, votes)
+    items = [(span.line, ItemVerdict(v.provider, v.host, v.confidence, "evidence", STRONG_ANCHOR)) for _i, span, v in votes]
+    conclude_capture(summary, [span.line for span in spans], items)
+
+
+def _majority(summary: SessionSummary, votes: list[tuple[int, ExchangeSpan, Attribution]]) -> None:
     """Flag a capture whose exchanges went to two providers; its verdict becomes the majority's."""
-    if len(spans) < 2:
-        return
-    votes = exchange_verdicts(summary, located, lookup, spans)
     counts = Counter(v.provider for _i, _s, v in votes)
     if len(counts) < 2:
         return

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from musetui.core.fingerprints import segments
 from musetui.core.fingerprints.attribution import attribute
 from musetui.core.model import SessionSummary, parse_time
 from musetui.core.scan.evidence import Resolver
-from musetui.core.scan.stages import Observed, ScanObserver, Window
+from musetui.core.scan.stages import Observed, ScanObserver, Validated, Window
 from musetui.core.scan.state import ScanState
 
 __all__ = ["conclude", "lookup"]
@@ -31,12 +32,19 @@ def lookup() -> Any:
 
 
 def conclude(
-    summary: SessionSummary, observer: ScanObserver, state: ScanState, window: Window, seen: Observed, attribute_session: bool
+    summary: SessionSummary,
+    observer: ScanObserver,
+    state: ScanState,
+    window: Window,
+    checked: Validated,
+    seen: Observed,
+    attribute_session: bool,
 ) -> None:
     """Finish ``summary`` from the scan's ``state``: counts, times, the observer's last word, and the attribution.
 
-    ``window`` and ``seen`` are the last window and what observing it gave: the fields of its
-    evidence are named from its lines.
+    ``window``, ``checked`` and ``seen`` are the last window, its records and what observing it
+    gave: the fields of its evidence are named from its lines, and its records' verdicts and
+    times make the session's segments.
     """
     summary.items = state.items
     summary.malformed_lines = state.malformed_count
@@ -47,3 +55,7 @@ def conclude(
     if attribute_session:
         resolver = Resolver(window.lines, state.sse, window.base_line, seen.kept)
         summary.attribution = attribute(summary, state.located, lookup(), resolver)
+        lines, probe, records = window.lines, seen.probe, checked.records
+        raw_time = None if seen.observe_all else (lambda i: probe.time(lines[i]))
+        before = (state.items - len(records), state.last_record_line)
+        segments.conclude_lines(summary, state.located, lookup(), records, window.base_line, seen.times, raw_time, before)

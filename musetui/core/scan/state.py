@@ -49,6 +49,7 @@ class ScanState:
     last_time: Any
     record_starts: bytes
     binary: bool = False  # NUL bytes seen at the start (a binary file, when no record is found)
+    last_record_line: int = 0  # the line of the last record read (where the last segment ends)
 
 
 def new_state(sse: bool) -> ScanState:
