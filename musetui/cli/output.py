@@ -13,9 +13,9 @@ from musetui.cli.common import err, write_text
 
 def records(sessions: Sequence[object], names: dict[str, str] | None = None) -> Iterator[bytes]:
     """The JSON Lines of ``scan --json``, one line at a time, ``root`` as given (see :func:`root_names`)."""
-    from musetui.core.diagnostics import json_name, record_json
+    from musetui.core.diagnostics import record_json
     from musetui.core.model import SessionSummary
-    from musetui.core.safetext import json_bytes
+    from musetui.core.safetext import json_bytes, json_name
 
     names = names or {}
     for s in sessions:
@@ -81,9 +81,8 @@ def write_diagnostics(target: str | None, diags: Sequence[object], names: dict[s
     """``--diagnostics FILE``: every diagnostic as one JSON object per line, ``{root, path, line, message}``."""
     if not target:
         return
-    from musetui.core.diagnostics import json_name
     from musetui.core.model import Diagnostic
-    from musetui.core.safetext import json_bytes
+    from musetui.core.safetext import json_bytes, json_name
 
     roots = list(names.values())
     lines = []

@@ -49,7 +49,7 @@ def cmd_search(argv: Sequence[str]) -> int:
     n = 0
     out = sys.stdout.buffer
     names = root_names(paths)
-    from musetui.core.diagnostics import json_name
+    from musetui.core.safetext import json_name
 
     for hit in hits:
         n += 1

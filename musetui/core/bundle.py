@@ -304,7 +304,8 @@ def _safe(manifest: dict[str, Any]) -> dict[str, Any]:
 
 def _record(s: SessionSummary, roots: list[dict[str, str]]) -> bytes:
     """The session's scan record, ``root`` as the PATH argument was given (as ``scan --json``)."""
-    from musetui.core.diagnostics import json_name, record_json
+    from musetui.core.diagnostics import record_json
+    from musetui.core.safetext import json_name
 
     rec = s.record()
     for r in roots:

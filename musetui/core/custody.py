@@ -36,7 +36,7 @@ class InputFile:
 
     def record(self) -> dict[str, Any]:
         """The JSON form (``mtime`` as ISO-8601 UTC)."""
-        from musetui.core.diagnostics import json_name
+        from musetui.core.safetext import json_name
 
         rec: dict[str, Any] = {
             "root": json_name(self.root),
@@ -109,7 +109,7 @@ def build(
         inputs: every input file, with its sha256.
         now: the time of the examination (default: now).
     """
-    from musetui.core.evidence_report import catalogue_digest
+    from musetui.core.fingerprints.catalogue import catalogue_digest
 
     command = list(argv) if argv is not None else ["musetui", *sys.argv[1:]]
     return Custody(

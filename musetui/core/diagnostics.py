@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import orjson
 
 from musetui.core.model import Diagnostic
-from musetui.core.safetext import escape_name, json_bytes, one_line, unescape_name
+from musetui.core.safetext import escape_name, json_bytes, json_name, one_line, unescape_name
 
 __all__ = [
     "Group",
@@ -25,7 +25,6 @@ __all__ = [
     "escape_name",
     "group",
     "internal_error",
-    "json_name",
     "stderr_lines",
     "unescape_name",
 ]
@@ -51,19 +50,6 @@ def internal_error(path: str, exc: BaseException, line: int = 0) -> Diagnostic:
     if len(msg) > MAX_ERROR_CHARS:
         msg = msg[: MAX_ERROR_CHARS - 1] + "…"
     return Diagnostic(path, line, f"internal error: {type(exc).__name__}: {msg}" if msg else f"internal error: {type(exc).__name__}")
-
-
-def json_name(text: str) -> str:
-    """A path as JSON can carry it: bytes that are not UTF-8 become the four characters ``\\xNN``.
-
-    Everything else is kept as it is (JSON escapes controls itself); such a name is the only
-    case where the JSON ``path`` differs from the file name, and ``show`` accepts it as printed.
-    """
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return "".join(f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else (c if not 0xD800 <= ord(c) <= 0xDFFF else f"\\u{ord(c):04x}") for c in text)
-    return text
 
 
 def json_safe(value: object) -> object:

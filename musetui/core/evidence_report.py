@@ -12,7 +12,6 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
-import html
 import os
 import time
 from collections import Counter
@@ -21,10 +20,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from musetui import __version__
+from musetui.core.fingerprints.catalogue import catalogue_digest
 from musetui.core.model import Diagnostic, SessionSummary, iso
-from musetui.core.palette import PAGE_COLOURS
 from musetui.core.report import session_markdown
-from musetui.core.safetext import escape_name, md_code, md_text, strip_controls
+from musetui.core.report_html import colour, esc, esc_name
+from musetui.core.safetext import escape_name, md_code, md_text
 from musetui.core.walk import FileEntry
 
 if TYPE_CHECKING:
@@ -33,8 +33,6 @@ if TYPE_CHECKING:
 #: Flags in the order a reader should look at them (outliers first).
 FLAG_ORDER = ("outlier", "declared-mismatch", "mixed-providers", "imitation-id", "time-mismatch", "truncated-blob")
 
-#: Provider colours on a white page (one table with the app's: :mod:`musetui.core.palette`).
-REPORT_COLOURS: dict[str, str] = PAGE_COLOURS
 
 
 @dataclass(slots=True)
@@ -62,22 +60,6 @@ class ReportData:
     catalogue: str = ""
     generated_at: float = 0.0
     custody: Custody | None = None  # the chain of custody (examiner, command line, filters …)
-
-
-def catalogue_digest() -> str:
-    """sha256 of the model catalogue in use: the built-in file, then the user's override if present."""
-    from musetui.core.fingerprints.catalogue import BUILTIN_PATH, CATALOGUE_FILE, default_config_dir
-
-    h = hashlib.sha256()
-    names = []
-    for label, path in (("builtin", BUILTIN_PATH), ("user", default_config_dir() / CATALOGUE_FILE)):
-        try:
-            data = path.read_bytes()
-        except OSError:
-            continue
-        h.update(label.encode() + b"\0" + data + b"\0")
-        names.append(label)
-    return f"sha256:{h.hexdigest()} ({' + '.join(names) or 'none'})"
 
 
 def hash_file(path: str, size: int) -> tuple[str, str]:
@@ -329,21 +311,6 @@ def sealed(head: str, tail: str, line: Callable[[str], str]) -> str:
 
 
 # ---------------------------------------------------------------- HTML
-
-
-def esc(text: object) -> str:
-    """HTML-escape text (quotes included) after stripping control and invisible characters."""
-    return html.escape(strip_controls(str(text)), quote=True)
-
-
-def esc_name(text: object) -> str:
-    """HTML-escape a name (path, id, model), its invisible characters shown (see :func:`musetui.core.safetext.escape_name`)."""
-    return html.escape(escape_name(str(text)), quote=True)
-
-
-def colour(provider: str) -> str:
-    """The report colour of a provider (grey for an unknown name)."""
-    return REPORT_COLOURS.get(provider, REPORT_COLOURS["unknown"])
 
 
 #: Click a header to sort its table; numbers sort as numbers (cells may carry data-v).

@@ -326,7 +326,7 @@ class SessionSummary:
             extra = [e.record() for e in a.evidence if e.detector == "outlier"]
             rec["evidence"] = extra + [e for e in rec["evidence"] if e["detector"] != "outlier"]
             return rec
-        from musetui.core.diagnostics import json_name
+        from musetui.core.safetext import json_name
 
         return {
             "root": json_name(self.root_dir),

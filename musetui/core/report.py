@@ -252,7 +252,7 @@ def session_json(s: SessionSummary, root: str | None = None) -> dict[str, object
         ``modified``; null values when unreadable now), ``format_rule``, ``notes`` and
         ``item`` (null: see :func:`item_json`).
     """
-    from musetui.core.diagnostics import json_name
+    from musetui.core.safetext import json_name
 
     record = s.record()
     if root is not None:

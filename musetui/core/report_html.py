@@ -2,23 +2,43 @@
 
 The same facts as ``musetui show`` (:mod:`musetui.core.report`), each taken from the summary and
 rendered as HTML elements. Every piece of transcript text goes through the report's
-:func:`~musetui.core.evidence_report.esc` (controls stripped, ``html.escape``), so nothing a
-transcript holds is ever interpreted. Imported by :func:`~musetui.core.evidence_report.render_html`
-when it runs.
+:func:`esc` below (controls stripped, ``html.escape``), so nothing a transcript holds is ever
+interpreted. The report's escapers and provider colours live here, and
+:mod:`musetui.core.evidence_report` takes them from this module.
 """
 
 from __future__ import annotations
 
+import html
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from musetui.core.evidence_report import colour, esc
 from musetui.core.fingerprints.types import Decoded
 from musetui.core.model import Item, SessionSummary, fmt_gap, iso
+from musetui.core.palette import PAGE_COLOURS
 from musetui.core.reasons import flag_sentences
 from musetui.core.report import RAW_LIMIT, verdict_line
-from musetui.core.safetext import escape_name
+from musetui.core.safetext import escape_name, strip_controls
+
+#: Provider colours on a white page (one table with the app's: :mod:`musetui.core.palette`).
+REPORT_COLOURS: dict[str, str] = PAGE_COLOURS
+
+
+def esc(text: object) -> str:
+    """HTML-escape text (quotes included) after stripping control and invisible characters."""
+    return html.escape(strip_controls(str(text)), quote=True)
+
+
+def esc_name(text: object) -> str:
+    """HTML-escape a name (path, id, model), its invisible characters shown (see :func:`musetui.core.safetext.escape_name`)."""
+    return html.escape(escape_name(str(text)), quote=True)
+
+
+def colour(provider: str) -> str:
+    """The report colour of a provider (grey for an unknown name)."""
+    return REPORT_COLOURS.get(provider, REPORT_COLOURS["unknown"])
+
 
 #: Flagged sessions whose strongest line of evidence is shown raw (the rest list it by line number).
 RAW_SESSIONS = 200

@@ -35,6 +35,7 @@ __all__ = [
     "drop_invisible",
     "escape_name",
     "json_bytes",
+    "json_name",
     "md_block",
     "md_code",
     "md_text",
@@ -350,3 +351,16 @@ def md_block(text: str, info: str = "") -> list[str]:
     longest = max((len(r) for r in re.findall("`+", body)), default=0) if "`" in body else 0
     fence = "`" * max(3, longest + 1)
     return [fence + info, body, fence]
+
+
+def json_name(text: str) -> str:
+    """A path as JSON can carry it: bytes that are not UTF-8 become the four characters ``\\xNN``.
+
+    Everything else is kept as it is (JSON escapes controls itself); such a name is the only
+    case where the JSON ``path`` differs from the file name, and ``show`` accepts it as printed.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return "".join(f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else (c if not 0xD800 <= ord(c) <= 0xDFFF else f"\\u{ord(c):04x}") for c in text)
+    return text

@@ -94,7 +94,7 @@ class FirstSeen:
 
     def record(self) -> dict[str, Any]:
         """The inner object of ``{"first_seen": ...}`` (docs/cli.md: "A timeline")."""
-        from musetui.core.diagnostics import json_name
+        from musetui.core.safetext import json_name
 
         r = self.row
         return {

@@ -20,14 +20,6 @@ NOT_YET_BROKEN: dict[frozenset[str], str] = {
     }): "the format registry imports every format, and http_capture (sniff_first, sources.build_items) "
     "and zones.for_format (filling BY_FORMAT) import the registry back: hand them the registry's "
     "lookups instead of importing it",
-    frozenset({"musetui.core.model", "musetui.core.reasons", "musetui.core.diagnostics"}): (
-        "model.SessionSummary.record imports diagnostics.json_name, and diagnostics imports model.Diagnostic: "
-        "json_name belongs in safetext (a leaf), beside escape_name"
-    ),
-    frozenset({"musetui.core.custody", "musetui.core.evidence_report", "musetui.core.report_html"}): (
-        "custody imports evidence_report.catalogue_digest and report_html imports its esc and colour, while "
-        "evidence_report imports both: those three belong in the modules that use them, or a leaf"
-    ),
 }
 
 

@@ -158,7 +158,7 @@ def _check_tree(tmp: Path, tree: list[tuple[str, bytes]], capsys: pytest.Capture
     recs = [orjson.loads(x) for x in outputs[0].splitlines()]
     gen_paths = sorted(r["path"] for r in recs if str(r["path"]).startswith("gen/"))
     expect = sorted("gen/" + name for name, _ in tree if not name.endswith((".txt", ".log")))
-    from musetui.core.diagnostics import json_name
+    from musetui.core.safetext import json_name
 
     assert [p for p in gen_paths if not p.endswith((".txt", ".log"))] == [json_name(p) for p in expect]
     for r in recs:

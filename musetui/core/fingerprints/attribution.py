@@ -12,7 +12,6 @@ from operator import attrgetter
 from typing import Any
 
 from musetui.core._pickling import reduce_by_fields
-from musetui.core.diagnostics import json_name
 from musetui.core.fingerprints.types import Decoded
 from musetui.core.model import HOSTS, PROVIDERS, Attribution, Evidence, SessionSummary, fmt_gap, iso
 from musetui.core.reasons import (
@@ -23,6 +22,7 @@ from musetui.core.reasons import (
     Reason,
     short_value,
 )
+from musetui.core.safetext import json_name
 from musetui.core.sources.zones import ZONE_NAMES
 
 #: Evidence minted this many seconds *after* the line that records it is impossible.

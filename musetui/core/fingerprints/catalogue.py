@@ -9,6 +9,7 @@ Nothing is read at import time; the built-in part is cached after the first load
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 import tomllib
 from collections.abc import Iterator, Sequence
@@ -307,3 +308,17 @@ def load_catalogue(config_dir: Path | None = None) -> Catalogue:
         [*t.headers, *base.headers],
         [*t.upstreams, *base.upstreams],
     )
+
+
+def catalogue_digest() -> str:
+    """sha256 of the model catalogue in use: the built-in file, then the user's override if present."""
+    h = hashlib.sha256()
+    names = []
+    for label, path in (("builtin", BUILTIN_PATH), ("user", default_config_dir() / CATALOGUE_FILE)):
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        h.update(label.encode() + b"\0" + data + b"\0")
+        names.append(label)
+    return f"sha256:{h.hexdigest()} ({' + '.join(names) or 'none'})"

@@ -50,7 +50,7 @@ class Hit:
         ``root`` here is the absolute root (a file root's directory); the command line puts
         the PATH argument as given. Names that are not UTF-8 are escaped (see ``json_name``).
         """
-        from musetui.core.diagnostics import json_name
+        from musetui.core.safetext import json_name
 
         return {
             "root": json_name(os.path.dirname(self.root) if self.root == self.abspath else self.root),
