@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
-import orjson
-
+from musetui.core import jsonwalk
 from musetui.core.fingerprints import decoders as d
 from musetui.core.fingerprints import patterns
 from musetui.core.fingerprints.types import Decoded
@@ -367,42 +366,6 @@ def _candidates(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:
     return tuple(out)
 
 
-def walk(obj: Any, visit: Callable[[str, str | None, str], None], path: str = "", depth: int = 0) -> None:
-    """Call ``visit(value, key, path)`` for every string in ``obj``; keys are visited with value ``""``.
-
-    Strings holding JSON objects or arrays are parsed and walked too (path suffix ``<json>``).
-    """
-    if depth > 200:
-        return
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            sub = f"{path}.{k}" if path else str(k)
-            visit("", str(k), sub + "#key")
-            if isinstance(v, str):
-                visit(v, str(k), sub)
-                _maybe_json(v, visit, sub, depth)
-            elif isinstance(v, dict | list):
-                walk(v, visit, sub, depth + 1)
-    elif isinstance(obj, list):
-        parent_key = path.rsplit(".", 1)[-1] if path else None
-        for i, v in enumerate(obj):
-            sub = f"{path}[{i}]"
-            if isinstance(v, str):
-                visit(v, parent_key, sub)
-                _maybe_json(v, visit, sub, depth)
-            elif isinstance(v, dict | list):
-                walk(v, visit, sub, depth + 1)
-
-
-def _maybe_json(value: str, visit: Callable[[str, str | None, str], None], path: str, depth: int) -> None:
-    if len(value) >= 2 and value[0] in "{[" and value[-1] in "}]":
-        try:
-            inner = orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return
-        walk(inner, visit, path + "<json>", depth + 1)
-
-
 _KEY_SIGNALS = d.PRESENCE_KEYS
 
 
@@ -411,41 +374,53 @@ def walk_record(obj: Any) -> list[tuple[Decoded, str | None, str]]:
     out: list[tuple[Decoded, str | None, str]] = []
     seen: set[str] = set()
 
-    def visit(value: str, key: str | None, path: str) -> None:
-        if path.endswith("#key"):
+    if not isinstance(obj, dict | list):
+        return out
+    path_of = jsonwalk.path_of
+    for base, member, key, value, is_key, _depth in jsonwalk.entries(obj, scalars=False):
+        if is_key:
             if key in _KEY_SIGNALS and key not in seen:
                 seen.add(key)
-                parent = _lookup(obj, path[: -len("#key")])
-                got = d.decode_key(key, parent)
+                path = path_of(base, member)
+                got = d.decode_key(key, _lookup(obj, path))
                 if got is not None:
-                    out.append((got, key, path[: -len("#key")]))
-            return
-        if not value:
+                    out.append((got, key, path))
+        elif not value:
             if key in ("signature", "thoughtSignature") and "sig:" not in seen:
                 seen.add("sig:")
                 got = d.decode_signature_value("")
                 if got is not None:
-                    out.append((got, key, path))
-            return
-        if key in ("signature", "thoughtSignature") and value not in seen:
-            seen.add(value)
-            got = d.decode_signature_value(value)
-            if got is not None:
-                out.append((got, key, path))
-                return
-        for got in d.decode_string(value, key):
-            if got.value in seen:
-                continue
-            seen.add(got.value)
-            out.append((got, key, path))
-        if key == "model" and value.startswith("accounts/"):
-            got2 = d.decode_model_path(value)
-            if got2 is not None and value not in seen:
-                seen.add(value)
-                out.append((got2, key, path))
-
-    walk(obj, visit)
+                    out.append((got, key, path_of(base, member)))
+        else:
+            _visit_value(value, key, base, member, seen, out)
     return out
+
+
+def _visit_value(
+    value: str,
+    key: str | None,
+    base: str,
+    member: str | int | None,
+    seen: set[str],
+    out: list[tuple[Decoded, str | None, str]],
+) -> None:
+    """The artifacts of one non-empty string value at ``base``/``member`` (see :func:`walk_record`)."""
+    if key in ("signature", "thoughtSignature") and value not in seen:
+        seen.add(value)
+        got = d.decode_signature_value(value)
+        if got is not None:
+            out.append((got, key, jsonwalk.path_of(base, member)))
+            return
+    for got in d.decode_string(value, key):
+        if got.value in seen:
+            continue
+        seen.add(got.value)
+        out.append((got, key, jsonwalk.path_of(base, member)))
+    if key == "model" and value.startswith("accounts/"):
+        got2 = d.decode_model_path(value)
+        if got2 is not None and value not in seen:
+            seen.add(value)
+            out.append((got2, key, jsonwalk.path_of(base, member)))
 
 
 def _lookup(obj: Any, path: str) -> Any:
@@ -468,61 +443,29 @@ def _lookup(obj: Any, path: str) -> Any:
 def field_path(obj: Any, needle: str, key: str | None = None) -> str | None:
     """The path of the first string (or key, if ``key`` is given) in ``obj`` that contains ``needle``.
 
-    A targeted search: containers are entered only until the needle is found, and a
-    string holding JSON is parsed only when it contains the needle.
+    A targeted search: the walk stops at the first find, and a string holding JSON is
+    parsed only when it contains the needle (the find is then inside it, if it is there).
     """
+    if not isinstance(obj, dict | list):
+        return None
     return _find_path(obj, needle, key, "", 0)
 
 
 def _find_path(obj: Any, needle: str, key: str | None, path: str, depth: int) -> str | None:
-    # A path is spelled only for the branch that holds the needle (or the key). Exact types
-    # (what orjson builds) are tested first; subclasses take the isinstance branches.
-    if depth > 200:
-        return None
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            if key is not None and k == key:
-                return f"{path}.{k}" if path else str(k)
-            tv = type(v)
-            if tv is str:
-                if needle and needle in v:
-                    return _in_string(v, needle, key, f"{path}.{k}" if path else str(k), depth)
-            elif tv in _SCALARS:
-                continue
-            elif tv is dict or tv is list or isinstance(v, dict | list):
-                if v:
-                    found = _find_path(v, needle, key, f"{path}.{k}" if path else str(k), depth + 1)
-                    if found is not None:
-                        return found
-            elif isinstance(v, str) and needle and needle in v:
-                return _in_string(v, needle, key, f"{path}.{k}" if path else str(k), depth)
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            tv = type(v)
-            if tv is str or isinstance(v, str):
-                if needle and needle in v:
-                    return _in_string(v, needle, key, f"{path}[{i}]", depth)
-            elif tv in _SCALARS:
-                continue
-            elif isinstance(v, dict | list) and v:
-                found = _find_path(v, needle, key, f"{path}[{i}]", depth + 1)
-                if found is not None:
-                    return found
-    return None
-
-
-_SCALARS = frozenset({int, float, bool, type(None)})
-
-
-def _in_string(v: str, needle: str, key: str | None, sub: str, depth: int) -> str:
-    """The path of a string holding the needle: inside it when it holds JSON that has it."""
-    if len(v) > len(needle) and v[:1] in "{[" and v[-1:] in "}]":
-        try:
-            inner = orjson.loads(v)
-        except orjson.JSONDecodeError:
+    """:func:`field_path` below ``path`` (at ``depth``)."""
+    walk = jsonwalk.entries(obj, path, depth, keys=key is not None, scalars=False, json=False)
+    for base, member, k, v, is_key, level in walk:
+        if is_key:
+            if k == key:
+                return jsonwalk.path_of(base, member)
+        elif needle and needle in v:
+            sub = jsonwalk.path_of(base, member)
+            if len(v) > len(needle):
+                inner = jsonwalk.inner_json(v)
+                if inner is not None:
+                    return _find_path(inner, needle, key, sub + "<json>", level) or sub
             return sub
-        return _find_path(inner, needle, key, sub + "<json>", depth + 1) or sub
-    return sub
+    return None
 
 
 @dataclass(slots=True)
