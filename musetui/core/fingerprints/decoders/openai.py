@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from musetui.core.fingerprints import shapes
 from musetui.core.fingerprints.decoders._common import (
     _OPENAI_STACK,
     OPENAI_TIME_MAX,
@@ -167,161 +168,28 @@ def decode_openai_item_id(s: str) -> Decoded | None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Chat Completions ids and system_fingerprint (§4.5, §8)
+# Chat Completions ids and system_fingerprint (§4.5, §8): rows of the id-shape table
 # ---------------------------------------------------------------------------------------------
 
-_CHATCMPL_OPENAI_RE = re.compile(r"chatcmpl-[A-Za-z0-9]{29}")
-_CHATCMPL_HEX32_RE = re.compile(r"chatcmpl-[0-9a-f]{32}")
-_UUID4_BODY = r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
-_CHATCMPL_UUID_RE = re.compile(rf"chatcmpl-{_UUID4_BODY}")
-#: Self-hosted OpenAI-compatible servers (docs/fingerprints.md#self-hosted): Ollama's
-#: ``fmt.Sprintf("chatcmpl-%d", rand.Intn(999))``; llama.cpp's ``"chatcmpl-" + random_string()``
-#: (32 characters of [0-9A-Za-z]).
-_CHATCMPL_OLLAMA_RE = re.compile(r"chatcmpl-[0-9]{1,3}")
-_CHATCMPL_LLAMACPP_RE = re.compile(r"chatcmpl-[A-Za-z0-9]{32}")
+def _by_table(detector: str, s: str) -> Decoded | None:
+    """The first row of the id-shape table (``shapes.toml``) for ``detector`` that ``s`` fits."""
+    for row in shapes.table().of(detector):
+        got = row.decode(s)
+        if got is not None:
+            return got
+    return None
 
 
 def decode_chatcmpl_id(s: str) -> Decoded | None:
     """Classify a Chat Completions ``chatcmpl-`` id by shape (§4.5, §8.2, §8.4); opaque, no time."""
     if not s.startswith("chatcmpl-") or s.startswith("chatcmpl-tool-"):
         return None
-    if _CHATCMPL_OPENAI_RE.fullmatch(s):
-        return Decoded(
-            detector="chatcmpl-id",
-            value=s,
-            provider="openai",
-            host=None,
-            strength="medium",
-            tag="verified",
-            fields=(("shape", "chatcmpl- + 29 base62"),),
-            meaning="OpenAI Chat Completions id shape (OpenAI or Azure); opaque, carries no time",
-            shape="chatcmpl-+29",
-        )
-    if _CHATCMPL_HEX32_RE.fullmatch(s):
-        return Decoded(
-            detector="chatcmpl-id",
-            value=s,
-            provider=None,
-            host=None,
-            strength="weak",
-            tag="source",
-            fields=(("shape", "chatcmpl- + 32 hex"),),
-            meaning="chatcmpl- + 32 hex: Fireworks-like (vLLM-style servers mint the same shape)",
-            shape="chatcmpl-+32hex",
-        )
-    if _CHATCMPL_OLLAMA_RE.fullmatch(s):
-        return Decoded(
-            detector="chatcmpl-id",
-            value=s,
-            provider=None,
-            host=None,
-            strength="weak",
-            tag="source",
-            fields=(("shape", "chatcmpl- + a number below 999"),),
-            meaning="chatcmpl- + a number below 999: Ollama's OpenAI-compatible server (self-hosted)",
-            shape="chatcmpl-+digits",
-        )
-    if _CHATCMPL_LLAMACPP_RE.fullmatch(s):
-        return Decoded(
-            detector="chatcmpl-id",
-            value=s,
-            provider=None,
-            host=None,
-            strength="weak",
-            tag="source",
-            fields=(("shape", "chatcmpl- + 32 base62"),),
-            meaning="chatcmpl- + 32 base62: llama.cpp's server (self-hosted)",
-            shape="chatcmpl-+32b62",
-        )
-    if _CHATCMPL_UUID_RE.fullmatch(s):
-        return Decoded(
-            detector="chatcmpl-id",
-            value=s,
-            provider=None,
-            host=None,
-            strength="weak",
-            tag="verified",
-            fields=(("shape", "chatcmpl- + uuid4"),),
-            meaning="chatcmpl- + uuid4: Groq/Cerebras-like OpenAI-compatible server",
-            shape="chatcmpl-+uuid4",
-        )
-    return None
-
-
-_FP10_RE = re.compile(r"fp_[0-9a-f]{10}")
-_FP_DEEPSEEK_RE = re.compile(r"fp_[0-9a-f]{10}_prod[A-Za-z0-9_]*")
-_FP20_RE = re.compile(r"fp_[0-9a-f]{20}")
-
-
-#: llama.cpp's ``build_info``: "b" + build number + "-" + commit (b4963-02082f15).
-_LLAMACPP_BUILD_RE = re.compile(r"b[0-9]{1,6}-[0-9a-f]{7,12}")
+    return _by_table("chatcmpl-id", s)
 
 
 def classify_system_fingerprint(s: str) -> Decoded | None:
     """Classify a ``system_fingerprint`` value; only the unusual shapes are informative (§4.5)."""
-    if _LLAMACPP_BUILD_RE.fullmatch(s):
-        return Decoded(
-            detector="system-fingerprint",
-            value=s,
-            provider=None,
-            host=None,
-            strength="weak",
-            tag="source",
-            fields=(("shape", "b<build>-<commit>"),),
-            meaning="llama.cpp server build as system_fingerprint (self-hosted)",
-            shape="llama.cpp-build",
-        )
-    if not s.startswith("fp_"):
-        return None
-    if s == "fp_ollama":
-        return Decoded(
-            detector="system-fingerprint",
-            value=s,
-            provider=None,
-            host=None,
-            strength="weak",
-            tag="source",
-            fields=(("shape", "fp_ollama"),),
-            meaning="fp_ollama: Ollama's OpenAI-compatible server (self-hosted)",
-            shape="fp_ollama",
-        )
-    if _FP10_RE.fullmatch(s):
-        return Decoded(
-            detector="system-fingerprint",
-            value=s,
-            provider=None,
-            host=None,
-            strength="weak",
-            tag="verified",
-            fields=(("shape", "fp_ + 10 hex"),),
-            meaning="fp_ + 10 hex: OpenAI's shape, also copied by xAI and Groq: weak",
-            shape="fp_+10hex",
-        )
-    if _FP_DEEPSEEK_RE.fullmatch(s):
-        return Decoded(
-            detector="system-fingerprint",
-            value=s,
-            provider="deepseek",
-            host=None,
-            strength="strong",
-            tag="verified",
-            fields=(("shape", "fp_ + 10 hex + _prod…"), ("build", s[14:])),
-            meaning="fp_<10hex>_prod… system_fingerprint: DeepSeek",
-            shape="fp_+10hex_prod",
-        )
-    if _FP20_RE.fullmatch(s):
-        return Decoded(
-            detector="system-fingerprint",
-            value=s,
-            provider=None,
-            host=None,
-            strength="weak",
-            tag="verified",
-            fields=(("shape", "fp_ + 20 hex"),),
-            meaning="fp_ + 20 hex: Cerebras-like system_fingerprint",
-            shape="fp_+20hex",
-        )
-    return None
+    return _by_table("system-fingerprint", s)
 
 
 # ---------------------------------------------------------------------------------------------
