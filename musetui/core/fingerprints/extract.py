@@ -154,110 +154,132 @@ def raw_hits(
     if seen is None:
         seen = set()
     u, k, g, s = _candidates(data) if finder is None else finder(data)
-    # Time-less shapes decode the same way for every value of one shape: decode once per
-    # process, reuse (for another value, the shared decode is carried with the raw value).
-    by_shape = _BY_SHAPE
-    if len(by_shape) > _MAX_SHAPES:
-        by_shape.clear()
+    if len(_BY_SHAPE) > _MAX_SHAPES:
+        _BY_SHAPE.clear()
     here: dict[tuple[str | None, bytes, int], Decoded] = {}  # this file's decode of each shape met
-    seen_add = seen.add
     id_groups = _ID_GROUPS
-    key_chars = _KEY_CHARS
-    lower = _LOWER
-
     for m in chain(u, k):
         group = m.lastgroup
-        start = m.start()
-        decoded: Decoded | None
-        key: str | None = None
-        if group in id_groups:
-            lo = start - 10 if start > 10 else 0
-            tstart = lo + len(data[lo:start].rstrip(lower))  # _token_start
-            if tstart == start or (tstart > 0 and data[tstart - 1] in key_chars):
-                continue
-            raw = data[tstart : m.end(group)]
-            if raw in seen:
-                continue
-            seen_add(raw)
-            pos = tstart
-            prefix = data[tstart:start]
-            if group == "b58" and _random_anthropic(raw, start - tstart):
-                # Not a UUIDv7 and within 128 bits: decodes like every other random id of this shape.
-                skey = (group, prefix, len(raw))
-                base = here.get(skey)
-                if base is not None:
-                    yield base, pos, None, raw
-                    continue
-                if skey in by_shape:
-                    base = by_shape[skey]
-                    if base is not None:  # this file's first of the shape: as its own decode would be
-                        here[skey] = base = base.with_value(raw.decode("ascii", "replace"))
-                        yield base, pos, None, None
-                    continue
-                decoded = _decode_id(raw.decode("ascii", "replace"))
-                if decoded is not None and decoded.time is None and not decoded.problems:
-                    by_shape[skey] = here[skey] = decoded
-            elif prefix == b"call":
-                # an id without upper case is its own class (a compatible server's look-alike)
-                skey = (group if raw.lower() != raw else "lower", prefix, len(raw))
-                base = here.get(skey)
-                if base is not None:
-                    yield base, pos, None, raw
-                    continue
-                if skey in by_shape:
-                    base = by_shape[skey]
-                    if base is not None:
-                        here[skey] = base = base.with_value(raw.decode("ascii", "replace"))
-                        yield base, pos, None, None
-                    continue
-                decoded = _decode_id(raw.decode("ascii", "replace"))
-                if decoded is None or (decoded.time is None and not decoded.problems):
-                    by_shape[skey] = decoded
-                    if decoded is not None:
-                        here[skey] = decoded
-            else:
-                decoded = _decode_id(raw.decode("ascii", "replace"))
-        elif group == "kval":
-            kstart = _key_start(data, start)
-            keyb = data[kstart : m.end("key")]
-            val = m.group("kval")
-            tag = keyb + b"=" + (b"null" if val == b"null" else b"set")
-            if tag in seen:
-                continue
-            seen_add(tag)
-            key = keyb.decode("ascii", "replace")
-            decoded = d.decode_key(key, None if val == b"null" else "…")
-            pos = kstart
-        elif group == "tag":
-            if b"gpt_responses_v1" in seen:
-                continue
-            seen_add(b"gpt_responses_v1")
-            found = [x for x in d.decode_string("gpt_responses_v1") if x.detector == "muse-gpt-responses-tag"]
-            decoded = found[0] if found else None
-            pos = _token_start(data, start)
-        elif group == "idv":
-            raw = m.group("idv")
-            if raw in seen:
-                continue
-            seen_add(raw)
-            kstart = _key_start(data, start)
-            key = data[kstart : start + 3].decode("ascii", "replace")
-            decoded = d.classify_tool_id(raw.decode("ascii", "replace"))
-            pos = m.start("idv")
+        if group is not None and group in id_groups:
+            hit = _id_hit(data, m, group, seen, here)
         else:
-            continue
-        if decoded is not None:
-            yield decoded, pos, key, None
+            hit = _key_hit(data, m, group, seen)
+        if hit is not None:
+            yield hit
+    yield from _fernet_hits(g, seen)
+    yield from _signature_hits(data, s, seen, keys)
 
+
+def _id_hit(
+    data: bytes,
+    m: re.Match[bytes],
+    group: str,
+    seen: set[bytes],
+    here: dict[tuple[str | None, bytes, int], Decoded],
+) -> RawHit | None:
+    """An id body after a lowercase prefix (``rs_…``, ``call_…``, ``toolu_01…``), once per value."""
+    start = m.start()
+    lo = start - 10 if start > 10 else 0
+    tstart = lo + len(data[lo:start].rstrip(_LOWER))  # _token_start
+    if tstart == start or (tstart > 0 and data[tstart - 1] in _KEY_CHARS):
+        return None
+    raw = data[tstart : m.end(group)]
+    if raw in seen:
+        return None
+    seen.add(raw)
+    prefix = data[tstart:start]
+    if group == "b58" and _random_anthropic(raw, start - tstart):
+        # Not a UUIDv7 and within 128 bits: decodes like every other random id of this shape.
+        return _shared_shape((group, prefix, len(raw)), raw, tstart, here, cache_none=False)
+    if prefix == b"call":
+        # an id without upper case is its own class (a compatible server's look-alike)
+        skey = (group if raw.lower() != raw else "lower", prefix, len(raw))
+        return _shared_shape(skey, raw, tstart, here, cache_none=True)
+    decoded = _decode_id(raw.decode("ascii", "replace"))
+    return None if decoded is None else (decoded, tstart, None, None)
+
+
+def _shared_shape(
+    skey: tuple[str | None, bytes, int],
+    raw: bytes,
+    pos: int,
+    here: dict[tuple[str | None, bytes, int], Decoded],
+    cache_none: bool,
+) -> RawHit | None:
+    """A time-less id shape decodes the same way for every value: decode once per process, reuse.
+
+    For another value of a shape this file already met, the shared decode is carried with the
+    raw value; the file's first value of a shape gets its own decode, as decoding would give.
+    ``cache_none`` remembers a shape that decodes to nothing too.
+    """
+    base = here.get(skey)
+    if base is not None:
+        return base, pos, None, raw
+    if skey in _BY_SHAPE:
+        base = _BY_SHAPE[skey]
+        if base is None:
+            return None
+        here[skey] = base = base.with_value(raw.decode("ascii", "replace"))
+        return base, pos, None, None
+    decoded = _decode_id(raw.decode("ascii", "replace"))
+    if decoded is None:
+        if cache_none:
+            _BY_SHAPE[skey] = None
+        return None
+    if decoded.time is None and not decoded.problems:
+        _BY_SHAPE[skey] = here[skey] = decoded
+    return decoded, pos, None, None
+
+
+def _key_hit(data: bytes, m: re.Match[bytes], group: str | None, seen: set[bytes]) -> RawHit | None:
+    """A key whose presence is evidence, the Muse wrapper tag, or a weak tool id under an ``*_id`` key."""
+    start = m.start()
+    key: str | None = None
+    if group == "kval":
+        kstart = _key_start(data, start)
+        keyb = data[kstart : m.end("key")]
+        val = m.group("kval")
+        tag = keyb + b"=" + (b"null" if val == b"null" else b"set")
+        if tag in seen:
+            return None
+        seen.add(tag)
+        key = keyb.decode("ascii", "replace")
+        decoded = d.decode_key(key, None if val == b"null" else "…")
+        pos = kstart
+    elif group == "tag":
+        if b"gpt_responses_v1" in seen:
+            return None
+        seen.add(b"gpt_responses_v1")
+        found = [x for x in d.decode_string("gpt_responses_v1") if x.detector == "muse-gpt-responses-tag"]
+        decoded = found[0] if found else None
+        pos = _token_start(data, start)
+    elif group == "idv":
+        raw = m.group("idv")
+        if raw in seen:
+            return None
+        seen.add(raw)
+        key = data[_key_start(data, start) : start + 3].decode("ascii", "replace")
+        decoded = d.classify_tool_id(raw.decode("ascii", "replace"))
+        pos = m.start("idv")
+    else:
+        return None
+    return None if decoded is None else (decoded, pos, key, None)
+
+
+def _fernet_hits(g: Iterable[re.Match[bytes]], seen: set[bytes]) -> Iterator[RawHit]:
+    """The ``gAAAAA…`` tokens of the Fernet pass, once per value."""
     for m in g:
         raw = m.group()
         if raw in seen:
             continue
-        seen_add(raw)
+        seen.add(raw)
         decoded = d.decode_fernet(raw.decode("ascii"))
         if decoded is not None:
             yield decoded, m.start(), None, None
 
+
+def _signature_hits(data: bytes, s: Iterable[re.Match[bytes]], seen: set[bytes], keys: bool) -> Iterator[RawHit]:
+    """The ``signature`` values; every empty one counts (unsigned reasoning) and decodes alike."""
     empty: Decoded | None = None
     for m in s:
         raw = m.group("sig")
@@ -265,12 +287,12 @@ def raw_hits(
             sig_tag = b"sig:" + raw[:200]
             if sig_tag in seen:
                 continue
-            seen_add(sig_tag)
+            seen.add(sig_tag)
             decoded = d.decode_signature_value(raw.decode("utf-8", "replace"))
             if decoded is not None and decoded.value.encode("utf-8", "replace") in seen:
                 continue  # the token inside the wrapper was already found by the Fernet pass
-        else:  # every empty signature counts (unsigned reasoning), and decodes alike
-            seen_add(b"sig:")
+        else:
+            seen.add(b"sig:")
             if empty is None:
                 empty = d.decode_signature_value("")
             decoded = empty
