@@ -58,6 +58,46 @@ _MARKER_RE = re.compile(r"81[0-9a-f]{2}")
 _MARKER_CODEX = "87d1"
 
 
+#: What an id body holds and what its checks found: layout, time, marker, store byte, the
+#: fields to show, the failed checks and their reasons.
+_ItemId = tuple[str, int, str, str, list[tuple[str, str]], list[str], list[str]]
+
+
+def _read_item_id(item_type: str, body: str) -> _ItemId:
+    """Read the layout (new50, legacy48, old32) of an id body, its fields and its failed checks."""
+    if len(body) == 50:
+        layout, ts, marker, store = "new50", int(body[18:26], 16), body[30:34], body[16:18]
+    else:
+        layout, ts, marker, store = ("legacy48" if len(body) == 48 else "old32"), int(body[0:8], 16), body[12:16], ""
+    problems: list[str] = []
+    reasons: list[str] = []
+    fields = [("layout", layout), ("item type", item_type), ("minted", _iso_s(ts))]
+    if not OPENAI_TIME_MIN <= ts <= OPENAI_TIME_MAX:
+        problems.append("implausible-time")
+        reasons.append(f"time {_date(ts)} is implausible")
+    if marker == _MARKER_CODEX:
+        fields.append(("marker", f"{marker} (seen only in 2026-08/09 Codex lines: medium)"))
+    else:
+        fields.append(("marker", marker))
+        if _MARKER_RE.fullmatch(marker) is None:
+            problems.append("bad-marker")
+            reasons.append(f"marker {marker} is not 81xx")
+    if layout == "new50":
+        if store == "00" or store == "01":
+            fields.append(("store byte", f"{store} (store:{'true' if store == '00' else 'false'})"))
+        else:
+            fields.append(("store byte", f"{store} (not 00/01)"))
+            problems.append("bad-store-byte")
+            reasons.append(f"store byte {store} is not 00/01")
+        fields.append(("conversation key", body[0:16]))
+    elif layout == "legacy48":
+        fields.append(("response suffix", body[32:48]))
+    return layout, ts, marker, store, fields, problems, reasons
+
+
+_STORE_NOTES = {"00": ", store byte 00 (the request had store:true)", "01": ", store byte 01 (store:false)"}
+
+
 def decode_openai_item_id(s: str) -> Decoded | None:
     """Decode an OpenAI Responses id (legacy48, new50 or the old 32-hex form) and judge it (§4.1).
 
@@ -68,51 +108,8 @@ def decode_openai_item_id(s: str) -> Decoded | None:
     if m is None:
         return None
     prefix, body = m.group(1), m.group(2)
-    n = len(body)
     item_type = OPENAI_ITEM_TYPES[prefix]
-    problems: list[str] = []
-    reasons: list[str] = []
-    fields: list[tuple[str, str]] = []
-    store = ""
-    if n == 50:
-        layout = "new50"
-        key = body[0:16]
-        store = body[16:18]
-        ts = int(body[18:26], 16)
-        marker = body[30:34]
-    else:
-        layout = "legacy48" if n == 48 else "old32"
-        key = ""
-        ts = int(body[0:8], 16)
-        marker = body[12:16]
-    fields.append(("layout", layout))
-    fields.append(("item type", item_type))
-    minted = _iso_s(ts)
-    fields.append(("minted", minted))
-    if not OPENAI_TIME_MIN <= ts <= OPENAI_TIME_MAX:
-        problems.append("implausible-time")
-        reasons.append(f"time {_date(ts)} is implausible")
-    codex_marker = marker == _MARKER_CODEX
-    if codex_marker:
-        fields.append(("marker", f"{marker} (seen only in 2026-08/09 Codex lines: medium)"))
-    else:
-        fields.append(("marker", marker))
-        if _MARKER_RE.fullmatch(marker) is None:
-            problems.append("bad-marker")
-            reasons.append(f"marker {marker} is not 81xx")
-    if layout == "new50":
-        if store == "00":
-            fields.append(("store byte", "00 (store:true)"))
-        elif store == "01":
-            fields.append(("store byte", "01 (store:false)"))
-        else:
-            fields.append(("store byte", f"{store} (not 00/01)"))
-            problems.append("bad-store-byte")
-            reasons.append(f"store byte {store} is not 00/01")
-        fields.append(("conversation key", key))
-    elif layout == "legacy48":
-        fields.append(("response suffix", body[32:48]))
-
+    layout, ts, marker, store, fields, problems, reasons = _read_item_id(item_type, body)
     if problems:
         if layout == "old32":
             return None  # the optional 32-hex form is only accepted when it checks out [guess]
@@ -121,7 +118,7 @@ def decode_openai_item_id(s: str) -> Decoded | None:
             if prefix == "resp" and layout == "legacy48"
             else "imitation (re-implemented or hand-written id)"
         )
-        meaning = f"{prefix}_ + {n} hex but {' and '.join(reasons)}: {who}"
+        meaning = f"{prefix}_ + {len(body)} hex but {' and '.join(reasons)}: {who}"
         return Decoded(
             detector="openai-item-id",
             value=s,
@@ -135,22 +132,11 @@ def decode_openai_item_id(s: str) -> Decoded | None:
             problems=tuple(problems),
             shape=layout,
         )
-
-    strength: Strength = "strong"
-    tag: Tag = "verified"
-    if codex_marker:
-        strength = "medium"
-    if layout == "old32":
-        strength = "medium"
-        tag = "guess"
-    store_note = ""
-    if store == "00":
-        store_note = ", store byte 00 (the request had store:true)"
-    elif store == "01":
-        store_note = ", store byte 01 (store:false)"
+    strength: Strength = "medium" if marker == _MARKER_CODEX or layout == "old32" else "strong"
+    tag: Tag = "guess" if layout == "old32" else "verified"
     meaning = (
-        f"OpenAI Responses {item_type} id ({layout}) minted {minted}, marker {marker}"
-        f"{store_note}: {_OPENAI_STACK}"
+        f"OpenAI Responses {item_type} id ({layout}) minted {_iso_s(ts)}, marker {marker}"
+        f"{_STORE_NOTES.get(store, '')}: {_OPENAI_STACK}"
     )
     return Decoded(
         detector="openai-item-id",
