@@ -22,7 +22,7 @@ from typing import Any
 
 from musetui.core import jsonwalk
 from musetui.core.fingerprints import decoders as d
-from musetui.core.fingerprints import patterns
+from musetui.core.fingerprints import patterns, shapes
 from musetui.core.fingerprints.types import Decoded
 
 #: The ``_``-anchored pass: id bodies after a prefix, the Muse wrapper tag, weak tool ids
@@ -346,8 +346,9 @@ def _database() -> tuple[Any, list[tuple[int, int]]]:
 
 
 def prepare() -> None:
-    """Compile the candidate database now (once per process; forked workers inherit it)."""
+    """Compile the candidate database and read the id-shape table now (once per process; forked workers inherit both)."""
     _database()
+    shapes.table()
 
 
 def _candidates(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:
@@ -465,29 +466,10 @@ def _lookup(obj: Any, path: str) -> Any:
 def field_path(obj: Any, needle: str, key: str | None = None) -> str | None:
     """The path of the first string (or key, if ``key`` is given) in ``obj`` that contains ``needle``.
 
-    A targeted search: the walk stops at the first find, and a string holding JSON is
-    parsed only when it contains the needle (the find is then inside it, if it is there).
+    A targeted search (:func:`musetui.core.jsonwalk.find_path`): the walk stops at the first
+    find, and a string holding JSON is parsed only when it contains the needle.
     """
-    if not isinstance(obj, dict | list):
-        return None
-    return _find_path(obj, needle, key, "", 0)
-
-
-def _find_path(obj: Any, needle: str, key: str | None, path: str, depth: int) -> str | None:
-    """:func:`field_path` below ``path`` (at ``depth``)."""
-    walk = jsonwalk.entries(obj, path, depth, keys=key is not None, scalars=False, json=False)
-    for base, member, k, v, is_key, level in walk:
-        if is_key:
-            if k == key:
-                return jsonwalk.path_of(base, member)
-        elif needle and needle in v:
-            sub = jsonwalk.path_of(base, member)
-            if len(v) > len(needle):
-                inner = jsonwalk.inner_json(v)
-                if inner is not None:
-                    return _find_path(inner, needle, key, sub + "<json>", level) or sub
-            return sub
-    return None
+    return jsonwalk.find_path(obj, needle, key)
 
 
 @dataclass(slots=True)
