@@ -157,46 +157,54 @@ def raw_hits(
     if len(_BY_SHAPE) > _MAX_SHAPES:
         _BY_SHAPE.clear()
     here: dict[tuple[str | None, bytes, int], Decoded] = {}  # this file's decode of each shape met
+    seen_add = seen.add
     id_groups = _ID_GROUPS
+    key_chars = _KEY_CHARS
+    lower = _LOWER
     for m in chain(u, k):
         group = m.lastgroup
-        if group is not None and group in id_groups:
-            hit = _id_hit(data, m, group, seen, here)
-        else:
+        if group == "kval":  # a key whose presence is evidence: once per key and null-ness
+            kstart = _key_start(data, m.start())
+            keyb = data[kstart : m.end("key")]
+            val = m.group("kval")
+            tag = keyb + (b"=null" if val == b"null" else b"=set")
+            if tag not in seen:
+                seen_add(tag)
+                key = keyb.decode("ascii", "replace")
+                decoded = d.decode_key(key, None if val == b"null" else "…")
+                if decoded is not None:
+                    yield decoded, kstart, key, None
+            continue
+        if group is None or group not in id_groups:
             hit = _key_hit(data, m, group, seen)
+            if hit is not None:
+                yield hit
+            continue
+        # an id body after a lowercase prefix (rs_…, call_…, toolu_01…), once per value
+        start = m.start()
+        lo = start - 10 if start > 10 else 0
+        tstart = lo + len(data[lo:start].rstrip(lower))  # _token_start
+        if tstart == start or (tstart > 0 and data[tstart - 1] in key_chars):
+            continue
+        raw = data[tstart : m.end(group)]
+        if raw in seen:
+            continue
+        seen_add(raw)
+        prefix = data[tstart:start]
+        if group == "b58" and _random_anthropic(raw, start - tstart):
+            # Not a UUIDv7 and within 128 bits: decodes like every other random id of this shape.
+            hit = _shared_shape((group, prefix, len(raw)), raw, tstart, here, cache_none=False)
+        elif prefix == b"call":
+            # an id without upper case is its own class (a compatible server's look-alike)
+            skey = (group if raw.lower() != raw else "lower", prefix, len(raw))
+            hit = _shared_shape(skey, raw, tstart, here, cache_none=True)
+        else:
+            decoded = _decode_id(raw.decode("ascii", "replace"))
+            hit = None if decoded is None else (decoded, tstart, None, None)
         if hit is not None:
             yield hit
     yield from _fernet_hits(g, seen)
     yield from _signature_hits(data, s, seen, keys)
-
-
-def _id_hit(
-    data: bytes,
-    m: re.Match[bytes],
-    group: str,
-    seen: set[bytes],
-    here: dict[tuple[str | None, bytes, int], Decoded],
-) -> RawHit | None:
-    """An id body after a lowercase prefix (``rs_…``, ``call_…``, ``toolu_01…``), once per value."""
-    start = m.start()
-    lo = start - 10 if start > 10 else 0
-    tstart = lo + len(data[lo:start].rstrip(_LOWER))  # _token_start
-    if tstart == start or (tstart > 0 and data[tstart - 1] in _KEY_CHARS):
-        return None
-    raw = data[tstart : m.end(group)]
-    if raw in seen:
-        return None
-    seen.add(raw)
-    prefix = data[tstart:start]
-    if group == "b58" and _random_anthropic(raw, start - tstart):
-        # Not a UUIDv7 and within 128 bits: decodes like every other random id of this shape.
-        return _shared_shape((group, prefix, len(raw)), raw, tstart, here, cache_none=False)
-    if prefix == b"call":
-        # an id without upper case is its own class (a compatible server's look-alike)
-        skey = (group if raw.lower() != raw else "lower", prefix, len(raw))
-        return _shared_shape(skey, raw, tstart, here, cache_none=True)
-    decoded = _decode_id(raw.decode("ascii", "replace"))
-    return None if decoded is None else (decoded, tstart, None, None)
 
 
 def _shared_shape(
@@ -232,21 +240,10 @@ def _shared_shape(
 
 
 def _key_hit(data: bytes, m: re.Match[bytes], group: str | None, seen: set[bytes]) -> RawHit | None:
-    """A key whose presence is evidence, the Muse wrapper tag, or a weak tool id under an ``*_id`` key."""
+    """The Muse wrapper tag, or a weak tool id under an ``*_id`` key."""
     start = m.start()
     key: str | None = None
-    if group == "kval":
-        kstart = _key_start(data, start)
-        keyb = data[kstart : m.end("key")]
-        val = m.group("kval")
-        tag = keyb + b"=" + (b"null" if val == b"null" else b"set")
-        if tag in seen:
-            return None
-        seen.add(tag)
-        key = keyb.decode("ascii", "replace")
-        decoded = d.decode_key(key, None if val == b"null" else "…")
-        pos = kstart
-    elif group == "tag":
+    if group == "tag":
         if b"gpt_responses_v1" in seen:
             return None
         seen.add(b"gpt_responses_v1")
