@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
-import orjson
-
+from musetui.core import jsonwalk
 from musetui.core.fingerprints import decoders as d
-from musetui.core.fingerprints import patterns
+from musetui.core.fingerprints import patterns, shapes
 from musetui.core.fingerprints.types import Decoded
 
 #: The ``_``-anchored pass: id bodies after a prefix, the Muse wrapper tag, weak tool ids
@@ -155,110 +154,129 @@ def raw_hits(
     if seen is None:
         seen = set()
     u, k, g, s = _candidates(data) if finder is None else finder(data)
-    # Time-less shapes decode the same way for every value of one shape: decode once per
-    # process, reuse (for another value, the shared decode is carried with the raw value).
-    by_shape = _BY_SHAPE
-    if len(by_shape) > _MAX_SHAPES:
-        by_shape.clear()
+    if len(_BY_SHAPE) > _MAX_SHAPES:
+        _BY_SHAPE.clear()
     here: dict[tuple[str | None, bytes, int], Decoded] = {}  # this file's decode of each shape met
     seen_add = seen.add
     id_groups = _ID_GROUPS
     key_chars = _KEY_CHARS
     lower = _LOWER
-
     for m in chain(u, k):
         group = m.lastgroup
-        start = m.start()
-        decoded: Decoded | None
-        key: str | None = None
-        if group in id_groups:
-            lo = start - 10 if start > 10 else 0
-            tstart = lo + len(data[lo:start].rstrip(lower))  # _token_start
-            if tstart == start or (tstart > 0 and data[tstart - 1] in key_chars):
-                continue
-            raw = data[tstart : m.end(group)]
-            if raw in seen:
-                continue
-            seen_add(raw)
-            pos = tstart
-            prefix = data[tstart:start]
-            if group == "b58" and _random_anthropic(raw, start - tstart):
-                # Not a UUIDv7 and within 128 bits: decodes like every other random id of this shape.
-                skey = (group, prefix, len(raw))
-                base = here.get(skey)
-                if base is not None:
-                    yield base, pos, None, raw
-                    continue
-                if skey in by_shape:
-                    base = by_shape[skey]
-                    if base is not None:  # this file's first of the shape: as its own decode would be
-                        here[skey] = base = base.with_value(raw.decode("ascii", "replace"))
-                        yield base, pos, None, None
-                    continue
-                decoded = _decode_id(raw.decode("ascii", "replace"))
-                if decoded is not None and decoded.time is None and not decoded.problems:
-                    by_shape[skey] = here[skey] = decoded
-            elif prefix == b"call":
-                # an id without upper case is its own class (a compatible server's look-alike)
-                skey = (group if raw.lower() != raw else "lower", prefix, len(raw))
-                base = here.get(skey)
-                if base is not None:
-                    yield base, pos, None, raw
-                    continue
-                if skey in by_shape:
-                    base = by_shape[skey]
-                    if base is not None:
-                        here[skey] = base = base.with_value(raw.decode("ascii", "replace"))
-                        yield base, pos, None, None
-                    continue
-                decoded = _decode_id(raw.decode("ascii", "replace"))
-                if decoded is None or (decoded.time is None and not decoded.problems):
-                    by_shape[skey] = decoded
-                    if decoded is not None:
-                        here[skey] = decoded
-            else:
-                decoded = _decode_id(raw.decode("ascii", "replace"))
-        elif group == "kval":
-            kstart = _key_start(data, start)
+        if group == "kval":  # a key whose presence is evidence: once per key and null-ness
+            kstart = _key_start(data, m.start())
             keyb = data[kstart : m.end("key")]
             val = m.group("kval")
-            tag = keyb + b"=" + (b"null" if val == b"null" else b"set")
-            if tag in seen:
-                continue
-            seen_add(tag)
-            key = keyb.decode("ascii", "replace")
-            decoded = d.decode_key(key, None if val == b"null" else "…")
-            pos = kstart
-        elif group == "tag":
-            if b"gpt_responses_v1" in seen:
-                continue
-            seen_add(b"gpt_responses_v1")
-            found = [x for x in d.decode_string("gpt_responses_v1") if x.detector == "muse-gpt-responses-tag"]
-            decoded = found[0] if found else None
-            pos = _token_start(data, start)
-        elif group == "idv":
-            raw = m.group("idv")
-            if raw in seen:
-                continue
-            seen_add(raw)
-            kstart = _key_start(data, start)
-            key = data[kstart : start + 3].decode("ascii", "replace")
-            decoded = d.classify_tool_id(raw.decode("ascii", "replace"))
-            pos = m.start("idv")
-        else:
+            tag = keyb + (b"=null" if val == b"null" else b"=set")
+            if tag not in seen:
+                seen_add(tag)
+                key = keyb.decode("ascii", "replace")
+                decoded = d.decode_key(key, None if val == b"null" else "…")
+                if decoded is not None:
+                    yield decoded, kstart, key, None
             continue
-        if decoded is not None:
-            yield decoded, pos, key, None
+        if group is None or group not in id_groups:
+            hit = _key_hit(data, m, group, seen)
+            if hit is not None:
+                yield hit
+            continue
+        # an id body after a lowercase prefix (rs_…, call_…, toolu_01…), once per value
+        start = m.start()
+        lo = start - 10 if start > 10 else 0
+        tstart = lo + len(data[lo:start].rstrip(lower))  # _token_start
+        if tstart == start or (tstart > 0 and data[tstart - 1] in key_chars):
+            continue
+        raw = data[tstart : m.end(group)]
+        if raw in seen:
+            continue
+        seen_add(raw)
+        prefix = data[tstart:start]
+        if group == "b58" and _random_anthropic(raw, start - tstart):
+            # Not a UUIDv7 and within 128 bits: decodes like every other random id of this shape.
+            hit = _shared_shape((group, prefix, len(raw)), raw, tstart, here, cache_none=False)
+        elif prefix == b"call":
+            # an id without upper case is its own class (a compatible server's look-alike)
+            skey = (group if raw.lower() != raw else "lower", prefix, len(raw))
+            hit = _shared_shape(skey, raw, tstart, here, cache_none=True)
+        else:
+            decoded = _decode_id(raw.decode("ascii", "replace"))
+            hit = None if decoded is None else (decoded, tstart, None, None)
+        if hit is not None:
+            yield hit
+    yield from _fernet_hits(g, seen)
+    yield from _signature_hits(data, s, seen, keys)
 
+
+def _shared_shape(
+    skey: tuple[str | None, bytes, int],
+    raw: bytes,
+    pos: int,
+    here: dict[tuple[str | None, bytes, int], Decoded],
+    cache_none: bool,
+) -> RawHit | None:
+    """A time-less id shape decodes the same way for every value: decode once per process, reuse.
+
+    For another value of a shape this file already met, the shared decode is carried with the
+    raw value; the file's first value of a shape gets its own decode, as decoding would give.
+    ``cache_none`` remembers a shape that decodes to nothing too.
+    """
+    base = here.get(skey)
+    if base is not None:
+        return base, pos, None, raw
+    if skey in _BY_SHAPE:
+        base = _BY_SHAPE[skey]
+        if base is None:
+            return None
+        here[skey] = base = base.with_value(raw.decode("ascii", "replace"))
+        return base, pos, None, None
+    decoded = _decode_id(raw.decode("ascii", "replace"))
+    if decoded is None:
+        if cache_none:
+            _BY_SHAPE[skey] = None
+        return None
+    if decoded.time is None and not decoded.problems:
+        _BY_SHAPE[skey] = here[skey] = decoded
+    return decoded, pos, None, None
+
+
+def _key_hit(data: bytes, m: re.Match[bytes], group: str | None, seen: set[bytes]) -> RawHit | None:
+    """The Muse wrapper tag, or a weak tool id under an ``*_id`` key."""
+    start = m.start()
+    key: str | None = None
+    if group == "tag":
+        if b"gpt_responses_v1" in seen:
+            return None
+        seen.add(b"gpt_responses_v1")
+        found = [x for x in d.decode_string("gpt_responses_v1") if x.detector == "muse-gpt-responses-tag"]
+        decoded = found[0] if found else None
+        pos = _token_start(data, start)
+    elif group == "idv":
+        raw = m.group("idv")
+        if raw in seen:
+            return None
+        seen.add(raw)
+        key = data[_key_start(data, start) : start + 3].decode("ascii", "replace")
+        decoded = d.classify_tool_id(raw.decode("ascii", "replace"))
+        pos = m.start("idv")
+    else:
+        return None
+    return None if decoded is None else (decoded, pos, key, None)
+
+
+def _fernet_hits(g: Iterable[re.Match[bytes]], seen: set[bytes]) -> Iterator[RawHit]:
+    """The ``gAAAAA…`` tokens of the Fernet pass, once per value."""
     for m in g:
         raw = m.group()
         if raw in seen:
             continue
-        seen_add(raw)
+        seen.add(raw)
         decoded = d.decode_fernet(raw.decode("ascii"))
         if decoded is not None:
             yield decoded, m.start(), None, None
 
+
+def _signature_hits(data: bytes, s: Iterable[re.Match[bytes]], seen: set[bytes], keys: bool) -> Iterator[RawHit]:
+    """The ``signature`` values; every empty one counts (unsigned reasoning) and decodes alike."""
     empty: Decoded | None = None
     for m in s:
         raw = m.group("sig")
@@ -266,12 +284,12 @@ def raw_hits(
             sig_tag = b"sig:" + raw[:200]
             if sig_tag in seen:
                 continue
-            seen_add(sig_tag)
+            seen.add(sig_tag)
             decoded = d.decode_signature_value(raw.decode("utf-8", "replace"))
             if decoded is not None and decoded.value.encode("utf-8", "replace") in seen:
                 continue  # the token inside the wrapper was already found by the Fernet pass
-        else:  # every empty signature counts (unsigned reasoning), and decodes alike
-            seen_add(b"sig:")
+        else:
+            seen.add(b"sig:")
             if empty is None:
                 empty = d.decode_signature_value("")
             decoded = empty
@@ -325,8 +343,9 @@ def _database() -> tuple[Any, list[tuple[int, int]]]:
 
 
 def prepare() -> None:
-    """Compile the candidate database now (once per process; forked workers inherit it)."""
+    """Compile the candidate database and read the id-shape table now (once per process; forked workers inherit both)."""
     _database()
+    shapes.table()
 
 
 def _candidates(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:
@@ -367,42 +386,6 @@ def _candidates(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:
     return tuple(out)
 
 
-def walk(obj: Any, visit: Callable[[str, str | None, str], None], path: str = "", depth: int = 0) -> None:
-    """Call ``visit(value, key, path)`` for every string in ``obj``; keys are visited with value ``""``.
-
-    Strings holding JSON objects or arrays are parsed and walked too (path suffix ``<json>``).
-    """
-    if depth > 200:
-        return
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            sub = f"{path}.{k}" if path else str(k)
-            visit("", str(k), sub + "#key")
-            if isinstance(v, str):
-                visit(v, str(k), sub)
-                _maybe_json(v, visit, sub, depth)
-            elif isinstance(v, dict | list):
-                walk(v, visit, sub, depth + 1)
-    elif isinstance(obj, list):
-        parent_key = path.rsplit(".", 1)[-1] if path else None
-        for i, v in enumerate(obj):
-            sub = f"{path}[{i}]"
-            if isinstance(v, str):
-                visit(v, parent_key, sub)
-                _maybe_json(v, visit, sub, depth)
-            elif isinstance(v, dict | list):
-                walk(v, visit, sub, depth + 1)
-
-
-def _maybe_json(value: str, visit: Callable[[str, str | None, str], None], path: str, depth: int) -> None:
-    if len(value) >= 2 and value[0] in "{[" and value[-1] in "}]":
-        try:
-            inner = orjson.loads(value)
-        except orjson.JSONDecodeError:
-            return
-        walk(inner, visit, path + "<json>", depth + 1)
-
-
 _KEY_SIGNALS = d.PRESENCE_KEYS
 
 
@@ -411,41 +394,53 @@ def walk_record(obj: Any) -> list[tuple[Decoded, str | None, str]]:
     out: list[tuple[Decoded, str | None, str]] = []
     seen: set[str] = set()
 
-    def visit(value: str, key: str | None, path: str) -> None:
-        if path.endswith("#key"):
+    if not isinstance(obj, dict | list):
+        return out
+    path_of = jsonwalk.path_of
+    for base, member, key, value, is_key, _depth in jsonwalk.entries(obj, scalars=False):
+        if is_key:
             if key in _KEY_SIGNALS and key not in seen:
                 seen.add(key)
-                parent = _lookup(obj, path[: -len("#key")])
-                got = d.decode_key(key, parent)
+                path = path_of(base, member)
+                got = d.decode_key(key, _lookup(obj, path))
                 if got is not None:
-                    out.append((got, key, path[: -len("#key")]))
-            return
-        if not value:
+                    out.append((got, key, path))
+        elif not value:
             if key in ("signature", "thoughtSignature") and "sig:" not in seen:
                 seen.add("sig:")
                 got = d.decode_signature_value("")
                 if got is not None:
-                    out.append((got, key, path))
-            return
-        if key in ("signature", "thoughtSignature") and value not in seen:
-            seen.add(value)
-            got = d.decode_signature_value(value)
-            if got is not None:
-                out.append((got, key, path))
-                return
-        for got in d.decode_string(value, key):
-            if got.value in seen:
-                continue
-            seen.add(got.value)
-            out.append((got, key, path))
-        if key == "model" and value.startswith("accounts/"):
-            got2 = d.decode_model_path(value)
-            if got2 is not None and value not in seen:
-                seen.add(value)
-                out.append((got2, key, path))
-
-    walk(obj, visit)
+                    out.append((got, key, path_of(base, member)))
+        else:
+            _visit_value(value, key, base, member, seen, out)
     return out
+
+
+def _visit_value(
+    value: str,
+    key: str | None,
+    base: str,
+    member: str | int | None,
+    seen: set[str],
+    out: list[tuple[Decoded, str | None, str]],
+) -> None:
+    """The artifacts of one non-empty string value at ``base``/``member`` (see :func:`walk_record`)."""
+    if key in ("signature", "thoughtSignature") and value not in seen:
+        seen.add(value)
+        got = d.decode_signature_value(value)
+        if got is not None:
+            out.append((got, key, jsonwalk.path_of(base, member)))
+            return
+    for got in d.decode_string(value, key):
+        if got.value in seen:
+            continue
+        seen.add(got.value)
+        out.append((got, key, jsonwalk.path_of(base, member)))
+    if key == "model" and value.startswith("accounts/"):
+        got2 = d.decode_model_path(value)
+        if got2 is not None and value not in seen:
+            seen.add(value)
+            out.append((got2, key, jsonwalk.path_of(base, member)))
 
 
 def _lookup(obj: Any, path: str) -> Any:
@@ -468,61 +463,10 @@ def _lookup(obj: Any, path: str) -> Any:
 def field_path(obj: Any, needle: str, key: str | None = None) -> str | None:
     """The path of the first string (or key, if ``key`` is given) in ``obj`` that contains ``needle``.
 
-    A targeted search: containers are entered only until the needle is found, and a
-    string holding JSON is parsed only when it contains the needle.
+    A targeted search (:func:`musetui.core.jsonwalk.find_path`): the walk stops at the first
+    find, and a string holding JSON is parsed only when it contains the needle.
     """
-    return _find_path(obj, needle, key, "", 0)
-
-
-def _find_path(obj: Any, needle: str, key: str | None, path: str, depth: int) -> str | None:
-    # A path is spelled only for the branch that holds the needle (or the key). Exact types
-    # (what orjson builds) are tested first; subclasses take the isinstance branches.
-    if depth > 200:
-        return None
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            if key is not None and k == key:
-                return f"{path}.{k}" if path else str(k)
-            tv = type(v)
-            if tv is str:
-                if needle and needle in v:
-                    return _in_string(v, needle, key, f"{path}.{k}" if path else str(k), depth)
-            elif tv in _SCALARS:
-                continue
-            elif tv is dict or tv is list or isinstance(v, dict | list):
-                if v:
-                    found = _find_path(v, needle, key, f"{path}.{k}" if path else str(k), depth + 1)
-                    if found is not None:
-                        return found
-            elif isinstance(v, str) and needle and needle in v:
-                return _in_string(v, needle, key, f"{path}.{k}" if path else str(k), depth)
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            tv = type(v)
-            if tv is str or isinstance(v, str):
-                if needle and needle in v:
-                    return _in_string(v, needle, key, f"{path}[{i}]", depth)
-            elif tv in _SCALARS:
-                continue
-            elif isinstance(v, dict | list) and v:
-                found = _find_path(v, needle, key, f"{path}[{i}]", depth + 1)
-                if found is not None:
-                    return found
-    return None
-
-
-_SCALARS = frozenset({int, float, bool, type(None)})
-
-
-def _in_string(v: str, needle: str, key: str | None, sub: str, depth: int) -> str:
-    """The path of a string holding the needle: inside it when it holds JSON that has it."""
-    if len(v) > len(needle) and v[:1] in "{[" and v[-1:] in "}]":
-        try:
-            inner = orjson.loads(v)
-        except orjson.JSONDecodeError:
-            return sub
-        return _find_path(inner, needle, key, sub + "<json>", depth + 1) or sub
-    return sub
+    return jsonwalk.find_path(obj, needle, key)
 
 
 @dataclass(slots=True)

@@ -1,7 +1,7 @@
 """Where a hit matched inside its record: the field path, the text, and a clean snippet around it.
 
-A record is walked in document order: each key (``is_key``), then its value; lists by index;
-JSON held in a string is walked too (path suffix ``<json>``), as the fingerprint walk does.
+A record is walked by :func:`musetui.core.jsonwalk.entries` (each key, then its value; JSON held
+in a string too, path suffix ``<json>``), with every value a level of its own.
 The ``field`` of a hit is the first value the term matches, else the first key, else ``raw``.
 """
 
@@ -13,17 +13,16 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
+from musetui.core.jsonwalk import MAX_DEPTH, entries, path_of
 from musetui.core.safetext import drop_invisible
 from musetui.core.search.query import SNIPPET_MAX
 
 if TYPE_CHECKING:
     from musetui.core.search.query import TextTerm
 
-__all__ = ["first_match", "on_line", "raw_location", "snippet", "values"]
+__all__ = ["MAX_DEPTH", "first_match", "on_line", "raw_location", "snippet", "values"]
 
 _BLANK_RE = re.compile(r"[\x00-\x1f\x7f-\x9f\s]+")
-#: Records nested deeper than this are not walked further.
-MAX_DEPTH = 200
 
 #: A located match: (field path, text, start, end) of the match in ``text``.
 Located = tuple[str, str, int, int]
@@ -48,35 +47,11 @@ def scalar_text(v: Any) -> str:
 
 def values(obj: Any, path: str = "", depth: int = 0) -> Iterator[tuple[str, str, Any, bool]]:
     """Every key and value of a record as text, in walk order: (field path, text, value, is_key)."""
-    if depth > MAX_DEPTH:
-        return
-    if isinstance(obj, dict):
-        for k, v in obj.items():
-            sub = f"{path}.{k}" if path else str(k)
-            yield sub, str(k), v, True
-            yield from values(v, sub, depth + 1)
-    elif isinstance(obj, list):
-        for i, v in enumerate(obj):
-            yield from values(v, f"{path}[{i}]", depth + 1)
-    elif isinstance(obj, str):
-        yield path, obj, obj, False
-        inner = _inner_json(obj)
-        if inner is not None:
-            yield from values(inner, path + "<json>", depth + 1)
-    else:
-        yield path, scalar_text(obj), obj, False
-
-
-def _inner_json(s: str) -> dict[str, Any] | list[Any] | None:
-    """The object or array a string holds as JSON text, else None."""
-    if len(s) >= 2 and s[0] in "{[" and s[-1] in "}]":
-        try:
-            inner = orjson.loads(s)
-        except orjson.JSONDecodeError:
-            return None
-        if isinstance(inner, dict | list):
-            return inner
-    return None
+    for base, member, key, value, is_key, _level in entries(obj, path, depth, leaves_nest=True):
+        if is_key:
+            yield path_of(base, member), str(key), value, True
+        else:
+            yield path_of(base, member), value if isinstance(value, str) else scalar_text(value), value, False
 
 
 def first_match(
@@ -88,13 +63,12 @@ def first_match(
 
     With ``raw`` (a line of a pretty-printed document), only what is written on that line
     counts (see :func:`on_line`). The same answer as scanning :func:`values` for the first
-    value match while remembering the first key match; records from ``orjson`` are walked
-    without a generator per level, and the walk stops at the first value.
+    value match while remembering the first key match; the walk stops at the first value.
     """
     key_hit: list[tuple[str, str, Any, tuple[int, int]]] = []
     for obj in objs:
         if raw is None:
-            found = _first(obj, "", 0, search, key_hit)
+            found = _first(obj, search, key_hit)
         else:
             entries = (x for x in values(obj) if on_line(x[1], x[2], x[3], raw))
             found = _first_entry(entries, search, key_hit)
@@ -115,42 +89,21 @@ def first_match(
 _KeyHit = list[tuple[str, str, Any, tuple[int, int]]]
 
 
-def _first(
-    obj: Any, path: str, depth: int, search: Callable[[str], tuple[int, int] | None], key_hit: _KeyHit
-) -> Located | None:
-    """:func:`first_match` over one record, recursively (exact ``orjson`` types; others by :func:`values`)."""
-    if depth > MAX_DEPTH:
-        return None
-    tp = type(obj)
-    if tp is str:
-        m = search(obj)
-        if m is not None:
-            return path, obj, m[0], m[1]
-        inner = _inner_json(obj)
-        return None if inner is None else _first(inner, path + "<json>", depth + 1, search, key_hit)
-    if tp is dict:
-        for k, v in obj.items():
-            ks = str(k)
-            sub = f"{path}.{ks}" if path else ks
+def _first(obj: Any, search: Callable[[str], tuple[int, int] | None], key_hit: _KeyHit) -> Located | None:
+    """:func:`first_match` over one record: the walk stops at the first value that matches."""
+    for base, member, key, value, is_key, _level in entries(obj, leaves_nest=True):
+        if is_key:
             if not key_hit:
+                ks = str(key)
                 m = search(ks)
                 if m is not None:
-                    key_hit.append((sub, ks, v, m))
-            found = _first(v, sub, depth + 1, search, key_hit)
-            if found is not None:
-                return found
-        return None
-    if tp is list:
-        for i, v in enumerate(obj):
-            found = _first(v, f"{path}[{i}]", depth + 1, search, key_hit)
-            if found is not None:
-                return found
-        return None
-    if isinstance(obj, dict | list | str):  # a subclass (not from orjson)
-        return _first_entry(values(obj, path, depth), search, key_hit)
-    text = scalar_text(obj)
-    m = search(text)
-    return None if m is None else (path, text, m[0], m[1])
+                    key_hit.append((path_of(base, member), ks, value, m))
+            continue
+        text = value if isinstance(value, str) else scalar_text(value)
+        m = search(text)
+        if m is not None:
+            return path_of(base, member), text, m[0], m[1]
+    return None
 
 
 def _first_entry(

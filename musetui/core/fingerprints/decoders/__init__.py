@@ -1,7 +1,8 @@
 """Pure decoders that recognise provider artifacts in single strings (FINGERPRINTS.md §4–§8).
 
 Every public decoder takes a string, returns a :class:`Decoded` or ``None`` ("not this
-artifact") and never raises. Nothing here does I/O; only the standard library is used.
+artifact") and never raises. The only I/O is reading the id-shape table (``shapes.toml``)
+once, on first use; only the standard library is used.
 :func:`decode_string` is the dispatcher the engine calls on every string value; it runs the
 strong detectors everywhere and the weak ones only under id-bearing keys (§12.1).
 

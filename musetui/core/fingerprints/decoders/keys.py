@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 
 from musetui.core.fingerprints.decoders._common import _in_window_s, _iso_s
@@ -66,29 +67,106 @@ def _key(
     )
 
 
+#: Keys whose presence alone is the evidence: key → (provider, host, strength, tag, meaning).
+_PRESENT: dict[str, tuple[str | None, str | None, Strength, Tag, str]] = {
+    "content_filters": (
+        None, "azure", "strong", "verified", "content_filters on a Responses object: served by Azure OpenAI",
+    ),
+    "prompt_filter_results": (
+        None, "azure", "strong", "verified",
+        "prompt_filter_results: Azure content filtering (any model on Azure, DeepSeek included)",
+    ),
+    "content_filter_results": (
+        None, "azure", "strong", "verified",
+        "content_filter_results: Azure content filtering (any model on Azure, DeepSeek included)",
+    ),
+    "prompt_cache_hit_tokens": ("deepseek", None, "strong", "verified", "usage.prompt_cache_hit_tokens: DeepSeek"),
+    "prompt_cache_miss_tokens": ("deepseek", None, "strong", "verified", "usage.prompt_cache_miss_tokens: DeepSeek"),
+    "x_groq": ("groq", None, "strong", "verified", "x_groq object: Groq"),
+    "cost_in_usd_ticks": ("xai", None, "medium", "verified", "usage.cost_in_usd_ticks: xAI"),
+    "num_sources_used": ("xai", None, "medium", "verified", "usage.num_sources_used: xAI"),
+    "raw_output": (None, "fireworks", "medium", "source", "per-choice raw_output: Fireworks AI"),
+    "reasoning_content": (
+        None, None, "weak", "verified",
+        "reasoning_content: OpenAI-compatible reasoning field (Kimi, DeepSeek, xAI, …), not OpenAI itself",
+    ),
+}  # fmt: skip
+
+
+def _traffic_type(key: str, value: object) -> Decoded | None:
+    return _key(
+        key,
+        "google",
+        "vertex",
+        "strong",
+        "verified",
+        "usageMetadata.trafficType: returned by Vertex AI, not by the Gemini API",
+        value if isinstance(value, str) else "",
+    )
+
+
+def _create_time(key: str, value: object) -> Decoded | None:
+    if not isinstance(value, str):
+        return None
+    meaning = "createTime on a generateContent response: returned by Vertex AI, not by the Gemini API"
+    return _key(key, None, "vertex", "medium", "verified", meaning, value)
+
+
+def _fireworks_null(key: str) -> Decoded:
+    """A usage key that is null, as Fireworks' Anthropic-compatible endpoint sends it."""
+    meaning = f"{key} is null, as on Fireworks' Anthropic-compatible endpoint: no Anthropic weight"
+    return _key(key, None, None, "weak", "source", meaning, "null")
+
+
+def _inference_geo(key: str, value: object) -> Decoded | None:
+    if value is None:
+        return _fireworks_null(key)
+    if isinstance(value, str):
+        return _key(key, "anthropic", None, "medium", "source", "usage.inference_geo: Anthropic first-party API", value)
+    return None
+
+
+def _cache_creation(key: str, value: object) -> Decoded | None:
+    if value is None:
+        return _fireworks_null(key)
+    if not isinstance(value, bool | int | float | list):
+        # the nested object (a raw-bytes scanner may pass a placeholder instead of the dict)
+        meaning = "nested usage.cache_creation object: Anthropic first-party API"
+        return _key(key, "anthropic", None, "medium", "source", meaning)
+    return None
+
+
+#: ``service_tier`` names → (provider, whose names they are).
+_TIERS: dict[str, tuple[str, str]] = {
+    "standard": ("anthropic", "Anthropic's"),
+    "batch": ("anthropic", "Anthropic's"),
+    "default": ("openai", "OpenAI's"),
+    "scale": ("openai", "OpenAI's"),
+    "on_demand": ("groq", "Groq's"),
+    "performance": ("groq", "Groq's"),
+}
+
+
+def _service_tier(key: str, value: object) -> Decoded | None:
+    if not isinstance(value, str):
+        return None  # null (OpenAI stream events, Fireworks' Anthropic endpoint): no weight
+    tier = _TIERS.get(value)
+    if tier is None:
+        return _key(key, None, None, "weak", "guess", f"service_tier {value!r}: shared by Anthropic, OpenAI and Groq", value)
+    return _key(key, tier[0], None, "weak", "guess", f"service_tier {value!r}: {tier[1]} tier names", value)
+
+
+#: Keys whose value decides what their presence shows.
+_BY_VALUE: dict[str, Callable[[str, object], Decoded | None]] = {
+    "trafficType": _traffic_type,
+    "createTime": _create_time,
+    "inference_geo": _inference_geo,
+    "cache_creation": _cache_creation,
+    "service_tier": _service_tier,
+}
+
 #: Keys whose presence (or value) is evidence wherever a record is walked.
-PRESENCE_KEYS = frozenset(
-    {
-        "createTime",
-        "trafficType",
-        "content_filters",
-        "prompt_filter_results",
-        "content_filter_results",
-        "inference_geo",
-        "cache_creation",
-        "service_tier",
-        "prompt_cache_hit_tokens",
-        "prompt_cache_miss_tokens",
-        "x_groq",
-        "cost_in_usd_ticks",
-        "num_sources_used",
-        "raw_output",
-        "reasoning_content",
-    }
-)
-_TIER_ANTHROPIC = frozenset({"standard", "batch"})
-_TIER_OPENAI = frozenset({"default", "scale"})
-_TIER_GROQ = frozenset({"on_demand", "performance"})
+PRESENCE_KEYS = frozenset(_PRESENT) | frozenset(_BY_VALUE)
 
 
 def decode_key(key: str, value: object) -> Decoded | None:
@@ -97,153 +175,11 @@ def decode_key(key: str, value: object) -> Decoded | None:
     ``value`` is the key's JSON value; it matters for nulls (Fireworks' Anthropic-compatible
     endpoint sends ``null`` where Anthropic has values) and for ``service_tier``.
     """
-    if key not in PRESENCE_KEYS:
-        return None
-    if key == "trafficType":
-        return _key(
-            key,
-            "google",
-            "vertex",
-            "strong",
-            "verified",
-            "usageMetadata.trafficType: returned by Vertex AI, not by the Gemini API",
-            value if isinstance(value, str) else "",
-        )
-    if key == "createTime":
-        if not isinstance(value, str):
-            return None
-        return _key(
-            key,
-            None,
-            "vertex",
-            "medium",
-            "verified",
-            "createTime on a generateContent response: returned by Vertex AI, not by the Gemini API",
-            value,
-        )
-    if key == "content_filters":
-        return _key(
-            key,
-            None,
-            "azure",
-            "strong",
-            "verified",
-            "content_filters on a Responses object: served by Azure OpenAI",
-        )
-    if key in ("prompt_filter_results", "content_filter_results"):
-        return _key(
-            key,
-            None,
-            "azure",
-            "strong",
-            "verified",
-            f"{key}: Azure content filtering (any model on Azure, DeepSeek included)",
-        )
-    if key == "inference_geo":
-        if value is None:
-            return _key(
-                key,
-                None,
-                None,
-                "weak",
-                "source",
-                "inference_geo is null, as on Fireworks' Anthropic-compatible endpoint: no Anthropic weight",
-                "null",
-            )
-        if isinstance(value, str):
-            return _key(
-                key,
-                "anthropic",
-                None,
-                "medium",
-                "source",
-                "usage.inference_geo: Anthropic first-party API",
-                value,
-            )
-        return None
-    if key == "cache_creation":
-        if value is None:
-            return _key(
-                key,
-                None,
-                None,
-                "weak",
-                "source",
-                "cache_creation is null, as on Fireworks' Anthropic-compatible endpoint: no Anthropic weight",
-                "null",
-            )
-        if not isinstance(value, bool | int | float | list):
-            # the nested object (a raw-bytes scanner may pass a placeholder instead of the dict)
-            return _key(
-                key,
-                "anthropic",
-                None,
-                "medium",
-                "source",
-                "nested usage.cache_creation object: Anthropic first-party API",
-            )
-        return None
-    if key == "service_tier":
-        if not isinstance(value, str):
-            return None  # null (OpenAI stream events, Fireworks' Anthropic endpoint): no weight
-        if value in _TIER_ANTHROPIC:
-            return _key(
-                key,
-                "anthropic",
-                None,
-                "weak",
-                "guess",
-                f"service_tier {value!r}: Anthropic's tier names",
-                value,
-            )
-        if value in _TIER_OPENAI:
-            return _key(
-                key,
-                "openai",
-                None,
-                "weak",
-                "guess",
-                f"service_tier {value!r}: OpenAI's tier names",
-                value,
-            )
-        if value in _TIER_GROQ:
-            return _key(
-                key,
-                "groq",
-                None,
-                "weak",
-                "guess",
-                f"service_tier {value!r}: Groq's tier names",
-                value,
-            )
-        return _key(
-            key,
-            None,
-            None,
-            "weak",
-            "guess",
-            f"service_tier {value!r}: shared by Anthropic, OpenAI and Groq",
-            value,
-        )
-    if key in ("prompt_cache_hit_tokens", "prompt_cache_miss_tokens"):
-        return _key(key, "deepseek", None, "strong", "verified", f"usage.{key}: DeepSeek")
-    if key == "x_groq":
-        return _key(key, "groq", None, "strong", "verified", "x_groq object: Groq")
-    if key in ("cost_in_usd_ticks", "num_sources_used"):
-        return _key(key, "xai", None, "medium", "verified", f"usage.{key}: xAI")
-    if key == "raw_output":
-        return _key(
-            key, None, "fireworks", "medium", "source", "per-choice raw_output: Fireworks AI"
-        )
-    # reasoning_content
-    return _key(
-        key,
-        None,
-        None,
-        "weak",
-        "verified",
-        "reasoning_content: OpenAI-compatible reasoning field (Kimi, DeepSeek, xAI, …), not OpenAI itself",
-    )
+    present = _PRESENT.get(key)
+    if present is not None:
+        return _key(key, *present)
+    by_value = _BY_VALUE.get(key)
+    return None if by_value is None else by_value(key, value)
 
 
 _OPENROUTER_ID_RE = re.compile(r"gen-(\d{10})-[A-Za-z0-9]{16,32}")

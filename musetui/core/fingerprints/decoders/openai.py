@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from musetui.core.fingerprints import shapes
 from musetui.core.fingerprints.decoders._common import (
     _OPENAI_STACK,
     OPENAI_TIME_MAX,
@@ -57,6 +58,46 @@ _MARKER_RE = re.compile(r"81[0-9a-f]{2}")
 _MARKER_CODEX = "87d1"
 
 
+#: What an id body holds and what its checks found: layout, time, marker, store byte, the
+#: fields to show, the failed checks and their reasons.
+_ItemId = tuple[str, int, str, str, list[tuple[str, str]], list[str], list[str]]
+
+
+def _read_item_id(item_type: str, body: str) -> _ItemId:
+    """Read the layout (new50, legacy48, old32) of an id body, its fields and its failed checks."""
+    if len(body) == 50:
+        layout, ts, marker, store = "new50", int(body[18:26], 16), body[30:34], body[16:18]
+    else:
+        layout, ts, marker, store = ("legacy48" if len(body) == 48 else "old32"), int(body[0:8], 16), body[12:16], ""
+    problems: list[str] = []
+    reasons: list[str] = []
+    fields = [("layout", layout), ("item type", item_type), ("minted", _iso_s(ts))]
+    if not OPENAI_TIME_MIN <= ts <= OPENAI_TIME_MAX:
+        problems.append("implausible-time")
+        reasons.append(f"time {_date(ts)} is implausible")
+    if marker == _MARKER_CODEX:
+        fields.append(("marker", f"{marker} (seen only in 2026-08/09 Codex lines: medium)"))
+    else:
+        fields.append(("marker", marker))
+        if _MARKER_RE.fullmatch(marker) is None:
+            problems.append("bad-marker")
+            reasons.append(f"marker {marker} is not 81xx")
+    if layout == "new50":
+        if store == "00" or store == "01":
+            fields.append(("store byte", f"{store} (store:{'true' if store == '00' else 'false'})"))
+        else:
+            fields.append(("store byte", f"{store} (not 00/01)"))
+            problems.append("bad-store-byte")
+            reasons.append(f"store byte {store} is not 00/01")
+        fields.append(("conversation key", body[0:16]))
+    elif layout == "legacy48":
+        fields.append(("response suffix", body[32:48]))
+    return layout, ts, marker, store, fields, problems, reasons
+
+
+_STORE_NOTES = {"00": ", store byte 00 (the request had store:true)", "01": ", store byte 01 (store:false)"}
+
+
 def decode_openai_item_id(s: str) -> Decoded | None:
     """Decode an OpenAI Responses id (legacy48, new50 or the old 32-hex form) and judge it (§4.1).
 
@@ -67,51 +108,8 @@ def decode_openai_item_id(s: str) -> Decoded | None:
     if m is None:
         return None
     prefix, body = m.group(1), m.group(2)
-    n = len(body)
     item_type = OPENAI_ITEM_TYPES[prefix]
-    problems: list[str] = []
-    reasons: list[str] = []
-    fields: list[tuple[str, str]] = []
-    store = ""
-    if n == 50:
-        layout = "new50"
-        key = body[0:16]
-        store = body[16:18]
-        ts = int(body[18:26], 16)
-        marker = body[30:34]
-    else:
-        layout = "legacy48" if n == 48 else "old32"
-        key = ""
-        ts = int(body[0:8], 16)
-        marker = body[12:16]
-    fields.append(("layout", layout))
-    fields.append(("item type", item_type))
-    minted = _iso_s(ts)
-    fields.append(("minted", minted))
-    if not OPENAI_TIME_MIN <= ts <= OPENAI_TIME_MAX:
-        problems.append("implausible-time")
-        reasons.append(f"time {_date(ts)} is implausible")
-    codex_marker = marker == _MARKER_CODEX
-    if codex_marker:
-        fields.append(("marker", f"{marker} (seen only in 2026-08/09 Codex lines: medium)"))
-    else:
-        fields.append(("marker", marker))
-        if _MARKER_RE.fullmatch(marker) is None:
-            problems.append("bad-marker")
-            reasons.append(f"marker {marker} is not 81xx")
-    if layout == "new50":
-        if store == "00":
-            fields.append(("store byte", "00 (store:true)"))
-        elif store == "01":
-            fields.append(("store byte", "01 (store:false)"))
-        else:
-            fields.append(("store byte", f"{store} (not 00/01)"))
-            problems.append("bad-store-byte")
-            reasons.append(f"store byte {store} is not 00/01")
-        fields.append(("conversation key", key))
-    elif layout == "legacy48":
-        fields.append(("response suffix", body[32:48]))
-
+    layout, ts, marker, store, fields, problems, reasons = _read_item_id(item_type, body)
     if problems:
         if layout == "old32":
             return None  # the optional 32-hex form is only accepted when it checks out [guess]
@@ -120,7 +118,7 @@ def decode_openai_item_id(s: str) -> Decoded | None:
             if prefix == "resp" and layout == "legacy48"
             else "imitation (re-implemented or hand-written id)"
         )
-        meaning = f"{prefix}_ + {n} hex but {' and '.join(reasons)}: {who}"
+        meaning = f"{prefix}_ + {len(body)} hex but {' and '.join(reasons)}: {who}"
         return Decoded(
             detector="openai-item-id",
             value=s,
@@ -134,22 +132,11 @@ def decode_openai_item_id(s: str) -> Decoded | None:
             problems=tuple(problems),
             shape=layout,
         )
-
-    strength: Strength = "strong"
-    tag: Tag = "verified"
-    if codex_marker:
-        strength = "medium"
-    if layout == "old32":
-        strength = "medium"
-        tag = "guess"
-    store_note = ""
-    if store == "00":
-        store_note = ", store byte 00 (the request had store:true)"
-    elif store == "01":
-        store_note = ", store byte 01 (store:false)"
+    strength: Strength = "medium" if marker == _MARKER_CODEX or layout == "old32" else "strong"
+    tag: Tag = "guess" if layout == "old32" else "verified"
     meaning = (
-        f"OpenAI Responses {item_type} id ({layout}) minted {minted}, marker {marker}"
-        f"{store_note}: {_OPENAI_STACK}"
+        f"OpenAI Responses {item_type} id ({layout}) minted {_iso_s(ts)}, marker {marker}"
+        f"{_STORE_NOTES.get(store, '')}: {_OPENAI_STACK}"
     )
     return Decoded(
         detector="openai-item-id",
@@ -167,161 +154,28 @@ def decode_openai_item_id(s: str) -> Decoded | None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Chat Completions ids and system_fingerprint (§4.5, §8)
+# Chat Completions ids and system_fingerprint (§4.5, §8): rows of the id-shape table
 # ---------------------------------------------------------------------------------------------
 
-_CHATCMPL_OPENAI_RE = re.compile(r"chatcmpl-[A-Za-z0-9]{29}")
-_CHATCMPL_HEX32_RE = re.compile(r"chatcmpl-[0-9a-f]{32}")
-_UUID4_BODY = r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"
-_CHATCMPL_UUID_RE = re.compile(rf"chatcmpl-{_UUID4_BODY}")
-#: Self-hosted OpenAI-compatible servers (docs/fingerprints.md#self-hosted): Ollama's
-#: ``fmt.Sprintf("chatcmpl-%d", rand.Intn(999))``; llama.cpp's ``"chatcmpl-" + random_string()``
-#: (32 characters of [0-9A-Za-z]).
-_CHATCMPL_OLLAMA_RE = re.compile(r"chatcmpl-[0-9]{1,3}")
-_CHATCMPL_LLAMACPP_RE = re.compile(r"chatcmpl-[A-Za-z0-9]{32}")
+def _by_table(detector: str, s: str) -> Decoded | None:
+    """The first row of the id-shape table (``shapes.toml``) for ``detector`` that ``s`` fits."""
+    for row in shapes.table().of(detector):
+        got = row.decode(s)
+        if got is not None:
+            return got
+    return None
 
 
 def decode_chatcmpl_id(s: str) -> Decoded | None:
     """Classify a Chat Completions ``chatcmpl-`` id by shape (§4.5, §8.2, §8.4); opaque, no time."""
     if not s.startswith("chatcmpl-") or s.startswith("chatcmpl-tool-"):
         return None
-    if _CHATCMPL_OPENAI_RE.fullmatch(s):
-        return Decoded(
-            detector="chatcmpl-id",
-            value=s,
-            provider="openai",
-            host=None,
-            strength="medium",
-            tag="verified",
-            fields=(("shape", "chatcmpl- + 29 base62"),),
-            meaning="OpenAI Chat Completions id shape (OpenAI or Azure); opaque, carries no time",
-            shape="chatcmpl-+29",
-        )
-    if _CHATCMPL_HEX32_RE.fullmatch(s):
-        return Decoded(
-            detector="chatcmpl-id",
-            value=s,
-            provider=None,
-            host=None,
-            strength="weak",
-            tag="source",
-            fields=(("shape", "chatcmpl- + 32 hex"),),
-            meaning="chatcmpl- + 32 hex: Fireworks-like (vLLM-style servers mint the same shape)",
-            shape="chatcmpl-+32hex",
-        )
-    if _CHATCMPL_OLLAMA_RE.fullmatch(s):
-        return Decoded(
-            detector="chatcmpl-id",
-            value=s,
-            provider=None,
-            host=None,
-            strength="weak",
-            tag="source",
-            fields=(("shape", "chatcmpl- + a number below 999"),),
-            meaning="chatcmpl- + a number below 999: Ollama's OpenAI-compatible server (self-hosted)",
-            shape="chatcmpl-+digits",
-        )
-    if _CHATCMPL_LLAMACPP_RE.fullmatch(s):
-        return Decoded(
-            detector="chatcmpl-id",
-            value=s,
-            provider=None,
-            host=None,
-            strength="weak",
-            tag="source",
-            fields=(("shape", "chatcmpl- + 32 base62"),),
-            meaning="chatcmpl- + 32 base62: llama.cpp's server (self-hosted)",
-            shape="chatcmpl-+32b62",
-        )
-    if _CHATCMPL_UUID_RE.fullmatch(s):
-        return Decoded(
-            detector="chatcmpl-id",
-            value=s,
-            provider=None,
-            host=None,
-            strength="weak",
-            tag="verified",
-            fields=(("shape", "chatcmpl- + uuid4"),),
-            meaning="chatcmpl- + uuid4: Groq/Cerebras-like OpenAI-compatible server",
-            shape="chatcmpl-+uuid4",
-        )
-    return None
-
-
-_FP10_RE = re.compile(r"fp_[0-9a-f]{10}")
-_FP_DEEPSEEK_RE = re.compile(r"fp_[0-9a-f]{10}_prod[A-Za-z0-9_]*")
-_FP20_RE = re.compile(r"fp_[0-9a-f]{20}")
-
-
-#: llama.cpp's ``build_info``: "b" + build number + "-" + commit (b4963-02082f15).
-_LLAMACPP_BUILD_RE = re.compile(r"b[0-9]{1,6}-[0-9a-f]{7,12}")
+    return _by_table("chatcmpl-id", s)
 
 
 def classify_system_fingerprint(s: str) -> Decoded | None:
     """Classify a ``system_fingerprint`` value; only the unusual shapes are informative (§4.5)."""
-    if _LLAMACPP_BUILD_RE.fullmatch(s):
-        return Decoded(
-            detector="system-fingerprint",
-            value=s,
-            provider=None,
-            host=None,
-            strength="weak",
-            tag="source",
-            fields=(("shape", "b<build>-<commit>"),),
-            meaning="llama.cpp server build as system_fingerprint (self-hosted)",
-            shape="llama.cpp-build",
-        )
-    if not s.startswith("fp_"):
-        return None
-    if s == "fp_ollama":
-        return Decoded(
-            detector="system-fingerprint",
-            value=s,
-            provider=None,
-            host=None,
-            strength="weak",
-            tag="source",
-            fields=(("shape", "fp_ollama"),),
-            meaning="fp_ollama: Ollama's OpenAI-compatible server (self-hosted)",
-            shape="fp_ollama",
-        )
-    if _FP10_RE.fullmatch(s):
-        return Decoded(
-            detector="system-fingerprint",
-            value=s,
-            provider=None,
-            host=None,
-            strength="weak",
-            tag="verified",
-            fields=(("shape", "fp_ + 10 hex"),),
-            meaning="fp_ + 10 hex: OpenAI's shape, also copied by xAI and Groq: weak",
-            shape="fp_+10hex",
-        )
-    if _FP_DEEPSEEK_RE.fullmatch(s):
-        return Decoded(
-            detector="system-fingerprint",
-            value=s,
-            provider="deepseek",
-            host=None,
-            strength="strong",
-            tag="verified",
-            fields=(("shape", "fp_ + 10 hex + _prod…"), ("build", s[14:])),
-            meaning="fp_<10hex>_prod… system_fingerprint: DeepSeek",
-            shape="fp_+10hex_prod",
-        )
-    if _FP20_RE.fullmatch(s):
-        return Decoded(
-            detector="system-fingerprint",
-            value=s,
-            provider=None,
-            host=None,
-            strength="weak",
-            tag="verified",
-            fields=(("shape", "fp_ + 20 hex"),),
-            meaning="fp_ + 20 hex: Cerebras-like system_fingerprint",
-            shape="fp_+20hex",
-        )
-    return None
+    return _by_table("system-fingerprint", s)
 
 
 # ---------------------------------------------------------------------------------------------
