@@ -309,6 +309,17 @@ def _print_stats(index: object, sessions: int, *, cache: bool) -> None:
         f"{index.cache_hits} unchanged, {index.resumed} resumed ({index.resumed_bytes} bytes read), "
         f"{index.scanned_files} scanned"
     )
+    _print_drift(index.diagnostics)
+
+
+def _print_drift(diags: Sequence[object]) -> None:
+    """``--stats``: the format-drift count line (see :func:`musetui.core.drift.stats_line`), when there is drift."""
+    from musetui.core.drift import stats_line
+    from musetui.core.model import Diagnostic
+
+    line = stats_line(d for d in diags if isinstance(d, Diagnostic))
+    if line:
+        _err(f"musetui: {line}")
 
 
 def _scan_json_cached(args: argparse.Namespace) -> int:
@@ -352,6 +363,7 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
                     f"musetui: {len(files)} files, {n_sessions} sessions; cache on: "
                     f"{len(files)} unchanged, 0 resumed (0 bytes read), 0 scanned (stored output reused)"
                 )
+                _print_drift(stored)
             return 0
     from musetui.core.index import Index
 

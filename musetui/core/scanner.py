@@ -517,6 +517,7 @@ def _scan_lines(
     kept: dict[int, Any] = {}  # observed lines as orjson read them, for the field resolver
     kept_bytes = 0
     items = 0
+    watch = observer.watch if observer is not None else None  # format drift (musetui.core.drift)
     i = -1
     try:
         for i in range(n):
@@ -548,6 +549,8 @@ def _scan_lines(
                     continue
             items += 1
             add_record(i)
+            if watch is not None:
+                watch(doc, base_line + i + 1)
             if observer is not None and not observe_all:
                 if not glean(line, observer):
                     del doc  # (a live proxy would refuse the parser's next document)
@@ -576,6 +579,9 @@ def _scan_lines(
                 fmt, rule = found
                 summary.format, summary.format_rule = fmt, rule
                 observer = sources.observer_for(fmt, summary)
+                watch = observer.watch
+                if watch is not None:
+                    watch(doc, base_line + i + 1)
                 probe = sources.probe_for(fmt)
                 observe_all = probe.observe_all
                 glean = probe.glean
@@ -672,6 +678,8 @@ def _scan_lines(
     summary.malformed_lines = state.malformed_count
     summary.malformed = list(state.malformed)
     observer.finish()
+    if watch is not None:
+        diags.extend(watch.diagnostics(relpath, fmt or "generic"))
     summary.started_at = parse_time(state.first_time)
     summary.ended_at = parse_time(state.last_time)
     if attribute_session:
@@ -761,6 +769,8 @@ def _observe_pending(
         if pdoc is None:
             continue
         t, zones[j] = observer.observe(pdoc, base_line + j + 1)
+        if observer.watch is not None:
+            observer.watch(pdoc, base_line + j + 1)
         del pdoc
         times[j] = t if t is None or type(t) in (str, int, float) else None
         t = None
@@ -778,6 +788,8 @@ def _scan_document(
     first_time = None
     for rec in records:
         t, _zone = observer.observe(rec, 1)
+        if observer.watch is not None:
+            observer.watch(rec, 1)
         first_time = first_time if first_time is not None else t
     observer.finish()
     summary.items = len(records)
@@ -798,7 +810,7 @@ def _scan_document(
                 located.append(Located(dec, line, path, zone_of(path, dec.detector.startswith("key")), t, after_tol=TOL_AFTER_CREATED_S))
         summary.attribution = attribute(summary, located, _lookup())
     offs = array("Q", [0]).tobytes() if keep_offsets else b""
-    return Outcome(summary, [], offs)
+    return Outcome(summary, observer.watch.diagnostics(summary.path, fmt) if observer.watch is not None else [], offs)
 
 
 def _scan_capture(

@@ -155,7 +155,9 @@ def encode_state(state: ScanState, prefix: str) -> bytes:
     for name in _STATE_FIELDS:
         v = getattr(state, name)
         if name == "frozen":
-            values.append([codec(SessionSummary)[0](summary), type(observer).__name__, attrs_plain(observer, "summary")])
+            watch = observer.watch
+            drift = None if watch is None else [watch.version, [[*k, *v] for k, v in watch.seen.items()]]
+            values.append([codec(SessionSummary)[0](summary), type(observer).__name__, attrs_plain(observer, _SKIP), drift])
         elif name == "collapsed":  # its groups hold members of ``located`` (counted in place): stored as their indices
             try:
                 values.append([[codec(_COLLAPSE_KEY)[0](k), [where[id(x)] for x in g]] for k, g in v.items()])
@@ -198,15 +200,40 @@ def _decode_state(blob: bytes) -> tuple[ScanState, str]:
         groups[codec(_COLLAPSE_KEY)[1](key)] = [located[i] for i in members]
     kw["collapsed"] = groups
     frozen = _list(values[_STATE_FIELDS.index("frozen")])
-    if len(frozen) != 3 or type(kw["fmt"]) is not str:
+    if len(frozen) != 4 or type(kw["fmt"]) is not str:
         raise Invalid("frozen summary malformed")
     summary = codec(SessionSummary)[1](frozen[0])
     observer = sources.observer_for(kw["fmt"], summary)
     if type(observer).__name__ != frozen[1]:
         raise Invalid("observer class differs")
-    attrs_set(observer, frozen[2], "summary")
+    attrs_set(observer, frozen[2], _SKIP)
+    _set_drift(observer, frozen[3])
     kw["frozen"] = pickle.dumps((summary, observer), protocol=pickle.HIGHEST_PROTOCOL)  # (of objects just checked)
     return ScanState(**kw), prefix
+
+
+#: Observer attributes stored apart: the summary (its own codec) and the drift watch (:func:`_set_drift`).
+_SKIP = ("summary", "watch")
+
+
+def _set_drift(observer: Any, stored: Any) -> None:
+    """Restore a drift watch's version and counts (``[version, [[version, what, name, count, first], …]]``)."""
+    watch = observer.watch
+    if stored is None or watch is None:
+        if stored is not None or watch is not None:
+            raise Invalid("drift watch differs")
+        return
+    version, rows = _list(stored)
+    ok = (str, type(None))
+    if not isinstance(version, ok):
+        raise Invalid("drift version")
+    seen: dict[tuple[str | None, str, str], list[int]] = {}
+    for row in _list(rows):
+        v, what, name, count, first = _list(row)
+        if not (isinstance(v, ok) and type(what) is str and type(name) is str and type(count) is int and type(first) is int):
+            raise Invalid("drift row")
+        seen[(v, what, name)] = [count, first]
+    watch.version, watch.seen = version, seen
 
 
 def _list(v: Any) -> list[Any]:

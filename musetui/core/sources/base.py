@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from musetui.core.drift import Watch
 from musetui.core.model import Item, SessionSummary, parse_time
 
 #: Zone of a record: model output (provenance) or quoted input (prompts, tool results).
@@ -57,6 +58,9 @@ class Observer:
     Subclasses override :meth:`observe`; it returns the record's raw time value and zone.
     The summary's ``started_at``/``ended_at`` come from the first and last record times.
     """
+
+    #: Checks every record's kind and keys against the format's known tables (None: not checked).
+    watch: Watch | None = None
 
     def __init__(self, summary: SessionSummary) -> None:
         self.summary = summary

@@ -17,6 +17,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from musetui.core.drift import Known
 from musetui.core.model import Item
 from musetui.core.sources.base import (
     ZONE_MODEL,
@@ -76,6 +77,37 @@ LINE_TYPES = frozenset(
         "custom-title",
         "last-prompt",
     }
+)
+
+#: What Claude Code writes, as read from real transcripts (1.0.x, 2.0.x, 2.1.x; FINGERPRINTS.md §3.2) and the
+#: headless stream (``result``, ``stream_event``): anything else is drift, counted per ``version``.
+KNOWN = Known(
+    what="line type",
+    kind=("type",),
+    kinds=LINE_TYPES | {"result", "stream_event"},
+    keys=frozenset(
+        {
+            # every line of a project transcript
+            "type", "uuid", "parentUuid", "logicalParentUuid", "sessionId", "timestamp", "version", "cwd",
+            "isSidechain", "userType", "gitBranch", "slug", "agentId", "teamName", "entrypoint", "message",
+            "requestId", "error", "isApiErrorMessage", "attributionSkill", "effort",
+            # user lines
+            "toolUseResult", "sourceToolAssistantUUID", "sourceToolUseID", "promptId", "permissionMode", "isMeta",
+            "isCompactSummary", "isVisibleInTranscriptOnly", "thinkingMetadata", "todos", "imagePasteIds",
+            "planContent",
+            # system, progress, summary, snapshot and queue lines
+            "subtype", "level", "content", "compactMetadata", "retryInMs", "retryAttempt", "maxRetries",
+            "durationMs", "hookCount", "hookInfos", "hookErrors", "preventedContinuation", "stopReason",
+            "hasOutput", "toolUseID", "parentToolUseID", "data", "summary", "leafUuid", "messageId", "snapshot",
+            "isSnapshotUpdate", "operation",
+            # the headless stream (claude -p --output-format stream-json)
+            "session_id", "parent_tool_use_id", "tools", "mcp_servers", "model", "apiKeySource",
+            "claude_code_version", "output_style", "agents", "skills", "plugins", "slash_commands", "is_error",
+            "duration_ms", "duration_api_ms", "num_turns", "result", "total_cost_usd", "usage", "modelUsage",
+            "permission_denials", "event",
+        }
+    ),
+    version=(("version",), ("claude_code_version",)),
 )
 
 
@@ -354,4 +386,4 @@ def family_root(parts: Sequence[str]) -> str | None:
     return None
 
 
-SPEC = Format(FORMAT, "records", sniff, ClaudeObserver, items, probe=ClaudeProbe, family_root=family_root, zones=ZONES)
+SPEC = Format(FORMAT, "records", sniff, ClaudeObserver, items, probe=ClaudeProbe, family_root=family_root, zones=ZONES, known=KNOWN)

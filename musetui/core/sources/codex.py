@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from musetui.core.drift import Known
 from musetui.core.model import Item
 from musetui.core.sources.base import (
     ZONE_MODEL,
@@ -68,6 +69,23 @@ EXEC_TYPES = frozenset(
         "item.completed",
         "error",
     }
+)
+#: ``response_item`` payload types, as real rollouts (0.104, 0.141; FINGERPRINTS.md §2) write them.
+RESPONSE_TYPES = frozenset(
+    {
+        "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+        "custom_tool_call_output", "local_shell_call", "web_search_call", "tool_search_call",
+        "image_generation_call", "compaction", "compaction_summary", "ghost_snapshot",
+    }
+)
+#: What Codex writes: anything else is drift, counted per ``session_meta.payload.cli_version``.
+KNOWN = Known(
+    what="record type",
+    kind=("type",),
+    kinds=RECORD_TYPES | EXEC_TYPES,
+    keys=frozenset({"timestamp", "type", "payload", "thread_id", "item", "usage", "error", "message"}),
+    version=(("payload", "cli_version"),),
+    nested={"response_item": (("payload", "type"), RESPONSE_TYPES, "response_item type")},
 )
 #: Item types of that stream whose text is tool output or input, not model output.
 _EXEC_QUOTED = frozenset({"command_execution", "file_change", "mcp_tool_call", "web_search"})
@@ -307,4 +325,4 @@ def family_root(parts: Sequence[str]) -> str | None:
     return None
 
 
-SPEC = Format(FORMAT, "records", sniff, CodexObserver, items, probe=CodexProbe, family_root=family_root, zones=ZONES)
+SPEC = Format(FORMAT, "records", sniff, CodexObserver, items, probe=CodexProbe, family_root=family_root, zones=ZONES, known=KNOWN)

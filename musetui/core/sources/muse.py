@@ -10,6 +10,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from musetui.core.drift import Known
 from musetui.core.model import Item
 from musetui.core.sources.base import (
     ZONE_MODEL,
@@ -61,6 +62,15 @@ KNOWN_EVENTS = frozenset(
         "model_completed",
         "assistant_message_committed",
     }
+)
+
+#: What a Muse envelope holds: anything else is drift. Muse writes no schema or harness version.
+KNOWN = Known(
+    what="payload kind",
+    kind=("payload", "kind"),
+    kinds=frozenset({"metadata", "route_facts", "run"}),
+    keys=frozenset({"stream", "recorded_at", "payload"}),
+    nested={"run": (("payload", "event", "kind"), KNOWN_EVENTS, "event kind")},
 )
 
 
@@ -285,4 +295,4 @@ def family_root(parts: Sequence[str]) -> str | None:
     return None
 
 
-SPEC = Format(FORMAT, "records", sniff, MuseObserver, items, probe=MuseProbe, family_root=family_root, zones=ZONES)
+SPEC = Format(FORMAT, "records", sniff, MuseObserver, items, probe=MuseProbe, family_root=family_root, zones=ZONES, known=KNOWN)

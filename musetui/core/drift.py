@@ -1,0 +1,223 @@
+"""Format drift: record kinds and top-level keys that a format's known tables do not list.
+
+Each format declares what it knows as data (:class:`Known`, the ``known`` field of its
+:class:`~musetui.core.sources.spec.Format` entry). While a file is scanned, a :class:`Watch`
+reads every record's kind and top-level keys and counts those the tables do not list, per
+harness version (Claude Code's ``version``, Codex's ``cli_version``). Each file reports them
+as diagnostics (so the cache, ``--diagnostics FILE`` and every diagnostics view carry them),
+one per version and name, at the line it was first seen; :func:`tally` folds them across
+files, so a kind never seen before is listed once, with its first file and line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from musetui.core.model import Diagnostic
+
+#: Every drift diagnostic's message starts with this.
+PREFIX = "drift: "
+_MESSAGE = re.compile(
+    r'^drift: (?P<fmt>[\w.-]+) (?:version (?P<version>"(?:[^"\\]|\\.)*")|\(no version\)): '
+    r'unknown (?P<what>[\w -]+?) (?P<name>"(?:[^"\\]|\\.)*") ×(?P<count>\d+)$'
+)
+#: What a top-level key is called in the messages.
+KEY = "top-level key"
+#: Longest kind, key or version text kept (longer ones are cut with ``…``).
+MAX_NAME = 80
+#: Distinct unknown names one file reports; the rest are counted under the name ``…``.
+MAX_NAMES = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """What a format knows of its records: their kinds and top-level keys, as data.
+
+    Attributes:
+        what: what a kind is called in this format (``line type``, ``record type``, ``event kind``).
+        kind: the path to a record's kind.
+        kinds: the kinds the format reads.
+        keys: the top-level keys its records carry.
+        version: paths to the harness version; a record that carries one sets it for the lines after it.
+        nested: a kind whose records have kinds of their own -> (the path to them, the known ones, what they are called).
+    """
+
+    what: str
+    kind: tuple[str, ...]
+    kinds: frozenset[str]
+    keys: frozenset[str]
+    version: tuple[tuple[str, ...], ...] = ()
+    nested: Mapping[str, tuple[tuple[str, ...], frozenset[str], str]] = field(default_factory=dict)
+
+
+def _dig(doc: Any, path: tuple[str, ...]) -> Any:
+    try:
+        for key in path:
+            doc = doc.get(key)
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return doc
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_NAME else text[: MAX_NAME - 1] + "…"
+
+
+class Watch:
+    """Counts one file's unknown kinds and keys per harness version (called on every record)."""
+
+    __slots__ = ("known", "low", "seen", "version")
+
+    def __init__(self, known: Known) -> None:
+        self.known = known
+        self.version: str | None = None
+        #: (version, what, name) -> [count, first line]
+        self.seen: dict[tuple[str | None, str, str], list[int]] = {}
+        self.low = 0  # the first line of this run (a resumed scan reports only what it met first)
+
+    def __getstate__(self) -> tuple[Known, str | None, dict[tuple[str | None, str, str], list[int]]]:
+        return self.known, self.version, self.seen
+
+    def __setstate__(self, state: tuple[Known, str | None, dict[tuple[str | None, str, str], list[int]]]) -> None:
+        self.known, self.version, self.seen = state
+        self.low = 0
+
+    def __call__(self, doc: Any, line: int) -> None:
+        """Check one record (a parsed line: a dict, or the scanner's lazy proxy)."""
+        if not self.low or line < self.low:
+            self.low = line
+        known = self.known
+        try:
+            keys = list(doc.keys())
+        except (AttributeError, TypeError, ValueError):
+            return  # not an object: the format's own reading says what it is
+        for path in known.version:
+            v = _dig(doc, path)
+            if isinstance(v, str):
+                self.version = v
+                break
+        kind = _dig(doc, known.kind)
+        if isinstance(kind, str):
+            if kind not in known.kinds:
+                self._add(known.what, kind, line)
+            else:
+                sub = known.nested.get(kind)
+                if sub is not None:
+                    skind = _dig(doc, sub[0])
+                    if isinstance(skind, str) and skind not in sub[1]:
+                        self._add(sub[2], skind, line)
+        for k in keys:
+            if k not in known.keys:
+                self._add(KEY, k, line)
+
+    def _add(self, what: str, name: str, line: int) -> None:
+        key = (self.version, what, name)
+        entry = self.seen.get(key)
+        if entry is None and len(self.seen) >= MAX_NAMES:
+            key = (self.version, what, "…")
+            entry = self.seen.get(key)
+        if entry is None:
+            self.seen[key] = [1, line]
+        else:
+            entry[0] += 1
+
+    def diagnostics(self, path: str, fmt: str) -> list[Diagnostic]:
+        """One diagnostic per version and unknown name, at its first line (only those first met in this run)."""
+        out = []
+        for (version, what, name), (count, first) in self.seen.items():
+            if first >= self.low:
+                out.append(Diagnostic(path, first, message(fmt, version, what, name, count)))
+        return out
+
+
+def message(fmt: str, version: str | None, what: str, name: str, count: int) -> str:
+    """``drift: claude-code version "2.1.3": unknown line type "foo" ×2``."""
+    ver = f"version {orjson.dumps(_cut(version)).decode()}" if version is not None else "(no version)"
+    return f"{PREFIX}{fmt} {ver}: unknown {what} {orjson.dumps(_cut(name)).decode()} ×{count}"
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One unknown kind or key of one format and version, over every file that has it."""
+
+    format: str
+    version: str | None
+    what: str
+    name: str
+    count: int
+    files: int
+    first_path: str
+    first_line: int
+
+    def text(self) -> str:
+        """``drift: codex version "0.141.0": unknown record type "x" ×3 in 2 files``."""
+        head = message(self.format, self.version, self.what, self.name, self.count)
+        return f"{head} in {self.files:,} file{'s' if self.files != 1 else ''}"
+
+
+def parse(diag: Diagnostic) -> tuple[str, str | None, str, str, int] | None:
+    """(format, version, what, name, count) of a drift diagnostic, else None."""
+    if not diag.message.startswith(PREFIX):
+        return None
+    m = _MESSAGE.match(diag.message)
+    if m is None:
+        return None
+    version = m.group("version")
+    return (
+        m.group("fmt"), orjson.loads(version) if version else None, m.group("what"), orjson.loads(m.group("name")),
+        int(m.group("count")),
+    )
+
+
+def is_drift(diag: Diagnostic) -> bool:
+    """Whether ``diag`` reports format drift."""
+    return diag.message.startswith(PREFIX) and _MESSAGE.match(diag.message) is not None
+
+
+def tally(diags: Iterable[Diagnostic]) -> list[Row]:
+    """Drift diagnostics folded across files: one row per format, version, kind of name and name.
+
+    Rows keep the order in which their names were first met (the first file and line are those).
+    """
+    rows: dict[tuple[str, str | None, str, str], list[Any]] = {}
+    for d in diags:
+        p = parse(d)
+        if p is None:
+            continue
+        fmt, version, what, name, count = p
+        row = rows.get((fmt, version, what, name))
+        if row is None:
+            rows[(fmt, version, what, name)] = [count, 1, d.path, d.line]
+        else:
+            row[0] += count
+            row[1] += 1
+    return [Row(f, v, w, n, c, files, path, line) for (f, v, w, n), (c, files, path, line) in rows.items()]
+
+
+def stats_line(diags: Iterable[Diagnostic]) -> str | None:
+    """``drift: 3 unknown kinds or keys (5 records) in 2 formats``, or None when there is none."""
+    rows = tally(diags)
+    if not rows:
+        return None
+    records = sum(r.count for r in rows)
+    formats = len({r.format for r in rows})
+    per = ", ".join(
+        f"{fmt} {orjson.dumps(_cut(ver)).decode() if ver is not None else '(no version)'} ×{n}"
+        for (fmt, ver), n in _per_version(rows).items()
+    )
+    return (
+        f"drift: {len(rows)} unknown {'kind or key' if len(rows) == 1 else 'kinds or keys'} "
+        f"({records:,} record{'s' if records != 1 else ''}) in {formats} format{'s' if formats != 1 else ''}: {per}"
+    )
+
+
+def _per_version(rows: Iterable[Row]) -> dict[tuple[str, str | None], int]:
+    out: dict[tuple[str, str | None], int] = {}
+    for r in rows:
+        out[(r.format, r.version)] = out.get((r.format, r.version), 0) + r.count
+    return out
