@@ -51,7 +51,7 @@ SEAL_BYTES = 4
 LIGHT_SUMMARY = tuple[
     str, str, str, str, str, str | None, str | None, str | None, str | None, int, int, float | None, float | None,
     int, int, int, int, int, str | None, dict[str, int],
-    str, str | None, float, list[str], str, str, str | None, str | None,
+    str, str | None, float, list[str], str, str, str | None, str | None, dict[str, int | None] | None,
 ]  # fmt: skip
 #: A light outcome: its light summary (None when the file holds no session) and its diagnostics.
 LIGHT = tuple[LIGHT_SUMMARY | None, list[tuple[str, int, str]]]

@@ -59,6 +59,9 @@ FLAGS: tuple[str, ...] = (
     "outlier",
 )
 
+#: The scan record's ``usage`` fields: input (prompt, cached included), output, cached input, reasoning output.
+USAGE_FIELDS: tuple[str, ...] = ("input", "output", "cached", "reasoning")
+
 ItemKind = Literal[
     "message",
     "reasoning",
@@ -257,6 +260,8 @@ class SessionSummary:
     models: dict[str, int] = field(default_factory=dict)  # every declared model seen, with counts
     #: A one-line title: Claude Code's ``summary``, Codex's thread name, else the first user message.
     title: str | None = None
+    #: Token totals ``{input, output, cached, reasoning}`` where the transcript records them (None: never recorded).
+    usage: dict[str, int | None] | None = None
     #: A light summary read from the cache: evidence, malformed lines and notes are not
     #: loaded; ``stored_record`` is its scan record as JSON, before fleet outliers.
     stored_record: bytes | None = None
@@ -316,6 +321,7 @@ class SessionSummary:
             "malformed_lines": self.malformed_lines,
             "started_at": iso(self.started_at),
             "ended_at": iso(self.ended_at),
+            "usage": dict(self.usage) if self.usage is not None else dict.fromkeys(USAGE_FIELDS),
         }
 
 

@@ -91,7 +91,7 @@ def light_from(outcome: Outcome) -> Any:
         s.declared_provider, s.declared_model, s.items, s.malformed_lines, s.started_at, s.ended_at,
         s.size, s.mtime_ns, s.inode, s.device, s.read_bytes, s.label, dict(s.models),
         a.provider, a.host, a.confidence, [f for f in a.flags if f != "outlier"], a.summary,
-        record_json(s.record())[:-1].decode("utf-8"), s.title, a.via,
+        record_json(s.record())[:-1].decode("utf-8"), s.title, a.via, s.usage,
     )  # fmt: skip
     return (light, diags)
 
@@ -104,12 +104,12 @@ def outcome_from_light(light: Any) -> Outcome:
         return Outcome(None, diagnostics)
     (path, abspath, root, fmt, rule, sid, parent, dprov, dmodel, items, malformed, started, ended,
      size, mtime_ns, inode, device, read_bytes, label, models, provider, host, conf, flags, why, record,
-     title, via) = summary_t  # fmt: skip
+     title, via, usage) = summary_t  # fmt: skip
     summary = SessionSummary(  # positional, in field order (a fifth of a light outcome's cost in keywords)
         path, abspath, root, fmt, rule, sid, parent, dprov, dmodel, items, malformed, [], started, ended,
         size, mtime_ns, inode, device, read_bytes,
         Attribution(provider, host, conf, via, list(flags), [], why),
-        [], label, models, title, record.encode("utf-8"),
+        [], label, models, title, usage, record.encode("utf-8"),
     )  # fmt: skip
     return Outcome(summary, diagnostics)
 

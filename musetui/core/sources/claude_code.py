@@ -206,6 +206,8 @@ class ClaudeObserver(Observer):
         self.agent: str | None = None
         self.sidechain = 0
         self.synthetic = 0
+        #: "message id|request id" -> that API message's usage (its split lines repeat it: the last one is kept).
+        self.usages: dict[str, list[Any]] = {}
 
     def observe(self, doc: Any, line: int) -> tuple[Any, int]:
         if self.session is None:
@@ -227,6 +229,12 @@ class ClaudeObserver(Observer):
                 self.declare_model(model)
             mid = text_of(dig(msg, "id"))
             rid = text_of(dig(doc, "requestId")) or ""
+            usage = dig(msg, "usage")
+            if usage is not None and model != "<synthetic>":
+                self.usages[f"{mid}|{rid}" if mid else f"line {line}"] = [
+                    dig(usage, "input_tokens"), dig(usage, "output_tokens"), dig(usage, "cache_read_input_tokens"),
+                    dig(usage, "cache_creation_input_tokens"), dig(usage, "output_tokens_details", "thinking_tokens"),
+                ]
             if mid:
                 key = (mid, rid)
                 if key in self.seen:
@@ -265,6 +273,10 @@ class ClaudeObserver(Observer):
             s.label = f"agent {s.session_id}"
         else:
             s.session_id = self.session or stem
+        for fresh, output, read, created, thinking in self.usages.values():
+            # Anthropic's input_tokens leaves out cache reads and writes: the input is all three.
+            parts = [v for v in (fresh, read, created) if type(v) is int]
+            self.add_usage(sum(parts) if parts else None, output, read, thinking)
         if self.duplicates:
             s.notes.append(f"{self.duplicates} lines continue an API message split over several lines (merged)")
         if self.sidechain and not is_agent_file(s.path):

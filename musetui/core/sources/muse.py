@@ -113,7 +113,7 @@ class MuseProbe(Probe):
             return kind == b"started" and observer.summary.title is None
         if kind == b"model_completed":
             model = find_string_value(line, b'"model":"')
-            if model is not None and b"\\" not in model:
+            if model is not None and b"\\" not in model and b'"usage"' not in line:
                 observer.declare_model(model.decode("utf-8", "replace"))
                 return False
         return True
@@ -166,6 +166,10 @@ class MuseObserver(Observer):
                         self.offer_title(event.get("prompt"))
                 elif ekind == "model_completed":
                     self.declare_model(text_of(event.get("model")))
+                    usage = event.get("usage")  # one model call's own counts
+                    if usage is not None:
+                        self.add_usage(usage.get("input_tokens"), usage.get("output_tokens"),
+                                       usage.get("cached_tokens"), usage.get("reasoning_tokens"))
                 elif isinstance(ekind, str) and ekind not in KNOWN_EVENTS:
                     self.unknown[ekind] = self.unknown.get(ekind, 0) + 1
                 record = payload.get("record")
