@@ -11,6 +11,7 @@ files, so a kind never seen before is listed once, with its first file and line.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -44,6 +45,8 @@ class Known:
         kinds: the kinds the format reads.
         keys: the top-level keys its records carry.
         version: paths to the harness version; a record that carries one sets it for the lines after it.
+        carriers: kinds whose records set the version for the lines after them (others are read only
+            when they have drift to report: a Claude Code line carries its own ``version``).
         nested: a kind whose records have kinds of their own -> (the path to them, the known ones, what they are called).
     """
 
@@ -52,6 +55,7 @@ class Known:
     kinds: frozenset[str]
     keys: frozenset[str]
     version: tuple[tuple[str, ...], ...] = ()
+    carriers: frozenset[str] = frozenset()
     nested: Mapping[str, tuple[tuple[str, ...], frozenset[str], str]] = field(default_factory=dict)
 
 
@@ -64,6 +68,12 @@ def _dig(doc: Any, path: tuple[str, ...]) -> Any:
     return doc
 
 
+@functools.cache
+def _pointer(path: tuple[str, ...]) -> str:
+    """A JSON pointer (RFC 6901) to ``path``."""
+    return "".join("/" + k.replace("~", "~0").replace("/", "~1") for k in path)
+
+
 def _cut(text: str) -> str:
     return text if len(text) <= MAX_NAME else text[: MAX_NAME - 1] + "…"
 
@@ -71,49 +81,78 @@ def _cut(text: str) -> str:
 class Watch:
     """Counts one file's unknown kinds and keys per harness version (called on every record)."""
 
-    __slots__ = ("known", "low", "seen", "version")
+    __slots__ = ("carriers", "k0", "k1", "keys", "kinds", "known", "nested", "seen", "version")
 
     def __init__(self, known: Known) -> None:
-        self.known = known
+        self._bind(known)
         self.version: str | None = None
         #: (version, what, name) -> [count, first line]
         self.seen: dict[tuple[str | None, str, str], list[int]] = {}
-        self.low = 0  # the first line of this run (a resumed scan reports only what it met first)
+
+    def _bind(self, known: Known) -> None:
+        if not 1 <= len(known.kind) <= 2:
+            raise ValueError("a record's kind is one or two keys deep")
+        self.known = known
+        self.keys, self.kinds, self.carriers, self.nested = known.keys, known.kinds, known.carriers, known.nested
+        self.k0 = known.kind[0]
+        self.k1 = known.kind[1] if len(known.kind) == 2 else None
 
     def __getstate__(self) -> tuple[Known, str | None, dict[tuple[str | None, str, str], list[int]]]:
         return self.known, self.version, self.seen
 
     def __setstate__(self, state: tuple[Known, str | None, dict[tuple[str | None, str, str], list[int]]]) -> None:
-        self.known, self.version, self.seen = state
-        self.low = 0
+        known, self.version, self.seen = state
+        self._bind(known)
 
     def __call__(self, doc: Any, line: int) -> None:
-        """Check one record (a parsed line: a dict, or the scanner's lazy proxy)."""
-        if not self.low or line < self.low:
-            self.low = line
-        known = self.known
+        """Check one record (a parsed line: a dict, or the scanner's lazy proxy).
+
+        This runs on every line, so it is kept to a C-level subset test of the keys and one or two
+        lookups of the kind; the version is read only from the kinds that carry it for later lines,
+        or when there is drift to report.
+        """
         try:
-            keys = list(doc.keys())
+            keys_known = self.keys.issuperset(doc.keys())
         except (AttributeError, TypeError, ValueError):
             return  # not an object: the format's own reading says what it is
-        for path in known.version:
+        try:
+            kind = doc.get(self.k0)
+            if self.k1 is not None and kind is not None:
+                kind = kind.get(self.k1)
+        except (AttributeError, TypeError, ValueError):
+            kind = None
+        if kind in self.kinds:
+            if kind in self.carriers:
+                self._read_version(doc)
+            if kind in self.nested:
+                self._nested(doc, kind, line)
+        elif type(kind) is str:
+            self._read_version(doc)
+            self._add(self.known.what, kind, line)
+        if not keys_known:
+            self._read_version(doc)
+            for k in list(doc.keys()):
+                if k not in self.keys:
+                    self._add(KEY, k, line)
+
+    def _nested(self, doc: Any, kind: str, line: int) -> None:
+        path, known, what = self.nested[kind]
+        try:
+            sub = doc.at_pointer(_pointer(path))  # the scanner's proxy: one call into C
+        except AttributeError:
+            sub = _dig(doc, path)
+        except (KeyError, TypeError, ValueError):
+            return
+        if type(sub) is str and sub not in known:
+            self._read_version(doc)
+            self._add(what, sub, line)
+
+    def _read_version(self, doc: Any) -> None:
+        for path in self.known.version:
             v = _dig(doc, path)
-            if isinstance(v, str):
+            if type(v) is str:
                 self.version = v
-                break
-        kind = _dig(doc, known.kind)
-        if isinstance(kind, str):
-            if kind not in known.kinds:
-                self._add(known.what, kind, line)
-            else:
-                sub = known.nested.get(kind)
-                if sub is not None:
-                    skind = _dig(doc, sub[0])
-                    if isinstance(skind, str) and skind not in sub[1]:
-                        self._add(sub[2], skind, line)
-        for k in keys:
-            if k not in known.keys:
-                self._add(KEY, k, line)
+                return
 
     def _add(self, what: str, name: str, line: int) -> None:
         key = (self.version, what, name)
@@ -127,12 +166,14 @@ class Watch:
             entry[0] += 1
 
     def diagnostics(self, path: str, fmt: str) -> list[Diagnostic]:
-        """One diagnostic per version and unknown name, at its first line (only those first met in this run)."""
-        out = []
-        for (version, what, name), (count, first) in self.seen.items():
-            if first >= self.low:
-                out.append(Diagnostic(path, first, message(fmt, version, what, name, count)))
-        return out
+        """One diagnostic per version and unknown name, at its first line, counting the whole file.
+
+        After an append, the file's diagnostics say it all again: :func:`tally` keeps a file's last word.
+        """
+        return [
+            Diagnostic(path, first, message(fmt, version, what, name, count))
+            for (version, what, name), (count, first) in self.seen.items()
+        ]
 
 
 def message(fmt: str, version: str | None, what: str, name: str, count: int) -> str:
@@ -183,20 +224,20 @@ def tally(diags: Iterable[Diagnostic]) -> list[Row]:
     """Drift diagnostics folded across files: one row per format, version, kind of name and name.
 
     Rows keep the order in which their names were first met (the first file and line are those).
+    A file that reports the same name again (its scan resumed after an append) replaces its count.
     """
-    rows: dict[tuple[str, str | None, str, str], list[Any]] = {}
+    rows: dict[tuple[str, str | None, str, str], dict[str, tuple[int, int]]] = {}
     for d in diags:
         p = parse(d)
         if p is None:
             continue
         fmt, version, what, name, count = p
-        row = rows.get((fmt, version, what, name))
-        if row is None:
-            rows[(fmt, version, what, name)] = [count, 1, d.path, d.line]
-        else:
-            row[0] += count
-            row[1] += 1
-    return [Row(f, v, w, n, c, files, path, line) for (f, v, w, n), (c, files, path, line) in rows.items()]
+        rows.setdefault((fmt, version, what, name), {})[d.path] = (count, d.line)
+    out = []
+    for (f, v, w, n), files in rows.items():
+        first_path, (_, first_line) = next(iter(files.items()))
+        out.append(Row(f, v, w, n, sum(c for c, _ in files.values()), len(files), first_path, first_line))
+    return out
 
 
 def stats_line(diags: Iterable[Diagnostic]) -> str | None:

@@ -102,3 +102,30 @@ def test_drift_survives_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     warm = Index([str(root)], use_cache=True).scan()
     assert warm.cache_hits == len(warm.files)
     assert tally(warm.diagnostics) == tally(cold.diagnostics) != []
+
+
+def test_an_append_is_read_alone_and_its_drift_joins_the_old(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "tree"
+    lines = drifted_tree(root)
+    Index([str(root)], use_cache=True).scan()
+    later = _append(root / CODEX, {"timestamp": "2026-09-01T23:09:00.000Z", "type": "brand_new_record", "payload": {}})
+    extra = _append(root / CODEX, {"timestamp": "2026-09-01T23:09:01.000Z", "type": "another_record", "payload": {}})
+    index = Index([str(root)], use_cache=True).scan()
+    assert index.resumed == 1
+    found = {(r.name, r.first_line, r.count, r.files) for r in tally(index.diagnostics) if r.format == "codex"}
+    # the old kind keeps its first line and counts the appended one; the new one is at its own line
+    assert found == {("brand_new_record", lines["codex"], 2, 1), ("another_record", extra, 1, 1)}
+    assert later > lines["codex"]
+
+
+def test_following_a_growing_file_does_not_count_its_drift_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    root = tmp_path / "tree"
+    lines = drifted_tree(root)
+    index = Index([str(root)], use_cache=True).scan()
+    _append(root / CODEX, {"timestamp": "2026-09-01T23:09:00.000Z", "type": "brand_new_record", "payload": {}})
+    result = index.refresh(active_window_s=3600)
+    assert result.resumed + result.rescanned == 1
+    (row,) = [r for r in tally(index.diagnostics) if r.name == "brand_new_record"]
+    assert (row.count, row.files, row.first_line) == (2, 1, lines["codex"])

@@ -108,6 +108,7 @@ KNOWN = Known(
         }
     ),
     version=(("version",), ("claude_code_version",)),
+    carriers=frozenset({"system"}),  # a headless run's init line: its claude_code_version holds for the run
 )
 
 

@@ -87,6 +87,7 @@ KNOWN = Known(
     kinds=RECORD_TYPES | EXEC_TYPES,
     keys=frozenset({"timestamp", "type", "payload", "thread_id", "item", "usage", "error", "message"}),
     version=(("payload", "cli_version"),),
+    carriers=frozenset({"session_meta"}),
     nested={"response_item": (("payload", "type"), RESPONSE_TYPES, "response_item type")},
 )
 #: Item types of that stream whose text is tool output or input, not model output.
