@@ -22,6 +22,15 @@ CASES = [
      {"input": 298373, "output": 1123, "cached": 238848, "reasoning": 483}),
     (REAL, "jnarowski__agentcmd/agent__research__codex__codex-samples__stream-output-5.jsonl",
      {"input": 6086, "output": 223, "cached": 2944, "reasoning": None}),
+    # API bodies: a Responses stream of four responses (each response.completed once, summed), a Chat stream whose
+    # last chunk has usage, an Anthropic body (input + cache reads + writes), a Gemini body (no cached count).
+    (REAL, "vercel__ai/packages__openai__src__responses____fixtures____openai-reasoning-encrypted-content.1.chunks.txt",
+     {"input": 914, "output": 92, "cached": 0, "reasoning": 0}),
+    (REAL, "vercel__ai/packages__openai__src__chat____fixtures____azure-model-router.1.chunks.txt",
+     {"input": 15, "output": 78, "cached": 0, "reasoning": 64}),
+    (SAMPLE, "api/anthropic-messages-thinking.json", {"input": 914, "output": 236, "cached": 0, "reasoning": 61}),
+    (REAL, "vercel__ai/packages__google__src____fixtures____google-reasoning-gemini3.json",
+     {"input": 9, "output": 29, "cached": None, "reasoning": 258}),
 ]
 
 
