@@ -262,3 +262,16 @@ def _per_version(rows: Iterable[Row]) -> dict[tuple[str, str | None], int]:
     for r in rows:
         out[(r.format, r.version)] = out.get((r.format, r.version), 0) + r.count
     return out
+
+
+#: The report appendix's drift table: its header, and :func:`table_rows` its rows.
+TABLE_HEADER = ("format", "version", "unknown", "name", "records", "files", "first seen")
+
+
+def table_rows(diags: Iterable[Diagnostic]) -> list[tuple[str, str, str, str, str, str, str]]:
+    """The rows of the report's drift table, one per :func:`tally` row (plain text: each view escapes it)."""
+    return [
+        (r.format, _cut(r.version) if r.version is not None else "-", r.what, _cut(r.name), f"{r.count:,}", f"{r.files:,}",
+         f"{r.first_path}:{r.first_line}")
+        for r in tally(diags)
+    ]

@@ -19,6 +19,7 @@ from musetui.core.model import Item, SessionSummary, fmt_gap, iso
 from musetui.core.reasons import flag_sentences
 from musetui.core.report import RAW_LIMIT, verdict_line
 from musetui.core.safetext import escape_name
+from musetui.core.usage import usage_text
 
 #: Flagged sessions whose strongest line of evidence is shown raw (the rest list it by line number).
 RAW_SESSIONS = 200
@@ -117,6 +118,7 @@ def _cards(s: SessionSummary, sha: str | None) -> str:
             _card("Declared", declared),
             _card("Flags", f"<div>{flags}</div>"),
             _card("Recorded", f"<div>{time_span(s.started_at, s.ended_at, '<br>')}</div>"),
+            *([_card("Tokens", f"<div>{esc(tokens)}</div>")] if (tokens := usage_text(s.usage)) else []),
             _card("File", f"<div>{esc(size)}</div>" + (f'<div class="hash"><code>{esc(sha)}</code></div>' if sha else "")),
         ]
     ) + "</div>"

@@ -129,3 +129,17 @@ def test_following_a_growing_file_does_not_count_its_drift_twice(tmp_path: Path,
     assert result.resumed + result.rescanned == 1
     (row,) = [r for r in tally(index.diagnostics) if r.name == "brand_new_record"]
     assert (row.count, row.files, row.first_line) == (2, 1, lines["codex"])
+
+
+def test_the_report_appendix_tables_the_drift(tmp_path: Path) -> None:
+    from musetui.core.evidence_report import collect, render_html, render_markdown
+
+    root = tmp_path / "tree"
+    lines = drifted_tree(root)
+    data = collect([str(root)], use_cache=False)
+    md = render_markdown(data)
+    assert f"| codex | `0.141.0` | record type | `brand_new_record` | 1 | 1 | `{CODEX}:{lines['codex']}` |" in md
+    html = render_html(data)
+    table = html[html.index('<table class="sortable drift"'):]
+    table = table[: table.index("</table>")]
+    assert "snapshot_taken" in table and f"{MUSE}:{lines['muse']}" in table and "teleport-marker" in table

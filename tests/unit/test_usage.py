@@ -57,3 +57,10 @@ def test_usage_survives_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     warm = {s.path: s.record()["usage"] for s in warm_index.sorted_sessions()}
     assert warm_index.cache_hits == len(warm_index.files)
     assert warm == cold and any(u["input"] for u in cold.values())
+
+
+def test_the_report_shows_a_sessions_tokens() -> None:
+    from musetui.core.report import session_markdown
+
+    (session,) = Index([str(SAMPLE / CASES[0][1])], use_cache=False).scan().sorted_sessions()
+    assert "- **Tokens:** 42,936 in (25,152 cached) · 3,031 out (919 reasoning)" in session_markdown(session)
