@@ -18,6 +18,9 @@ CASES = [
      {"input": 42936, "output": 3031, "cached": 25152, "reasoning": 919}),
     (REAL, "marot__spotter/test__fixtures__transcripts__short.jsonl",
      {"input": 25353, "output": 13, "cached": 11515, "reasoning": None}),
+    # 170 API messages over more lines: summed once each (summing every line would read 5,946,379 in, 77,612 out).
+    (REAL, "d-kimuson__claude-code-viewer/mock-global-claude-dir__projects__sample-project__fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl",
+     {"input": 3786648, "output": 51933, "cached": 3647854, "reasoning": None}),
     (REAL, "madshn__localpush/src-tauri__tests__fixtures__codex__2026-02-23__raw__sessions__rollout-2026-02-23T20-34-25-019c8bfe-ec25-79e0-97d7-bda6a9c575ff.jsonl",
      {"input": 298373, "output": 1123, "cached": 238848, "reasoning": 483}),
     (REAL, "jnarowski__agentcmd/agent__research__codex__codex-samples__stream-output-5.jsonl",
@@ -64,3 +67,15 @@ def test_the_report_shows_a_sessions_tokens() -> None:
 
     (session,) = Index([str(SAMPLE / CASES[0][1])], use_cache=False).scan().sorted_sessions()
     assert "- **Tokens:** 42,936 in (25,152 cached) · 3,031 out (919 reasoning)" in session_markdown(session)
+
+
+def test_parquet_types_usage_as_a_struct_of_counts(tmp_path: Path) -> None:
+    pq = pytest.importorskip("pyarrow.parquet")
+    from musetui.core.parquet import write_records
+
+    records = [s.record() for s in Index([str(SAMPLE)], use_cache=False).scan().sorted_sessions()]
+    out = tmp_path / "s.parquet"
+    write_records(records, str(out))
+    table = pq.read_table(out)
+    assert str(table.schema.field("usage").type) == "struct<input: int64, output: int64, cached: int64, reasoning: int64>"
+    assert table.column("usage").to_pylist() == [r["usage"] for r in records]
