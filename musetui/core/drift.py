@@ -11,7 +11,6 @@ files, so a kind never seen before is listed once, with its first file and line.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -68,7 +67,6 @@ def _dig(doc: Any, path: tuple[str, ...]) -> Any:
     return doc
 
 
-@functools.cache
 def _pointer(path: tuple[str, ...]) -> str:
     """A JSON pointer (RFC 6901) to ``path``."""
     return "".join("/" + k.replace("~", "~0").replace("/", "~1") for k in path)
@@ -81,21 +79,25 @@ def _cut(text: str) -> str:
 class Watch:
     """Counts one file's unknown kinds and keys per harness version (called on every record)."""
 
-    __slots__ = ("carriers", "k0", "k1", "keys", "kinds", "known", "nested", "seen", "version")
+    __slots__ = ("carriers", "k0", "k1", "keys", "kinds", "known", "kptr", "nested", "seen", "shapes", "version")
 
     def __init__(self, known: Known) -> None:
         self._bind(known)
         self.version: str | None = None
         #: (version, what, name) -> [count, first line]
         self.seen: dict[tuple[str | None, str, str], list[int]] = {}
+        #: (kind, number of top-level keys) of records whose keys were all known: not checked again.
+        self.shapes: set[tuple[object, int]] = set()
 
     def _bind(self, known: Known) -> None:
         if not 1 <= len(known.kind) <= 2:
             raise ValueError("a record's kind is one or two keys deep")
         self.known = known
-        self.keys, self.kinds, self.carriers, self.nested = known.keys, known.kinds, known.carriers, known.nested
+        self.keys, self.kinds, self.carriers = known.keys, known.kinds, known.carriers
+        self.nested = {k: (_pointer(path), path, names, what) for k, (path, names, what) in known.nested.items()}
         self.k0 = known.kind[0]
         self.k1 = known.kind[1] if len(known.kind) == 2 else None
+        self.kptr = _pointer(known.kind)
 
     def __getstate__(self) -> tuple[Known, str | None, dict[tuple[str | None, str, str], list[int]]]:
         return self.known, self.version, self.seen
@@ -103,49 +105,53 @@ class Watch:
     def __setstate__(self, state: tuple[Known, str | None, dict[tuple[str | None, str, str], list[int]]]) -> None:
         known, self.version, self.seen = state
         self._bind(known)
+        self.shapes = set()
 
     def __call__(self, doc: Any, line: int) -> None:
         """Check one record (a parsed line: a dict, or the scanner's lazy proxy).
 
-        This runs on every line, so it is kept to a C-level subset test of the keys and one or two
-        lookups of the kind; the version is read only from the kinds that carry it for later lines,
-        or when there is drift to report.
+        This runs on every line, so it costs one or two lookups of the kind and a key count; the
+        keys themselves are read only for a kind and key count this file has not yet seen all known
+        (reading them costs more than parsing a Claude Code line). The version is read only from
+        the kinds that carry it for later lines, or when there is drift to report.
         """
         try:
-            keys_known = self.keys.issuperset(doc.keys())
-        except (AttributeError, TypeError, ValueError):
-            return  # not an object: the format's own reading says what it is
-        try:
-            kind = doc.get(self.k0)
-            if self.k1 is not None and kind is not None:
-                kind = kind.get(self.k1)
-        except (AttributeError, TypeError, ValueError):
+            n = len(doc)
+            kind = doc.get(self.k0) if self.k1 is None else doc.at_pointer(self.kptr)
+        except AttributeError:  # a dict (a whole-file document's record), or not an object
+            if not isinstance(doc, dict):
+                return  # not an object: the format's own reading says what it is
+            kind = _dig(doc, self.known.kind)
+        except (KeyError, TypeError, ValueError):
             kind = None
         if kind in self.kinds:
             if kind in self.carriers:
                 self._read_version(doc)
-            if kind in self.nested:
-                self._nested(doc, kind, line)
+            sub = self.nested.get(kind)
+            if sub is not None:
+                try:
+                    skind = doc.at_pointer(sub[0])  # the scanner's proxy: one call into C
+                except AttributeError:
+                    skind = _dig(doc, sub[1])
+                except (KeyError, TypeError, ValueError):
+                    skind = None
+                if type(skind) is str and skind not in sub[2]:
+                    self._read_version(doc)
+                    self._add(sub[3], skind, line)
         elif type(kind) is str:
             self._read_version(doc)
             self._add(self.known.what, kind, line)
-        if not keys_known:
-            self._read_version(doc)
-            for k in list(doc.keys()):
-                if k not in self.keys:
-                    self._add(KEY, k, line)
-
-    def _nested(self, doc: Any, kind: str, line: int) -> None:
-        path, known, what = self.nested[kind]
-        try:
-            sub = doc.at_pointer(_pointer(path))  # the scanner's proxy: one call into C
-        except AttributeError:
-            sub = _dig(doc, path)
-        except (KeyError, TypeError, ValueError):
+        shape = (kind, n)
+        if shape in self.shapes:
             return
-        if type(sub) is str and sub not in known:
-            self._read_version(doc)
-            self._add(what, sub, line)
+        keys = list(doc.keys())
+        if self.keys.issuperset(keys):
+            self.shapes.add(shape)
+            return
+        self._read_version(doc)
+        for k in keys:
+            if k not in self.keys:
+                self._add(KEY, k, line)
 
     def _read_version(self, doc: Any) -> None:
         for path in self.known.version:

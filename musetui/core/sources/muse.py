@@ -7,6 +7,7 @@ Envelope (FINGERPRINTS.md §1.2): ``{"stream":{"kind":"session","id":…},"recor
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -93,6 +94,25 @@ def _event_kind(line: bytes) -> bytes | None:
     return line[j:k] if k >= 0 else None
 
 
+_USAGE = b'"usage":{'
+_USAGE_COUNT = re.compile(rb'"(input|output|cached|reasoning)_tokens":(\d+)[,}]')
+_USAGE_ORDER = (b"input", b"output", b"cached", b"reasoning")
+
+
+def _glean_usage(line: bytes) -> tuple[int | None, ...] | None:
+    """A ``model_completed`` line's usage counts, from its bytes: ``()`` when it has no usage object; None
+    when the object is not one flat object of plain counts (the observer then parses the line)."""
+    j = line.find(_USAGE)
+    if j < 0:
+        return () if b'"usage"' not in line else None
+    j += len(_USAGE) - 1
+    k = line.find(b"}", j)
+    if k < 0 or line.find(b"{", j + 1, k) >= 0:
+        return None
+    counts = dict(_USAGE_COUNT.findall(line, j, k + 1))
+    return tuple(int(counts[name]) if name in counts else None for name in _USAGE_ORDER)
+
+
 class MuseProbe(Probe):
     """Muse lines: the event kind sits near the start of the envelope."""
 
@@ -113,8 +133,10 @@ class MuseProbe(Probe):
             return kind == b"started" and observer.summary.title is None
         if kind == b"model_completed":
             model = find_string_value(line, b'"model":"')
-            if model is not None and b"\\" not in model and b'"usage"' not in line:
+            usage = _glean_usage(line)
+            if model is not None and b"\\" not in model and usage is not None:
                 observer.declare_model(model.decode("utf-8", "replace"))
+                observer.add_usage(*usage)
                 return False
         return True
 
