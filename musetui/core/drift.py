@@ -117,6 +117,9 @@ class Watch:
         """
         try:
             n = len(doc)
+        except (AttributeError, TypeError, ValueError):
+            return  # a number or null: not a record
+        try:
             kind = doc.get(self.k0) if self.k1 is None else doc.at_pointer(self.kptr)
         except AttributeError:  # a dict (a whole-file document's record), or not an object
             if not isinstance(doc, dict):

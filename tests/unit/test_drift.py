@@ -143,3 +143,20 @@ def test_the_report_appendix_tables_the_drift(tmp_path: Path) -> None:
     table = html[html.index('<table class="sortable drift"'):]
     table = table[: table.index("</table>")]
     assert "snapshot_taken" in table and f"{MUSE}:{lines['muse']}" in table and "teleport-marker" in table
+
+
+@pytest.mark.parametrize("line", [b"1", b"null", b'"text"', b"[1, 2]", b"{}", b'{"payload": 3}', b'{"payload": {"kind": 7}}'])
+def test_records_that_are_not_objects_or_hold_odd_kinds_never_raise(line: bytes) -> None:
+    import simdjson
+
+    from musetui.core.drift import Watch
+    from musetui.core.sources import registry
+
+    for fmt in ("muse", "codex", "claude-code"):
+        known = registry.spec(fmt).known
+        assert known is not None
+        watch = Watch(known)
+        watch(orjson.loads(line), 1)
+        doc = simdjson.Parser().parse(line)
+        watch(doc, 2)
+        del doc
