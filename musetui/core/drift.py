@@ -147,7 +147,10 @@ class Watch:
         shape = (kind, n)
         if shape in self.shapes:
             return
-        keys = list(doc.keys())
+        try:
+            keys = list(doc.keys())
+        except AttributeError:
+            return  # an array: not a record
         if self.keys.issuperset(keys):
             self.shapes.add(shape)
             return
