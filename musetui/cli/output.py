@@ -112,6 +112,17 @@ def print_stats(index: object, sessions: int, *, cache: bool) -> None:
         f"{index.cache_hits} unchanged, {index.resumed} resumed ({index.resumed_bytes} bytes read), "
         f"{index.scanned_files} scanned"
     )
+    print_drift(index.diagnostics)
+
+
+def print_drift(diags: Sequence[object]) -> None:
+    """``--stats``: the format-drift count line (see :func:`musetui.core.drift.stats_line`), when there is drift."""
+    from musetui.core.drift import stats_line
+    from musetui.core.model import Diagnostic
+
+    line = stats_line(d for d in diags if isinstance(d, Diagnostic))
+    if line:
+        err(f"musetui: {line}")
 
 
 def no_transcripts(paths: Sequence[str], diags: Sequence[object] = ()) -> None:

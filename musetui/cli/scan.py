@@ -21,6 +21,7 @@ from musetui.cli.common import (
 from musetui.cli.output import (
     no_transcripts,
     print_diagnostics,
+    print_drift,
     print_stats,
     print_table,
     records,
@@ -240,6 +241,7 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
                     f"musetui: {len(files)} files, {n_sessions} sessions; cache on: "
                     f"{len(files)} unchanged, 0 resumed (0 bytes read), 0 scanned (stored output reused)"
                 )
+                print_drift(stored)
             return 0
     from musetui.core.index import Index
 

@@ -40,7 +40,7 @@ SNAPSHOT_CHUNKS = 64
 LOCK_TIMEOUT_S = 10.0
 
 #: Bump when the stored layout or the meaning of stored outcomes changes.
-SCHEMA_VERSION = 15  # 14: plain data; reasons; unread, UTF-16/BOM, lone-CR and shrink diagnostics; read budgets; 15: segments
+SCHEMA_VERSION = 16  # 16: format-drift diagnostics and watch state, session usage; 15: segments; 14: plain data; reasons; unread, UTF-16/BOM, lone-CR and shrink diagnostics; read budgets
 
 #: Every stored blob starts with the CRC-32 of the rest (little-endian): a blob whose bytes
 #: changed on disk is discarded and its file read again, never replayed.
@@ -51,7 +51,7 @@ SEAL_BYTES = 4
 LIGHT_SUMMARY = tuple[
     str, str, str, str, str, str | None, str | None, str | None, str | None, int, int, float | None, float | None,
     int, int, int, int, int, str | None, dict[str, int],
-    str, str | None, float, list[str], str, str, str | None, str | None,
+    str, str | None, float, list[str], str, str, str | None, str | None, dict[str, int | None] | None,
 ]  # fmt: skip
 #: A light outcome: its light summary (None when the file holds no session) and its diagnostics.
 LIGHT = tuple[LIGHT_SUMMARY | None, list[tuple[str, int, str]]]

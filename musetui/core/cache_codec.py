@@ -378,15 +378,16 @@ def _dec_plain(v: Any) -> Any:
     return v
 
 
-def attrs_plain(obj: Any, skip: str) -> list[Any]:
-    """An object's attributes (but ``skip``) as ``[name, kind, value]`` triples of plain data.
+def attrs_plain(obj: Any, skip: str | tuple[str, ...]) -> list[Any]:
+    """An object's attributes (but those named in ``skip``) as ``[name, kind, value]`` triples of plain data.
 
     Sets, tuples and dicts with keys other than strings keep their kind; their members must
     be JSON values (or tuples of them, in a set or as a key).
     """
     out: list[Any] = []
+    skipped = (skip,) if isinstance(skip, str) else skip
     for name, v in vars(obj).items():
-        if name == skip:
+        if name in skipped:
             continue
         t = type(v)
         if t is set or t is frozenset:
@@ -416,13 +417,14 @@ def _hashable(v: Any) -> Any:
     return _dec_plain(v)
 
 
-def attrs_set(obj: Any, stored: Any, skip: str) -> None:
+def attrs_set(obj: Any, stored: Any, skip: str | tuple[str, ...]) -> None:
     """Set ``obj``'s attributes from :func:`attrs_plain`'s triples, checking them against the fresh ``obj``.
 
     The stored names must be exactly the object's own (but ``skip``), and each value must have
     the type of the fresh value (or either is None).
     """
-    fresh = {k: v for k, v in vars(obj).items() if k != skip}
+    skipped = (skip,) if isinstance(skip, str) else skip
+    fresh = {k: v for k, v in vars(obj).items() if k not in skipped}
     if type(stored) is not list or not all(type(t) is list and len(t) == 3 for t in stored):
         raise Invalid("expected attribute triples")
     if sorted(t[0] for t in stored if type(t[0]) is str) != sorted(fresh):

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import orjson
 
+from musetui.core.drift import is_drift, tally
 from musetui.core.model import Diagnostic
 from musetui.core.safetext import escape_name, json_bytes, json_name, one_line, unescape_name
 
@@ -90,7 +91,8 @@ class Group:
 
     Attributes:
         path: the file (or directory) relative to its root, as in the diagnostics.
-        kind: ``malformed``, ``binary`` or ``other`` (one group per ``other`` message).
+        kind: ``malformed``, ``binary``, ``other`` (one group per ``other`` message) or ``drift`` (one
+            per unknown kind or key and harness version, over every file: ``path`` is the first).
         count: how many lines (or diagnostics) the group stands for.
         reason: what went wrong: the first malformed line's reason, or the message.
         first_line: the first line concerned (0: the whole file).
@@ -131,6 +133,10 @@ def group(diags: Iterable[Diagnostic]) -> list[Group]:
     Returns:
         One :class:`Group` per file and kind (per message for other diagnostics).
     """
+    diags = list(diags)
+    drifted = [d for d in diags if is_drift(d)]
+    if drifted:
+        diags = [d for d in diags if not is_drift(d)]
     order: list[str] = []
     malformed: dict[str, list[int | str]] = {}  # path -> [count, first line, first reason]
     binary: dict[str, int] = {}
@@ -169,6 +175,7 @@ def group(diags: Iterable[Diagnostic]) -> list[Group]:
             count, line, reason = malformed[path]
             out.append(Group(path, "malformed", int(count), str(reason), int(line)))
         out.extend(others.get(path, []))
+    out.extend(Group(r.first_path, "drift", r.count, r.text(), r.first_line) for r in tally(drifted))
     return out
 
 
@@ -200,11 +207,13 @@ def stderr_lines(diags: Sequence[Diagnostic], per_file: int = 5, limit: int = 20
     shown: dict[str, int] = {}
     hidden = 0
     for g in groups:
-        n = shown.get(g.path, 0)
+        drift = g.kind == "drift"  # (one name over many files: no file's share)
+        n = 0 if drift else shown.get(g.path, 0)
         if n >= per_file or len(lines) >= limit:
             hidden += 1
             continue
-        shown[g.path] = n + 1
+        if not drift:
+            shown[g.path] = n + 1
         lines.append(g.text())
     if hidden:
         lines.append(f"… {hidden} more diagnostics (write them all with --diagnostics FILE)")

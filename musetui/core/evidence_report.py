@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from musetui import __version__
+from musetui.core.drift import TABLE_HEADER, table_rows
 from musetui.core.fingerprints.catalogue import catalogue_digest
 from musetui.core.model import Diagnostic, SessionSummary, iso
 from musetui.core.report import session_markdown
@@ -282,6 +283,9 @@ def render_markdown(data: ReportData) -> str:
     out += ["", "## Appendix C: diagnostics", ""]
     if not data.diagnostics:
         out.append("None.")
+    if drift_rows := table_rows(data.diagnostics):  # format drift, per harness version (musetui.core.drift)
+        out += ["Format drift: record kinds and top-level keys the formats do not know.", "", *_md_table(
+            list(TABLE_HEADER), ((_cell(a), _code(b), _cell(c), _code(d), e, f, _code(g)) for a, b, c, d, e, f, g in drift_rows)), ""]
     out += [f"- {md_code(d.text(), table=True)}" for d in data.diagnostics]
     if data.custody is not None:
         from musetui.core.custody import markdown
@@ -552,6 +556,10 @@ def render_html(data: ReportData) -> str:
     if not data.diagnostics:
         out.append("<p>None.</p>")
     else:
+        if drift_rows := table_rows(data.diagnostics):  # format drift, per harness version (musetui.core.drift)
+            out.append('<p id="drift">Format drift: record kinds and top-level keys the formats do not know.</p>')
+            out.append(_html_table([(h, h in ("records", "files")) for h in TABLE_HEADER],
+                                   ([(esc(c), c) for c in row] for row in drift_rows), cls="sortable drift"))
         out.append("<ul>" + "".join(f"<li><code>{esc(d.text())}</code></li>" for d in data.diagnostics) + "</ul>")
     if data.custody is not None:
         from musetui.core.custody import html_block

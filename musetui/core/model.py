@@ -60,6 +60,9 @@ FLAGS: tuple[str, ...] = (
     "outlier",
 )
 
+#: The scan record's ``usage`` fields: input (prompt, cached included), output, cached input, reasoning output.
+USAGE_FIELDS: tuple[str, ...] = ("input", "output", "cached", "reasoning")
+
 ItemKind = Literal[
     "message",
     "reasoning",
@@ -285,6 +288,8 @@ class SessionSummary:
     models: dict[str, int] = field(default_factory=dict)  # every declared model seen, with counts
     #: A one-line title: Claude Code's ``summary``, Codex's thread name, else the first user message.
     title: str | None = None
+    #: Token totals ``{input, output, cached, reasoning}`` where the transcript records them (None: never recorded).
+    usage: dict[str, int | None] | None = None
     #: A light summary read from the cache: evidence, malformed lines and notes are not
     #: loaded; ``stored_record`` is its scan record as JSON, before fleet outliers.
     stored_record: bytes | None = None
@@ -347,6 +352,7 @@ class SessionSummary:
             "started_at": iso(self.started_at),
             "ended_at": iso(self.ended_at),
             "segments": [g.record() for g in self.segments],
+            "usage": dict(self.usage) if self.usage is not None else dict.fromkeys(USAGE_FIELDS),
         }
 
 

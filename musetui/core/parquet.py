@@ -12,6 +12,8 @@ from typing import Any
 
 import orjson
 
+from musetui.core.model import USAGE_FIELDS
+
 EXTRA_HINT = "pip install 'musetui[fleet]'"
 
 
@@ -28,6 +30,7 @@ def _pa() -> Any:
     return pa
 
 
+
 def _known_types(pa: Any) -> dict[str, Any]:
     s, f, i = pa.string(), pa.float64(), pa.int64()
     evidence = pa.struct(
@@ -42,6 +45,7 @@ def _known_types(pa: Any) -> dict[str, Any]:
     )
     types.update({"confidence": f, "items": i, "malformed_lines": i, "flags": pa.list_(s), "evidence": pa.list_(evidence)})
     types["segments"] = pa.list_(segment)
+    types["usage"] = pa.struct([(k, i) for k in USAGE_FIELDS])
     return types
 
 

@@ -10,6 +10,7 @@ from musetui.core.fingerprints.types import Decoded
 from musetui.core.model import Item, SessionSummary, fmt_gap, iso
 from musetui.core.reasons import flag_sentences
 from musetui.core.safetext import escape_name, md_block, md_code, md_text
+from musetui.core.usage import usage_text
 
 #: Raw lines are truncated to this many characters in reports.
 RAW_LIMIT = 2000
@@ -116,6 +117,9 @@ def session_markdown(s: SessionSummary, extra: Sequence[str] = ()) -> str:
         f"- **Recorded:** {iso(s.started_at) or '?'} → {iso(s.ended_at) or '?'}",
         *_segment_lines(s),
     ]
+    tokens = usage_text(s.usage)
+    if tokens:
+        out.append(f"- **Tokens:** {tokens}")
     if s.parent_session_id:
         out.append(f"- **Parent session:** {_name(s.parent_session_id)}")
     for note in s.notes:

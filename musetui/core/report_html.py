@@ -20,6 +20,7 @@ from musetui.core.palette import PAGE_COLOURS
 from musetui.core.reasons import flag_sentences
 from musetui.core.report import RAW_LIMIT, verdict_line
 from musetui.core.safetext import escape_name, strip_controls
+from musetui.core.usage import usage_text
 
 #: Provider colours on a white page (one table with the app's: :mod:`musetui.core.palette`).
 REPORT_COLOURS: dict[str, str] = PAGE_COLOURS
@@ -137,6 +138,7 @@ def _cards(s: SessionSummary, sha: str | None) -> str:
             _card("Declared", declared),
             _card("Flags", f"<div>{flags}</div>"),
             _card("Recorded", f"<div>{time_span(s.started_at, s.ended_at, '<br>')}</div>"),
+            *([_card("Tokens", f"<div>{esc(tokens)}</div>")] if (tokens := usage_text(s.usage)) else []),
             _card("File", f"<div>{esc(size)}</div>" + (f'<div class="hash"><code>{esc(sha)}</code></div>' if sha else "")),
         ]
     ) + "</div>"

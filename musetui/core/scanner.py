@@ -364,7 +364,7 @@ def _scan_lines(
     so far, extended in place (``state.record_starts`` is set from it on the ``last_slice``).
     """
     window = windows.window(data, state.n_lines, state.offset, summary, grew, split)
-    checked = validate(window, state.sse, grew, MAX_LINE_BYTES)
+    checked = validate(window, state.sse, grew, MAX_LINE_BYTES, observer.watch if observer is not None else None)
     seen = observe(window, checked, summary, observer, state.fmt)
     diags = _note_malformed(summary.path, checked.malformed, state)
     if window.base_off == 0 and b"\x00" in data[:8192]:
@@ -407,6 +407,8 @@ def _scan_lines(
         _advance(state, window)
     # Conclude on the live objects (the frozen copy stays pre-finish).
     conclude(summary, observer, state, window, checked, seen, opts.attribute_session)
+    if observer.watch is not None:  # format drift: one diagnostic per unknown name, at its first line
+        diags.extend(observer.watch.diagnostics(summary.path, state.fmt or "generic"))
     out = Outcome(summary, diags, state.record_starts if opts.keep_offsets else b"")
     if opts.want_state and complete:
         out.state = state
@@ -450,8 +452,11 @@ def _scan_document(
     summary.format, summary.format_rule = fmt, rule + " (whole-file JSON document)"
     observer = sources.observer_for(fmt, summary)
     first_time = None
+    watch = observer.watch
     for rec in records:
         t, _zone = observer.observe(rec, 1)
+        if watch is not None:
+            watch(rec, 1)
         first_time = first_time if first_time is not None else t
     observer.finish()
     summary.items = len(records)
@@ -473,7 +478,7 @@ def _scan_document(
         summary.attribution = attribute(summary, located, lookup())
         segments.one_segment(summary, 1, max(1, len(starts)))
     offs = array("Q", [0]).tobytes() if keep_offsets else b""
-    return Outcome(summary, [], offs)
+    return Outcome(summary, watch.diagnostics(summary.path, fmt) if watch is not None else [], offs)
 
 
 def _scan_capture(

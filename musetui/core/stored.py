@@ -90,7 +90,7 @@ def light_from(outcome: Outcome) -> Any:
         s.declared_provider, s.declared_model, s.items, s.malformed_lines, s.started_at, s.ended_at,
         s.size, s.mtime_ns, s.inode, s.device, s.read_bytes, s.label, dict(s.models),
         a.provider, a.host, a.confidence, [f for f in a.flags if f != "outlier"], a.summary,
-        record_json(s.record())[:-1].decode("utf-8"), s.title, a.via,
+        record_json(s.record())[:-1].decode("utf-8"), s.title, a.via, s.usage,
     )  # fmt: skip
     return (light, diags)
 
@@ -103,12 +103,12 @@ def outcome_from_light(light: Any) -> Outcome:
         return Outcome(None, diagnostics)
     (path, abspath, root, fmt, rule, sid, parent, dprov, dmodel, items, malformed, started, ended,
      size, mtime_ns, inode, device, read_bytes, label, models, provider, host, conf, flags, why, record,
-     title, via) = summary_t  # fmt: skip
+     title, via, usage) = summary_t  # fmt: skip
     summary = SessionSummary(  # positional, in field order (a fifth of a light outcome's cost in keywords)
         path, abspath, root, fmt, rule, sid, parent, dprov, dmodel, items, malformed, [], started, ended,
         size, mtime_ns, inode, device, read_bytes,
         Attribution(provider, host, conf, via, list(flags), [], why),
-        [], label, models, title, record.encode("utf-8"),
+        [], label, models, title, usage, record.encode("utf-8"),
     )  # fmt: skip
     return Outcome(summary, diagnostics)
 
@@ -154,7 +154,9 @@ def encode_state(state: ScanState, prefix: str) -> bytes:
     for name in _STATE_FIELDS:
         v = getattr(state, name)
         if name == "frozen":
-            values.append([codec(SessionSummary)[0](summary), type(observer).__name__, attrs_plain(observer, "summary")])
+            watch = observer.watch
+            drift = None if watch is None else [watch.version, [[*k, *v] for k, v in watch.seen.items()]]
+            values.append([codec(SessionSummary)[0](summary), type(observer).__name__, attrs_plain(observer, _SKIP), drift])
         elif name == "collapsed":  # its groups hold members of ``located`` (counted in place): stored as their indices
             try:
                 values.append([[codec(_COLLAPSE_KEY)[0](k), [where[id(x)] for x in g]] for k, g in v.items()])
@@ -197,15 +199,40 @@ def _decode_state(blob: bytes) -> tuple[ScanState, str]:
         groups[codec(_COLLAPSE_KEY)[1](key)] = [located[i] for i in members]
     kw["collapsed"] = groups
     frozen = _list(values[_STATE_FIELDS.index("frozen")])
-    if len(frozen) != 3 or type(kw["fmt"]) is not str:
+    if len(frozen) != 4 or type(kw["fmt"]) is not str:
         raise Invalid("frozen summary malformed")
     summary = codec(SessionSummary)[1](frozen[0])
     observer = sources.observer_for(kw["fmt"], summary)
     if type(observer).__name__ != frozen[1]:
         raise Invalid("observer class differs")
-    attrs_set(observer, frozen[2], "summary")
+    attrs_set(observer, frozen[2], _SKIP)
+    _set_drift(observer, frozen[3])
     kw["frozen"] = pickle.dumps((summary, observer), protocol=pickle.HIGHEST_PROTOCOL)  # (of objects just checked)
     return ScanState(**kw), prefix
+
+
+#: Observer attributes stored apart: the summary (its own codec) and the drift watch (:func:`_set_drift`).
+_SKIP = ("summary", "watch")
+
+
+def _set_drift(observer: Any, stored: Any) -> None:
+    """Restore a drift watch's version and counts (``[version, [[version, what, name, count, first], …]]``)."""
+    watch = observer.watch
+    if stored is None or watch is None:
+        if stored is not None or watch is not None:
+            raise Invalid("drift watch differs")
+        return
+    version, rows = _list(stored)
+    ok = (str, type(None))
+    if not isinstance(version, ok):
+        raise Invalid("drift version")
+    seen: dict[tuple[str | None, str, str], list[int]] = {}
+    for row in _list(rows):
+        v, what, name, count, first = _list(row)
+        if not (isinstance(v, ok) and type(what) is str and type(name) is str and type(count) is int and type(first) is int):
+            raise Invalid("drift row")
+        seen[(v, what, name)] = [count, first]
+    watch.version, watch.seen = version, seen
 
 
 def _list(v: Any) -> list[Any]:

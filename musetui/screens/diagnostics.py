@@ -56,7 +56,9 @@ class DiagnosticsScreen(ModalScreen[str | None]):
             empty.display = not ol.option_count
 
     def _title(self) -> str:
-        return f"Diagnostics · {self.total:,} in {len(self.groups):,} lines · enter: open the session (▸) · esc"
+        drift = sum(1 for g in self.groups if g.kind == "drift")
+        kinds = f" · format drift: {drift:,} unknown kinds or keys" if drift else ""
+        return f"Diagnostics · {self.total:,} in {len(self.groups):,} lines{kinds} · enter: open the session (▸) · esc"
 
     def _options(self) -> list[Option]:
         options: list[Option] = []

@@ -23,6 +23,7 @@ from textual.widget import Widget
 
 from musetui.core.model import SessionSummary
 from musetui.core.session_forest import MIN_PREFIX, SessionForest, session_ident
+from musetui.core.usage import compact, total
 from musetui.theme import provider_style
 from musetui.widgets.styling import PartStyles, cursor_colours
 from musetui.widgets.text import clean, clean_name, when
@@ -44,8 +45,11 @@ TREE_BOX_CHROME = 3
 #: The started column's width without the year (``09-01 22:01``).
 STARTED_W = 11
 #: The columns after the id, in the order they claim the tree's width (the title takes what is
-#: left). On the row they read: id, provider, items, started, model, title.
-COLUMN_PRIORITY = ("provider", "items", "model", "started")
+#: left; tokens only when some session records usage). On the row they read: id, provider, items,
+#: tokens, started, model, title.
+COLUMN_PRIORITY = ("provider", "items", "model", "started", "tokens")
+#: The tokens column's width: input plus output tokens, compact (``12.3k``), under its header.
+TOKENS_W = 6
 #: The model column's first claim (a longer model is cut to fit, with …, when the width is short).
 MODEL_MIN = 10
 
@@ -60,6 +64,7 @@ class Columns:
     started: int
     model: int
     title: int
+    tokens: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +240,7 @@ class TreeRows:
         self._guide_depth = guide_depth
         self._width_cache: tuple[int, int, int] | None = None
         self._years: tuple[int, bool] | None = None
+        self._usage: tuple[int, bool] | None = None
         self._name_cache: tuple[Sequence[RowNode], int, int] | None = None
         self._paint_width = 200
         self._label_columns = Columns(12, 0, 0, 0, 0, 0)
@@ -381,6 +387,8 @@ class TreeRows:
             out.append((clean(provider_label(s), cols.provider).ljust(cols.provider), self._provider_style(s.attribution.provider)))
         if cols.items:
             out.append((" " + str(s.items).rjust(cols.items), dim))
+        if cols.tokens:
+            out.append((" " + compact(total(s.usage)).rjust(cols.tokens), dim))
         if cols.started:
             out.append((" " + started_label(s.started_at, cols.started > STARTED_W), dim))
         badges: list[Piece] = []
@@ -459,15 +467,25 @@ class TreeRows:
         want = {"provider": max(wp, 8), "items": max(wi, 5), "model": min(max(wm, 5), MODEL_MIN), "started": started}
         left = width - name
         got: dict[str, int] = {}
+        if self.has_usage():
+            want["tokens"] = TOKENS_W
         for col in COLUMN_PRIORITY:
-            if left >= want[col] + 1:
+            if col in want and left >= want[col] + 1:
                 got[col] = want[col]
                 left -= want[col] + 1
         if "model" in got:
             grow = min(left, max(wm, 5) - got["model"])
             got["model"] += grow
             left -= grow
-        return Columns(name, got.get("provider", 0), got.get("items", 0), got.get("started", 0), got.get("model", 0), max(0, left - 2))
+        return Columns(name, got.get("provider", 0), got.get("items", 0), got.get("started", 0), got.get("model", 0), max(0, left - 2),
+                       got.get("tokens", 0))
+
+    def has_usage(self) -> bool:
+        """Whether any session in the tree records token usage (else the tokens column never shows)."""
+        key = len(self._forest.sessions)
+        if self._usage is None or self._usage[0] != key:
+            self._usage = (key, any(total(s.usage) is not None for s in self._forest.sessions))
+        return self._usage[1]
 
     def natural_width(self, rows: Sequence[RowNode]) -> int | None:
         """The cells a tree needs to show every column but the title whole (None: no session row yet)."""
@@ -476,12 +494,13 @@ class TreeRows:
             return None
         wp, wi, wm = self.widths()
         started = STARTED_W + (5 if self.spans_years() else 0)
-        return name + max(wp, 8) + max(wi, 5) + max(wm, 5) + started + 4 + TREE_BOX_CHROME
+        tokens = TOKENS_W + 1 if self.has_usage() else 0
+        return name + max(wp, 8) + max(wi, 5) + max(wm, 5) + started + tokens + 4 + TREE_BOX_CHROME
 
     def _set_paint(self, width: int) -> None:
         """Lay the columns out for rows built ``width`` cells wide (they line up across rows)."""
         rows = self._rows()
-        key = (width, id(rows), len(rows), self.widths(), self.spans_years())
+        key = (width, id(rows), len(rows), self.widths(), self.spans_years(), self.has_usage())
         if key != self._columns_key:
             self._columns_key = key
             self._paint_width = width
@@ -493,7 +512,8 @@ class TreeRows:
         cols = self._label_columns
         dim = self._styles.part("session-tree--dim")
         out: list[Piece] = [("session".ljust(cols.name), dim)]
-        for name, w, right in (("provider", cols.provider, False), ("items", cols.items, True), ("started", cols.started, False), ("model", cols.model, False)):
+        for name, w, right in (("provider", cols.provider, False), ("items", cols.items, True), ("tokens", cols.tokens, True),
+                               ("started", cols.started, False), ("model", cols.model, False)):
             if w:
                 out.append((" " + (name.rjust(w) if right else name.ljust(w)), dim))
         if cols.title >= 12:

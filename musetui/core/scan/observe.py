@@ -15,7 +15,14 @@ import simdjson
 from musetui.core import sources
 from musetui.core.diagnostics import LineError
 from musetui.core.model import SessionSummary
-from musetui.core.scan.stages import LineProbe, Observed, ScanObserver, Validated, Window
+from musetui.core.scan.stages import (
+    LineProbe,
+    Observed,
+    RecordWatch,
+    ScanObserver,
+    Validated,
+    Window,
+)
 from musetui.core.scan.validate import parse_any, record
 from musetui.core.sources.registry import GENERIC, GENERIC_RULE, Sniffer
 
@@ -76,6 +83,8 @@ def observe(
         summary.format, summary.format_rule = fmt, found.rule
         observer = sources.observer_for(fmt, summary)
         held = found.decider if found.decider is not None else len(checked.records)
+        if observer.watch is not None:  # validation ran before the format was known: drift sees this window now
+            watch_records(window, checked, observer.watch)
         _observe_held(window, checked, held, observer, times, zones)
         if found.decider is not None:
             i = checked.records[held]
@@ -86,6 +95,17 @@ def observe(
     observe_all = probe.observe_all or start > len(checked.records)  # (a generic fallback: every record was observed)
     kept = _observe_rest(window, checked, start, observer, probe, times, zones)
     return Observed(observer, fmt, probe, observe_all, times, zones, kept)
+
+
+def watch_records(window: Window, checked: Validated, watch: RecordWatch) -> None:
+    """Show the drift ``watch`` every record of ``window`` (the first window: its format was sniffed after validation)."""
+    parser = simdjson.Parser()
+    base_line = window.base_line
+    for i, line in zip(checked.records, checked.texts, strict=True):
+        doc = parse_any(parser, line)
+        if doc is not None:
+            watch(doc, base_line + i + 1)
+        del doc
 
 
 def _observe_held(

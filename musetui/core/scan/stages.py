@@ -29,8 +29,21 @@ __all__ = [
 ]
 
 
+class RecordWatch(Protocol):
+    """Format drift: sees every record of a file, in line order (see :class:`musetui.core.drift.Watch`)."""
+
+    def __call__(self, doc: Any, line: int) -> None: ...
+
+    def diagnostics(self, path: str, fmt: str) -> list[Any]: ...
+
+
 class ScanObserver(Protocol):
     """A format's observer: reads what the summary needs from records (see :class:`musetui.core.sources.base.Observer`)."""
+
+    @property
+    def watch(self) -> RecordWatch | None:
+        """The format's drift watch (None: the format lists no known kinds)."""
+        ...
 
     def observe(self, doc: Any, line: int) -> tuple[Any, int]:
         """Read one record; return (its raw time, its zone)."""

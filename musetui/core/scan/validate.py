@@ -10,7 +10,7 @@ import simdjson
 from musetui.core.diagnostics import LineError
 from musetui.core.model import Malformed
 from musetui.core.reader import sse_payload
-from musetui.core.scan.stages import Validated, Window
+from musetui.core.scan.stages import RecordWatch, Validated, Window
 from musetui.core.validate import keep_parser, thread_parser
 
 __all__ = ["LONE_CR", "parse_any", "record", "second_opinion", "validate"]
@@ -19,11 +19,12 @@ __all__ = ["LONE_CR", "parse_any", "record", "second_opinion", "validate"]
 LONE_CR = "lone CR line ends (classic Mac OS): musetui reads lines ending in LF or CRLF"
 
 
-def validate(window: Window, sse: bool, grew: bool, max_line: int) -> Validated:
+def validate(window: Window, sse: bool, grew: bool, max_line: int, watch: RecordWatch | None = None) -> Validated:
     """The records of ``window``: each line trimmed (an SSE line: its payload) and validated.
 
     A line is a record when simdjson reads it, or else orjson (the reference parser) does.
     Lines over ``max_line`` bytes, and lines neither reads, are malformed, with a reason.
+    ``watch`` (format drift, once the format is known) sees each record as it is parsed here.
     """
     lines = window.lines
     n = len(lines)
@@ -58,7 +59,7 @@ def validate(window: Window, sse: bool, grew: bool, max_line: int) -> Validated:
                 malformed.append(Malformed(base_line + i + 1, window.starts[i], reason))
                 continue
             try:
-                parse(line)  # (the document is dropped at once: the parser is free for the next line)
+                doc = parse(line)  # (dropped at once below: the parser is free for the next line)
             except (ValueError, RuntimeError, UnicodeDecodeError) as exc:
                 doc, parser = second_opinion(exc, line, parser)
                 parse = parser.parse
@@ -66,7 +67,9 @@ def validate(window: Window, sse: bool, grew: bool, max_line: int) -> Validated:
                     last = window.partial_last and i == n - 1
                     malformed.append(Malformed(base_line + i + 1, window.starts[i], _classify(exc, line, last, grew)))
                     continue
-                del doc
+            if watch is not None:
+                watch(doc, base_line + i + 1)
+            del doc
             add_record(i)
             add_text(line)
     except Exception as exc:

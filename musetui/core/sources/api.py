@@ -58,6 +58,30 @@ ZONES = Zones(
     keep=("delta.signature", "delta.stop_reason", "delta.stop_sequence"),
 )
 
+#: Where each API body records token usage: (the usage object's key, each field's paths inside it,
+#: summed when several). ``input`` counts the whole prompt (Anthropic's input_tokens leaves out cache
+#: reads and writes); ``reasoning`` is the breakdown the body gives of the output, where it gives one.
+USAGE: dict[str, tuple[str, dict[str, tuple[tuple[str, ...], ...]]]] = {
+    RESPONSES: ("usage", {
+        "input": (("input_tokens",),), "output": (("output_tokens",),),
+        "cached": (("input_tokens_details", "cached_tokens"),), "reasoning": (("output_tokens_details", "reasoning_tokens"),),
+    }),
+    CHAT: ("usage", {
+        "input": (("prompt_tokens",),), "output": (("completion_tokens",),),
+        "cached": (("prompt_tokens_details", "cached_tokens"),),
+        "reasoning": (("completion_tokens_details", "reasoning_tokens"),),
+    }),
+    ANTHROPIC: ("usage", {
+        "input": (("input_tokens",), ("cache_read_input_tokens",), ("cache_creation_input_tokens",)),
+        "output": (("output_tokens",),), "cached": (("cache_read_input_tokens",),),
+        "reasoning": (("output_tokens_details", "thinking_tokens"),),
+    }),
+    GEMINI: ("usageMetadata", {
+        "input": (("promptTokenCount",),), "output": (("candidatesTokenCount",),),
+        "cached": (("cachedContentTokenCount",),), "reasoning": (("thoughtsTokenCount",),),
+    }),
+}
+
 _ANTHROPIC_EVENTS = frozenset(
     {"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping"}
 )
@@ -90,7 +114,48 @@ def sniff(obj: Any) -> tuple[str, str] | None:
 
 
 class ApiObserver(Observer):
-    """Reads the response id, model and creation time from objects or stream events."""
+    """Reads the response id, model, creation time and token usage from objects or stream events.
+
+    A stream repeats a response's usage (running or final counts): per response id, each count's
+    last value is kept; a file of several responses sums them.
+    """
+
+    def __init__(self, summary: Any) -> None:
+        super().__init__(summary)
+        #: response id -> "field path" -> the last count seen
+        self.counts: dict[str, dict[str, int]] = {}
+        self.current = ""  # the response the events belong to (Anthropic's message_delta names none)
+
+    def _usage(self, doc: Any, holder: Any, rid: str | None) -> None:
+        table = USAGE.get(self.summary.format)
+        if table is None:
+            return
+        key, fields = table
+        usage = dig(holder, key) if holder is not doc else None
+        if usage is None:
+            usage = dig(doc, key)
+        if rid:
+            self.current = rid
+        if usage is None or not hasattr(usage, "get"):
+            return
+        got = self.counts.setdefault(rid or self.current, {})
+        for paths in fields.values():
+            for path in paths:
+                v = dig(usage, *path)
+                if type(v) is int:
+                    got[".".join(path)] = v
+
+    def finish(self) -> None:
+        table = USAGE.get(self.summary.format)
+        if table is None or not self.counts:
+            return
+        fields = table[1]
+        for got in self.counts.values():
+            totals: dict[str, int | None] = {}
+            for name, paths in fields.items():
+                present = [got[k] for k in (".".join(p) for p in paths) if k in got]
+                totals[name] = sum(present) if present else None
+            self.add_usage(totals["input"], totals["output"], totals["cached"], totals["reasoning"])
 
     def observe(self, doc: Any, line: int) -> tuple[Any, int]:
         s = self.summary
@@ -103,6 +168,7 @@ class ApiObserver(Observer):
         model = text_of(dig(holder, "model")) or text_of(dig(holder, "modelVersion"))
         if model:
             self.declare_model(model)
+        self._usage(doc, holder, rid)
         t = dig(holder, "created_at")
         if t is None:
             created = dig(holder, "created")

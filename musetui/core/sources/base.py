@@ -11,7 +11,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
-from musetui.core.model import Item, SessionSummary, parse_time
+from musetui.core.drift import Watch
+from musetui.core.model import USAGE_FIELDS, Item, SessionSummary, parse_time
 
 #: Zone of a record: model output (provenance) or quoted input (prompts, tool results).
 ZONE_MODEL = 0
@@ -58,6 +59,9 @@ class Observer:
     The summary's ``started_at``/``ended_at`` come from the first and last record times.
     """
 
+    #: Checks every record's kind and keys against the format's known tables (None: not checked).
+    watch: Watch | None = None
+
     def __init__(self, summary: SessionSummary) -> None:
         self.summary = summary
 
@@ -77,6 +81,18 @@ class Observer:
             return
         if named or self.summary.title is None:
             self.summary.title = preview(text, 120)
+
+    def add_usage(self, input: Any = None, output: Any = None, cached: Any = None, reasoning: Any = None) -> None:
+        """Add token counts to the session's usage; a count the record does not hold (not an int) stays unknown."""
+        s = self.summary
+        usage = s.usage
+        for name, value in (("input", input), ("output", output), ("cached", cached), ("reasoning", reasoning)):
+            if type(value) is not int or value < 0:
+                continue
+            if usage is None:
+                usage = s.usage = dict.fromkeys(USAGE_FIELDS)
+            before = usage[name]
+            usage[name] = value if before is None else before + value
 
     def declare_model(self, model: str | None) -> None:
         """Count a declared model; the first one seen becomes ``declared_model``."""

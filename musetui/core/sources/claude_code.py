@@ -17,6 +17,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
+from musetui.core.drift import Known
 from musetui.core.model import Item
 from musetui.core.sources.base import (
     ZONE_MODEL,
@@ -76,6 +77,38 @@ LINE_TYPES = frozenset(
         "custom-title",
         "last-prompt",
     }
+)
+
+#: What Claude Code writes, as read from real transcripts (1.0.x, 2.0.x, 2.1.x; FINGERPRINTS.md §3.2) and the
+#: headless stream (``result``, ``stream_event``): anything else is drift, counted per ``version``.
+KNOWN = Known(
+    what="line type",
+    kind=("type",),
+    kinds=LINE_TYPES | {"result", "stream_event"},
+    keys=frozenset(
+        {
+            # every line of a project transcript
+            "type", "uuid", "parentUuid", "logicalParentUuid", "sessionId", "timestamp", "version", "cwd",
+            "isSidechain", "userType", "gitBranch", "slug", "agentId", "teamName", "entrypoint", "message",
+            "requestId", "error", "isApiErrorMessage", "attributionSkill", "effort",
+            # user lines
+            "toolUseResult", "sourceToolAssistantUUID", "sourceToolUseID", "promptId", "permissionMode", "isMeta",
+            "isCompactSummary", "isVisibleInTranscriptOnly", "thinkingMetadata", "todos", "imagePasteIds",
+            "planContent",
+            # system, progress, summary, snapshot and queue lines
+            "subtype", "level", "content", "compactMetadata", "retryInMs", "retryAttempt", "maxRetries",
+            "durationMs", "hookCount", "hookInfos", "hookErrors", "preventedContinuation", "stopReason",
+            "hasOutput", "toolUseID", "parentToolUseID", "data", "summary", "leafUuid", "messageId", "snapshot",
+            "isSnapshotUpdate", "operation",
+            # the headless stream (claude -p --output-format stream-json)
+            "session_id", "parent_tool_use_id", "tools", "mcp_servers", "model", "apiKeySource",
+            "claude_code_version", "output_style", "agents", "skills", "plugins", "slash_commands", "is_error",
+            "duration_ms", "duration_api_ms", "num_turns", "result", "total_cost_usd", "usage", "modelUsage",
+            "permission_denials", "event",
+        }
+    ),
+    version=(("version",), ("claude_code_version",)),
+    carriers=frozenset({"system"}),  # a headless run's init line: its claude_code_version holds for the run
 )
 
 
@@ -174,6 +207,8 @@ class ClaudeObserver(Observer):
         self.agent: str | None = None
         self.sidechain = 0
         self.synthetic = 0
+        #: "message id|request id" -> that API message's usage (its split lines repeat it: the last one is kept).
+        self.usages: dict[str, list[Any]] = {}
 
     def observe(self, doc: Any, line: int) -> tuple[Any, int]:
         if self.session is None:
@@ -195,6 +230,12 @@ class ClaudeObserver(Observer):
                 self.declare_model(model)
             mid = text_of(dig(msg, "id"))
             rid = text_of(dig(doc, "requestId")) or ""
+            usage = dig(msg, "usage")
+            if usage is not None and model != "<synthetic>":
+                self.usages[f"{mid}|{rid}" if mid else f"line {line}"] = [
+                    dig(usage, "input_tokens"), dig(usage, "output_tokens"), dig(usage, "cache_read_input_tokens"),
+                    dig(usage, "cache_creation_input_tokens"), dig(usage, "output_tokens_details", "thinking_tokens"),
+                ]
             if mid:
                 key = (mid, rid)
                 if key in self.seen:
@@ -233,6 +274,10 @@ class ClaudeObserver(Observer):
             s.label = f"agent {s.session_id}"
         else:
             s.session_id = self.session or stem
+        for fresh, output, read, created, thinking in self.usages.values():
+            # Anthropic's input_tokens leaves out cache reads and writes: the input is all three.
+            parts = [v for v in (fresh, read, created) if type(v) is int]
+            self.add_usage(sum(parts) if parts else None, output, read, thinking)
         if self.duplicates:
             s.notes.append(f"{self.duplicates} lines continue an API message split over several lines (merged)")
         if self.sidechain and not is_agent_file(s.path):
@@ -354,4 +399,4 @@ def family_root(parts: Sequence[str]) -> str | None:
     return None
 
 
-SPEC = Format(FORMAT, "records", sniff, ClaudeObserver, items, probe=ClaudeProbe, family_root=family_root, zones=ZONES)
+SPEC = Format(FORMAT, "records", sniff, ClaudeObserver, items, probe=ClaudeProbe, family_root=family_root, zones=ZONES, known=KNOWN)

@@ -7,6 +7,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
+
+from musetui.core.drift import Known
 from musetui.core.model import Item
 from musetui.core.sources.base import (
     ZONE_MODEL,
@@ -69,9 +72,30 @@ EXEC_TYPES = frozenset(
         "error",
     }
 )
+#: ``response_item`` payload types, as real rollouts (0.104, 0.141; FINGERPRINTS.md §2) write them.
+RESPONSE_TYPES = frozenset(
+    {
+        "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
+        "custom_tool_call_output", "local_shell_call", "web_search_call", "tool_search_call",
+        "image_generation_call", "compaction", "compaction_summary", "ghost_snapshot",
+    }
+)
+#: What Codex writes: anything else is drift, counted per ``session_meta.payload.cli_version``.
+KNOWN = Known(
+    what="record type",
+    kind=("type",),
+    kinds=RECORD_TYPES | EXEC_TYPES,
+    keys=frozenset({"timestamp", "type", "payload", "thread_id", "item", "usage", "error", "message"}),
+    version=(("payload", "cli_version"),),
+    carriers=frozenset({"session_meta"}),
+    nested={"response_item": (("payload", "type"), RESPONSE_TYPES, "response_item type")},
+)
 #: Item types of that stream whose text is tool output or input, not model output.
 _EXEC_QUOTED = frozenset({"command_execution", "file_change", "mcp_tool_call", "web_search"})
 
+
+#: A ``token_count`` event's running totals (its ``info.last_token_usage`` is the last call's own).
+_TOTAL_USAGE = b'"total_token_usage":{'
 
 _QUOTED_PAYLOADS = frozenset({b"function_call_output", b"custom_tool_call_output", b"user_message"})
 
@@ -138,6 +162,21 @@ class CodexObserver(Observer):
     def __init__(self, summary: Any) -> None:
         super().__init__(summary)
         self.unknown: dict[str, int] = {}
+        #: The last ``token_count`` event's running totals (input, cached, output, reasoning), from the raw bytes.
+        self.totals: dict[str, Any] | None = None
+
+    def raw_finish(self, data: bytes) -> None:
+        j = data.rfind(_TOTAL_USAGE)
+        if j < 0:
+            return
+        j += len(_TOTAL_USAGE) - 1
+        k = data.find(b"}", j)
+        try:
+            totals = orjson.loads(data[j : k + 1]) if k > j else None
+        except orjson.JSONDecodeError:
+            return
+        if isinstance(totals, dict):
+            self.totals = totals
 
     def observe(self, doc: Any, line: int) -> tuple[Any, int]:
         s = self.summary
@@ -183,6 +222,11 @@ class CodexObserver(Observer):
                 tid = text_of(dig(doc, "thread_id"))
                 if tid and s.session_id is None:
                     s.session_id = tid
+            elif rtype == "turn.completed":  # one turn's own counts
+                usage = dig(doc, "usage")
+                if usage is not None:
+                    self.add_usage(dig(usage, "input_tokens"), dig(usage, "output_tokens"),
+                                   dig(usage, "cached_input_tokens"), dig(usage, "reasoning_output_tokens"))
             elif text_of(dig(doc, "item", "type")) in _EXEC_QUOTED:
                 zone = ZONE_QUOTED
         elif isinstance(rtype, str):
@@ -190,6 +234,10 @@ class CodexObserver(Observer):
         return dig(doc, "timestamp"), zone
 
     def finish(self) -> None:
+        t = self.totals
+        if t is not None:  # running totals: the last event holds the session's
+            self.add_usage(t.get("input_tokens"), t.get("output_tokens"), t.get("cached_input_tokens"),
+                           t.get("reasoning_output_tokens"))
         if self.unknown:
             kinds = ", ".join(f"{k} ×{n}" for k, n in sorted(self.unknown.items()))
             self.summary.notes.append(f"unknown rollout record types kept as generic items: {kinds}")
@@ -307,4 +355,4 @@ def family_root(parts: Sequence[str]) -> str | None:
     return None
 
 
-SPEC = Format(FORMAT, "records", sniff, CodexObserver, items, probe=CodexProbe, family_root=family_root, zones=ZONES)
+SPEC = Format(FORMAT, "records", sniff, CodexObserver, items, probe=CodexProbe, family_root=family_root, zones=ZONES, known=KNOWN)

@@ -7,9 +7,11 @@ Envelope (FINGERPRINTS.md §1.2): ``{"stream":{"kind":"session","id":…},"recor
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Sequence
 from typing import Any
 
+from musetui.core.drift import Known
 from musetui.core.model import Item
 from musetui.core.sources.base import (
     ZONE_MODEL,
@@ -63,6 +65,15 @@ KNOWN_EVENTS = frozenset(
     }
 )
 
+#: What a Muse envelope holds: anything else is drift. Muse writes no schema or harness version.
+KNOWN = Known(
+    what="payload kind",
+    kind=("payload", "kind"),
+    kinds=frozenset({"metadata", "route_facts", "run"}),
+    keys=frozenset({"stream", "recorded_at", "payload"}),
+    nested={"run": (("payload", "event", "kind"), KNOWN_EVENTS, "event kind")},
+)
+
 
 _EVENT_KIND = b'"event":{"kind":"'
 _EVENT_KIND_LEN = len(_EVENT_KIND)
@@ -81,6 +92,25 @@ def _event_kind(line: bytes) -> bytes | None:
     j += len(_EVENT_KIND)
     k = line.find(b'"', j)
     return line[j:k] if k >= 0 else None
+
+
+_USAGE = b'"usage":{'
+_USAGE_COUNT = re.compile(rb'"(input|output|cached|reasoning)_tokens":(\d+)[,}]')
+_USAGE_ORDER = (b"input", b"output", b"cached", b"reasoning")
+
+
+def _glean_usage(line: bytes) -> tuple[int | None, ...] | None:
+    """A ``model_completed`` line's usage counts, from its bytes: ``()`` when it has no usage object; None
+    when the object is not one flat object of plain counts (the observer then parses the line)."""
+    j = line.find(_USAGE)
+    if j < 0:
+        return () if b'"usage"' not in line else None
+    j += len(_USAGE) - 1
+    k = line.find(b"}", j)
+    if k < 0 or line.find(b"{", j + 1, k) >= 0:
+        return None
+    counts = dict(_USAGE_COUNT.findall(line, j, k + 1))
+    return tuple(int(counts[name]) if name in counts else None for name in _USAGE_ORDER)
 
 
 class MuseProbe(Probe):
@@ -103,8 +133,10 @@ class MuseProbe(Probe):
             return kind == b"started" and observer.summary.title is None
         if kind == b"model_completed":
             model = find_string_value(line, b'"model":"')
-            if model is not None and b"\\" not in model:
+            usage = _glean_usage(line)
+            if model is not None and b"\\" not in model and usage is not None:
                 observer.declare_model(model.decode("utf-8", "replace"))
+                observer.add_usage(*usage)
                 return False
         return True
 
@@ -156,6 +188,10 @@ class MuseObserver(Observer):
                         self.offer_title(event.get("prompt"))
                 elif ekind == "model_completed":
                     self.declare_model(text_of(event.get("model")))
+                    usage = event.get("usage")  # one model call's own counts
+                    if usage is not None:
+                        self.add_usage(usage.get("input_tokens"), usage.get("output_tokens"),
+                                       usage.get("cached_tokens"), usage.get("reasoning_tokens"))
                 elif isinstance(ekind, str) and ekind not in KNOWN_EVENTS:
                     self.unknown[ekind] = self.unknown.get(ekind, 0) + 1
                 record = payload.get("record")
@@ -285,4 +321,4 @@ def family_root(parts: Sequence[str]) -> str | None:
     return None
 
 
-SPEC = Format(FORMAT, "records", sniff, MuseObserver, items, probe=MuseProbe, family_root=family_root, zones=ZONES)
+SPEC = Format(FORMAT, "records", sniff, MuseObserver, items, probe=MuseProbe, family_root=family_root, zones=ZONES, known=KNOWN)

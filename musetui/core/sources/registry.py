@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 import orjson
 
+from musetui.core.drift import Watch
 from musetui.core.model import Item, SessionSummary
 from musetui.core.reader import MAX_DOCUMENT_BYTES
 from musetui.core.sources import (
@@ -82,8 +83,12 @@ def sniff_first(records: list[Any]) -> tuple[str, str] | None:
 
 
 def observer_for(fmt: str, summary: SessionSummary) -> Observer:
-    """The scan-time observer for a format."""
-    return spec(fmt).observer(summary)
+    """The scan-time observer for a format (with a drift watch when the format declares what it knows)."""
+    entry = spec(fmt)
+    observer = entry.observer(summary)
+    if entry.known is not None:
+        observer.watch = Watch(entry.known)
+    return observer
 
 
 def probe_for(fmt: str) -> Probe:

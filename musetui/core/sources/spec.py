@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from musetui.core.drift import Known
 from musetui.core.model import Item, SessionSummary
 from musetui.core.sources.base import Observer, Probe, Record
 from musetui.core.sources.zones import Zones
@@ -42,6 +43,7 @@ class Format:
             path is not this format's layout (the file is then read alone).
         api_body: raw API response bodies (their evidence is walked record by record).
         zones: which fields the serving stack writes (the rest is quoted); None: every field counts.
+        known: the record kinds and top-level keys the format knows (the rest is drift); None: not checked.
     """
 
     name: str
@@ -53,6 +55,7 @@ class Format:
     family_root: FamilyRoot | None = None
     api_body: bool = False
     zones: Zones | None = None
+    known: Known | None = None
 
 
 #: One recorder's file -> its exchanges and the file's line starts (``document``: already parsed;

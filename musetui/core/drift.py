@@ -1,0 +1,289 @@
+"""Format drift: record kinds and top-level keys that a format's known tables do not list.
+
+Each format declares what it knows as data (:class:`Known`, the ``known`` field of its
+:class:`~musetui.core.sources.spec.Format` entry). While a file is scanned, a :class:`Watch`
+reads every record's kind and top-level keys and counts those the tables do not list, per
+harness version (Claude Code's ``version``, Codex's ``cli_version``). Each file reports them
+as diagnostics (so the cache, ``--diagnostics FILE`` and every diagnostics view carry them),
+one per version and name, at the line it was first seen; :func:`tally` folds them across
+files, so a kind never seen before is listed once, with its first file and line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+
+from musetui.core.model import Diagnostic
+
+#: Every drift diagnostic's message starts with this.
+PREFIX = "drift: "
+_MESSAGE = re.compile(
+    r'^drift: (?P<fmt>[\w.-]+) (?:version (?P<version>"(?:[^"\\]|\\.)*")|\(no version\)): '
+    r'unknown (?P<what>[\w -]+?) (?P<name>"(?:[^"\\]|\\.)*") ×(?P<count>\d+)$'
+)
+#: What a top-level key is called in the messages.
+KEY = "top-level key"
+#: Longest kind, key or version text kept (longer ones are cut with ``…``).
+MAX_NAME = 80
+#: Distinct unknown names one file reports; the rest are counted under the name ``…``.
+MAX_NAMES = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Known:
+    """What a format knows of its records: their kinds and top-level keys, as data.
+
+    Attributes:
+        what: what a kind is called in this format (``line type``, ``record type``, ``event kind``).
+        kind: the path to a record's kind.
+        kinds: the kinds the format reads.
+        keys: the top-level keys its records carry.
+        version: paths to the harness version; a record that carries one sets it for the lines after it.
+        carriers: kinds whose records set the version for the lines after them (others are read only
+            when they have drift to report: a Claude Code line carries its own ``version``).
+        nested: a kind whose records have kinds of their own -> (the path to them, the known ones, what they are called).
+    """
+
+    what: str
+    kind: tuple[str, ...]
+    kinds: frozenset[str]
+    keys: frozenset[str]
+    version: tuple[tuple[str, ...], ...] = ()
+    carriers: frozenset[str] = frozenset()
+    nested: Mapping[str, tuple[tuple[str, ...], frozenset[str], str]] = field(default_factory=dict)
+
+
+def _dig(doc: Any, path: tuple[str, ...]) -> Any:
+    try:
+        for key in path:
+            doc = doc.get(key)
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return doc
+
+
+def _pointer(path: tuple[str, ...]) -> str:
+    """A JSON pointer (RFC 6901) to ``path``."""
+    return "".join("/" + k.replace("~", "~0").replace("/", "~1") for k in path)
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_NAME else text[: MAX_NAME - 1] + "…"
+
+
+class Watch:
+    """Counts one file's unknown kinds and keys per harness version (called on every record)."""
+
+    __slots__ = ("carriers", "k0", "k1", "keys", "kinds", "known", "kptr", "nested", "seen", "shapes", "version")
+
+    def __init__(self, known: Known) -> None:
+        self._bind(known)
+        self.version: str | None = None
+        #: (version, what, name) -> [count, first line]
+        self.seen: dict[tuple[str | None, str, str], list[int]] = {}
+        #: (kind, number of top-level keys) of records whose keys were all known: not checked again.
+        self.shapes: set[tuple[object, int]] = set()
+
+    def _bind(self, known: Known) -> None:
+        if not 1 <= len(known.kind) <= 2:
+            raise ValueError("a record's kind is one or two keys deep")
+        self.known = known
+        self.keys, self.kinds, self.carriers = known.keys, known.kinds, known.carriers
+        self.nested = {k: (_pointer(path), path, names, what) for k, (path, names, what) in known.nested.items()}
+        self.k0 = known.kind[0]
+        self.k1 = known.kind[1] if len(known.kind) == 2 else None
+        self.kptr = _pointer(known.kind)
+
+    def __getstate__(self) -> tuple[Known, str | None, dict[tuple[str | None, str, str], list[int]]]:
+        return self.known, self.version, self.seen
+
+    def __setstate__(self, state: tuple[Known, str | None, dict[tuple[str | None, str, str], list[int]]]) -> None:
+        known, self.version, self.seen = state
+        self._bind(known)
+        self.shapes = set()
+
+    def __call__(self, doc: Any, line: int) -> None:
+        """Check one record (a parsed line: a dict, or the scanner's lazy proxy).
+
+        This runs on every line, so it costs one or two lookups of the kind and a key count; the
+        keys themselves are read only for a kind and key count this file has not yet seen all known
+        (reading them costs more than parsing a Claude Code line). The version is read only from
+        the kinds that carry it for later lines, or when there is drift to report.
+        """
+        try:
+            n = len(doc)
+        except (AttributeError, TypeError, ValueError):
+            return  # a number or null: not a record
+        try:
+            kind = doc.get(self.k0) if self.k1 is None else doc.at_pointer(self.kptr)
+        except AttributeError:  # a dict (a whole-file document's record), or not an object
+            if not isinstance(doc, dict):
+                return  # not an object: the format's own reading says what it is
+            kind = _dig(doc, self.known.kind)
+        except (KeyError, TypeError, ValueError):
+            kind = None
+        if kind in self.kinds:
+            if kind in self.carriers:
+                self._read_version(doc)
+            sub = self.nested.get(kind)
+            if sub is not None:
+                try:
+                    skind = doc.at_pointer(sub[0])  # the scanner's proxy: one call into C
+                except AttributeError:
+                    skind = _dig(doc, sub[1])
+                except (KeyError, TypeError, ValueError):
+                    skind = None
+                if type(skind) is str and skind not in sub[2]:
+                    self._read_version(doc)
+                    self._add(sub[3], skind, line)
+        elif type(kind) is str:
+            self._read_version(doc)
+            self._add(self.known.what, kind, line)
+        shape = (kind, n)
+        if shape in self.shapes:
+            return
+        try:
+            keys = list(doc.keys())
+        except AttributeError:
+            return  # an array: not a record
+        if self.keys.issuperset(keys):
+            self.shapes.add(shape)
+            return
+        self._read_version(doc)
+        for k in keys:
+            if k not in self.keys:
+                self._add(KEY, k, line)
+
+    def _read_version(self, doc: Any) -> None:
+        for path in self.known.version:
+            v = _dig(doc, path)
+            if type(v) is str:
+                self.version = v
+                return
+
+    def _add(self, what: str, name: str, line: int) -> None:
+        key = (self.version, what, name)
+        entry = self.seen.get(key)
+        if entry is None and len(self.seen) >= MAX_NAMES:
+            key = (self.version, what, "…")
+            entry = self.seen.get(key)
+        if entry is None:
+            self.seen[key] = [1, line]
+        else:
+            entry[0] += 1
+
+    def diagnostics(self, path: str, fmt: str) -> list[Diagnostic]:
+        """One diagnostic per version and unknown name, at its first line, counting the whole file.
+
+        After an append, the file's diagnostics say it all again: :func:`tally` keeps a file's last word.
+        """
+        return [
+            Diagnostic(path, first, message(fmt, version, what, name, count))
+            for (version, what, name), (count, first) in self.seen.items()
+        ]
+
+
+def message(fmt: str, version: str | None, what: str, name: str, count: int) -> str:
+    """``drift: claude-code version "2.1.3": unknown line type "foo" ×2``."""
+    ver = f"version {orjson.dumps(_cut(version)).decode()}" if version is not None else "(no version)"
+    return f"{PREFIX}{fmt} {ver}: unknown {what} {orjson.dumps(_cut(name)).decode()} ×{count}"
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One unknown kind or key of one format and version, over every file that has it."""
+
+    format: str
+    version: str | None
+    what: str
+    name: str
+    count: int
+    files: int
+    first_path: str
+    first_line: int
+
+    def text(self) -> str:
+        """``drift: codex version "0.141.0": unknown record type "x" ×3 in 2 files``."""
+        head = message(self.format, self.version, self.what, self.name, self.count)
+        return f"{head} in {self.files:,} file{'s' if self.files != 1 else ''}"
+
+
+def parse(diag: Diagnostic) -> tuple[str, str | None, str, str, int] | None:
+    """(format, version, what, name, count) of a drift diagnostic, else None."""
+    if not diag.message.startswith(PREFIX):
+        return None
+    m = _MESSAGE.match(diag.message)
+    if m is None:
+        return None
+    version = m.group("version")
+    return (
+        m.group("fmt"), orjson.loads(version) if version else None, m.group("what"), orjson.loads(m.group("name")),
+        int(m.group("count")),
+    )
+
+
+def is_drift(diag: Diagnostic) -> bool:
+    """Whether ``diag`` reports format drift."""
+    return diag.message.startswith(PREFIX) and _MESSAGE.match(diag.message) is not None
+
+
+def tally(diags: Iterable[Diagnostic]) -> list[Row]:
+    """Drift diagnostics folded across files: one row per format, version, kind of name and name.
+
+    Rows keep the order in which their names were first met (the first file and line are those).
+    A file that reports the same name again (its scan resumed after an append) replaces its count.
+    """
+    rows: dict[tuple[str, str | None, str, str], dict[str, tuple[int, int]]] = {}
+    for d in diags:
+        p = parse(d)
+        if p is None:
+            continue
+        fmt, version, what, name, count = p
+        rows.setdefault((fmt, version, what, name), {})[d.path] = (count, d.line)
+    out = []
+    for (f, v, w, n), files in rows.items():
+        first_path, (_, first_line) = next(iter(files.items()))
+        out.append(Row(f, v, w, n, sum(c for c, _ in files.values()), len(files), first_path, first_line))
+    return out
+
+
+def stats_line(diags: Iterable[Diagnostic]) -> str | None:
+    """``drift: 3 unknown kinds or keys (5 records) in 2 formats``, or None when there is none."""
+    rows = tally(diags)
+    if not rows:
+        return None
+    records = sum(r.count for r in rows)
+    formats = len({r.format for r in rows})
+    per = ", ".join(
+        f"{fmt} {orjson.dumps(_cut(ver)).decode() if ver is not None else '(no version)'} ×{n}"
+        for (fmt, ver), n in _per_version(rows).items()
+    )
+    return (
+        f"drift: {len(rows)} unknown {'kind or key' if len(rows) == 1 else 'kinds or keys'} "
+        f"({records:,} record{'s' if records != 1 else ''}) in {formats} format{'s' if formats != 1 else ''}: {per}"
+    )
+
+
+def _per_version(rows: Iterable[Row]) -> dict[tuple[str, str | None], int]:
+    out: dict[tuple[str, str | None], int] = {}
+    for r in rows:
+        out[(r.format, r.version)] = out.get((r.format, r.version), 0) + r.count
+    return out
+
+
+#: The report appendix's drift table: its header, and :func:`table_rows` its rows.
+TABLE_HEADER = ("format", "version", "unknown", "name", "records", "files", "first seen")
+
+
+def table_rows(diags: Iterable[Diagnostic]) -> list[tuple[str, str, str, str, str, str, str]]:
+    """The rows of the report's drift table, one per :func:`tally` row (plain text: each view escapes it)."""
+    return [
+        (r.format, _cut(r.version) if r.version is not None else "-", r.what, _cut(r.name), f"{r.count:,}", f"{r.files:,}",
+         f"{r.first_path}:{r.first_line}")
+        for r in tally(diags)
+    ]
