@@ -20,9 +20,7 @@ from typing import ClassVar
 from textual import events
 from textual.binding import BindingType
 from textual.cache import LRUCache
-from textual.geometry import Region
 from textual.message import Message
-from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -31,6 +29,7 @@ from musetui.core.session_forest import SessionForest
 from musetui.messages import FocusBack, SessionDrill
 from musetui.widgets.repaint import set_virtual_height
 from musetui.widgets.styling import PartStyles
+from musetui.widgets.text import LineView
 from musetui.widgets.tree_keys import (
     TREE_BINDINGS,
     next_sibling,
@@ -42,7 +41,7 @@ from musetui.widgets.tree_nodes import Node, TreeNodes
 from musetui.widgets.tree_rows import Piece, TreeRows, node_depth, to_strip
 
 
-class SessionTree(ScrollView, can_focus=True):
+class SessionTree(LineView, can_focus=True):
     """Every indexed session, grouped by root and format, then parent → subagents."""
 
     class NodeHighlighted(Message):
@@ -552,29 +551,20 @@ class SessionTree(ScrollView, can_focus=True):
         """The column headers over the rows (see :meth:`TreeRows.header_pieces`)."""
         return self._painter.header_pieces(self.scrollable_content_region.width or self.size.width or 80)
 
-    def notify_style_update(self) -> None:
-        super().notify_style_update()
+    def style_changed(self) -> None:
         self._styles.clear()
         self._generation += 1
 
     # ------------------------------------------------------------------ rendering
 
-    def render_lines(self, crop: Region) -> list[Strip]:
-        # The width is found once per paint, not once per row (it walks the widget's geometry).
-        self._paint_width = self.scrollable_content_region.width or self.size.width
-        try:
-            return super().render_lines(crop)
-        finally:
-            self._paint_width = 0
-
     def render_line(self, y: int) -> Strip:
-        width = self._paint_width or self.scrollable_content_region.width or self.size.width
+        width = self.paint()[1]  # (the tree paints in its own base style, tinted when focused)
         focus = self.has_focus
         if focus != self._styles_focus:  # the focused tree has its own tint and cursor colours
             self._styles_focus = focus
             self._styles.clear()
         base = self._styles.base()
-        line = round(self.scroll_y) + y
+        line = self.row_index(y)
         rows = self._tree_layout.rows
         if not 0 <= line < len(rows):
             return Strip.blank(width, base)
