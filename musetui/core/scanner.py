@@ -37,7 +37,7 @@ from musetui.core.reader import (
 from musetui.core.scan import windows
 from musetui.core.scan.conclude import conclude, lookup
 from musetui.core.scan.evidence import extract_evidence, name_fields
-from musetui.core.scan.observe import observe, record_times
+from musetui.core.scan.observe import observe, presniff, record_times
 from musetui.core.scan.stages import ScanObserver, Window
 from musetui.core.scan.state import Outcome, ScanState, new_state
 from musetui.core.scan.validate import LONE_CR, validate
@@ -364,8 +364,17 @@ def _scan_lines(
     so far, extended in place (``state.record_starts`` is set from it on the ``last_slice``).
     """
     window = windows.window(data, state.n_lines, state.offset, summary, grew, split)
+    pre, head = None, None
+    if observer is None:  # the first record may decide the format: then validation also feeds the drift watch
+        head = presniff(window, state.sse, MAX_LINE_BYTES)
+        if head is not None:
+            pre = head[0]
+            summary.format, summary.format_rule = pre.fmt, pre.rule
+            observer = sources.observer_for(pre.fmt, summary)
     checked = validate(window, state.sse, grew, MAX_LINE_BYTES, observer.watch if observer is not None else None)
-    seen = observe(window, checked, summary, observer, state.fmt)
+    if head is not None and (not checked.records or checked.records[0] != head[1]):  # (presniff mirrors validate)
+        raise AssertionError("presniff and validate disagree on the first record")
+    seen = observe(window, checked, summary, observer, state.fmt, pre)
     diags = _note_malformed(summary.path, checked.malformed, state)
     if window.base_off == 0 and b"\x00" in data[:8192]:
         state.binary = True

@@ -26,7 +26,7 @@ from musetui.core.scan.stages import (
 from musetui.core.scan.validate import parse_any, record
 from musetui.core.sources.registry import GENERIC, GENERIC_RULE, Sniffer
 
-__all__ = ["Sniffed", "observe", "record_times", "sniff"]
+__all__ = ["Sniffed", "observe", "presniff", "record_times", "sniff", "watch_records"]
 
 #: Bytes of observed lines whose parse is kept for naming evidence fields (per file or window).
 KEEP_PARSED_BYTES = 4 * 1024 * 1024
@@ -67,15 +67,63 @@ def sniff(window: Window, checked: Validated) -> Sniffed | None:
     return Sniffed(GENERIC, GENERIC_RULE, None)
 
 
+def presniff(window: Window, sse: bool, max_line: int) -> tuple[Sniffed, int] | None:
+    """The format from the window's first record, read before validation, when that record decides it.
+
+    Validation can then show the format's drift watch every record as it parses it (no second
+    parse of the first window). Returns the decision and the record's line index; None when the
+    first record does not decide alone (it is held back and the format sniffed after validation,
+    as before), or is not plainly a record. The trimming mirrors :func:`~musetui.core.scan.validate.validate`.
+    """
+    if sse:
+        return None
+    lines = window.lines
+    last_line = len(lines) - 1
+    for i, raw in enumerate(lines):
+        line = raw
+        if not line:
+            continue
+        if line[0] in (32, 9, 13):
+            line = line.strip()
+            if not line:
+                continue
+        elif line[-1] == 13:
+            line = line[:-1]
+        if len(line) > max_line:
+            return None
+        try:
+            doc = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            return None
+        found = Sniffer().offer(doc, last=i == last_line)
+        return (Sniffed(found[0], found[1], 0, doc), i) if found is not None else None
+    return None
+
+
 def observe(
-    window: Window, checked: Validated, summary: SessionSummary, observer: ScanObserver | None, fmt: str | None
+    window: Window,
+    checked: Validated,
+    summary: SessionSummary,
+    observer: ScanObserver | None,
+    fmt: str | None,
+    pre: Sniffed | None = None,
 ) -> Observed:
-    """Observe the records of ``window``: sniffing the format first when no ``observer`` is known yet."""
+    """Observe the records of ``window``: sniffing the format first when no ``observer`` is known yet.
+
+    ``pre``: the format was decided from the first record before validation (:func:`presniff`),
+    and ``observer`` made for it: that record is observed here, as the deciding record is.
+    """
     n = len(window.lines)
     times: list[Any] = [None] * n
     zones = bytearray(n)
     start = 0
-    if observer is None:
+    if pre is not None and observer is not None:
+        fmt = pre.fmt
+        i = checked.records[0]
+        times[i], zones[i] = observer.observe(pre.doc, window.base_line + i + 1)
+        times[i] = _plain_time(times[i])
+        start = 1
+    elif observer is None:
         found = sniff(window, checked)
         if found is None:
             return Observed(None, fmt, sources.probe_for(fmt or "generic"), True, times, zones, {})
