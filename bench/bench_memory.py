@@ -57,12 +57,22 @@ def tiny_64m(d: Path) -> Path:
     return d / "tiny.jsonl"
 
 
-def gz_tiny(d: Path) -> Path:
+def tiny_130m(d: Path) -> Path:
+    _repeat(d / "tiny130.jsonl", b"{}\n", 130 * MIB - (130 * MIB) % 3)
+    return d / "tiny130.jsonl"
+
+
+def gz_tiny(d: Path, mib: int = 64) -> Path:
     block = b"{}\n" * (MIB // 3)
-    with gzip.open(d / "tiny.jsonl.gz", "wb", compresslevel=9) as f:
-        for _ in range(64 * MIB // len(block)):
+    path = d / ("tiny.jsonl.gz" if mib == 64 else f"tiny{mib}.jsonl.gz")
+    with gzip.open(path, "wb", compresslevel=9) as f:
+        for _ in range(mib * MIB // len(block)):
             f.write(block)
-    return d / "tiny.jsonl.gz"
+    return path
+
+
+def gz_tiny_130m(d: Path) -> Path:
+    return gz_tiny(d, 130)
 
 
 def _gz_lines(n_bytes: int) -> bytes:
@@ -113,6 +123,8 @@ INPUTS: dict[str, Callable[[Path], Path]] = {
     "lines_2g": lines_2g,
     "tiny_64m": tiny_64m,
     "gz_tiny": gz_tiny,
+    "tiny_130m": tiny_130m,
+    "gz_tiny_130m": gz_tiny_130m,
     "cassette_bomb": cassette_bomb,
     "alias_bomb": alias_bomb,
 }
@@ -141,12 +153,31 @@ def run(checkout: Path, args: list[str], cache: str, max_cpu: int = 0) -> tuple[
     return ru.ru_maxrss / 1024, ru.ru_utime + ru.ru_stime, wall, (text[-1] if text else "")[:150]
 
 
+def _size(top: str) -> int:
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _dirs, files in os.walk(top) for f in files)
+
+
 def measure(checkout: Path, path: Path, cache: str, max_cpu: int, runs: tuple[str, ...]) -> list[tuple[str, float, float, float, str]]:
-    """Scan, then show the item at line 2, each in a fresh child (the child's own peak)."""
+    """Each run in a fresh child (the child's own peak).
+
+    ``scan``: ``scan --no-cache``; ``show``: ``show --line 2`` (which scans with the cache, a fresh
+    one); ``cached``: ``scan`` filling a fresh cache (its size is reported); ``warm``: ``scan`` again
+    on that cache (its ``--stats`` line says whether the stored output was reused).
+    """
     rows = []
-    for label, args in (("scan", ["scan", "--no-cache", "-q", str(path)]), ("show", ["show", str(path), "--line", "2"])):
+    fresh = os.path.join(cache, "fresh")
+    plans = (
+        ("scan", ["scan", "--no-cache", "-q", str(path)], cache),
+        ("show", ["show", str(path), "--line", "2"], cache),
+        ("cached", ["scan", "-q", str(path)], fresh),
+        ("warm", ["scan", "-q", "--stats", str(path)], fresh),
+    )
+    for label, args, where in plans:
         if label in runs:
-            rows.append((label, *run(checkout, args, cache, max_cpu)))
+            rss, cpu, wall, last = run(checkout, args, where, max_cpu)
+            if label == "cached":
+                last = f"cache {_size(where) / 1024:.0f} KiB ({100 * _size(where) / max(1, path.stat().st_size):.2f}% of the file) {last}"
+            rows.append((label, rss, cpu, wall, last))
     return rows
 
 
@@ -156,7 +187,7 @@ def main() -> None:
     ap.add_argument("--sessions", action="store_true", help="also 100,000 tiny sessions (slow to build)")
     ap.add_argument("--baseline", type=Path, help="another checkout, measured on the same inputs")
     ap.add_argument("--max-cpu", type=int, default=0, help="kill each run after this many CPU seconds (peak so far reported)")
-    ap.add_argument("--runs", default="scan,show", help="which runs: scan, show or both")
+    ap.add_argument("--runs", default="scan,show,cached,warm", help="which runs (comma-separated): scan, show, cached, warm")
     a = ap.parse_args()
     names = a.only.split(",") if a.only else [*INPUTS, *(["sessions"] if a.sessions else [])]
     builders = {**INPUTS, "sessions": sessions}
