@@ -16,7 +16,22 @@ bomb diagnosed within 10 s of CPU. The inputs:
 * ``cassette_bomb``: a VCR cassette of 3 interactions, each a gzip ``!!binary`` body of 40 MiB
   of ``{}`` lines;
 * ``alias_bomb``: a cassette whose one interaction names one 100 KB string through 20,000 aliases;
+* ``tiny_130m`` and ``gz_tiny_130m``: 130 MiB of ``{}`` lines, plain and gzip (the ``.gz`` one
+  is over the 64 MiB expansion limit: refused with a diagnostic);
 * ``sessions`` (``--sessions``): 100,000 tiny sessions of one line each.
+
+Measured (issue 24, many tiny lines with the cache on; peak RSS MB, 2-core shared machine)::
+
+    input         scan --no-cache   scan, fresh cache (before -> after)   show --line 2 (before -> after)
+    32 MiB {}      125               430 -> 140                            -
+    tiny_64m       157               805 -> 168                            785 -> 184
+    gz_tiny        157               520 -> 169                            - -> 198
+    tiny_130m      183               1563 -> 181                           - -> 198
+    gz_tiny_130m   157 (refused)     - -> 167                              - -> 167
+
+"Before" is main at be29036: the resume state held every record's start (8 bytes a record),
+copied while the cache stored it. The cache for one such file is 10 KiB (0.01% of 130 MiB),
+and the warm ``scan`` reuses the stored output (40 MB, under 1 s).
 """
 
 from __future__ import annotations
@@ -57,12 +72,22 @@ def tiny_64m(d: Path) -> Path:
     return d / "tiny.jsonl"
 
 
-def gz_tiny(d: Path) -> Path:
+def tiny_130m(d: Path) -> Path:
+    _repeat(d / "tiny130.jsonl", b"{}\n", 130 * MIB - (130 * MIB) % 3)
+    return d / "tiny130.jsonl"
+
+
+def gz_tiny(d: Path, mib: int = 64) -> Path:
     block = b"{}\n" * (MIB // 3)
-    with gzip.open(d / "tiny.jsonl.gz", "wb", compresslevel=9) as f:
-        for _ in range(64 * MIB // len(block)):
+    path = d / ("tiny.jsonl.gz" if mib == 64 else f"tiny{mib}.jsonl.gz")
+    with gzip.open(path, "wb", compresslevel=9) as f:
+        for _ in range(mib * MIB // len(block)):
             f.write(block)
-    return d / "tiny.jsonl.gz"
+    return path
+
+
+def gz_tiny_130m(d: Path) -> Path:
+    return gz_tiny(d, 130)
 
 
 def _gz_lines(n_bytes: int) -> bytes:
@@ -113,6 +138,8 @@ INPUTS: dict[str, Callable[[Path], Path]] = {
     "lines_2g": lines_2g,
     "tiny_64m": tiny_64m,
     "gz_tiny": gz_tiny,
+    "tiny_130m": tiny_130m,
+    "gz_tiny_130m": gz_tiny_130m,
     "cassette_bomb": cassette_bomb,
     "alias_bomb": alias_bomb,
 }
@@ -132,7 +159,10 @@ def run(checkout: Path, args: list[str], cache: str, max_cpu: int = 0) -> tuple[
     env = {**os.environ, "PYTHONPATH": str(checkout), "XDG_CACHE_HOME": cache}
     t0 = time.monotonic()
     with tempfile.TemporaryFile() as out:
-        p = subprocess.Popen([sys.executable, "-m", "musetui", *args], env=env, stdout=out, stderr=subprocess.STDOUT, preexec_fn=limit)
+        # (run in the checkout: ``-m`` puts the working directory before PYTHONPATH)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "musetui", *args], env=env, cwd=checkout, stdout=out, stderr=subprocess.STDOUT, preexec_fn=limit
+        )
         _pid, status, ru = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
         wall = time.monotonic() - t0
@@ -141,12 +171,31 @@ def run(checkout: Path, args: list[str], cache: str, max_cpu: int = 0) -> tuple[
     return ru.ru_maxrss / 1024, ru.ru_utime + ru.ru_stime, wall, (text[-1] if text else "")[:150]
 
 
+def _size(top: str) -> int:
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _dirs, files in os.walk(top) for f in files)
+
+
 def measure(checkout: Path, path: Path, cache: str, max_cpu: int, runs: tuple[str, ...]) -> list[tuple[str, float, float, float, str]]:
-    """Scan, then show the item at line 2, each in a fresh child (the child's own peak)."""
+    """Each run in a fresh child (the child's own peak).
+
+    ``scan``: ``scan --no-cache``; ``show``: ``show --line 2`` (which scans with the cache, a fresh
+    one); ``cached``: ``scan`` filling a fresh cache (its size is reported); ``warm``: ``scan`` again
+    on that cache (its ``--stats`` line says whether the stored output was reused).
+    """
     rows = []
-    for label, args in (("scan", ["scan", "--no-cache", "-q", str(path)]), ("show", ["show", str(path), "--line", "2"])):
+    fresh = os.path.join(cache, "fresh")
+    plans = (
+        ("scan", ["scan", "--no-cache", "-q", str(path)], cache),
+        ("show", ["show", str(path), "--line", "2"], cache),
+        ("cached", ["scan", "-q", str(path)], fresh),
+        ("warm", ["scan", "-q", "--stats", str(path)], fresh),
+    )
+    for label, args, where in plans:
         if label in runs:
-            rows.append((label, *run(checkout, args, cache, max_cpu)))
+            rss, cpu, wall, last = run(checkout, args, where, max_cpu)
+            if label == "cached":
+                last = f"cache {_size(where) / 1024:.0f} KiB ({100 * _size(where) / max(1, path.stat().st_size):.2f}% of the file) {last}"
+            rows.append((label, rss, cpu, wall, last))
     return rows
 
 
@@ -156,7 +205,7 @@ def main() -> None:
     ap.add_argument("--sessions", action="store_true", help="also 100,000 tiny sessions (slow to build)")
     ap.add_argument("--baseline", type=Path, help="another checkout, measured on the same inputs")
     ap.add_argument("--max-cpu", type=int, default=0, help="kill each run after this many CPU seconds (peak so far reported)")
-    ap.add_argument("--runs", default="scan,show", help="which runs: scan, show or both")
+    ap.add_argument("--runs", default="scan,show,cached,warm", help="which runs (comma-separated): scan, show, cached, warm")
     a = ap.parse_args()
     names = a.only.split(",") if a.only else [*INPUTS, *(["sessions"] if a.sessions else [])]
     builders = {**INPUTS, "sessions": sessions}

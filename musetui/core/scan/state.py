@@ -47,7 +47,7 @@ class ScanState:
     seen: set[bytes]
     first_time: Any
     last_time: Any
-    record_starts: bytes
+    record_starts: bytes  # array('Q') of every record's start, only when the scan keeps offsets (else empty)
     binary: bool = False  # NUL bytes seen at the start (a binary file, when no record is found)
     last_record_line: int = 0  # the line of the last record read (where the last segment ends)
 
