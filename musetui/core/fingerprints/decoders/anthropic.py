@@ -54,37 +54,37 @@ def _uuid_text(b: bytes) -> str:
     return f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
 
 
-def decode_anthropic_id(s: str) -> Decoded | None:
-    """Decode an Anthropic ``msg_/req_/toolu_…`` id: ``01`` + base58, UUIDv7 when it is one (§6.1)."""
+def _prefix_of(s: str) -> tuple[str, str, str | None, Tag] | None:
+    """The id's prefix, kind, host and tag (longest prefix first), or None."""
     for hit in _ANTHROPIC_PREFIXES:
         if s.startswith(hit[0]):
-            break
-    else:
-        return None
-    prefix, kind, host, tag = hit
-    body = s[len(prefix) :]
-    if prefix == "msg_bdrk_" and len(body) == 32 and _BDRK32_RE.fullmatch(body):
-        return Decoded(
-            detector="anthropic-id",
-            value=s,
-            provider="anthropic",
-            host="bedrock",
-            strength="strong",
-            tag="source",
-            fields=(("kind", kind), ("host", "bedrock"), ("body", "32 lowercase alphanumerics")),
-            meaning="Anthropic message id minted by AWS Bedrock (msg_bdrk_ + 32 lowercase alphanumerics, the newer shape)",
-            shape="msg_bdrk_+32",
-        )
-    if _ANTHROPIC_BODY_RE.fullmatch(body) is None:
-        return None
+            return hit
+    return None
+
+
+def _base58(digits: str) -> int:
+    """The value of base58 ``digits`` (two at a time)."""
     value = 0
-    digits = body[2:]
     odd = len(digits) % 2
     if odd:
         value = _B58_INDEX[digits[0]]
     for i in range(odd, len(digits), 2):  # two digits at a time
         value = value * 3364 + _B58_PAIRS[digits[i : i + 2]]
-    where = _WHERE.get(host or "", "")
+    return value
+
+
+def decode_anthropic_id(s: str) -> Decoded | None:
+    """Decode an Anthropic ``msg_/req_/toolu_…`` id: ``01`` + base58, UUIDv7 when it is one (§6.1)."""
+    hit = _prefix_of(s)
+    if hit is None:
+        return None
+    prefix, kind, host, tag = hit
+    body = s[len(prefix) :]
+    if prefix == "msg_bdrk_" and len(body) == 32 and _BDRK32_RE.fullmatch(body):
+        return _bedrock32_id(s, kind)
+    if _ANTHROPIC_BODY_RE.fullmatch(body) is None:
+        return None
+    value = _base58(body[2:])
     fields: list[tuple[str, str]] = [("kind", kind)]
     if host:
         fields.append(("host", host))
@@ -104,12 +104,34 @@ def decode_anthropic_id(s: str) -> Decoded | None:
             problems=("bad-encoding",),
             shape=f"{prefix}01+base58",
         )
-    raw = value.to_bytes(16, "big")
+    return _id_of_128_bits(s, prefix, kind, host, tag, body, value.to_bytes(16, "big"), fields)
+
+
+def _bedrock32_id(s: str, kind: str) -> Decoded:
+    """The newer Bedrock message id: ``msg_bdrk_`` + 32 lowercase alphanumerics (§10.1)."""
+    return Decoded(
+        detector="anthropic-id",
+        value=s,
+        provider="anthropic",
+        host="bedrock",
+        strength="strong",
+        tag="source",
+        fields=(("kind", kind), ("host", "bedrock"), ("body", "32 lowercase alphanumerics")),
+        meaning="Anthropic message id minted by AWS Bedrock (msg_bdrk_ + 32 lowercase alphanumerics, the newer shape)",
+        shape="msg_bdrk_+32",
+    )
+
+
+def _id_of_128_bits(
+    s: str, prefix: str, kind: str, host: str | None, tag: Tag, body: str, raw: bytes, fields: list[tuple[str, str]]
+) -> Decoded:
+    """A genuine id's 16 bytes: a UUIDv7 (with the time it was minted) or a random value."""
     ms = int.from_bytes(raw[0:6], "big")
     is_v7 = raw[6] >> 4 == 7 and raw[8] >> 6 == 0b10 and WINDOW_MIN_MS <= ms < WINDOW_END_MS
     strength: Strength = "strong"
     if tag == "source":
         strength = "medium"
+    where = _WHERE.get(host or "", "")
     if is_v7:
         uuid_text = _uuid_text(raw)
         minted = _iso_ms(ms)
@@ -208,30 +230,11 @@ def decode_anthropic_signature(s: str) -> Decoded | None:
     has_blob = any(n == 5 and isinstance(v, bytes) and len(v) == 64 for n, _w, v in header)
     has_f4 = any(n == 4 and w == 2 for n, w, _v in header)
     web = not has_blob and (has_f4 or hlen < 66)
-    model: str | None = None
     fields: list[tuple[str, str]] = [
         ("kind", "web-search encrypted_content" if web else "thinking signature"),
         ("version", str(version)),
     ]
-    bedrock = False
-    for number, _wire, v in header[1:]:
-        if isinstance(v, int):
-            if number == 2 and v == 1:
-                bedrock = True
-                fields.append(("f2", "1 (the Bedrock-served header variant)"))
-            elif number != 3:
-                fields.append((f"f{number}", str(v)))
-            continue
-        text = _printable(v)
-        if number == 6 and text:
-            model = text
-            fields.append(("model", text))
-        elif number == 5 and len(v) == 64:
-            continue
-        elif text is not None:
-            fields.append((f"f{number}", text))
-        else:
-            fields.append((f"f{number}", f"{len(v)} bytes"))
+    model, bedrock = _header_fields(header, fields)
     fields.append(("header bytes", str(hlen)))
     fields.append(("total bytes", str(len(data))))
     problems: tuple[str, ...] = ()
@@ -254,6 +257,47 @@ def decode_anthropic_signature(s: str) -> Decoded | None:
             problems=problems,
             shape=f"anthropic-envelope-v{version}",
         )
+    return Decoded(
+        detector="anthropic-signature",
+        value=s,
+        provider="anthropic",
+        host="bedrock" if bedrock else None,
+        strength="strong",
+        tag="verified",
+        fields=tuple(fields),
+        meaning=_signature_meaning(version, model, truncated, bedrock),
+        problems=problems,
+        shape=f"signature-v{version}",
+    )
+
+
+def _header_fields(header: list[tuple[int, int, int | bytes]], fields: list[tuple[str, str]]) -> tuple[str | None, bool]:
+    """Add the header's fields after the version to ``fields``; the model it names (f6) and the Bedrock mark (f2 = 1)."""
+    model: str | None = None
+    bedrock = False
+    for number, _wire, v in header[1:]:
+        if isinstance(v, int):
+            if number == 2 and v == 1:
+                bedrock = True
+                fields.append(("f2", "1 (the Bedrock-served header variant)"))
+            elif number != 3:
+                fields.append((f"f{number}", str(v)))
+            continue
+        text = _printable(v)
+        if number == 6 and text:
+            model = text
+            fields.append(("model", text))
+        elif number == 5 and len(v) == 64:
+            continue
+        elif text is not None:
+            fields.append((f"f{number}", text))
+        else:
+            fields.append((f"f{number}", f"{len(v)} bytes"))
+    return model, bedrock
+
+
+def _signature_meaning(version: int, model: str | None, truncated: bool, bedrock: bool) -> str:
+    """What a thinking signature's header says: its version, the model it names, the Bedrock mark."""
     if model:
         meaning = f"Anthropic thinking signature (protobuf header v{version}) naming model {model}"
     elif version >= 12 and truncated:
@@ -267,15 +311,4 @@ def decode_anthropic_signature(s: str) -> Decoded | None:
             "; header field 2 = 1, seen on every Bedrock-served signature examined and on no "
             "api.anthropic.com one (host bedrock: [guess] beyond those captures)"
         )
-    return Decoded(
-        detector="anthropic-signature",
-        value=s,
-        provider="anthropic",
-        host="bedrock" if bedrock else None,
-        strength="strong",
-        tag="verified",
-        fields=tuple(fields),
-        meaning=meaning,
-        problems=problems,
-        shape=f"signature-v{version}",
-    )
+    return meaning
