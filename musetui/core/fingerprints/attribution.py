@@ -1,8 +1,8 @@
 """Evidence scoring: from located artifacts to a verdict (provider, host, confidence, flags).
 
-The rules (weights, tolerances, look-alikes) and their explanation :data:`EXPLAIN` (printed by
-``musetui scan --explain``) live in :mod:`musetui.core.fingerprints.scoring`; they stay importable
-from here.
+The scoring is documented in :data:`EXPLAIN` (printed by ``musetui scan --explain``; its text is
+:mod:`musetui.core.fingerprints.explain`). The fleet step, :func:`mark_outliers`, lives in
+:mod:`musetui.core.fingerprints.outliers` and stays importable from here.
 """
 
 from __future__ import annotations
@@ -14,21 +14,8 @@ from operator import attrgetter
 from typing import Any
 
 from musetui.core._pickling import reduce_by_fields
-from musetui.core.fingerprints.outliers import mark_outliers
-from musetui.core.fingerprints.scoring import (
-    CLAUDE_FAMILIES,
-    EXPLAIN,
-    FORMAT_HOSTS,
-    HOST_AGREEMENT,
-    LOOKALIKE_DETECTORS,
-    QUOTED_FACTOR,
-    SELF_HOSTED_SHAPES,
-    SERVING_PROVIDERS,
-    STRENGTH_WEIGHT,
-    TOL_AFTER_CREATED_S,
-    TOL_AFTER_S,
-    TOL_BEFORE_S,
-)
+from musetui.core.fingerprints.explain import explain_text
+from musetui.core.fingerprints.outliers import mark_outliers as mark_outliers
 from musetui.core.fingerprints.types import Decoded
 from musetui.core.model import HOSTS, PROVIDERS, Attribution, Evidence, SessionSummary, fmt_gap, iso
 from musetui.core.reasons import (
@@ -40,27 +27,46 @@ from musetui.core.reasons import (
 )
 from musetui.core.sources.zones import ZONE_NAMES
 
-__all__ = [  # the rules and the fleet step live in their own modules; every name stays importable from here
-    "CLAUDE_FAMILIES",
-    "EXAMPLES",
-    "EXPLAIN",
-    "FORMAT_HOSTS",
-    "HOST_AGREEMENT",
-    "LOOKALIKE_DETECTORS",
-    "MAX_LISTED_ANOMALIES",
-    "QUOTED_FACTOR",
-    "SELF_HOSTED_SHAPES",
-    "SERVING_PROVIDERS",
-    "STRENGTH_WEIGHT",
-    "TOL_AFTER_CREATED_S",
-    "TOL_AFTER_S",
-    "TOL_BEFORE_S",
-    "Located",
-    "attribute",
-    "build_evidence",
-    "declared_family",
-    "mark_outliers",
-]
+#: Evidence minted this many seconds *after* the line that records it is impossible.
+TOL_AFTER_S = 5.0
+#: In raw API captures the reference is the response's ``created_at``: items are minted
+#: during the response (up to ~45 s later in real captures; long responses take minutes).
+TOL_AFTER_CREATED_S = 600.0
+#: Evidence minted this long *before* its line (first occurrence, model output) is suspicious.
+TOL_BEFORE_S = 600.0
+
+STRENGTH_WEIGHT = {"strong": 1.0, "medium": 0.6, "weak": 0.2}
+#: Host evidence that names no other maker raises the verdict's confidence by this share of
+#: the host's own confidence: 1 - (1 - c) * (1 - HOST_AGREEMENT * host_confidence).
+HOST_AGREEMENT = 0.5
+#: Formats that only one cloud serves: the format itself is host evidence.
+FORMAT_HOSTS = {
+    "bedrock-converse": ("bedrock", "the Converse format (output.message, stopReason, metrics.latencyMs) is Amazon Bedrock's own API"),
+}
+QUOTED_FACTOR = 0.25
+#: Providers that serve other makers' open models: a model name does not contradict them.
+SERVING_PROVIDERS = frozenset({"groq"})
+#: The family words of Claude's public model names. A signature naming none of them names an
+#: internal model (LangChain's Bedrock cassettes: ``claude-saffron`` for ``claude-sonnet-5``).
+CLAUDE_FAMILIES = ("opus", "sonnet", "haiku", "instant")
+#: Detectors whose shapes point to self-hosted serving (no provider signature).
+SELF_HOSTED_SHAPES = frozenset(
+    {"call_+32hex", "chatcmpl-tool-hex", "chatcmpl-+digits", "chatcmpl-+32b62", "fp_ollama", "llama.cpp-build", "call_+8lower"}
+)
+#: OpenAI-credited shapes that OpenAI-compatible servers mint too (Together, Fireworks, vLLM,
+#: LiteLLM and others copy ``call_`` + 24 and ``chatcmpl-`` ids; xAI and Groq copy ``fp_``):
+#: against a declared non-OpenAI model they earn OpenAI nothing (docs/fingerprints.md#tool-id).
+LOOKALIKE_DETECTORS = frozenset({"tool-id", "chatcmpl-id", "system-fingerprint", "key"})
+
+#: How a verdict is scored, with these numbers: printed by ``musetui scan --explain``.
+EXPLAIN = explain_text(
+    strength_weight=STRENGTH_WEIGHT,
+    quoted_factor=QUOTED_FACTOR,
+    host_agreement=HOST_AGREEMENT,
+    tol_after_s=TOL_AFTER_S,
+    tol_after_created_s=TOL_AFTER_CREATED_S,
+    tol_before_s=TOL_BEFORE_S,
+)
 
 
 @dataclass(slots=True)
@@ -122,23 +128,9 @@ def _all_truncated(problems: tuple[str, ...]) -> bool:
     return all(p == "truncated" for p in problems)
 
 
-#: A group of artifacts of one kind: detector, provider, host, shape, and whether it is genuine.
+#: A group of artifacts of one kind (identical values count once): detector, provider, host,
+#: shape, and whether it is genuine.
 _Kind = tuple[str, str | None, str | None, str, bool]
-
-
-def _group_by_kind(located: Sequence[Located]) -> dict[_Kind, list[Located]]:
-    """The artifacts of each kind, in the order kinds first appear (identical values count once)."""
-    groups: dict[_Kind, list[Located]] = {}
-    for loc in located:
-        dec = loc.decoded
-        problems = dec.problems  # dec.genuine, inline (a property call per artifact)
-        gkey = (dec.detector, dec.provider, dec.host, dec.shape, not problems or _all_truncated(problems))
-        group = groups.get(gkey)
-        if group is None:
-            groups[gkey] = [loc]
-        else:
-            group.append(loc)
-    return groups
 
 
 class _Tally:
@@ -190,9 +182,36 @@ def build_evidence(
     Returns the evidence list (examples per group, plus every anomaly) and a dict of
     scoring facts: per-provider scores, hosts, self-hosted signs, anomalies.
     """
+    groups: dict[_Kind, list[Located]] = {}  # the artifacts of each kind, in the order kinds first appear
+    for loc in located:
+        dec = loc.decoded
+        problems = dec.problems  # dec.genuine, inline (a property call per artifact)
+        gkey = (dec.detector, dec.provider, dec.host, dec.shape, not problems or _all_truncated(problems))
+        group = groups.get(gkey)
+        if group is None:
+            groups[gkey] = [loc]
+        else:
+            group.append(loc)
     tally = _Tally()
-    evidence: list[Evidence] = []
-    for key, locs in _group_by_kind(located).items():
+    totals = _weigh_groups(tally, groups)
+    evidence = _list_groups(tally, groups, totals, resolve)
+    facts = tally.facts()
+    evidence.sort(key=lambda e: (-e.weight, e.line))
+    return evidence, facts
+
+
+def _weigh_groups(tally: _Tally, groups: dict[_Kind, list[Located]]) -> list[int]:
+    """Add each group's weight to the provider, host, router and self-hosted tallies.
+
+    Sorts each group by line; returns each group's count of distinct values, in order.
+    Only the stack's own fields decide: quoted hits (text, tool arguments, file contents,
+    tool output) are kept apart, for a note and for a verdict-less listing.
+    """
+    contributions, quoted, lookalike_only = tally.contributions, tally.quoted, tally.lookalike_only
+    hosts, host_makers, host_parts, vias = tally.hosts, tally.host_makers, tally.host_parts, tally.vias
+    totals: list[int] = []
+    for key, locs in groups.items():
+        detector, provider, host, shape, genuine = key
         if len(locs) > 1:
             locs.sort(key=_by_line)
         n_model = n_quoted = 0
@@ -201,91 +220,77 @@ def build_evidence(
                 n_quoted += x.count
             else:
                 n_model += x.count
-        _weigh_group(tally, key, locs[0].decoded, n_model, n_quoted)
-        _list_group(tally, key, locs, n_model + n_quoted, resolve, evidence)
-    facts = tally.facts()
-    evidence.sort(key=lambda e: (-e.weight, e.line))
-    return evidence, facts
-
-
-def _weigh_group(tally: _Tally, key: _Kind, dec0: Decoded, n_model: int, n_quoted: int) -> None:
-    """Add one group's weight to the provider, host, router and self-hosted tallies.
-
-    Only the stack's own fields decide: quoted hits (text, tool arguments, file contents,
-    tool output) are kept apart, for a note and for a verdict-less listing.
-    """
-    detector, provider, host, shape, genuine = key
-    w_model = STRENGTH_WEIGHT.get(dec0.strength, 0.2) if genuine else 0.0  # the group's weight from model output
-    if provider and w_model > 0 and n_model:
-        tally.contributions[provider].append(w_model * (1 - 0.5**n_model))
-        imitable = detector in LOOKALIKE_DETECTORS and dec0.time is None
-        tally.lookalike_only[provider] = tally.lookalike_only.get(provider, True) and imitable
-    elif provider and w_model > 0:
-        tally.quoted[provider].append(w_model * QUOTED_FACTOR * (1 - 0.5**n_quoted))
-    if not (genuine and n_model):
-        return
-    if detector == "http-endpoint" and provider and not host:
-        tally.first_party.append(dec0.value.split("/", 1)[0])
-    if host:
-        hosts = tally.hosts
-        hosts[host] = max(hosts[host], STRENGTH_WEIGHT.get(dec0.strength, 0.2))
-        if provider:
-            tally.host_makers[host].add(provider)
-        else:  # host-only evidence (an endpoint, a header, a cloud's own id): independent of the maker's
-            tally.host_parts[host].append(STRENGTH_WEIGHT.get(dec0.strength, 0.2) * (1 - 0.5**n_model))
-    if dec0.via:
-        tally.vias[dec0.via] = max(tally.vias[dec0.via], STRENGTH_WEIGHT.get(dec0.strength, 0.2))
-    if provider is None and (shape in SELF_HOSTED_SHAPES or detector == "empty-signature"):
-        tally.self_hosted.append(f"{shape or detector} ×{n_model}")
-
-
-def _list_group(
-    tally: _Tally,
-    key: _Kind,
-    locs: list[Located],
-    n_total: int,
-    resolve: Callable[[Located], str] | None,
-    evidence: list[Evidence],
-) -> None:
-    """List a group's first examples and its anomalies as evidence; count store bytes and signature models."""
-    detector, provider, host, _shape, genuine = key
-    anomalies, store_bytes, sig_models = tally.anomalies, tally.store_bytes, tally.sig_models
-    item_ids = detector == "openai-item-id" and genuine
-    signatures = detector == "anthropic-signature"
-    for i, loc in enumerate(locs):
-        dec = loc.decoded
-        delta = None
-        if dec.time is not None and loc.line_time is not None:
-            delta = dec.time - loc.line_time
-        if item_ids and not loc.zone:
-            body = dec.value.split("_", 1)[-1]
-            if len(body) == 50:
-                sb_key = body[16:18]
-                store_bytes[sb_key] = store_bytes.get(sb_key, 0) + 1
-        if signatures and not loc.zone:
-            for k, v in dec.fields:
-                if k == "model" and v:
-                    sig_models[v] = sig_models.get(v, 0) + 1
-        anomaly = _anomaly(dec, loc, delta) if dec.problems or delta is not None else None
-        if i >= EXAMPLES and (anomaly is None or len(anomalies[anomaly]) >= MAX_LISTED_ANOMALIES):
-            if anomaly:
-                anomalies[anomaly].append(_placeholder)
+        totals.append(n_model + n_quoted)
+        dec0 = locs[0].decoded
+        w_model = STRENGTH_WEIGHT.get(dec0.strength, 0.2) if genuine else 0.0  # the group's weight from model output
+        if provider and w_model > 0 and n_model:
+            contributions[provider].append(w_model * (1 - 0.5**n_model))
+            imitable = detector in LOOKALIKE_DETECTORS and dec0.time is None
+            lookalike_only[provider] = lookalike_only.get(provider, True) and imitable
+        elif provider and w_model > 0:
+            quoted[provider].append(w_model * QUOTED_FACTOR * (1 - 0.5**n_quoted))
+        if not (genuine and n_model):
             continue
-        if not loc.field and resolve is not None:
-            loc.field = resolve(loc)
-        # the weight of this zone, with the group's genuine (part of its key)
-        weight = STRENGTH_WEIGHT.get(dec.strength, 0.2) if genuine else 0.0
-        value = dec.value
-        ev = Evidence(  # detector, provider, host, weight, line, field, value, detail, count, time, delta_s, tag
-            detector, provider, host, weight * QUOTED_FACTOR if loc.zone else weight, loc.line, loc.field,
-            value if len(value) <= 120 else value[:60] + "…" + value[-16:], _detail(dec, loc, delta),
-            n_total, dec.time, delta, dec.tag,
-        )  # fmt: skip
-        if anomaly:
-            anomalies[anomaly].append(ev)
-        if i == 0 and n_total > 1:
-            ev.detail += f"; {n_total} distinct values of this kind in the session"
-        evidence.append(ev)
+        if detector == "http-endpoint" and provider and not host:
+            tally.first_party.append(dec0.value.split("/", 1)[0])
+        if host:
+            hosts[host] = max(hosts[host], STRENGTH_WEIGHT.get(dec0.strength, 0.2))
+            if provider:
+                host_makers[host].add(provider)
+            else:  # host-only evidence (an endpoint, a header, a cloud's own id): independent of the maker's
+                host_parts[host].append(STRENGTH_WEIGHT.get(dec0.strength, 0.2) * (1 - 0.5**n_model))
+        if dec0.via:
+            vias[dec0.via] = max(vias[dec0.via], STRENGTH_WEIGHT.get(dec0.strength, 0.2))
+        if provider is None and (shape in SELF_HOSTED_SHAPES or detector == "empty-signature"):
+            tally.self_hosted.append(f"{shape or detector} ×{n_model}")
+    return totals
+
+
+def _list_groups(
+    tally: _Tally, groups: dict[_Kind, list[Located]], totals: list[int], resolve: Callable[[Located], str] | None
+) -> list[Evidence]:
+    """Each group's first examples and its anomalies, as evidence; counts store bytes and signature models."""
+    anomalies, store_bytes, sig_models = tally.anomalies, tally.store_bytes, tally.sig_models
+    evidence: list[Evidence] = []
+    for (key, locs), n_total in zip(groups.items(), totals, strict=True):
+        detector, provider, host, _shape, genuine = key
+        item_ids = detector == "openai-item-id" and genuine
+        signatures = detector == "anthropic-signature"
+        for i, loc in enumerate(locs):
+            dec = loc.decoded
+            delta = None
+            if dec.time is not None and loc.line_time is not None:
+                delta = dec.time - loc.line_time
+            if item_ids and not loc.zone:
+                body = dec.value.split("_", 1)[-1]
+                if len(body) == 50:
+                    sb_key = body[16:18]
+                    store_bytes[sb_key] = store_bytes.get(sb_key, 0) + 1
+            if signatures and not loc.zone:
+                for k, v in dec.fields:
+                    if k == "model" and v:
+                        sig_models[v] = sig_models.get(v, 0) + 1
+            anomaly = _anomaly(dec, loc, delta) if dec.problems or delta is not None else None
+            if i >= EXAMPLES and (anomaly is None or len(anomalies[anomaly]) >= MAX_LISTED_ANOMALIES):
+                if anomaly:
+                    anomalies[anomaly].append(_placeholder)
+                continue
+            if not loc.field and resolve is not None:
+                loc.field = resolve(loc)
+            # the weight of this zone, with the group's genuine (part of its key)
+            weight = STRENGTH_WEIGHT.get(dec.strength, 0.2) if genuine else 0.0
+            value = dec.value
+            ev = Evidence(  # detector, provider, host, weight, line, field, value, detail, count, time, delta_s, tag
+                detector, provider, host, weight * QUOTED_FACTOR if loc.zone else weight, loc.line, loc.field,
+                value if len(value) <= 120 else value[:60] + "…" + value[-16:], _detail(dec, loc, delta),
+                n_total, dec.time, delta, dec.tag,
+            )  # fmt: skip
+            if anomaly:
+                anomalies[anomaly].append(ev)
+            if i == 0 and n_total > 1:
+                ev.detail += f"; {n_total} distinct values of this kind in the session"
+            evidence.append(ev)
+    return evidence
 
 
 EXAMPLES = 2
@@ -370,18 +375,22 @@ def attribute(
     the flags. Notes and reasons keep the order the steps give them.
     """
     evidence, facts = build_evidence(located, resolve)
-    _add_format_host(summary.format, evidence, facts)
+    if summary.format in FORMAT_HOSTS:
+        _add_format_host(summary.format, evidence, facts)
     d_provider, d_host, d_desc = declared_family(summary, lookup)
     flags: list[str] = []
     notes: list[str] = []
     reasons: list[Reason] = []
-    scores = _without_lookalikes(facts, d_provider, d_desc, notes)
+    scores: dict[str, float] = facts["scores"]
+    if "openai" in scores and facts["lookalike_only"].get("openai"):
+        scores = _without_lookalikes(scores, facts, d_provider, d_desc, notes)
     _note_artifacts(evidence, facts, notes)
     provider, conf = _pick_provider(scores, facts, d_provider, d_desc, notes, flags, reasons)
     host, host_note, conf = _pick_host(facts, provider, conf, d_host, notes)
     if summary.format == "codex" and provider == "openai":
         host = _check_store_bytes(summary, facts, host, d_desc, flags, reasons)
-    _check_signature_models(summary, facts, notes, flags, reasons)
+    if facts["sig_models"] and summary.models:
+        _check_signature_models(summary, facts["sig_models"], notes, flags, reasons)
     _flag_mixed_and_anomalies(scores, facts, flags, reasons)
     if host_note:
         notes.append(host_note)
@@ -404,31 +413,29 @@ def attribute(
 
 def _add_format_host(fmt: str, evidence: list[Evidence], facts: dict[str, Any]) -> None:
     """A format only one cloud serves is host evidence by itself."""
-    format_host = FORMAT_HOSTS.get(fmt)
-    if format_host is None:
-        return
-    host_name, why = format_host
+    host_name, why = FORMAT_HOSTS[fmt]
     facts["hosts"][host_name] = max(facts["hosts"].get(host_name, 0.0), 1.0)
     facts["host_scores"][host_name] = 1.0 - (1.0 - facts["host_scores"].get(host_name, 0.0)) * 0.5
     evidence.append(Evidence("format", None, host_name, 1.0, 1, "", fmt, why, tag="source"))
     evidence.sort(key=lambda e: (-e.weight, e.line))
 
 
-def _without_lookalikes(facts: dict[str, Any], d_provider: str | None, d_desc: str, notes: list[str]) -> dict[str, float]:
-    """The provider scores, less OpenAI's when only shapes that compatible servers mint too earned it."""
-    scores: dict[str, float] = facts["scores"]
-    if "openai" in scores and facts["lookalike_only"].get("openai"):
-        if d_provider and d_provider != "openai":
-            notes.append(
-                f"OpenAI-shaped ids only (shapes compatible servers mint too): no OpenAI credit against the declared {d_desc}"
-            )
-            scores = {p: v for p, v in scores.items() if p != "openai"}
-        elif facts["self_hosted"] and d_provider is None:
-            notes.append(
-                "OpenAI-shaped ids only, beside a self-hosted server's own signs ("
-                + ", ".join(facts["self_hosted"]) + "): a look-alike, no OpenAI credit"
-            )
-            scores = {p: v for p, v in scores.items() if p != "openai"}
+def _without_lookalikes(
+    scores: dict[str, float], facts: dict[str, Any], d_provider: str | None, d_desc: str, notes: list[str]
+) -> dict[str, float]:
+    """OpenAI's score earned only by shapes that compatible servers mint too: dropped against a
+    declared non-OpenAI model, or beside a self-hosted server's own signs."""
+    if d_provider and d_provider != "openai":
+        notes.append(
+            f"OpenAI-shaped ids only (shapes compatible servers mint too): no OpenAI credit against the declared {d_desc}"
+        )
+        scores = {p: v for p, v in scores.items() if p != "openai"}
+    elif facts["self_hosted"] and d_provider is None:
+        notes.append(
+            "OpenAI-shaped ids only, beside a self-hosted server's own signs ("
+            + ", ".join(facts["self_hosted"]) + "): a look-alike, no OpenAI credit"
+        )
+        scores = {p: v for p, v in scores.items() if p != "openai"}
     return scores
 
 
@@ -544,12 +551,9 @@ def _check_store_bytes(
 
 
 def _check_signature_models(
-    summary: SessionSummary, facts: dict[str, Any], notes: list[str], flags: list[str], reasons: list[Reason]
+    summary: SessionSummary, sig_models: dict[str, int], notes: list[str], flags: list[str], reasons: list[Reason]
 ) -> None:
     """A thinking signature that names another public model than the declared ones: ``declared-mismatch``."""
-    sig_models: dict[str, int] = facts["sig_models"]
-    if not (sig_models and summary.models):
-        return
     declared_models = {m.lower() for m in summary.models}
     for m in sig_models:
         if not any(m.lower() in dm or dm in m.lower() for dm in declared_models):

@@ -54,29 +54,15 @@ def _uuid_text(b: bytes) -> str:
     return f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
 
 
-def _prefix_of(s: str) -> tuple[str, str, str | None, Tag] | None:
-    """The id's prefix, kind, host and tag (longest prefix first), or None."""
+def decode_anthropic_id(s: str) -> Decoded | None:
+    """Decode an Anthropic ``msg_/req_/toolu_…`` id: ``01`` + base58, UUIDv7 when it is one (§6.1).
+
+    (The common path, a genuine id, calls no helper: this runs for every candidate id of a scan.)
+    """
     for hit in _ANTHROPIC_PREFIXES:
         if s.startswith(hit[0]):
-            return hit
-    return None
-
-
-def _base58(digits: str) -> int:
-    """The value of base58 ``digits`` (two at a time)."""
-    value = 0
-    odd = len(digits) % 2
-    if odd:
-        value = _B58_INDEX[digits[0]]
-    for i in range(odd, len(digits), 2):  # two digits at a time
-        value = value * 3364 + _B58_PAIRS[digits[i : i + 2]]
-    return value
-
-
-def decode_anthropic_id(s: str) -> Decoded | None:
-    """Decode an Anthropic ``msg_/req_/toolu_…`` id: ``01`` + base58, UUIDv7 when it is one (§6.1)."""
-    hit = _prefix_of(s)
-    if hit is None:
+            break
+    else:
         return None
     prefix, kind, host, tag = hit
     body = s[len(prefix) :]
@@ -84,48 +70,21 @@ def decode_anthropic_id(s: str) -> Decoded | None:
         return _bedrock32_id(s, kind)
     if _ANTHROPIC_BODY_RE.fullmatch(body) is None:
         return None
-    value = _base58(body[2:])
+    value = 0  # the base58 digits after "01", two at a time
+    digits = body[2:]
+    odd = len(digits) % 2
+    if odd:
+        value = _B58_INDEX[digits[0]]
+    for i in range(odd, len(digits), 2):
+        value = value * 3364 + _B58_PAIRS[digits[i : i + 2]]
     fields: list[tuple[str, str]] = [("kind", kind)]
     if host:
         fields.append(("host", host))
     if value >= 1 << 128:
         if len(body) == 26 and body == body.lower():
             return None  # a lowercase ULID behind req_ (Groq's x_groq.id), not base58
-        fields.append(("body", "more than 128 bits: not a 16-byte id"))
-        return Decoded(
-            detector="anthropic-id",
-            value=s,
-            provider=None,
-            host=None,
-            strength="weak",
-            tag="verified",
-            fields=tuple(fields),
-            meaning=f"{prefix} + 01 + base58 but the body needs more than 128 bits: not a genuine Anthropic id",
-            problems=("bad-encoding",),
-            shape=f"{prefix}01+base58",
-        )
-    return _id_of_128_bits(s, prefix, kind, host, tag, body, value.to_bytes(16, "big"), fields)
-
-
-def _bedrock32_id(s: str, kind: str) -> Decoded:
-    """The newer Bedrock message id: ``msg_bdrk_`` + 32 lowercase alphanumerics (§10.1)."""
-    return Decoded(
-        detector="anthropic-id",
-        value=s,
-        provider="anthropic",
-        host="bedrock",
-        strength="strong",
-        tag="source",
-        fields=(("kind", kind), ("host", "bedrock"), ("body", "32 lowercase alphanumerics")),
-        meaning="Anthropic message id minted by AWS Bedrock (msg_bdrk_ + 32 lowercase alphanumerics, the newer shape)",
-        shape="msg_bdrk_+32",
-    )
-
-
-def _id_of_128_bits(
-    s: str, prefix: str, kind: str, host: str | None, tag: Tag, body: str, raw: bytes, fields: list[tuple[str, str]]
-) -> Decoded:
-    """A genuine id's 16 bytes: a UUIDv7 (with the time it was minted) or a random value."""
+        return _not_16_bytes(s, prefix, fields)
+    raw = value.to_bytes(16, "big")
     ms = int.from_bytes(raw[0:6], "big")
     is_v7 = raw[6] >> 4 == 7 and raw[8] >> 6 == 0b10 and WINDOW_MIN_MS <= ms < WINDOW_END_MS
     strength: Strength = "strong"
@@ -160,6 +119,38 @@ def _id_of_128_bits(
         fields=tuple(fields),
         meaning=f"Anthropic {kind} id{where} (01 + base58 of a random 128-bit value)",
         shape=f"{prefix}01+{len(body) - 2}",
+    )
+
+
+def _not_16_bytes(s: str, prefix: str, fields: list[tuple[str, str]]) -> Decoded:
+    """An id shaped like Anthropic's whose base58 body needs more than 128 bits: an imitation."""
+    fields.append(("body", "more than 128 bits: not a 16-byte id"))
+    return Decoded(
+        detector="anthropic-id",
+        value=s,
+        provider=None,
+        host=None,
+        strength="weak",
+        tag="verified",
+        fields=tuple(fields),
+        meaning=f"{prefix} + 01 + base58 but the body needs more than 128 bits: not a genuine Anthropic id",
+        problems=("bad-encoding",),
+        shape=f"{prefix}01+base58",
+    )
+
+
+def _bedrock32_id(s: str, kind: str) -> Decoded:
+    """The newer Bedrock message id: ``msg_bdrk_`` + 32 lowercase alphanumerics (§10.1)."""
+    return Decoded(
+        detector="anthropic-id",
+        value=s,
+        provider="anthropic",
+        host="bedrock",
+        strength="strong",
+        tag="source",
+        fields=(("kind", kind), ("host", "bedrock"), ("body", "32 lowercase alphanumerics")),
+        meaning="Anthropic message id minted by AWS Bedrock (msg_bdrk_ + 32 lowercase alphanumerics, the newer shape)",
+        shape="msg_bdrk_+32",
     )
 
 

@@ -1,43 +1,23 @@
-"""The rules of scoring: its numbers and their explanation, printed by ``musetui scan --explain``.
+"""The text of ``musetui scan --explain``: how a verdict is scored, with the scoring's own numbers.
 
-One place for each number, so that the scoring (:mod:`musetui.core.fingerprints.attribution`)
-and the text that explains it cannot disagree.
+The numbers are :mod:`musetui.core.fingerprints.attribution`'s, handed in by it (its ``EXPLAIN``),
+so that the scoring and the text that explains it cannot disagree.
 """
 
 from __future__ import annotations
 
-#: Evidence minted this many seconds *after* the line that records it is impossible.
-TOL_AFTER_S = 5.0
-#: In raw API captures the reference is the response's ``created_at``: items are minted
-#: during the response (up to ~45 s later in real captures; long responses take minutes).
-TOL_AFTER_CREATED_S = 600.0
-#: Evidence minted this long *before* its line (first occurrence, model output) is suspicious.
-TOL_BEFORE_S = 600.0
 
-STRENGTH_WEIGHT = {"strong": 1.0, "medium": 0.6, "weak": 0.2}
-#: Host evidence that names no other maker raises the verdict's confidence by this share of
-#: the host's own confidence: 1 - (1 - c) * (1 - HOST_AGREEMENT * host_confidence).
-HOST_AGREEMENT = 0.5
-#: Formats that only one cloud serves: the format itself is host evidence.
-FORMAT_HOSTS = {
-    "bedrock-converse": ("bedrock", "the Converse format (output.message, stopReason, metrics.latencyMs) is Amazon Bedrock's own API"),
-}
-QUOTED_FACTOR = 0.25
-#: Providers that serve other makers' open models: a model name does not contradict them.
-SERVING_PROVIDERS = frozenset({"groq"})
-#: The family words of Claude's public model names. A signature naming none of them names an
-#: internal model (LangChain's Bedrock cassettes: ``claude-saffron`` for ``claude-sonnet-5``).
-CLAUDE_FAMILIES = ("opus", "sonnet", "haiku", "instant")
-#: Detectors whose shapes point to self-hosted serving (no provider signature).
-SELF_HOSTED_SHAPES = frozenset(
-    {"call_+32hex", "chatcmpl-tool-hex", "chatcmpl-+digits", "chatcmpl-+32b62", "fp_ollama", "llama.cpp-build", "call_+8lower"}
-)
-#: OpenAI-credited shapes that OpenAI-compatible servers mint too (Together, Fireworks, vLLM,
-#: LiteLLM and others copy ``call_`` + 24 and ``chatcmpl-`` ids; xAI and Groq copy ``fp_``):
-#: against a declared non-OpenAI model they earn OpenAI nothing (docs/fingerprints.md#tool-id).
-LOOKALIKE_DETECTORS = frozenset({"tool-id", "chatcmpl-id", "system-fingerprint", "key"})
-
-EXPLAIN = f"""\
+def explain_text(
+    *,
+    strength_weight: dict[str, float],
+    quoted_factor: float,
+    host_agreement: float,
+    tol_after_s: float,
+    tol_after_created_s: float,
+    tol_before_s: float,
+) -> str:
+    """The explanation, with the weights and tolerances it names."""
+    return f"""\
 musetui attribution: how a verdict is scored
 ============================================
 
@@ -61,13 +41,13 @@ described in docs/fingerprints.md (shipped with musetui's source).
    strength and evidence class ([verified], [source] or [guess]).
    Identical values count once (replayed history does not add weight).
 
-2. Weights. strong = {STRENGTH_WEIGHT['strong']}, medium = {STRENGTH_WEIGHT['medium']}, weak = {STRENGTH_WEIGHT['weak']}.
+2. Weights. strong = {strength_weight['strong']}, medium = {strength_weight['medium']}, weak = {strength_weight['weak']}.
    Zones: each format declares the fields its serving stack writes (ids,
    signatures, encrypted content, usage keys, the response envelope). Hits
    anywhere else are quoted: user prompts, tool results, base instructions,
    compaction history, request bodies of captures, and also the model's own
    reply and reasoning text, tool-call arguments and file contents, and JSON
-   text escaped inside a string. Quoted hits are listed (weight x {QUOTED_FACTOR}, the
+   text escaped inside a string. Quoted hits are listed (weight x {quoted_factor}, the
    zone named in the detail) but never scored: no provider, host or router
    credit, no flag. Artifacts that fail their own checks (implausible time,
    wrong marker or store byte) give no provider weight: they raise
@@ -112,23 +92,23 @@ described in docs/fingerprints.md (shipped with musetui's source).
    itself (only Bedrock serves it); tooluse_ names no maker (Nova mints them
    too). The host has its own confidence (noisy-or of its host-only evidence,
    shown in the summary); when that evidence names no other maker, it raises
-   the verdict's: c -> 1 - (1 - c) * (1 - {HOST_AGREEMENT} * host confidence).
+   the verdict's: c -> 1 - (1 - c) * (1 - {host_agreement} * host confidence).
 
 5a. Via (openrouter, litellm, portkey, helicone, huggingface, snowflake, or null): the router the
    response passed through, from its endpoint, its headers or its ids
    (OpenRouter's gen-<seconds>-<random>). A router is never the provider.
 
 6. Time cross-checks. Each decoded time (id, Fernet, UUIDv7) is compared with
-   the time recorded on its line. Tolerance: minted more than {TOL_AFTER_S:.0f} s AFTER
+   the time recorded on its line. Tolerance: minted more than {tol_after_s:.0f} s AFTER
    its line is impossible (in raw API captures the reference is the response's
-   created_at, and items may be minted up to {TOL_AFTER_CREATED_S:.0f} s after it); more
-   than {TOL_BEFORE_S:.0f} s BEFORE its line (first
+   created_at, and items may be minted up to {tol_after_created_s:.0f} s after it); more
+   than {tol_before_s:.0f} s BEFORE its line (first
    occurrence, outside quoted material) is suspicious. Either raises
    `time-mismatch`, with the delta in the evidence (shown between the two
    times cut to the whole second, as every clock on screen shows them). Anthropic request ids are
    normally 2-31 s before the line; long responses take minutes. A time read by
    a [guess] layout (Gemini responseIds) is shown but never raises it.
-   Recorded line times that run backwards (a line recorded more than {TOL_BEFORE_S:.0f} s
+   Recorded line times that run backwards (a line recorded more than {tol_before_s:.0f} s
    before the latest line above it) raise `time-mismatch` too, naming both lines.
    The times compared are those the scan reads anyway: of the records its format
    observes, and of every line that holds an artifact.
