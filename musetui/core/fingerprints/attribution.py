@@ -252,7 +252,7 @@ def _list_groups(
     """Each group's first examples and its anomalies, as evidence; counts store bytes and signature models."""
     anomalies, store_bytes, sig_models = tally.anomalies, tally.store_bytes, tally.sig_models
     evidence: list[Evidence] = []
-    for (key, locs), n_total in zip(groups.items(), totals, strict=True):
+    for (key, locs), n_total in zip(groups.items(), totals, strict=False):  # (one total per group; strict costs per group)
         detector, provider, host, _shape, genuine = key
         item_ids = detector == "openai-item-id" and genuine
         signatures = detector == "anthropic-signature"
