@@ -14,7 +14,6 @@ import functools
 import hashlib
 import os
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -24,17 +23,34 @@ from musetui.core.drift import TABLE_HEADER, table_rows
 from musetui.core.fingerprints.catalogue import catalogue_digest
 from musetui.core.model import Diagnostic, SessionSummary, iso
 from musetui.core.report import session_markdown
-from musetui.core.report_html import colour, esc, esc_name
+from musetui.core.report_charts import mix_chart
+from musetui.core.report_charts import timeline_chart as _timeline_chart
+from musetui.core.report_html import (
+    CSS,
+    RAW_SESSIONS,
+    colour,
+    esc,
+    esc_name,
+    path_code,
+    raw_line,
+    session_section,
+)
+from musetui.core.report_tallies import (
+    counts,
+    declared_model_of,
+    declared_vs_attributed,
+    host_of,
+    provider_of,
+    time_span,
+)
+from musetui.core.report_tallies import (
+    flagged_sessions as flagged_sessions,
+)
 from musetui.core.safetext import escape_name, md_code, md_text
 from musetui.core.walk import FileEntry
 
 if TYPE_CHECKING:
     from musetui.core.custody import Custody
-
-#: Flags in the order a reader should look at them (outliers first).
-FLAG_ORDER = ("outlier", "declared-mismatch", "mixed-providers", "imitation-id", "time-mismatch", "truncated-blob")
-
-
 
 @dataclass(slots=True)
 class FileRecord:
@@ -107,49 +123,6 @@ def from_index(
     )
 
 
-# ---------------------------------------------------------------- shared tallies
-
-
-def flag_rank(s: SessionSummary) -> tuple[int, int, str, str]:
-    """Sort key for flagged sessions: outliers first, then by the most serious flag, then by path."""
-    flags = s.attribution.flags
-    first = min((FLAG_ORDER.index(f) for f in flags if f in FLAG_ORDER), default=len(FLAG_ORDER))
-    return (first, -len(flags), s.root, s.path)
-
-
-def flagged_sessions(sessions: Iterable[SessionSummary]) -> list[SessionSummary]:
-    """Every session with a flag, outliers first."""
-    return sorted((s for s in sessions if s.attribution.flags), key=flag_rank)
-
-
-def _host(s: SessionSummary) -> str:
-    return s.attribution.host or "-"
-
-
-def counts(sessions: Sequence[SessionSummary], key: Callable[[SessionSummary], str]) -> list[tuple[str, int]]:
-    """``(value, sessions)`` pairs, most frequent first, ties by value."""
-    c = Counter(key(s) for s in sessions)
-    return sorted(c.items(), key=lambda kv: (-kv[1], kv[0]))
-
-
-def declared_vs_attributed(sessions: Sequence[SessionSummary]) -> list[tuple[str, str, str, str, int, int]]:
-    """Rows ``(declared provider, declared model, provider, host, sessions, of which declared-mismatch)``."""
-    rows: dict[tuple[str, str, str, str], list[int]] = {}
-    for s in sessions:
-        k = (s.declared_provider or "-", s.declared_model or "-", s.attribution.provider, _host(s))
-        r = rows.setdefault(k, [0, 0])
-        r[0] += 1
-        r[1] += "declared-mismatch" in s.attribution.flags
-    return sorted(((*k, n, m) for k, (n, m) in rows.items()), key=lambda r: (-r[4], r[:4]))
-
-
-def time_span(sessions: Sequence[SessionSummary]) -> tuple[float | None, float | None]:
-    """The earliest start and latest end recorded in the sessions."""
-    starts = [s.started_at for s in sessions if s.started_at is not None]
-    ends = [s.ended_at or s.started_at for s in sessions if (s.ended_at or s.started_at) is not None]
-    return (min(starts) if starts else None, max(e for e in ends if e is not None) if ends else None)
-
-
 def _where(s: SessionSummary, roots: Sequence[str]) -> str:
     """``root/path`` with the root as given on the command line when it matches."""
     given = _given_roots(tuple(roots)).get(s.root)
@@ -188,14 +161,26 @@ def _md_table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]
 
 
 def render_markdown(data: ReportData) -> str:
-    """The whole report as Markdown."""
-    sessions = data.sessions
-    flagged = flagged_sessions(sessions)
-    start, end = time_span(sessions)
-    total_bytes = sum(f.size for f in data.files)
+    """The whole report as Markdown: what was examined, the attribution, the flagged sessions, the appendices."""
+    flagged = flagged_sessions(data.sessions)
     out = [
         "# musetui evidence report",
         "",
+        *_md_examined(data, flagged),
+        *_md_attribution(data.sessions),
+        *_md_flagged(data, flagged),
+        *_md_appendices(data),
+    ]
+    head = "\n".join(out) + "\n"
+    return sealed(head, "", lambda h: f"\n- **sha256 of this report:** `{h}` ({SEAL_NOTE}: `{seal_check(h)}`)\n")
+
+
+def _md_examined(data: ReportData, flagged: Sequence[SessionSummary]) -> list[str]:
+    """What was examined: roots, files, sessions, time span, versions, diagnostics."""
+    sessions = data.sessions
+    start, end = time_span(sessions)
+    total_bytes = sum(f.size for f in data.files)
+    return [
         "## What was examined",
         "",
         "- **Roots:** " + ", ".join(_code(r) for r in data.roots),
@@ -206,21 +191,27 @@ def render_markdown(data: ReportData) -> str:
         f"- **Generated:** {iso(data.generated_at) or '?'}",
         f"- **Diagnostics:** {len(data.diagnostics):,} (listed in appendix C)",
         "",
+    ]
+
+
+def _md_attribution(sessions: Sequence[SessionSummary]) -> list[str]:
+    """The attribution tallies: by provider, by host, by declared model, declared versus attributed."""
+    return [
         "## Attribution",
         "",
         "### By attributed provider",
         "",
-        *_md_table(["provider", "sessions"], ((_cell(p), str(n)) for p, n in counts(sessions, lambda s: s.attribution.provider))),
+        *_md_table(["provider", "sessions"], ((_cell(p), str(n)) for p, n in counts(sessions, provider_of))),
         "",
         "### By host",
         "",
-        *_md_table(["host", "sessions"], ((_cell(h), str(n)) for h, n in counts(sessions, _host))),
+        *_md_table(["host", "sessions"], ((_cell(h), str(n)) for h, n in counts(sessions, host_of))),
         "",
         "### By declared model",
         "",
         *_md_table(
             ["declared model", "sessions"],
-            ((_code(m), str(n)) for m, n in counts(sessions, lambda s: s.declared_model or "-")),
+            ((_code(m), str(n)) for m, n in counts(sessions, declared_model_of)),
         ),
         "",
         "### Declared versus attributed",
@@ -233,9 +224,12 @@ def render_markdown(data: ReportData) -> str:
             ),
         ),
         "",
-        f"## Flagged sessions ({len(flagged)}, outliers first)",
-        "",
     ]
+
+
+def _md_flagged(data: ReportData, flagged: Sequence[SessionSummary]) -> list[str]:
+    """Every flagged session, outliers first: its place, flags, file hash, title and evidence."""
+    out = [f"## Flagged sessions ({len(flagged)}, outliers first)", ""]
     if not flagged:
         out.append("No session is flagged.")
         out.append("")
@@ -251,7 +245,12 @@ def render_markdown(data: ReportData) -> str:
         out.append("")
         out.append(session_markdown(s).rstrip("\n"))
         out.append("")
-    out += ["## Appendix A: every session", ""]
+    return out
+
+
+def _md_appendices(data: ReportData) -> list[str]:
+    """Appendix A (every session), B (every file, hashed), C (diagnostics), then the chain of custody."""
+    out = ["## Appendix A: every session", ""]
     out += _md_table(
         ["path", "session id", "format", "declared model", "provider", "host", "confidence", "flags", "items", "malformed", "started", "ended"],
         (
@@ -261,7 +260,7 @@ def render_markdown(data: ReportData) -> str:
                 _cell(s.format),
                 _code(s.declared_model or "-"),
                 _cell(s.attribution.provider),
-                _cell(_host(s)),
+                _cell(host_of(s)),
                 f"{s.attribution.confidence:.2f}",
                 _cell(", ".join(s.attribution.flags) or "-"),
                 str(s.items),
@@ -269,7 +268,7 @@ def render_markdown(data: ReportData) -> str:
                 iso(s.started_at) or "-",
                 iso(s.ended_at) or "-",
             )
-            for s in sessions
+            for s in data.sessions
         ),
     )
     out += ["", "## Appendix B: every file", ""]
@@ -291,8 +290,7 @@ def render_markdown(data: ReportData) -> str:
         from musetui.core.custody import markdown
 
         out += ["", *markdown(data.custody)]
-    head = "\n".join(out) + "\n"
-    return sealed(head, "", lambda h: f"\n- **sha256 of this report:** `{h}` ({SEAL_NOTE}: `{seal_check(h)}`)\n")
+    return out
 
 
 #: What the report's own hash covers, and how a reader checks it.
@@ -370,101 +368,14 @@ def _provider_cell(provider: str) -> tuple[str, str | None]:
     return f"{swatch} {esc(provider)}", provider
 
 
-def _mix_chart(sessions: Sequence[SessionSummary]) -> str:
-    """Horizontal bars: sessions per attributed provider, each labelled with its name and count."""
-    rows = counts(sessions, lambda s: s.attribution.provider)
-    if not rows:
-        return ""
-    top = max(n for _, n in rows)
-    bar_h, gap, label_w, width = 18, 6, 110, 420
-    height = len(rows) * (bar_h + gap) + gap
-    parts = [f'<svg role="img" aria-label="provider mix" width="{width}" height="{height}" viewBox="0 0 {width} {height}">']
-    for i, (p, n) in enumerate(rows):
-        y = gap + i * (bar_h + gap)
-        w = max(2.0, (width - label_w - 70) * n / top)
-        parts.append(f'<text x="{label_w - 6}" y="{y + 13}" text-anchor="end">{esc(p)}</text>')
-        parts.append(f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="{colour(p)}"><title>{esc(p)}: {n}</title></rect>')
-        pct = 100.0 * n / len(sessions)
-        parts.append(f'<text x="{label_w + w + 6:.1f}" y="{y + 13}">{n} ({pct:.0f}%)</text>')
-    parts.append("</svg>")
-    return "".join(parts)
-
-
-def _timeline_chart(sessions: Sequence[SessionSummary]) -> str:
-    """Stacked bars: sessions started per UTC hour, day or week (as ``musetui timeline`` buckets them), by provider."""
-    from musetui.core.timeline import SECONDS, build, rows_from_sessions
-
-    t = build(rows_from_sessions(sessions))
-    dated = t.dated()
-    if not dated:
-        return '<p class="muted">No session records a start time.</p>'
-    step = SECONDS[t.by]
-    base = dated[0].start or 0.0
-    n_buckets = round(((dated[-1].start or 0.0) - base) / step) + 1
-    stacks: list[Counter[str]] = [Counter() for _ in range(n_buckets)]
-    for b in dated:
-        for (provider, _host), (n, _items) in b.counts.items():
-            stacks[round(((b.start or 0.0) - base) / step)][provider] += n
-    order = list(dict.fromkeys(k[0] for k in t.keys))
-    top = max(sum(c.values()) for c in stacks)
-    left, bottom, plot_h = 36, 34, 160
-    bar_w = max(2.0, min(40.0, (640 - left - 10) / n_buckets - 2))
-    width = max(640, int(left + 10 + n_buckets * (bar_w + 2)))
-    height = plot_h + bottom + 10
-    parts = [f'<svg role="img" aria-label="sessions over time" width="{width}" height="{height}" viewBox="0 0 {width} {height}">']
-    parts.append(f'<line x1="{left}" y1="{10 + plot_h}" x2="{width - 4}" y2="{10 + plot_h}" stroke="#888"/>')
-    parts.append(f'<text x="{left - 4}" y="{14}" text-anchor="end">{top}</text>')
-    parts.append(f'<text x="{left - 4}" y="{10 + plot_h}" text-anchor="end">0</text>')
-    for i, c in enumerate(stacks):
-        x = left + 4 + i * (bar_w + 2)
-        y = 10.0 + plot_h
-        when = iso(base + i * step) or "?"
-        for p in order:
-            n = c.get(p, 0)
-            if not n:
-                continue
-            h = plot_h * n / top
-            y -= h
-            parts.append(
-                f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar_w:.1f}" height="{h:.1f}" fill="{colour(p)}" stroke="#fff" stroke-width="0.5">'
-                f"<title>{esc(when)}: {n} {esc(p)}</title></rect>"
-            )
-    undated = sum(b.sessions for b in t.buckets if b.start is None)
-    note = f"one bar per {t.by} (UTC)" + (f"; {undated:,} without a start time not shown" if undated else "")
-    parts.append(f'<text x="{left}" y="{height - 16}">{esc(iso(base) or "?")}</text>')
-    parts.append(f'<text x="{width - 4}" y="{height - 16}" text-anchor="end">{esc(iso(base + n_buckets * step) or "?")}</text>')
-    parts.append(f'<text x="{(left + width) / 2:.0f}" y="{height - 2}" text-anchor="middle">{esc(note)}</text>')
-    parts.append("</svg>")
-    legend = " ".join(
-        f'<span class="mono"><svg width="10" height="10" aria-hidden="true"><rect width="10" height="10" fill="{colour(p)}"/></svg> {esc(p)}</span>'
-        for p in order
-    )
-    return "".join(parts) + f"<div>{legend}</div>"
-
-
 def _flags_html(flags: Sequence[str]) -> str:
     return "".join(f'<span class="flag">{esc(f)}</span>' for f in flags) or '<span class="muted">-</span>'
 
 
 def render_html(data: ReportData) -> str:
     """The whole report as one self-contained HTML document."""
-    from musetui.core.report_html import CSS, RAW_SESSIONS, path_code, raw_line, session_section
-
-    sessions = data.sessions
-    flagged = flagged_sessions(sessions)
-    start, end = time_span(sessions)
-    total_bytes = sum(f.size for f in data.files)
+    flagged = flagged_sessions(data.sessions)
     csp = f"default-src 'none'; style-src {_csp_hash(CSS)}; script-src {_csp_hash(SCRIPT)}; img-src 'none'; base-uri 'none'; form-action 'none'"
-    facts = [
-        ("Roots", ", ".join(path_code(r) for r in data.roots)),
-        ("Files", f"{len(data.files):,} ({total_bytes:,} bytes)"),
-        ("Sessions", f"{len(sessions):,}, of which {len(flagged):,} flagged; {sum(s.malformed_lines for s in sessions):,} malformed lines"),
-        ("Time span", f"{esc(iso(start) or '?')} → {esc(iso(end) or '?')}"),
-        ("musetui", esc(data.version)),
-        ("Model catalogue", f"<code>{esc(data.catalogue)}</code>"),
-        ("Generated", esc(iso(data.generated_at) or "?")),
-        ("Diagnostics", f'{len(data.diagnostics):,} (<a href="#diagnostics">appendix C</a>)'),
-    ]
     out = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -475,23 +386,62 @@ def render_html(data: ReportData) -> str:
         f"<style>{CSS}</style></head><body>",
         "<h1>musetui evidence report</h1>",
         '<h2 id="examined">What was examined</h2>',
-        '<dl class="facts">' + "".join(f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in facts) + "</dl>",
+        _html_examined(data, flagged),
+        *_html_attribution(data.sessions),
+        *_html_flagged(data, flagged),
+        '<h2 id="sessions">Appendix A: every session</h2>',
+        _html_sessions(data),
+        '<h2 id="files">Appendix B: every file</h2>',
+        _html_files(data),
+        *_html_diagnostics(data),
+    ]
+    head = "\n".join(out) + "\n"
+    tail = f"<script>{SCRIPT}</script>\n</body></html>\n"
+    return sealed(
+        head, tail,
+        lambda h: f'<p id="report-hash"><strong>sha256 of this report:</strong> <code>{h}</code> ({esc(SEAL_NOTE)}: '
+        f"<code>{esc(seal_check(h))}</code>)</p>\n",
+    )
+
+
+def _html_examined(data: ReportData, flagged: Sequence[SessionSummary]) -> str:
+    """What was examined, as a definition list."""
+    sessions = data.sessions
+    start, end = time_span(sessions)
+    total_bytes = sum(f.size for f in data.files)
+    facts = [
+        ("Roots", ", ".join(path_code(r) for r in data.roots)),
+        ("Files", f"{len(data.files):,} ({total_bytes:,} bytes)"),
+        ("Sessions", f"{len(sessions):,}, of which {len(flagged):,} flagged; {sum(s.malformed_lines for s in sessions):,} malformed lines"),
+        ("Time span", f"{esc(iso(start) or '?')} → {esc(iso(end) or '?')}"),
+        ("musetui", esc(data.version)),
+        ("Model catalogue", f"<code>{esc(data.catalogue)}</code>"),
+        ("Generated", esc(iso(data.generated_at) or "?")),
+        ("Diagnostics", f'{len(data.diagnostics):,} (<a href="#diagnostics">appendix C</a>)'),
+    ]
+    return '<dl class="facts">' + "".join(f"<dt>{esc(k)}</dt><dd>{v}</dd>" for k, v in facts) + "</dl>"
+
+
+def _html_attribution(sessions: Sequence[SessionSummary]) -> list[str]:
+    """The charts, then the attribution tallies: by provider, by host, by declared model, declared versus attributed."""
+    by_provider = counts(sessions, provider_of)
+    return [
         '<h2 id="attribution">Attribution</h2>',
         '<div class="charts">',
         f"<figure>{_timeline_chart(sessions)}<figcaption>Sessions over time, by attributed provider</figcaption></figure>",
-        f"<figure>{_mix_chart(sessions)}<figcaption>Provider mix ({len(sessions):,} sessions)</figcaption></figure>",
+        f"<figure>{mix_chart(by_provider, len(sessions))}<figcaption>Provider mix ({len(sessions):,} sessions)</figcaption></figure>",
         "</div>",
         "<h3>By attributed provider</h3>",
         _html_table(
             [("provider", False), ("sessions", True)],
-            ([_provider_cell(p), (str(n), str(n))] for p, n in counts(sessions, lambda s: s.attribution.provider)),
+            ([_provider_cell(p), (str(n), str(n))] for p, n in by_provider),
         ),
         "<h3>By host</h3>",
-        _html_table([("host", False), ("sessions", True)], ([(esc(h), h), (str(n), str(n))] for h, n in counts(sessions, _host))),
+        _html_table([("host", False), ("sessions", True)], ([(esc(h), h), (str(n), str(n))] for h, n in counts(sessions, host_of))),
         "<h3>By declared model</h3>",
         _html_table(
             [("declared model", False), ("sessions", True)],
-            ([(f"<code>{esc_name(m)}</code>", m), (str(n), str(n))] for m, n in counts(sessions, lambda s: s.declared_model or "-")),
+            ([(f"<code>{esc_name(m)}</code>", m), (str(n), str(n))] for m, n in counts(sessions, declared_model_of)),
         ),
         "<h3>Declared versus attributed</h3>",
         _html_table(
@@ -501,58 +451,69 @@ def render_html(data: ReportData) -> str:
                 for dp, dm, p, h, n, m in declared_vs_attributed(sessions)
             ),
         ),
-        f'<h2 id="flagged">Flagged sessions ({len(flagged)}, outliers first)</h2>',
     ]
+
+
+def _html_flagged(data: ReportData, flagged: Sequence[SessionSummary]) -> list[str]:
+    """Every flagged session as a section, outliers first; the first ones with their raw line."""
+    out = [f'<h2 id="flagged">Flagged sessions ({len(flagged)}, outliers first)</h2>']
     if not flagged:
         out.append("<p>No session is flagged.</p>")
     hashes = {f.abspath: f.sha256 for f in data.files}
     for i, s in enumerate(flagged, 1):
         raw = raw_line(s) if i <= RAW_SESSIONS else None
         out.append(session_section(i, s, _where(s, data.roots), hashes.get(s.abspath), raw))
-    out.append('<h2 id="sessions">Appendix A: every session</h2>')
-    out.append(
-        _html_table(
-            [("path", False), ("session id", False), ("format", False), ("declared model", False), ("provider", False), ("host", False),
-             ("confidence", True), ("flags", False), ("items", True), ("malformed", True), ("started", False), ("ended", False)],
-            (
-                [
-                    (path_code(_where(s, data.roots)), _where(s, data.roots)),
-                    (f"<code>{esc_name(s.session_id or '-')}</code>", s.session_id or "-"),
-                    (esc(s.format), s.format),
-                    (f"<code>{esc_name(s.declared_model or '-')}</code>", s.declared_model or "-"),
-                    _provider_cell(s.attribution.provider),
-                    (esc(_host(s)), _host(s)),
-                    (f"{s.attribution.confidence:.2f}", f"{s.attribution.confidence:.2f}"),
-                    (_flags_html(s.attribution.flags), ",".join(s.attribution.flags)),
-                    (str(s.items), str(s.items)),
-                    (str(s.malformed_lines), str(s.malformed_lines)),
-                    (esc(iso(s.started_at) or "-"), iso(s.started_at) or ""),
-                    (esc(iso(s.ended_at) or "-"), iso(s.ended_at) or ""),
-                ]
-                for s in sessions
-            ),
-            cls="sortable wide sessions",
-            cols=("c-path", "c-id", "c-fmt", "c-model", "c-prov", "c-host", "c-conf", "c-flags", "c-items", "c-bad", "c-time", "c-time"),
-        )
+    return out
+
+
+def _html_sessions(data: ReportData) -> str:
+    """Appendix A: every session, one sortable row each."""
+    return _html_table(
+        [("path", False), ("session id", False), ("format", False), ("declared model", False), ("provider", False), ("host", False),
+         ("confidence", True), ("flags", False), ("items", True), ("malformed", True), ("started", False), ("ended", False)],
+        (
+            [
+                (path_code(_where(s, data.roots)), _where(s, data.roots)),
+                (f"<code>{esc_name(s.session_id or '-')}</code>", s.session_id or "-"),
+                (esc(s.format), s.format),
+                (f"<code>{esc_name(s.declared_model or '-')}</code>", s.declared_model or "-"),
+                _provider_cell(s.attribution.provider),
+                (esc(host_of(s)), host_of(s)),
+                (f"{s.attribution.confidence:.2f}", f"{s.attribution.confidence:.2f}"),
+                (_flags_html(s.attribution.flags), ",".join(s.attribution.flags)),
+                (str(s.items), str(s.items)),
+                (str(s.malformed_lines), str(s.malformed_lines)),
+                (esc(iso(s.started_at) or "-"), iso(s.started_at) or ""),
+                (esc(iso(s.ended_at) or "-"), iso(s.ended_at) or ""),
+            ]
+            for s in data.sessions
+        ),
+        cls="sortable wide sessions",
+        cols=("c-path", "c-id", "c-fmt", "c-model", "c-prov", "c-host", "c-conf", "c-flags", "c-items", "c-bad", "c-time", "c-time"),
     )
-    out.append('<h2 id="files">Appendix B: every file</h2>')
-    out.append(
-        _html_table(
-            [("path", False), ("size", True), ("mtime", False), ("sha256", False)],
-            (
-                [
-                    (path_code(f.abspath), f.abspath),
-                    (f"{f.size:,}", str(f.size)),
-                    (esc(_mtime(f.mtime_ns)), str(f.mtime_ns)),
-                    ((f"<code>{esc(f.sha256)}</code>" if f.sha256 else "-") + (f' <span class="muted">{esc(f.note)}</span>' if f.note else ""), f.sha256),
-                ]
-                for f in data.files
-            ),
-            cls="sortable wide files",
-            cols=("c-path", "c-size", "c-mtime", "c-sha"),
-        )
+
+
+def _html_files(data: ReportData) -> str:
+    """Appendix B: every file, with its size, mtime and sha256 as scanned."""
+    return _html_table(
+        [("path", False), ("size", True), ("mtime", False), ("sha256", False)],
+        (
+            [
+                (path_code(f.abspath), f.abspath),
+                (f"{f.size:,}", str(f.size)),
+                (esc(_mtime(f.mtime_ns)), str(f.mtime_ns)),
+                ((f"<code>{esc(f.sha256)}</code>" if f.sha256 else "-") + (f' <span class="muted">{esc(f.note)}</span>' if f.note else ""), f.sha256),
+            ]
+            for f in data.files
+        ),
+        cls="sortable wide files",
+        cols=("c-path", "c-size", "c-mtime", "c-sha"),
     )
-    out.append('<h2 id="diagnostics">Appendix C: diagnostics</h2>')
+
+
+def _html_diagnostics(data: ReportData) -> list[str]:
+    """Appendix C: the diagnostics; then the chain of custody."""
+    out = ['<h2 id="diagnostics">Appendix C: diagnostics</h2>']
     if not data.diagnostics:
         out.append("<p>None.</p>")
     else:
@@ -565,13 +526,7 @@ def render_html(data: ReportData) -> str:
         from musetui.core.custody import html_block
 
         out.append(html_block(data.custody))
-    head = "\n".join(out) + "\n"
-    tail = f"<script>{SCRIPT}</script>\n</body></html>\n"
-    return sealed(
-        head, tail,
-        lambda h: f'<p id="report-hash"><strong>sha256 of this report:</strong> <code>{h}</code> ({esc(SEAL_NOTE)}: '
-        f"<code>{esc(seal_check(h))}</code>)</p>\n",
-    )
+    return out
 
 
 def default_output(roots: Sequence[str], now: float | None = None) -> str:

@@ -119,72 +119,88 @@ def _walk(roots: Sequence[str], diagnostics: list[Diagnostic], follow_symlinks: 
         if not stat.S_ISDIR(st.st_mode):
             diagnostics.append(Diagnostic(root, 0, f"skipped: not a regular file ({kind_of(st.st_mode)})"))
             continue
-        real_root = os.path.realpath(root_abs)
-        visited: set[tuple[int, int]] = {(st.st_dev, st.st_ino)}
-        stack: list[tuple[str, str, int]] = [(root_abs, "", st.st_dev)]
-        while stack:
-            dpath, drel, dev = stack.pop()
+        yield from _walk_tree(root_abs, st, diagnostics, follow_symlinks, lister)
+
+
+def _walk_tree(
+    root_abs: str, st: os.stat_result, diagnostics: list[Diagnostic], follow_symlinks: bool, lister: DirLister
+) -> Iterator[FileEntry]:
+    """The candidate files of one root directory, depth first by name; each directory once."""
+    real_root = os.path.realpath(root_abs)
+    visited: set[tuple[int, int]] = {(st.st_dev, st.st_ino)}
+    stack: list[tuple[str, str, int]] = [(root_abs, "", st.st_dev)]
+    while stack:
+        dpath, drel, dev = stack.pop()
+        try:
+            entries = lister.listing(dpath)
+            if len(entries) > 1:
+                entries.sort(key=_NAME)
+        except OSError as exc:
+            diagnostics.append(Diagnostic(drel or ".", 0, f"unreadable directory: {exc.strerror or exc}"))
+            continue
+        subdirs: list[tuple[str, str, int]] = []
+        base = dpath if dpath.endswith(os.sep) else dpath + os.sep
+        for e in entries:
+            rel = f"{drel}/{e.name}" if drel else e.name
+            path = base + e.name
             try:
-                entries = lister.listing(dpath)
-                if len(entries) > 1:
-                    entries.sort(key=_NAME)
+                is_link = e.is_symlink()
+                if not is_link and e.is_dir(follow_symlinks=False):
+                    # A real directory: its inode comes free from the directory entry.
+                    ident = (dev, e.inode())
+                    if ident not in visited:
+                        visited.add(ident)
+                        subdirs.append((path, rel, dev))
+                    continue
+                cand = candidate(e.name)
+                if cand is False and not is_link:
+                    continue
+                if is_link and not _follow_link(path, rel, cand, real_root, follow_symlinks, diagnostics):
+                    continue
+                est = e.stat(follow_symlinks=True)
             except OSError as exc:
-                diagnostics.append(Diagnostic(drel or ".", 0, f"unreadable directory: {exc.strerror or exc}"))
-                continue
-            subdirs: list[tuple[str, str, int]] = []
-            base = dpath if dpath.endswith(os.sep) else dpath + os.sep
-            for e in entries:
-                rel = f"{drel}/{e.name}" if drel else e.name
-                path = base + e.name
-                try:
-                    is_link = e.is_symlink()
-                    if not is_link and e.is_dir(follow_symlinks=False):
-                        # A real directory: its inode comes free from the directory entry.
-                        ident = (dev, e.inode())
-                        if ident not in visited:
-                            visited.add(ident)
-                            subdirs.append((path, rel, dev))
-                        continue
-                    cand = candidate(e.name)
-                    if cand is False and not is_link:
-                        continue
-                    if is_link:
-                        target = os.path.realpath(path)
-                        if _inside(target, real_root):
-                            est = os.stat(path)
-                            if stat.S_ISDIR(est.st_mode) or (cand is not False and stat.S_ISREG(est.st_mode)):
-                                alias = os.path.relpath(target, real_root).replace(os.sep, "/")
-                                diagnostics.append(Diagnostic(rel, 0, f"skipped: symlink alias of {alias} (read under its real path)"))
-                            continue
-                        if not follow_symlinks:
-                            diagnostics.append(Diagnostic(rel, 0, f"skipped: symlink leaves the root -> {target}"))
-                            continue
-                    est = e.stat(follow_symlinks=True)
-                except OSError as exc:
-                    if e.is_symlink():
-                        reason = "symlink loop" if getattr(exc, "errno", None) == 40 else "broken symlink"
-                        diagnostics.append(Diagnostic(rel, 0, f"skipped: {reason}"))
-                    else:
-                        diagnostics.append(Diagnostic(rel, 0, f"unreadable: {exc.strerror or exc}"))
-                    continue
-                mode = est.st_mode
-                if stat.S_ISDIR(mode):
-                    ident = (est.st_dev, est.st_ino)
-                    if ident in visited:
-                        diagnostics.append(Diagnostic(rel, 0, "skipped: symlink loop (directory already visited)"))
-                        continue
-                    visited.add(ident)
-                    subdirs.append((path, rel, est.st_dev))
-                elif cand is False:
-                    continue
-                elif stat.S_ISREG(mode):
-                    yield FileEntry(
-                        path, rel, root_abs, est.st_size, cand is None, est.st_dev, est.st_ino, est.st_mtime_ns,
-                        ctime_ns=est.st_ctime_ns,
-                    )
+                if e.is_symlink():
+                    reason = "symlink loop" if getattr(exc, "errno", None) == 40 else "broken symlink"
+                    diagnostics.append(Diagnostic(rel, 0, f"skipped: {reason}"))
                 else:
-                    diagnostics.append(Diagnostic(rel, 0, f"skipped: {kind_of(mode)} (not opened)"))
-            stack.extend(reversed(subdirs))
+                    diagnostics.append(Diagnostic(rel, 0, f"unreadable: {exc.strerror or exc}"))
+                continue
+            mode = est.st_mode
+            if stat.S_ISDIR(mode):
+                ident = (est.st_dev, est.st_ino)
+                if ident in visited:
+                    diagnostics.append(Diagnostic(rel, 0, "skipped: symlink loop (directory already visited)"))
+                    continue
+                visited.add(ident)
+                subdirs.append((path, rel, est.st_dev))
+            elif cand is False:
+                continue
+            elif stat.S_ISREG(mode):
+                yield FileEntry(
+                    path, rel, root_abs, est.st_size, cand is None, est.st_dev, est.st_ino, est.st_mtime_ns,
+                    ctime_ns=est.st_ctime_ns,
+                )
+            else:
+                diagnostics.append(Diagnostic(rel, 0, f"skipped: {kind_of(mode)} (not opened)"))
+        stack.extend(reversed(subdirs))
+
+
+def _follow_link(
+    path: str, rel: str, cand: bool | None, real_root: str, follow_symlinks: bool, diagnostics: list[Diagnostic]
+) -> bool:
+    """Whether to follow a symlink: never to an alias inside the root (named in a diagnostic, read
+    under its real path), and out of the root only with ``follow_symlinks``. Raises OSError as ``os.stat``."""
+    target = os.path.realpath(path)
+    if _inside(target, real_root):
+        est = os.stat(path)
+        if stat.S_ISDIR(est.st_mode) or (cand is not False and stat.S_ISREG(est.st_mode)):
+            alias = os.path.relpath(target, real_root).replace(os.sep, "/")
+            diagnostics.append(Diagnostic(rel, 0, f"skipped: symlink alias of {alias} (read under its real path)"))
+        return False
+    if not follow_symlinks:
+        diagnostics.append(Diagnostic(rel, 0, f"skipped: symlink leaves the root -> {target}"))
+        return False
+    return True
 
 
 def merged_roots(roots: Sequence[str]) -> list[str | None]:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -13,10 +12,11 @@ import orjson
 
 from musetui.core.search import matcher
 from musetui.core.search.files import Info, Task, read
+from musetui.core.search.filters import filter_location, item_filter
+from musetui.core.search.filters import session_passes as session_passes
 from musetui.core.search.locate import first_match, on_line, raw_location, snippet, values
 from musetui.core.search.query import (
     REGEX_LINE_CAP,
-    FieldFilter,
     Query,
     Term,
     TextTerm,
@@ -27,70 +27,16 @@ if TYPE_CHECKING:
     from musetui.core.fingerprints.types import Decoded
     from musetui.core.model import Item
 
-_GLOB_CHARS = frozenset("*?[")
-_SIGNATURE_RE = re.compile(rb'(?i)signature\\*"\s*:\s*\\*"(?!\\*")')
-_FERNET_RE = re.compile(rb"gAAAAA[A-Za-z0-9_\-]{6,}={0,2}")
-
-
-def _glob(value: str, pattern: str, substring: bool) -> bool:
-    if not (_GLOB_CHARS & set(pattern)):
-        return pattern in value if substring else value == pattern
-    return fnmatch.fnmatchcase(value, pattern)
-
-
-def session_filter(f: FieldFilter, info: Info, path: str) -> bool:
-    name = f.name
-    if name == "path":
-        p = path if f.case_sensitive else path.lower()
-        return any(_glob(p, v, True) for v in f.values)
-    if name == "provider":
-        return (info.provider or "unknown") in f.values
-    if name == "host":
-        return (info.host or "none") in f.values
-    if name == "flag":
-        return any(v in info.flags for v in f.values)
-    if name == "format":
-        return info.format in f.values
-    if name == "session":
-        sid = (info.session_id or "").lower()
-        return any(sid.startswith(v) for v in f.values)
-    if name == "model":
-        models = [m.lower() for m in info.models]
-        return any(_glob(m, v, False) for m in models for v in f.values)
-    return True
-
-
 def group_finder(group: tuple[Term, ...]) -> matcher.LineFinder | None:
     """One Hyperscan database for every expression of a group (cached per thread)."""
     pairs = tuple((e, i if e.exact else -1) for i, t in enumerate(group) for e in t.atom.exprs)
     return matcher.finder(pairs)
 
 
-def session_passes(
-    query: Query, info: Info | None, path: str, groups: Sequence[tuple[Term, ...]]
-) -> bool:
-    """Whether the session passes the groups made only of session-level filters."""
-    for group in groups:
-        ok = False
-        for t in group:
-            assert isinstance(t.atom, FieldFilter)
-            if info is None and t.atom.name != "path":
-                ok = True  # not decidable yet
-                break
-            got = session_filter(t.atom, info or Info("generic", None), path)
-            if got != t.negated:
-                ok = True
-                break
-        if not ok:
-            return False
-    return True
-
-
 # ---------------------------------------------------------------------------------------------
 # One file
 # ---------------------------------------------------------------------------------------------
 
-_FERNET_STR_RE = re.compile(r"gAAAAA[A-Za-z0-9_\-]{6,}={0,2}")
 _UNSET: Any = object()
 
 
@@ -505,44 +451,6 @@ class FileSearch:
                 return dec, path
         return None
 
-    def _filter(self, f: FieldFilter, unit: _Unit, item: Item | None, info: Info) -> bool:
-        name = f.name
-        if f.session_level:
-            return session_filter(f, info, self.task.path)
-        if name in ("after", "before"):
-            t = item.time if item is not None else None
-            if t is None:
-                t = info.ended_at if name == "after" else info.started_at
-            if t is None:
-                return False
-            if name == "after":
-                return any(t >= x for x in f.times)
-            return any(t < x for x in f.times)
-        if name == "has":
-            for v in f.values:
-                if v == "encrypted":
-                    if item is not None and item.reasoning == "encrypted":
-                        return True
-                    if _has_fernet(unit.raw):
-                        return True
-                elif v == "signature" and _SIGNATURE_RE.search(unit.raw):
-                    return True
-            return False
-        if item is None:
-            return False
-        if name == "kind":
-            return item.kind in f.values
-        if name == "role":
-            return (item.role or "").lower() in f.values
-        if name == "id":
-            ids = (
-                item.ids
-                if f.case_sensitive
-                else [i.lower() for i in item.ids if isinstance(i, str)]
-            )
-            return any(_glob(i, v, False) for i in ids for v in f.values)
-        return True
-
     def _passes(self, unit: _Unit, item: Item | None, info: Info) -> bool:
         for group in self.query.groups:
             ok = False
@@ -551,7 +459,7 @@ class FileSearch:
                 got = (
                     (self._text(atom, unit) is not None)
                     if isinstance(atom, TextTerm)
-                    else self._filter(atom, unit, item, info)
+                    else item_filter(atom, unit.raw, item, info, self.task.path)
                 )
                 if got != t.negated:
                     ok = True
@@ -591,7 +499,7 @@ class FileSearch:
                     located = (path, text, 0, len(dec.value))
                     break
         if located is None:
-            located = self._locate_filters(unit, item)
+            located = filter_location(self.query.terms, list(self._walk(unit)), item, unit.raw)
         fld, text, s, e = located
         shown, spans = snippet(text, s, e, terms)
         t = self.task
@@ -619,39 +527,6 @@ class FileSearch:
         """The first value (or key) the term matches: (field, text, start, end)."""
         found = first_match(unit.objs, term.search, unit.raw if unit.doc else None)
         return found if found is not None else raw_location(term, unit.raw)
-
-    def _locate_filters(self, unit: _Unit, item: Item | None) -> tuple[str, str, int, int]:
-        """Field and snippet for a hit that no text term located: from the filters that passed."""
-        filters = [
-            t.atom for t in self.query.terms if isinstance(t.atom, FieldFilter) and not t.negated
-        ]
-        wanted = {v for f in filters if f.name == "has" for v in f.values}
-        id_filters = [f for f in filters if f.name == "id"]
-        entries = list(self._walk(unit))
-        if "encrypted" in wanted:
-            for path, text, _v, is_key in entries:
-                if not is_key and (m := _FERNET_STR_RE.search(text)) is not None:
-                    return path, text, m.start(), m.end()
-            for path, text, v, is_key in entries:
-                if is_key and "encrypted" in text.lower() and isinstance(v, str) and v:
-                    return path, v, 0, min(len(v), 40)
-        if "signature" in wanted:
-            for path, text, v, is_key in entries:
-                if is_key and text.lower().endswith("signature") and isinstance(v, str) and v:
-                    return path, v, 0, min(len(v), 40)
-        for f in id_filters:
-            for path, text, _v, is_key in entries:
-                probe = text if f.case_sensitive else text.lower()
-                if not is_key and any(_glob(probe, v, False) for v in f.values):
-                    return path, text, 0, len(text)
-        if item is not None and item.text:
-            head = item.text[:60]
-            for path, text, _v, is_key in entries:
-                if not is_key and head and head in text:
-                    s = text.find(head)
-                    return path, text, s, s
-        return "raw", unit.raw.decode("utf-8", "replace"), 0, 0
-
 
 def _identified(summary: Any, observer: Any, agent_file: bool) -> bool:
     """Whether the first records already fixed the session id (the rest cannot change it)."""
@@ -687,12 +562,3 @@ def _line_items(items: list[Item], raw: bytes) -> list[Item]:
         if any(i and orjson.dumps(i)[1:-1] in raw for i in it.ids if isinstance(i, str))
     ]
     return mine or items
-
-
-def _has_fernet(raw: bytes) -> bool:
-    from musetui.core.fingerprints.decoders import decode_fernet
-
-    for m in _FERNET_RE.finditer(raw):
-        if decode_fernet(m.group().decode("ascii")) is not None:
-            return True
-    return False

@@ -55,7 +55,10 @@ def _uuid_text(b: bytes) -> str:
 
 
 def decode_anthropic_id(s: str) -> Decoded | None:
-    """Decode an Anthropic ``msg_/req_/toolu_…`` id: ``01`` + base58, UUIDv7 when it is one (§6.1)."""
+    """Decode an Anthropic ``msg_/req_/toolu_…`` id: ``01`` + base58, UUIDv7 when it is one (§6.1).
+
+    (The common path, a genuine id, calls no helper: this runs for every candidate id of a scan.)
+    """
     for hit in _ANTHROPIC_PREFIXES:
         if s.startswith(hit[0]):
             break
@@ -64,52 +67,30 @@ def decode_anthropic_id(s: str) -> Decoded | None:
     prefix, kind, host, tag = hit
     body = s[len(prefix) :]
     if prefix == "msg_bdrk_" and len(body) == 32 and _BDRK32_RE.fullmatch(body):
-        return Decoded(
-            detector="anthropic-id",
-            value=s,
-            provider="anthropic",
-            host="bedrock",
-            strength="strong",
-            tag="source",
-            fields=(("kind", kind), ("host", "bedrock"), ("body", "32 lowercase alphanumerics")),
-            meaning="Anthropic message id minted by AWS Bedrock (msg_bdrk_ + 32 lowercase alphanumerics, the newer shape)",
-            shape="msg_bdrk_+32",
-        )
+        return _bedrock32_id(s, kind)
     if _ANTHROPIC_BODY_RE.fullmatch(body) is None:
         return None
-    value = 0
+    value = 0  # the base58 digits after "01", two at a time
     digits = body[2:]
     odd = len(digits) % 2
     if odd:
         value = _B58_INDEX[digits[0]]
-    for i in range(odd, len(digits), 2):  # two digits at a time
+    for i in range(odd, len(digits), 2):
         value = value * 3364 + _B58_PAIRS[digits[i : i + 2]]
-    where = _WHERE.get(host or "", "")
     fields: list[tuple[str, str]] = [("kind", kind)]
     if host:
         fields.append(("host", host))
     if value >= 1 << 128:
         if len(body) == 26 and body == body.lower():
             return None  # a lowercase ULID behind req_ (Groq's x_groq.id), not base58
-        fields.append(("body", "more than 128 bits: not a 16-byte id"))
-        return Decoded(
-            detector="anthropic-id",
-            value=s,
-            provider=None,
-            host=None,
-            strength="weak",
-            tag="verified",
-            fields=tuple(fields),
-            meaning=f"{prefix} + 01 + base58 but the body needs more than 128 bits: not a genuine Anthropic id",
-            problems=("bad-encoding",),
-            shape=f"{prefix}01+base58",
-        )
+        return _not_16_bytes(s, prefix, fields)
     raw = value.to_bytes(16, "big")
     ms = int.from_bytes(raw[0:6], "big")
     is_v7 = raw[6] >> 4 == 7 and raw[8] >> 6 == 0b10 and WINDOW_MIN_MS <= ms < WINDOW_END_MS
     strength: Strength = "strong"
     if tag == "source":
         strength = "medium"
+    where = _WHERE.get(host or "", "")
     if is_v7:
         uuid_text = _uuid_text(raw)
         minted = _iso_ms(ms)
@@ -138,6 +119,38 @@ def decode_anthropic_id(s: str) -> Decoded | None:
         fields=tuple(fields),
         meaning=f"Anthropic {kind} id{where} (01 + base58 of a random 128-bit value)",
         shape=f"{prefix}01+{len(body) - 2}",
+    )
+
+
+def _not_16_bytes(s: str, prefix: str, fields: list[tuple[str, str]]) -> Decoded:
+    """An id shaped like Anthropic's whose base58 body needs more than 128 bits: an imitation."""
+    fields.append(("body", "more than 128 bits: not a 16-byte id"))
+    return Decoded(
+        detector="anthropic-id",
+        value=s,
+        provider=None,
+        host=None,
+        strength="weak",
+        tag="verified",
+        fields=tuple(fields),
+        meaning=f"{prefix} + 01 + base58 but the body needs more than 128 bits: not a genuine Anthropic id",
+        problems=("bad-encoding",),
+        shape=f"{prefix}01+base58",
+    )
+
+
+def _bedrock32_id(s: str, kind: str) -> Decoded:
+    """The newer Bedrock message id: ``msg_bdrk_`` + 32 lowercase alphanumerics (§10.1)."""
+    return Decoded(
+        detector="anthropic-id",
+        value=s,
+        provider="anthropic",
+        host="bedrock",
+        strength="strong",
+        tag="source",
+        fields=(("kind", kind), ("host", "bedrock"), ("body", "32 lowercase alphanumerics")),
+        meaning="Anthropic message id minted by AWS Bedrock (msg_bdrk_ + 32 lowercase alphanumerics, the newer shape)",
+        shape="msg_bdrk_+32",
     )
 
 
@@ -208,30 +221,11 @@ def decode_anthropic_signature(s: str) -> Decoded | None:
     has_blob = any(n == 5 and isinstance(v, bytes) and len(v) == 64 for n, _w, v in header)
     has_f4 = any(n == 4 and w == 2 for n, w, _v in header)
     web = not has_blob and (has_f4 or hlen < 66)
-    model: str | None = None
     fields: list[tuple[str, str]] = [
         ("kind", "web-search encrypted_content" if web else "thinking signature"),
         ("version", str(version)),
     ]
-    bedrock = False
-    for number, _wire, v in header[1:]:
-        if isinstance(v, int):
-            if number == 2 and v == 1:
-                bedrock = True
-                fields.append(("f2", "1 (the Bedrock-served header variant)"))
-            elif number != 3:
-                fields.append((f"f{number}", str(v)))
-            continue
-        text = _printable(v)
-        if number == 6 and text:
-            model = text
-            fields.append(("model", text))
-        elif number == 5 and len(v) == 64:
-            continue
-        elif text is not None:
-            fields.append((f"f{number}", text))
-        else:
-            fields.append((f"f{number}", f"{len(v)} bytes"))
+    model, bedrock = _header_fields(header, fields)
     fields.append(("header bytes", str(hlen)))
     fields.append(("total bytes", str(len(data))))
     problems: tuple[str, ...] = ()
@@ -254,6 +248,47 @@ def decode_anthropic_signature(s: str) -> Decoded | None:
             problems=problems,
             shape=f"anthropic-envelope-v{version}",
         )
+    return Decoded(
+        detector="anthropic-signature",
+        value=s,
+        provider="anthropic",
+        host="bedrock" if bedrock else None,
+        strength="strong",
+        tag="verified",
+        fields=tuple(fields),
+        meaning=_signature_meaning(version, model, truncated, bedrock),
+        problems=problems,
+        shape=f"signature-v{version}",
+    )
+
+
+def _header_fields(header: list[tuple[int, int, int | bytes]], fields: list[tuple[str, str]]) -> tuple[str | None, bool]:
+    """Add the header's fields after the version to ``fields``; the model it names (f6) and the Bedrock mark (f2 = 1)."""
+    model: str | None = None
+    bedrock = False
+    for number, _wire, v in header[1:]:
+        if isinstance(v, int):
+            if number == 2 and v == 1:
+                bedrock = True
+                fields.append(("f2", "1 (the Bedrock-served header variant)"))
+            elif number != 3:
+                fields.append((f"f{number}", str(v)))
+            continue
+        text = _printable(v)
+        if number == 6 and text:
+            model = text
+            fields.append(("model", text))
+        elif number == 5 and len(v) == 64:
+            continue
+        elif text is not None:
+            fields.append((f"f{number}", text))
+        else:
+            fields.append((f"f{number}", f"{len(v)} bytes"))
+    return model, bedrock
+
+
+def _signature_meaning(version: int, model: str | None, truncated: bool, bedrock: bool) -> str:
+    """What a thinking signature's header says: its version, the model it names, the Bedrock mark."""
     if model:
         meaning = f"Anthropic thinking signature (protobuf header v{version}) naming model {model}"
     elif version >= 12 and truncated:
@@ -267,15 +302,4 @@ def decode_anthropic_signature(s: str) -> Decoded | None:
             "; header field 2 = 1, seen on every Bedrock-served signature examined and on no "
             "api.anthropic.com one (host bedrock: [guess] beyond those captures)"
         )
-    return Decoded(
-        detector="anthropic-signature",
-        value=s,
-        provider="anthropic",
-        host="bedrock" if bedrock else None,
-        strength="strong",
-        tag="verified",
-        fields=tuple(fields),
-        meaning=meaning,
-        problems=problems,
-        shape=f"signature-v{version}",
-    )
+    return meaning
