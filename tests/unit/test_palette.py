@@ -56,4 +56,7 @@ def test_report_colours_stand_out_on_white() -> None:
 
 def test_the_report_reads_the_one_table() -> None:
     assert set(SCREEN_COLOURS) == set(PAGE_COLOURS) == set(PROVIDERS)
-    assert er.REPORT_COLOURS == PAGE_COLOURS
+    from musetui.core import report_html
+
+    assert report_html.REPORT_COLOURS is PAGE_COLOURS
+    assert all(report_html.colour(p) == PAGE_COLOURS[p] for p in PROVIDERS)
