@@ -166,7 +166,9 @@ def measure(cmd: list[str]) -> tuple[float, int, int, float]:
     CPU seconds (user + system, over the process tree) move far less than wall time when
     other work shares the machine.
     """
-    out = subprocess.run([sys.executable, "-c", MEASURE, *cmd], capture_output=True, text=True, check=True, env=bench_env())
+    out = subprocess.run(
+        [sys.executable, "-c", MEASURE, *cmd], capture_output=True, text=True, check=True, env=bench_env()
+    )
     secs, rss, rc, cpu = out.stdout.split()
     return float(secs), int(rss), int(rc), float(cpu)
 
@@ -180,8 +182,13 @@ def main() -> int:
     ap.add_argument("--json-out", type=Path, default=None)
     ap.add_argument("--baseline", type=Path, default=None, help="another musetui checkout to time beside this one")
     ap.add_argument("--no-warm", action="store_true", help="skip the warm-reopen and append measurements")
-    ap.add_argument("--instructions", type=int, default=0, metavar="N",
-                    help="count instructions (callgrind) of the in-process scan of every Nth file instead of timing")
+    ap.add_argument(
+        "--instructions",
+        type=int,
+        default=0,
+        metavar="N",
+        help="count instructions (callgrind) of the in-process scan of every Nth file instead of timing",
+    )
     args = ap.parse_args()
     if args.instructions:
         return main_instructions(args)
@@ -191,7 +198,16 @@ def main() -> int:
         print(f"generating {args.size_mb} MB corpus in {corpus} …", flush=True)
         t = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "musetui_synth.corpus", str(corpus), "--size-mb", str(args.size_mb), "--seed", str(args.seed)],
+            [
+                sys.executable,
+                "-m",
+                "musetui_synth.corpus",
+                str(corpus),
+                "--size-mb",
+                str(args.size_mb),
+                "--seed",
+                str(args.seed),
+            ],
             check=True,
         )
         print(f"generated in {time.perf_counter() - t:.1f} s", flush=True)
@@ -232,7 +248,8 @@ def main() -> int:
                 print(f"  warning: {name} exited {rc}", file=sys.stderr)
         loads.append(os.getloadavg()[0])
         print(
-            f"run {i + 1}/{args.runs}: " + ", ".join(f"{k} {v[-1]:.2f}s ({cpus[k][-1]:.2f} CPU)" for k, v in times.items())
+            f"run {i + 1}/{args.runs}: "
+            + ", ".join(f"{k} {v[-1]:.2f}s ({cpus[k][-1]:.2f} CPU)" for k, v in times.items())
             + f"; load average {loads[-1]:.2f}",
             flush=True,
         )
@@ -242,9 +259,17 @@ def main() -> int:
     cmed = {k: statistics.median(v) for k, v in cpus.items()}
     print(f"{'command':<14} {'median s':>9} {'min s':>7} {'max s':>7} {'CPU s':>7} {'peak RSS MB':>12}")
     for k in cmds:
-        print(f"{k:<14} {med[k]:>9.2f} {min(times[k]):>7.2f} {max(times[k]):>7.2f} {cmed[k]:>7.2f} {max(rss[k]) / 1024:>12.0f}")
-    print(f"CPU seconds: scan / orjson loop = {cmed['musetui scan'] / cmed['orjson loop']:.2f}x"
-          + (f", baseline / orjson loop = {cmed['baseline scan'] / cmed['orjson loop']:.2f}x" if "baseline scan" in cmed else ""))
+        print(
+            f"{k:<14} {med[k]:>9.2f} {min(times[k]):>7.2f} {max(times[k]):>7.2f} {cmed[k]:>7.2f} {max(rss[k]) / 1024:>12.0f}"
+        )
+    print(
+        f"CPU seconds: scan / orjson loop = {cmed['musetui scan'] / cmed['orjson loop']:.2f}x"
+        + (
+            f", baseline / orjson loop = {cmed['baseline scan'] / cmed['orjson loop']:.2f}x"
+            if "baseline scan" in cmed
+            else ""
+        )
+    )
     if "baseline scan" in med:
         print(f"baseline / orjson loop = {med['baseline scan'] / med['orjson loop']:.2f}x   (before)")
     print(f"load average (1 min) after each run: {', '.join(f'{x:.2f}' for x in loads)}")
@@ -257,8 +282,15 @@ def main() -> int:
     if args.json_out:
         args.json_out.write_text(
             json.dumps(
-                {"corpus_bytes": total, "files": files, "median_s": med, "runs": times, "cpu_s": cpus, "peak_rss_kib": rss,
-                 "load_avg": loads},
+                {
+                    "corpus_bytes": total,
+                    "files": files,
+                    "median_s": med,
+                    "runs": times,
+                    "cpu_s": cpus,
+                    "peak_rss_kib": rss,
+                    "load_avg": loads,
+                },
                 indent=2,
             )
         )
@@ -286,19 +318,29 @@ def main() -> int:
             with open(target, "ab") as f:
                 f.write(last + b"\n")
             t = time.perf_counter()
-            r = subprocess.run([*cached, "--stats"], env=env_cache, stdout=subprocess.DEVNULL,
-                               stderr=subprocess.PIPE, text=True, check=True)
+            r = subprocess.run(
+                [*cached, "--stats"],
+                env=env_cache,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                check=True,
+            )
             appends.append((time.perf_counter() - t, r.stderr.strip().splitlines()[-1] if r.stderr.strip() else ""))
     finally:
         target.write_bytes(original)
         os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
     print()
     print(f"cache prime (cold, writing the cache) = {prime:.2f}s")
-    print(f"warm reopen, median of {len(warm)}     = {statistics.median(warm):.2f}s   "
-          f"= {statistics.median(warm) / scan:.3f}x cold   (target <= 0.1x and < 1 s)")
+    print(
+        f"warm reopen, median of {len(warm)}     = {statistics.median(warm):.2f}s   "
+        f"= {statistics.median(warm) / scan:.3f}x cold   (target <= 0.1x and < 1 s)"
+    )
     for i, (secs, stats) in enumerate(appends, 1):
-        print(f"append #{i} of {len(last) + 1} bytes to {target.relative_to(corpus)} ({len(original):,} bytes): "
-              f"{secs:.2f}s; {stats}")
+        print(
+            f"append #{i} of {len(last) + 1} bytes to {target.relative_to(corpus)} ({len(original):,} bytes): "
+            f"{secs:.2f}s; {stats}"
+        )
     return 0
 
 

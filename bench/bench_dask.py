@@ -23,7 +23,8 @@ def _scan(corpus: Path, extra: list[str]) -> tuple[float, bytes]:
     t0 = time.perf_counter()
     out = subprocess.run(
         [sys.executable, "-m", "musetui", "scan", str(corpus), "--json", "--no-cache", "-q", *extra],
-        capture_output=True, check=True,
+        capture_output=True,
+        check=True,
     ).stdout
     return time.perf_counter() - t0, out
 
@@ -52,7 +53,12 @@ def main(argv: list[str] | None = None) -> int:
     dask: list[float] = []
     identical = True
     with LocalCluster(
-        n_workers=args.workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=":0", silence_logs=40
+        n_workers=args.workers,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=":0",
+        silence_logs=40,
     ) as cluster:
         address = cluster.scheduler_address
         _scan(args.corpus, ["--dask", address])  # warm the workers' imports

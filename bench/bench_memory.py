@@ -161,7 +161,12 @@ def run(checkout: Path, args: list[str], cache: str, max_cpu: int = 0) -> tuple[
     with tempfile.TemporaryFile() as out:
         # (run in the checkout: ``-m`` puts the working directory before PYTHONPATH)
         p = subprocess.Popen(
-            [sys.executable, "-m", "musetui", *args], env=env, cwd=checkout, stdout=out, stderr=subprocess.STDOUT, preexec_fn=limit
+            [sys.executable, "-m", "musetui", *args],
+            env=env,
+            cwd=checkout,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            preexec_fn=limit,
         )
         _pid, status, ru = os.wait4(p.pid, 0)
         p.returncode = os.waitstatus_to_exitcode(status)
@@ -175,7 +180,9 @@ def _size(top: str) -> int:
     return sum(os.path.getsize(os.path.join(d, f)) for d, _dirs, files in os.walk(top) for f in files)
 
 
-def measure(checkout: Path, path: Path, cache: str, max_cpu: int, runs: tuple[str, ...]) -> list[tuple[str, float, float, float, str]]:
+def measure(
+    checkout: Path, path: Path, cache: str, max_cpu: int, runs: tuple[str, ...]
+) -> list[tuple[str, float, float, float, str]]:
     """Each run in a fresh child (the child's own peak).
 
     ``scan``: ``scan --no-cache``; ``show``: ``show --line 2`` (which scans with the cache, a fresh
@@ -204,8 +211,12 @@ def main() -> None:
     ap.add_argument("--only", help="comma-separated inputs: " + ",".join([*INPUTS, "sessions"]))
     ap.add_argument("--sessions", action="store_true", help="also 100,000 tiny sessions (slow to build)")
     ap.add_argument("--baseline", type=Path, help="another checkout, measured on the same inputs")
-    ap.add_argument("--max-cpu", type=int, default=0, help="kill each run after this many CPU seconds (peak so far reported)")
-    ap.add_argument("--runs", default="scan,show,cached,warm", help="which runs (comma-separated): scan, show, cached, warm")
+    ap.add_argument(
+        "--max-cpu", type=int, default=0, help="kill each run after this many CPU seconds (peak so far reported)"
+    )
+    ap.add_argument(
+        "--runs", default="scan,show,cached,warm", help="which runs (comma-separated): scan, show, cached, warm"
+    )
     a = ap.parse_args()
     names = a.only.split(",") if a.only else [*INPUTS, *(["sessions"] if a.sessions else [])]
     builders = {**INPUTS, "sessions": sessions}
@@ -216,7 +227,9 @@ def main() -> None:
             path = builders[name](Path(d))
             for tag, checkout in checkouts:
                 with tempfile.TemporaryDirectory(prefix="bench-mem-cache-") as cache:
-                    for label, rss, cpu, wall, last in measure(checkout, path, cache, a.max_cpu, tuple(a.runs.split(","))):
+                    for label, rss, cpu, wall, last in measure(
+                        checkout, path, cache, a.max_cpu, tuple(a.runs.split(","))
+                    ):
                         print(f"{name:14} {tag:9} {label:5} {rss:8.0f} {cpu:7.2f} {wall:7.2f}  {last}", flush=True)
 
 

@@ -124,7 +124,9 @@ def main() -> int:
         worst = statistics.median(r[0] for r in rows)
         total = statistics.median(r[1] for r in rows)
         top = max(r[0] for r in rows)
-        print(f"  {name:9s} worst stall per change: median {worst:5.0f} ms (max {top:4.0f}) · stalls' sum: median {total:5.0f} ms")
+        print(
+            f"  {name:9s} worst stall per change: median {worst:5.0f} ms (max {top:4.0f}) · stalls' sum: median {total:5.0f} ms"
+        )
     return 0
 
 

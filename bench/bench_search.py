@@ -164,11 +164,7 @@ def pick_queries(corpus: Path) -> list[Query]:
             False,
         )
     )
-    out.append(
-        Query(
-            "regex ids", "/rs_[0-9a-f]{18}6a9[0-9a-f]{5}/", "rs_[0-9a-f]{18}6a9[0-9a-f]{5}", False
-        )
-    )
+    out.append(Query("regex ids", "/rs_[0-9a-f]{18}6a9[0-9a-f]{5}/", "rs_[0-9a-f]{18}6a9[0-9a-f]{5}", False))
     return out
 
 
@@ -276,7 +272,10 @@ class AppServer:
         script.write_text(APP_AT)
         self.proc = subprocess.Popen(
             [sys.executable, str(script), str(repo), str(corpus)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
         )
         assert self.proc.stdout is not None
         ready = self.proc.stdout.readline().split()
@@ -305,7 +304,9 @@ def baseline_lib(repo: Path, corpus: Path, query: str, workers: int | None = Non
     """Seconds, hits and CPU seconds of one in-process search by another checkout (timed in a child)."""
     out = subprocess.run(
         [sys.executable, "-c", LIB_AT, str(repo), str(corpus), query, str(workers)],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     secs, n, cpu = out.stdout.split()
     return float(secs), int(n), float(cpu)
@@ -323,9 +324,7 @@ def local_corpus(out: Path, size_mb: int, seed: int) -> None:
         key = b"%08x" % rnd.getrandbits(32)
         # fresh ids (hex runs with a letter), numbers left alone so that every line stays JSON
         body = hexrun.sub(
-            lambda m, key=key: (
-                key + m.group()[8:] if re.search(rb"[a-f]", m.group()) else m.group()
-            ),  # type: ignore[misc]
+            lambda m, key=key: key + m.group()[8:] if re.search(rb"[a-f]", m.group()) else m.group(),  # type: ignore[misc]
             body,
         )
         dest = out / f"s{i:06d}" / rel
@@ -373,14 +372,15 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--local-gen", action="store_true", help="use the tiny local generator")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--workers", type=int, default=None, help="cold lib (and its baseline): worker processes (default: musetui's choice)")
     ap.add_argument(
-        "--query", action="append", default=[], help="extra musetui query (literal for rg: -F)"
+        "--workers",
+        type=int,
+        default=None,
+        help="cold lib (and its baseline): worker processes (default: musetui's choice)",
     )
+    ap.add_argument("--query", action="append", default=[], help="extra musetui query (literal for rg: -F)")
     ap.add_argument("--json", action="store_true", help="print the results as JSON too")
-    ap.add_argument(
-        "--only", action="append", default=[], help="time only the queries whose name starts with this"
-    )
+    ap.add_argument("--only", action="append", default=[], help="time only the queries whose name starts with this")
     ap.add_argument(
         "--no-app", action="store_true", help="skip the app path (it indexes the corpus first, through the cache)"
     )

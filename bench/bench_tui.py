@@ -82,7 +82,9 @@ def first_paint(corpus: str, *, cache: bool, cache_dir: str, code: str | None = 
     tmux = ["tmux", "-L", sock, "-f", "/dev/null"]
     for _attempt in range(3):  # a tmux server still exiting from the last run can refuse once
         t0 = time.perf_counter()
-        started = subprocess.run([*tmux, "new-session", "-d", "-s", "b", "-x", "160", "-y", "48", cmd], env=env, cwd=code)
+        started = subprocess.run(
+            [*tmux, "new-session", "-d", "-s", "b", "-x", "160", "-y", "48", cmd], env=env, cwd=code
+        )
         if started.returncode == 0:
             break
         time.sleep(0.5)
@@ -254,12 +256,14 @@ async def keys_on_full_tree(corpus: str) -> list[tuple[str, float, float, float]
             await _until(lambda before=before: state() != before, 5.0)  # type: ignore[misc]
             handled = time.perf_counter() - t0
             await _until(lambda: bool(painted), 5.0)
-            out.append((
-                key,
-                handled,
-                (painted[0] if painted else time.perf_counter()) - t0,
-                (painted_cpu[0] if painted_cpu else time.thread_time()) - c0,
-            ))
+            out.append(
+                (
+                    key,
+                    handled,
+                    (painted[0] if painted else time.perf_counter()) - t0,
+                    (painted_cpu[0] if painted_cpu else time.thread_time()) - c0,
+                )
+            )
             await asyncio.sleep(0.05)
     return out
 
@@ -270,7 +274,11 @@ def keys_in_subprocess(corpus: str, code: str | None, cache_dir: str) -> list[tu
     if code:
         env["PYTHONPATH"] = code
     done = subprocess.run(
-        [sys.executable, __file__, "--corpus", corpus, "--keys-json"], env=env, capture_output=True, text=True, check=True
+        [sys.executable, __file__, "--corpus", corpus, "--keys-json"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return [tuple(row) for row in orjson.loads(done.stdout.strip().splitlines()[-1])]  # type: ignore[misc]
 
@@ -285,14 +293,18 @@ def print_keys(label: str, runs: list[list[tuple[str, float, float, float]]]) ->
             p.append(painted * 1000)
             c.append(cpu * 1000)
     presses = sum(len(h) for h, _, _ in per.values())
-    print(f"keys on the full tree{label}: {len(runs)} run(s), {presses} presses, each on an idle app   (target < 50 ms)")
+    print(
+        f"keys on the full tree{label}: {len(runs)} run(s), {presses} presses, each on an idle app   (target < 50 ms)"
+    )
     missed = [key for run in runs for key, handled, _, _ in run if handled >= 5.0]
     if missed:
         print(f"  (no visible effect within 5 s: {', '.join(missed)})")
     for key, (h, p, c) in per.items():
-        print(f"  {key:<6} handled median {statistics.median(h):6.1f} ms (max {max(h):6.1f})   "
-              f"painted median {statistics.median(p):6.1f} ms (max {max(p):6.1f})   "
-              f"cpu to paint median {statistics.median(c):6.1f} ms   n={len(h)}")
+        print(
+            f"  {key:<6} handled median {statistics.median(h):6.1f} ms (max {max(h):6.1f})   "
+            f"painted median {statistics.median(p):6.1f} ms (max {max(p):6.1f})   "
+            f"cpu to paint median {statistics.median(c):6.1f} ms   n={len(h)}"
+        )
 
 
 async def _longest_stall(done: Callable[[], bool], into: list[float]) -> None:
@@ -362,9 +374,13 @@ def first_paints(corpus: str, runs: int, tmp: str, baseline: str | None) -> dict
                 first_paint(corpus, cache=False, cache_dir=caches[label], code=code)
             )
     for label, code in codes.items():  # fill each checkout's cache (their engine stamps may differ)
-        subprocess.run([sys.executable, "-m", "musetui", "scan", "--json", "-q", corpus], cwd=code,
-                       env={**os.environ, "MUSETUI_CACHE_DIR": caches[label], **({"PYTHONPATH": code} if code else {})},
-                       stdout=subprocess.DEVNULL, check=True)
+        subprocess.run(
+            [sys.executable, "-m", "musetui", "scan", "--json", "-q", corpus],
+            cwd=code,
+            env={**os.environ, "MUSETUI_CACHE_DIR": caches[label], **({"PYTHONPATH": code} if code else {})},
+            stdout=subprocess.DEVNULL,
+            check=True,
+        )
     for _ in range(runs):
         for label, code in codes.items():
             out.setdefault("first paint, cache on" + label, []).append(
@@ -377,10 +393,17 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default="/tmp/bench500")
     ap.add_argument("--runs", type=int, default=5)
-    ap.add_argument("--baseline", metavar="DIR", help="another checkout (git archive of an older commit): its first paints alternate with these")
+    ap.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="another checkout (git archive of an older commit): its first paints alternate with these",
+    )
     ap.add_argument("--first-paint-only", action="store_true", help="measure the first paints only")
     ap.add_argument("--keys-only", action="store_true", help="measure the keys on the full tree only")
-    ap.add_argument("--cache-dir", help="a directory for the caches (one per checkout) kept between runs (--keys-only; filled if empty)")
+    ap.add_argument(
+        "--cache-dir",
+        help="a directory for the caches (one per checkout) kept between runs (--keys-only; filled if empty)",
+    )
     ap.add_argument("--keys-json", action="store_true", help=argparse.SUPPRESS)  # one run, as JSON (a subprocess)
     args = ap.parse_args()
     if args.keys_json:
@@ -395,8 +418,15 @@ def main() -> int:
         paints = first_paints(args.corpus, args.runs, tmp, args.baseline)
         for label, vals in paints.items():
             got = [v for v in vals if v is not None]
-            print(f"{label:<34} " + (f"median {statistics.median(got):.2f}s of {len(got)} "
-                                     f"({', '.join(f'{v:.2f}' for v in got)})   (target < 1 s)" if got else "skipped (no tmux)"))
+            print(
+                f"{label:<34} "
+                + (
+                    f"median {statistics.median(got):.2f}s of {len(got)} "
+                    f"({', '.join(f'{v:.2f}' for v in got)})   (target < 1 s)"
+                    if got
+                    else "skipped (no tmux)"
+                )
+            )
         if args.first_paint_only:
             return 0
         cache_dir = str(Path(tmp) / "cache0")  # filled by first_paints
@@ -411,12 +441,16 @@ def main() -> int:
     keys_ms = sorted(k * 1000 for k in keys)
     if not still:
         print("(indexing finished before the last key: the keys were not all pressed under load)")
-    print(f"{'key j/k while indexing':<34} median {statistics.median(keys_ms):.0f} ms, slowest {keys_ms[-1]:.0f} ms "
-          f"of {len(keys_ms)}   (target < 50 ms)")
+    print(
+        f"{'key j/k while indexing':<34} median {statistics.median(keys_ms):.0f} ms, slowest {keys_ms[-1]:.0f} ms "
+        f"of {len(keys_ms)}   (target < 50 ms)"
+    )
     print_keys("", [full_keys])
     for q, (times, hits, stall) in searches.items():
-        print(f"{'search ' + q[:40]:<50} median {statistics.median(times):.2f}s of {len(times)}, "
-              f"{hits:,} hits (with the 0.15 s debounce); longest UI stall {stall * 1000:.0f} ms")
+        print(
+            f"{'search ' + q[:40]:<50} median {statistics.median(times):.2f}s of {len(times)}, "
+            f"{hits:,} hits (with the 0.15 s debounce); longest UI stall {stall * 1000:.0f} ms"
+        )
     return 0
 
 
@@ -426,9 +460,13 @@ def keys_only(corpus: str, runs: int, baseline: str | None, cache_dir: str | Non
     with tempfile.TemporaryDirectory(prefix="musetui-bench-keys-") as tmp:
         caches = {label: str(Path(cache_dir or tmp) / f"cache{i}") for i, label in enumerate(codes)}
         for label, code in codes.items():  # fill each checkout's cache (a reused one is only checked)
-            subprocess.run([sys.executable, "-m", "musetui", "scan", "--json", "-q", corpus], cwd=code,
-                           env={**os.environ, "MUSETUI_CACHE_DIR": caches[label], **({"PYTHONPATH": code} if code else {})},
-                           stdout=subprocess.DEVNULL, check=True)
+            subprocess.run(
+                [sys.executable, "-m", "musetui", "scan", "--json", "-q", corpus],
+                cwd=code,
+                env={**os.environ, "MUSETUI_CACHE_DIR": caches[label], **({"PYTHONPATH": code} if code else {})},
+                stdout=subprocess.DEVNULL,
+                check=True,
+            )
         results: dict[str, list[list[tuple[str, float, float, float]]]] = {label: [] for label in codes}
         for _ in range(runs):
             for label, code in codes.items():

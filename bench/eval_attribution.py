@@ -106,9 +106,7 @@ def musetui_records(root: Path) -> dict[str, dict[str, Any]]:
     from musetui.core.index import Index
 
     roots = sorted(str(d) for d in root.iterdir() if d.is_dir())
-    index = Index(
-        roots, workers=int(os.environ.get("EVAL_WORKERS", "1")), use_cache=False, light=True
-    ).scan()
+    index = Index(roots, workers=int(os.environ.get("EVAL_WORKERS", "1")), use_cache=False, light=True).scan()
     return {s.abspath: s.record() for s in index.sorted_sessions()}
 
 
@@ -128,9 +126,7 @@ class Case:
     exchanges: int = 1
     mixed: bool = False
     also: tuple[Label, ...] = ()
-    calls: str = (
-        ""  # a capture's labelled exchanges by label: "0,1,2 anthropic/-/-; 3,4 openai/-/-"
-    )
+    calls: str = ""  # a capture's labelled exchanges by label: "0,1,2 anthropic/-/-; 3,4 openai/-/-"
 
     @property
     def provider_ok(self) -> bool:
@@ -162,15 +158,9 @@ class Case:
 
     @property
     def false_flags(self) -> list[str]:
-        if (
-            self.mixed
-        ):  # two providers really served it: a declared model of one contradicts the other
+        if self.mixed:  # two providers really served it: a declared model of one contradicts the other
             return [f for f in self.got["flags"] if f in ("time-mismatch", "imitation-id")]
-        return [
-            f
-            for f in self.got["flags"]
-            if f in (*FALSE_FLAGS, "mixed-providers", "provider-switch")
-        ]
+        return [f for f in self.got["flags"] if f in (*FALSE_FLAGS, "mixed-providers", "provider-switch")]
 
 
 @dataclass
@@ -205,9 +195,7 @@ class Stats:
         for lo, hi in itertools.pairwise(BINS):
             b = [(conf, ok) for conf, ok in self.claims if lo <= conf < hi]
             if b:
-                total += len(b) * abs(
-                    sum(ok for _c, ok in b) / len(b) - sum(c for c, _ok in b) / len(b)
-                )
+                total += len(b) * abs(sum(ok for _c, ok in b) / len(b) - sum(c for c, _ok in b) / len(b))
         return total / len(self.claims)
 
     def reliability(self) -> list[dict[str, Any]]:
@@ -273,9 +261,7 @@ def _manifest(corpus: Path, only: set[str]) -> list[dict[str, Any]]:
     """The manifest the fetch script wrote, or (for a directory laid out as ``<owner>__<name>/<file>``,
     like the real-world corpus) one built by sniffing every file."""
     if (corpus / "MANIFEST.json").is_file():
-        rows: list[dict[str, Any]] = json.loads(
-            (corpus / "MANIFEST.json").read_text(encoding="utf-8")
-        )
+        rows: list[dict[str, Any]] = json.loads((corpus / "MANIFEST.json").read_text(encoding="utf-8"))
     else:
         rows = []
         for f in sorted(corpus.glob("*/*")):
@@ -461,19 +447,13 @@ def evaluate(
 def main(argv: list[str]) -> int:
     """Run the evaluation and print Markdown (or ``--json``); write the findings file when asked."""
     p = argparse.ArgumentParser(prog="eval_attribution", description=__doc__.splitlines()[0])
-    p.add_argument(
-        "corpus", nargs="?", default=str(Path(platformdirs.user_cache_dir("musetui")) / "eval")
-    )
+    p.add_argument("corpus", nargs="?", default=str(Path(platformdirs.user_cache_dir("musetui")) / "eval"))
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--findings", metavar="FILE", help="write every miss, worst first, as Markdown")
     p.add_argument("--repo", action="append", default=[], help="only this repository (repeatable)")
     p.add_argument("--no-bodies", action="store_true", help="skip mode (b), the bodies alone")
-    p.add_argument(
-        "--update-docs", metavar="MD", help="rewrite the marked results section of this file"
-    )
-    p.add_argument(
-        "--from-json", metavar="FILE", help="report a saved --json result instead of running"
-    )
+    p.add_argument("--update-docs", metavar="MD", help="rewrite the marked results section of this file")
+    p.add_argument("--from-json", metavar="FILE", help="report a saved --json result instead of running")
     args = p.parse_args(argv)
     if args.from_json:
         result = json.loads(Path(args.from_json).read_text(encoding="utf-8"))

@@ -27,9 +27,7 @@ import yaml
 
 SOURCES = Path(__file__).resolve().parent / "eval_sources.toml"
 ANY_HOST = "?"  # a label's host when the envelope cannot show it (a router chose the upstream)
-LOOPBACK = re.compile(
-    r"^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[?::1\]?|host\.docker\.internal)$"
-)
+LOOPBACK = re.compile(r"^(localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[?::1\]?|host\.docker\.internal)$")
 REGION = re.compile(r"^(us|eu|apac|global|us-gov|jp|au|ca)\.")
 
 
@@ -63,9 +61,7 @@ def _untag(loader: Any, _suffix: str, node: yaml.Node) -> Any:
 
 _Loader.add_multi_constructor("tag:yaml.org,2002:python/", _untag)
 _Loader.add_multi_constructor("!ruby/", _untag)
-_Loader.add_constructor(
-    "!binary", lambda loader, node: base64.b64decode(loader.construct_scalar(node))
-)
+_Loader.add_constructor("!binary", lambda loader, node: base64.b64decode(loader.construct_scalar(node)))
 
 
 def _bytes(value: Any) -> bytes:
@@ -117,15 +113,8 @@ def _vcr_body(body: Any) -> bytes:
 
 def _vcr(doc: Any) -> Iterator[Exchange]:
     inter = doc.get("interactions") or doc.get("http_interactions") or []
-    if (
-        not inter
-        and isinstance(doc.get("requests"), list)
-        and isinstance(doc.get("responses"), list)
-    ):
-        inter = [
-            {"request": q, "response": r}
-            for q, r in zip(doc["requests"], doc["responses"], strict=False)
-        ]
+    if not inter and isinstance(doc.get("requests"), list) and isinstance(doc.get("responses"), list):
+        inter = [{"request": q, "response": r} for q, r in zip(doc["requests"], doc["responses"], strict=False)]
     for i, x in enumerate(inter if isinstance(inter, list) else []):
         req, resp = x.get("request") or {}, x.get("response") or {}
         status = resp.get("status")
@@ -359,15 +348,12 @@ class Labeller:
         parts = urlsplit(ex.url)
         host, path = (parts.hostname or "").lower(), parts.path
         if not any(
-            fnmatch.fnmatch(path + (":" if ":" not in path else ""), p) or fnmatch.fnmatch(path, p)
-            for p in self.paths
+            fnmatch.fnmatch(path + (":" if ":" not in path else ""), p) or fnmatch.fnmatch(path, p) for p in self.paths
         ):
             return None
         model = self.request_model(ex)
         if LOOPBACK.match(host) or parts.port == 11434:
-            if re.search(
-                r"/(groq|openai|anthropic|bedrock|google|gemini|proxy|gateway)(/|$)", path
-            ):
+            if re.search(r"/(groq|openai|anthropic|bedrock|google|gemini|proxy|gateway)(/|$)", path):
                 return None
             who = self.maker(model)
             return Label(who, None, None, f"loopback server, model {model}") if who else None
@@ -416,9 +402,7 @@ class Capture:
     ) -> Capture:
         """A capture with every exchange labelled by ``labeller``."""
         labels = {ex.index: lb for ex in exchanges if (lb := labeller.label(ex)) is not None}
-        embedding = {
-            ex.index: bool(re.search(r"embed", urlsplit(ex.url).path, re.I)) for ex in exchanges
-        }
+        embedding = {ex.index: bool(re.search(r"embed", urlsplit(ex.url).path, re.I)) for ex in exchanges}
         return cls(repo, split, path, file, kind, exchanges, labels, embedding)
 
     def file_labels(self) -> tuple[list[Label], bool]:
@@ -433,9 +417,7 @@ class Capture:
         top = max(votes.values())
         tied = list(
             dict.fromkeys(
-                (lb.provider, lb.host, lb.via)
-                for lb in calls
-                if votes[(lb.provider, lb.host, lb.via)] == top
+                (lb.provider, lb.host, lb.via) for lb in calls if votes[(lb.provider, lb.host, lb.via)] == top
             )
         )
         labels = [next(lb for lb in calls if (lb.provider, lb.host, lb.via) == key) for key in tied]

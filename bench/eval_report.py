@@ -153,9 +153,7 @@ def _misleading(c: Case) -> str:
         e
         for e in c.got.get("evidence", [])
         if c.false_flags
-        and re.search(
-            r"imitation|mismatch|problems:|contradict|declares|another", str(e.get("detail"))
-        )
+        and re.search(r"imitation|mismatch|problems:|contradict|declares|another", str(e.get("detail")))
     ]
     ev = flagged or [
         e
@@ -203,9 +201,7 @@ def findings(result_cases: dict[str, list[Case]], meta: dict[str, Any]) -> str:
             cases.sort(key=lambda c: (c.repo, c.path, c.exchange or 0))
             for c in cases:
                 g = c.got
-                where = (
-                    f"exchange {c.exchange}" if c.exchange is not None else f"exchanges {c.calls}"
-                )
+                where = f"exchange {c.exchange}" if c.exchange is not None else f"exchanges {c.calls}"
                 out.append(
                     f"- {c.repo} `{c.path}` {where}: "
                     f"label {c.label.provider}/{c.label.host or '-'}/{c.label.via or '-'} ({c.label.basis}); "
@@ -223,11 +219,7 @@ def _evidence_kind(text: str) -> str:
     if hit is None:
         return text[:40]
     leaf = re.split(r"[.\]\[]", hit.group(2).rstrip("]"))[-1]
-    extra = [
-        m.group(0)
-        for m in (re.search(r"marker [0-9a-f]{4}", text), re.search(r"minted \d{4}", text))
-        if m
-    ]
+    extra = [m.group(0) for m in (re.search(r"marker [0-9a-f]{4}", text), re.search(r"minted \d{4}", text)) if m]
     return " ".join([f"`{hit.group(1)}`", leaf, *extra])
 
 
@@ -246,9 +238,7 @@ def _patterns(result_cases: dict[str, list[Case]]) -> list[str]:
                 else "false " + "+".join(c.false_flags)
             )
             ev = _evidence_kind(_misleading(c))
-            groups[
-                (what, mode, f"{c.label.provider}->{c.got['provider']}/{c.got['host'] or '-'}", ev)
-            ].append(c)
+            groups[(what, mode, f"{c.label.provider}->{c.got['provider']}/{c.got['host'] or '-'}", ev)].append(c)
     out = [
         "## Patterns (every miss below, grouped)",
         "",
@@ -259,9 +249,7 @@ def _patterns(result_cases: dict[str, list[Case]]) -> list[str]:
         groups.items(), key=lambda kv: (kv[0][0] != "confident-and-wrong", -len(kv[1]))
     ):
         repos = ", ".join(sorted({c.repo for c in cs}))
-        out.append(
-            f"| {what} | {mode} | {change} | {ev} | {len(cs)} | {repos} | `{cs[0].path.rsplit('/', 1)[-1]}` |"
-        )
+        out.append(f"| {what} | {mode} | {change} | {ev} | {len(cs)} | {repos} | `{cs[0].path.rsplit('/', 1)[-1]}` |")
     return [*out, ""]
 
 
@@ -274,8 +262,7 @@ def _abstentions(result_cases: dict[str, list[Case]]) -> list[str]:
             if c.abstained:
                 groups[(c.repo, c.fmt, c.label.provider)].append(c)
         out += [
-            f"### {'full captures' if mode == 'capture' else 'bodies alone'} "
-            f"({sum(len(v) for v in groups.values())})",
+            f"### {'full captures' if mode == 'capture' else 'bodies alone'} ({sum(len(v) for v in groups.values())})",
             "",
         ]
         for (repo, fmt, prov), cs in sorted(groups.items(), key=lambda kv: -len(kv[1])):

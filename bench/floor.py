@@ -92,12 +92,16 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     args = ap.parse_args()
     if not Path(args.corpus).is_dir():
-        print(f"no corpus at {args.corpus}: make one with python -m musetui_synth.corpus {args.corpus} --size-mb 500 --seed 1")
+        print(
+            f"no corpus at {args.corpus}: make one with python -m musetui_synth.corpus {args.corpus} --size-mb 500 --seed 1"
+        )
         return 2
     times: dict[str, list[float]] = {"orjson loop": [], **{s: [] for s in STAGES}}
     for i in range(args.runs):
         t = time.perf_counter()
-        subprocess.run([sys.executable, "-c", ORJSON_LOOP, args.corpus], check=True, stdout=subprocess.DEVNULL, env=bench_env())
+        subprocess.run(
+            [sys.executable, "-c", ORJSON_LOOP, args.corpus], check=True, stdout=subprocess.DEVNULL, env=bench_env()
+        )
         times["orjson loop"].append(time.perf_counter() - t)
         for n, name in enumerate(STAGES):
             times[name].append(run_stage(args.corpus, n, args.workers))

@@ -51,8 +51,12 @@ def main(old_dir: str, new_dir: str) -> int:
                 print(f"{old_file.name}: {key[1]}: flags {a['flags']} -> {b['flags']}")
                 bad += 1
             if added:
-                segs = ", ".join(f"{g['first_line']}-{g['last_line']} {g['provider']}/{g['host']}" for g in b["segments"])
-                print(f"{old_file.name}: {key[1]}: +{added} (provider {b['provider']}, declared {b['declared_model']}); segments {segs}")
+                segs = ", ".join(
+                    f"{g['first_line']}-{g['last_line']} {g['provider']}/{g['host']}" for g in b["segments"]
+                )
+                print(
+                    f"{old_file.name}: {key[1]}: +{added} (provider {b['provider']}, declared {b['declared_model']}); segments {segs}"
+                )
             if "segments" not in b or not b["segments"]:
                 print(f"{old_file.name}: {key[1]}: no segments")
                 bad += 1

@@ -48,22 +48,42 @@ class MuseCommands(Provider):
             "Jump to the next flagged session (o)",
         )
         yield ("session: mark for diff", main.action_mark_for_diff, "Mark this session to compare another with it (m)")
-        yield ("session: diff with the marked session", main.action_diff_marked, "Fingerprint profiles side by side (M)")
+        yield (
+            "session: diff with the marked session",
+            main.action_diff_marked,
+            "Fingerprint profiles side by side (M)",
+        )
         yield ("search: all sessions", main.action_search, "Open the search view (/)")
         yield ("view: timeline", main.action_timeline, "Sessions per provider over time; first-seen events (T)")
         yield ("view: diagnostics", main.action_diagnostics, "Unreadable files and malformed lines, grouped (D)")
-        yield ("view: zoom the focused part", main.action_zoom, "Tree, items or panes fill the screen; esc comes back (z)")
+        yield (
+            "view: zoom the focused part",
+            main.action_zoom,
+            "Tree, items or panes fill the screen; esc comes back (z)",
+        )
         yield ("view: wider tree", partial(main.action_tree_width, 1), "Make the session tree wider (])")
         yield ("view: narrower tree", partial(main.action_tree_width, -1), "Make the session tree narrower ([)")
-        yield ("filter: flagged only", main.action_toggle_flagged, "Only flagged sessions and their parents; again: all (f)")
+        yield (
+            "filter: flagged only",
+            main.action_toggle_flagged,
+            "Only flagged sessions and their parents; again: all (f)",
+        )
         for order, what in (
             ("path", "as found on disk"),
             ("time", "newest first"),
             ("provider", "by attributed provider"),
             ("size", "biggest file first"),
         ):
-            yield (f"sort: by {order}", partial(main.navigator.set_sort, order), f"Order the tree's sessions {what} (s cycles)")
-        yield ("report: write evidence report", main.evidence.write_report, "Write the HTML evidence report of the open roots")
+            yield (
+                f"sort: by {order}",
+                partial(main.navigator.set_sort, order),
+                f"Order the tree's sessions {what} (s cycles)",
+            )
+        yield (
+            "report: write evidence report",
+            main.evidence.write_report,
+            "Write the HTML evidence report of the open roots",
+        )
         yield (
             "filter: all providers",
             partial(main.navigator.apply_filter, None),

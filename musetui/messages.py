@@ -113,11 +113,7 @@ class SearchResults(Message):
     done: bool
 
     def can_replace(self, message: Message) -> bool:
-        return (
-            isinstance(message, SearchResults)
-            and message.generation == self.generation
-            and not message.done
-        )
+        return isinstance(message, SearchResults) and message.generation == self.generation and not message.done
 
 
 @dataclass

@@ -85,7 +85,9 @@ async def settle(pilot: Pilot[Any], timeout: float = 60.0) -> None:
     await pilot.pause()
 
 
-async def wait_for(pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0, poll: float = POLL_S) -> bool:
+async def wait_for(
+    pilot: Pilot[Any], condition: Callable[[], bool], timeout: float = 10.0, poll: float = POLL_S
+) -> bool:
     """Wait until ``condition()`` holds (True), or ``timeout`` seconds pass (False).
 
     For what no message or worker of the app announces (a file changed under a live root, an

@@ -71,9 +71,7 @@ def readable(colour: Color, background: Color, minimum: float = MIN_CONTRAST) ->
     return target
 
 
-def provider_style(
-    variables: dict[str, str], provider: str | None, background: Color | None = None
-) -> Style:
+def provider_style(variables: dict[str, str], provider: str | None, background: Color | None = None) -> Style:
     """The rich Style of a provider's colour, readable on ``background`` when one is given."""
     colour = provider_colour(variables, provider)
     if background is not None:

@@ -139,9 +139,7 @@ class Corpus:
         self.t += self.rng.expovariate(1.0 / self.gap)
         return self.t
 
-    def write(
-        self, rel: str, data: bytes, lines: int, fmt: str | None, provider: str | None
-    ) -> None:
+    def write(self, rel: str, data: bytes, lines: int, fmt: str | None, provider: str | None) -> None:
         """Write one file and count it (as a session when ``fmt`` is given)."""
         path = self.out / rel
         parent = path.parent
@@ -190,17 +188,15 @@ class Corpus:
         self.write(f"{base}/session.jsonl", sink.data(), len(sink.parts) - 1, "muse", "meta")
         for sp in spawns:
             if rng.random() < OUTLIER_RATE:
-                w = self.muse_session(
-                    sp.child_id, sp.start, "azure", "muse-special", self.session_size(), 0, sp.task
-                )[0]
+                w = self.muse_session(sp.child_id, sp.start, "azure", "muse-special", self.session_size(), 0, sp.task)[
+                    0
+                ]
                 rel = f"{base}/subagents/{sp.child_id}/session.jsonl"
                 self.write(rel, w.data(), len(w.parts) - 1, "muse", "openai")
                 self.totals.outliers.append(rel)
             else:
                 wm = rng.choice(("avocado-1.3", "avocado-1.3-mini", model))
-                w = self.muse_session(
-                    sp.child_id, sp.start, "meta", wm, self.session_size(), 0, sp.task
-                )[0]
+                w = self.muse_session(sp.child_id, sp.start, "meta", wm, self.session_size(), 0, sp.task)[0]
                 rel = f"{base}/subagents/{sp.child_id}/session.jsonl"
                 self.write(rel, w.data(), len(w.parts) - 1, "muse", "meta")
 
@@ -281,9 +277,7 @@ class Corpus:
                         "kind": "reasoning_committed",
                         "message_id": msg_id("rs"),
                         "text": pool.summary(rng),
-                        "signature": mint.muse_gpt_responses_signature(
-                            rng, fernet_t, rng.randint(900, 2_400)
-                        ),
+                        "signature": mint.muse_gpt_responses_signature(rng, fernet_t, rng.randint(900, 2_400)),
                     }
                 )
             else:
@@ -302,9 +296,7 @@ class Corpus:
                     task = pool.prompt(rng)
                     t_child = t + rng.uniform(0.2, 1.2)
                     spawns.append(Spawn(mint.uuid7(rng, t_child), t_child, task))
-                    calls.append(
-                        {"call_id": call_id(), "name": "spawn_worker", "args": {"task": task}}
-                    )
+                    calls.append({"call_id": call_id(), "name": "spawn_worker", "args": {"task": task}})
                 ev(
                     {
                         "kind": "assistant_tool_calls_committed",
@@ -332,9 +324,7 @@ class Corpus:
                 kind = rng.random()
                 if kind < 0.35:
                     path = f"src/{rng.choice(NAMES)}.py"
-                    calls.append(
-                        {"call_id": call_id(), "name": "read_file", "args": {"path": path}}
-                    )
+                    calls.append({"call_id": call_id(), "name": "read_file", "args": {"path": path}})
                     outputs.append(pool.code_slice(rng, self.text_len(1_500, cap=cap)))
                 elif kind < 0.6:
                     content = pool.code_slice(rng, self.text_len(1_200, cap=cap))
@@ -379,10 +369,7 @@ class Corpus:
             ev(
                 {
                     "kind": "tool_result_batch_committed",
-                    "results": [
-                        {"tool_call_id": c["call_id"], key: o}
-                        for c, o in zip(calls, outputs, strict=True)
-                    ],
+                    "results": [{"tool_call_id": c["call_id"], key: o} for c, o in zip(calls, outputs, strict=True)],
                 }
             )
             if rng.random() < 0.2:
@@ -418,22 +405,14 @@ class Corpus:
         rng = self.rng
         t0 = self.next_time()
         new_style = rng.random() < 0.6
-        cli = (
-            rng.choice(("0.139.0", "0.141.0", "0.142.1"))
-            if new_style
-            else rng.choice(("0.104.0", "0.110.0"))
-        )
+        cli = rng.choice(("0.139.0", "0.141.0", "0.142.1")) if new_style else rng.choice(("0.104.0", "0.110.0"))
         tid = mint.uuid7(rng, t0)
         n_sub = rng.choices((0, 1, 2), (80, 14, 6))[0]
-        spawns = self.codex_rollout(
-            tid, t0, self.session_size(), "cli", None, new_style, cli, n_sub
-        )
+        spawns = self.codex_rollout(tid, t0, self.session_size(), "cli", None, new_style, cli, n_sub)
         for i, sp in enumerate(spawns):
             source = {"subagent": {"thread_spawn": {"parent_thread_id": tid, "depth": 1}}}
             nick = ("Hypatia", "Euclid", "Noether", "Lovelace")[i % 4]
-            self.codex_rollout(
-                sp.child_id, sp.start, self.session_size(), source, nick, new_style, cli, 0, sp.task
-            )
+            self.codex_rollout(sp.child_id, sp.start, self.session_size(), source, nick, new_style, cli, 0, sp.task)
 
     def codex_rollout(
         self,
@@ -553,9 +532,7 @@ class Corpus:
         def token_count() -> None:
             nonlocal t, used, total
             inp = rng.randint(8_000, 200_000)
-            last = codex_usage(
-                inp, inp * rng.randint(0, 9) // 10, rng.randint(50, 3_000), rng.randint(0, 1_500)
-            )
+            last = codex_usage(inp, inp * rng.randint(0, 9) // 10, rng.randint(50, 3_000), rng.randint(0, 1_500))
             total = {k: total[k] + last[k] for k in last}
             used = min(100.0, used + 1.0)
             t += 0.02
@@ -661,10 +638,7 @@ class Corpus:
                     "*** Begin Patch\n*** Update File: src/"
                     + rng.choice(NAMES)
                     + ".py\n@@\n"
-                    + "".join(
-                        "+" + ln + "\n"
-                        for ln in pool.code_slice(rng, self.text_len(1_500)).splitlines()
-                    )
+                    + "".join("+" + ln + "\n" for ln in pool.code_slice(rng, self.text_len(1_500)).splitlines())
                     + "*** End Patch\n"
                 )
                 item(
@@ -700,9 +674,7 @@ class Corpus:
                     {
                         "type": "function_call",
                         "name": "exec_command",
-                        "arguments": _dumps(
-                            {"cmd": cmd, "workdir": cwd, "yield_time_ms": 10000}
-                        ).decode(),
+                        "arguments": _dumps({"cmd": cmd, "workdir": cwd, "yield_time_ms": 10000}).decode(),
                         "call_id": call,
                     },
                     "fc",
@@ -887,9 +859,7 @@ class Corpus:
 
         def thinking(n: int) -> JSON:
             text = pool.prose(rng, n)
-            sig = mint.anthropic_signature(
-                rng, model, ciphertext_len=max(64, min(6_000, len(text)))
-            )
+            sig = mint.anthropic_signature(rng, model, ciphertext_len=max(64, min(6_000, len(text))))
             return {"type": "thinking", "thinking": text, "signature": sig}
 
         if agent is None:
@@ -944,9 +914,7 @@ class Corpus:
                     if b["type"] != "tool_use":
                         continue
                     aid = "a" + mint.rand_hex(rng, 6)
-                    sp = Spawn(
-                        aid, t + rng.uniform(0.2, 0.8), str(b["input"]["prompt"]), str(b["id"])
-                    )
+                    sp = Spawn(aid, t + rng.uniform(0.2, 0.8), str(b["input"]["prompt"]), str(b["id"]))
                     spawns.append(sp)
                     push(
                         {
@@ -1002,9 +970,7 @@ class Corpus:
                 name, inp = (
                     "Bash",
                     {
-                        "command": rng.choice(
-                            ("npm test", "pytest -q", "git status", "ls -la", "npm run build")
-                        ),
+                        "command": rng.choice(("npm test", "pytest -q", "git status", "ls -la", "npm run build")),
                         "description": "Run a command",
                     },
                 )
@@ -1123,9 +1089,7 @@ def _clear(out: Path) -> None:
     if not entries:
         return
     if MANIFEST not in entries or entries - OWNED_ENTRIES:
-        raise SystemExit(
-            f"refusing to delete {out}: it is not empty and holds no corpus {MANIFEST}"
-        )
+        raise SystemExit(f"refusing to delete {out}: it is not empty and holds no corpus {MANIFEST}")
     shutil.rmtree(out)
 
 

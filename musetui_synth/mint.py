@@ -127,9 +127,7 @@ def openai_conv_key(rng: random.Random) -> str:
     return "0" + rand_hex(rng, 15)
 
 
-def openai_new50_id(
-    rng: random.Random, prefix: str, key: str, store_byte: str, t: float, marker: str
-) -> str:
+def openai_new50_id(rng: random.Random, prefix: str, key: str, store_byte: str, t: float, marker: str) -> str:
     """Mint a new50 Responses id: key, store byte, seconds, sub-second, marker, random.
 
     Args:
@@ -172,9 +170,7 @@ class OpenAIConversation:
         return openai_legacy48_id(rng, prefix, t, self.marker, self.key)
 
 
-def new_openai_conversation(
-    rng: random.Random, *, store: bool, marker: str | None = None
-) -> OpenAIConversation:
+def new_openai_conversation(rng: random.Random, *, store: bool, marker: str | None = None) -> OpenAIConversation:
     """Start a conversation: a fresh key, the store byte for ``store``, a constant marker."""
     return OpenAIConversation(
         key=openai_conv_key(rng),

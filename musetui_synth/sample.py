@@ -167,9 +167,7 @@ def avocado_worker(
             }
         ),
     )
-    tool_calls = [
-        {"call_id": mint.uuid_call_id(rng), "name": name, "args": args} for name, args, _ in calls
-    ]
+    tool_calls = [{"call_id": mint.uuid_call_id(rng), "name": name, "args": args} for name, args, _ in calls]
     s.add(
         clock.tick(15, 50),
         muse_event(
@@ -239,19 +237,14 @@ def muse_special_worker(rng: random.Random, start: float) -> MuseSession:
                     "kind": "reasoning_committed",
                     "message_id": conv.item_id(rng, "rs", t),
                     "text": summary,
-                    "signature": mint.muse_gpt_responses_signature(
-                        rng, fernet_t, rng.randint(1000, 1500)
-                    ),
+                    "signature": mint.muse_gpt_responses_signature(rng, fernet_t, rng.randint(1000, 1500)),
                 }
             ),
         )
 
     def tool_round(calls: list[tuple[str, JSON, str]], usage: tuple[int, int, int]) -> None:
         t = clock.tick(0.4, 2.5)
-        tool_calls = [
-            {"call_id": mint.openai_call_id(rng), "name": name, "args": args}
-            for name, args, _ in calls
-        ]
+        tool_calls = [{"call_id": mint.openai_call_id(rng), "name": name, "args": args} for name, args, _ in calls]
         s.add(
             t,
             muse_event(
@@ -264,8 +257,7 @@ def muse_special_worker(rng: random.Random, start: float) -> MuseSession:
         )
         completed(usage)
         results = [
-            {"tool_call_id": tc["call_id"], "output": out}
-            for tc, (_, _, out) in zip(tool_calls, calls, strict=True)
+            {"tool_call_id": tc["call_id"], "output": out} for tc, (_, _, out) in zip(tool_calls, calls, strict=True)
         ]
         s.add(
             clock.tick(1, 12),
@@ -377,9 +369,7 @@ def build_muse(rng: random.Random, out: Path) -> tuple[MuseSession, list[MuseSes
             },
         )
 
-    def results(
-        pairs: list[tuple[str, str]], key: str = "output", lo: float = 0.2, hi: float = 2
-    ) -> None:
+    def results(pairs: list[tuple[str, str]], key: str = "output", lo: float = 0.2, hi: float = 2) -> None:
         ev(
             lo,
             hi,
@@ -469,8 +459,7 @@ def build_muse(rng: random.Random, out: Path) -> tuple[MuseSession, list[MuseSes
         "cwebp can resize and strip metadata in one pass. Loop over the five JPEGs and three "
         "widths, then compare totals with du.",
         [("run_shell", {"cmd": tx.IMG_SHELL_CMD, "timeout_s": 300}, tx.IMG_SHELL_OUTPUT)],
-        "Converted 5 photos × 3 widths = 15 WebP files in site/img/. Total size went from 24 MB "
-        "to 1.9 MB.",
+        "Converted 5 photos × 3 widths = 15 WebP files in site/img/. Total size went from 24 MB to 1.9 MB.",
     )
     spawn_out = [
         (c["call_id"], orjson.dumps({"worker_id": w.session_id, "status": "running"}).decode())
@@ -617,9 +606,7 @@ class CodexRollout:
 
     def filename(self) -> str:
         """The rollout file name; its time is local (UTC+1), not UTC."""
-        return (
-            f"rollout-{local_stamp(self.started, CODEX_LOCAL_OFFSET_HOURS)}-{self.thread_id}.jsonl"
-        )
+        return f"rollout-{local_stamp(self.started, CODEX_LOCAL_OFFSET_HOURS)}-{self.thread_id}.jsonl"
 
 
 class CodexTurn:
@@ -879,8 +866,7 @@ def build_codex_child(rng: random.Random, start: float, parent_id: str, task: st
     )
     turn.token_count(14210, 11904, 196, 0)
     turn.message(
-        "Three cases: a valid order is appended, missing fields are reported, and the name is "
-        "HTML-escaped.",
+        "Three cases: a valid order is appended, missing fields are reported, and the name is HTML-escaped.",
         "commentary",
     )
     turn.apply_patch(
@@ -930,9 +916,7 @@ def build_codex(rng: random.Random, out: Path) -> tuple[CodexRollout, CodexRollo
             "rate_limits": codex_rate_limits(12.0, 4.0, turn.resets_at),
         },
     )
-    turn.message(
-        "I'll look at the form fields first, then add a stdlib handler under api/.", "commentary"
-    )
+    turn.message("I'll look at the form fields first, then add a stdlib handler under api/.", "commentary")
     turn.function_call(
         "exec_command",
         {
@@ -978,9 +962,7 @@ def build_codex(rng: random.Random, out: Path) -> tuple[CodexRollout, CodexRollo
     last_child = child.lines[-1]["payload"]["last_agent_message"]
     turn.output(
         wait_id,
-        orjson.dumps(
-            {"status": {child.thread_id: {"completed": last_child}}, "timed_out": False}
-        ).decode(),
+        orjson.dumps({"status": {child.thread_id: {"completed": last_child}}, "timed_out": False}).decode(),
         _codex_end(child) + 0.4,
     )
     t_compact = clock.tick(1, 3)
@@ -1253,9 +1235,7 @@ def build_claude(rng: random.Random, out: Path) -> tuple[ClaudeSession, ClaudeSe
         },
     )
     ls = tool_use(rng, "Bash", {"command": "ls site/img", "description": "List optimised images"})
-    sub.assistant_message(
-        sclock, CLAUDE_SUB_MODEL, [ls], anthropic_usage(6, 64, 412, 9_733), "tool_use"
-    )
+    sub.assistant_message(sclock, CLAUDE_SUB_MODEL, [ls], anthropic_usage(6, 64, 412, 9_733), "tool_use")
     ls_out = "\n".join(
         f"{n}-{w}.webp"
         for n in ("bread-wall", "cinnamon-knots", "counter-morning", "shopfront", "sourdough-crumb")
@@ -1304,17 +1284,13 @@ def build_claude(rng: random.Random, out: Path) -> tuple[ClaudeSession, ClaudeSe
         sourceToolAssistantUUID=msg1[-1]["uuid"],
     )
 
-    write_tool = tool_use(
-        rng, "Write", {"file_path": f"{cwd}/.github/workflows/pages.yml", "content": tx.PAGES_YML}
-    )
+    write_tool = tool_use(rng, "Write", {"file_path": f"{cwd}/.github/workflows/pages.yml", "content": tx.PAGES_YML})
     msg2 = s.assistant_message(
         clock, CLAUDE_MAIN_MODEL, [write_tool], anthropic_usage(1, 690, 1_244, 18_204), "tool_use"
     )
     s.user(
         clock.tick(0.1, 0.5),
-        tool_result(
-            write_tool["id"], f"File created successfully at: {cwd}/.github/workflows/pages.yml"
-        ),
+        tool_result(write_tool["id"], f"File created successfully at: {cwd}/.github/workflows/pages.yml"),
         toolUseResult={
             "type": "create",
             "filePath": f"{cwd}/.github/workflows/pages.yml",
@@ -1332,9 +1308,7 @@ def build_claude(rng: random.Random, out: Path) -> tuple[ClaudeSession, ClaudeSe
             "timeout": 300000,
         },
     )
-    msg3 = s.assistant_message(
-        clock, CLAUDE_MAIN_MODEL, [bash], anthropic_usage(1, 163, 702, 19_448), "tool_use"
-    )
+    msg3 = s.assistant_message(clock, CLAUDE_MAIN_MODEL, [bash], anthropic_usage(1, 163, 702, 19_448), "tool_use")
     s.push(
         {
             **s.base("progress", clock.tick(3, 6)),
@@ -1414,9 +1388,7 @@ def build_claude(rng: random.Random, out: Path) -> tuple[ClaudeSession, ClaudeSe
         "end_turn",
     )
     dur = s.base("system", clock.tick(0.01, 0.05))
-    dur.update(
-        {"subtype": "turn_duration", "durationMs": round((clock.t - start) * 1000), "isMeta": False}
-    )
+    dur.update({"subtype": "turn_duration", "durationMs": round((clock.t - start) * 1000), "isMeta": False})
     s.push(dur)
 
     summary: JSON = {
@@ -1552,9 +1524,7 @@ def build_api(rng: random.Random, out: Path) -> tuple[str, str]:
             {
                 "type": "thinking",
                 "thinking": thinking_text,
-                "signature": mint.anthropic_signature(
-                    rng, "claude-opus-4-7", version=12, ciphertext_len=232
-                ),
+                "signature": mint.anthropic_signature(rng, "claude-opus-4-7", version=12, ciphertext_len=232),
             },
             {
                 "type": "text",
@@ -1749,9 +1719,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args[0]) if args else DEFAULT_OUT
     info = generate(out)
     total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    print(
-        f"wrote {out} ({total:,} bytes); outlier worker {info['muse_workers']['a11y_audit_outlier']}"
-    )
+    print(f"wrote {out} ({total:,} bytes); outlier worker {info['muse_workers']['a11y_audit_outlier']}")
     return 0
 
 

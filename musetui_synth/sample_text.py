@@ -80,8 +80,7 @@ CSS_TASK = (
 HTML_TASK = (
     "Write site/index.html, site/menu.html and site/visit.html from brief.md. Semantic HTML5, "
     "one <h1> per page, shared header/nav and footer, link css/styles.css, images from img/ "
-    "(bread-wall, cinnamon-knots, sourdough-crumb, shopfront; WebP, 960w default with srcset). "
-    + CLASS_VOCAB
+    "(bread-wall, cinnamon-knots, sourdough-crumb, shopfront; WebP, 960w default with srcset). " + CLASS_VOCAB
 )
 
 IMG_TASK = (
@@ -258,8 +257,7 @@ AUDIT_SUMMARIES = [
     "first, then run axe on each page, then verify colour contrast numerically.",
     "**Verifying contrast ratios**\n\nAxe flags the diet tags. I'm computing exact ratios for the "
     "current colours and for white text to propose a fix that clears 4.5:1.",
-    "**Writing up findings**\n\nFour issues, two serious. I'm grouping them by severity with a "
-    "concrete fix for each.",
+    "**Writing up findings**\n\nFour issues, two serious. I'm grouping them by severity with a concrete fix for each.",
 ]
 
 PARENT_FINAL = (

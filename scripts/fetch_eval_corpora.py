@@ -58,9 +58,7 @@ def _git_dir(snapshots: Path, repo: str) -> Path | None:
 
 
 def _git(git_dir: Path, *args: str) -> bytes | None:
-    proc = subprocess.run(
-        ["git", "--git-dir", str(git_dir), *args], capture_output=True, check=False
-    )
+    proc = subprocess.run(["git", "--git-dir", str(git_dir), *args], capture_output=True, check=False)
     return proc.stdout if proc.returncode == 0 else None
 
 
@@ -109,9 +107,7 @@ def _wanted(path: str, size: int, spec: dict[str, Any]) -> bool:
     return not any(fnmatch.fnmatch(path, g) for g in spec.get("exclude", []))
 
 
-def extract_repo(
-    git_dir: Path, spec: dict[str, Any], cache: Path
-) -> tuple[list[dict[str, Any]], str]:
+def extract_repo(git_dir: Path, spec: dict[str, Any], cache: Path) -> tuple[list[dict[str, Any]], str]:
     """Write one repository's captures into ``cache``; return their manifest rows and a note."""
     rev, note = spec["commit"], ""
     if _git(git_dir, "cat-file", "-e", f"{rev}^{{commit}}") is None:
@@ -161,9 +157,7 @@ def main(argv: list[str]) -> int:
         print(f"ok       {spec['name']}: {len(rows)} captures{note}")
     cache.mkdir(parents=True, exist_ok=True)
     (cache / "MANIFEST.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    print(
-        f"{len(manifest)} captures from {len(repos) - missing} of {len(repos)} repositories in {cache}"
-    )
+    print(f"{len(manifest)} captures from {len(repos) - missing} of {len(repos)} repositories in {cache}")
     return 0 if missing == 0 else 1
 
 

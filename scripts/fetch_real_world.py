@@ -41,9 +41,7 @@ def _git_dir(snapshots: Path, repo: str) -> Path | None:
 
 
 def _show(git_dir: Path, rev: str, path: str) -> bytes | None:
-    proc = subprocess.run(
-        ["git", "--git-dir", str(git_dir), "show", f"{rev}:{path}"], capture_output=True, check=False
-    )
+    proc = subprocess.run(["git", "--git-dir", str(git_dir), "show", f"{rev}:{path}"], capture_output=True, check=False)
     return proc.stdout if proc.returncode == 0 else None
 
 

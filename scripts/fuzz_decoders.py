@@ -48,11 +48,7 @@ SEEDS = list(REAL_ID_SEEDS)
 
 def fernet(rng: random.Random) -> str:
     """A token with genuine framing and a random time."""
-    raw = (
-        b"\x80"
-        + rng.getrandbits(64).to_bytes(8, "big")
-        + rng.randbytes(48 + 16 * rng.randint(0, 40))
-    )
+    raw = b"\x80" + rng.getrandbits(64).to_bytes(8, "big") + rng.randbytes(48 + 16 * rng.randint(0, 40))
     return base64.urlsafe_b64encode(raw).decode()
 
 
@@ -93,9 +89,7 @@ def generate(rng: random.Random, pool: list[str]) -> str:
     kind = rng.randrange(6)
     if kind == 0:
         n = rng.randint(0, 80)
-        return "".join(
-            chr(rng.choice([rng.randint(32, 126), rng.randint(0, 0x2FFF)])) for _ in range(n)
-        )
+        return "".join(chr(rng.choice([rng.randint(32, 126), rng.randint(0, 0x2FFF)])) for _ in range(n))
     if kind == 1:
         return rng.choice(PREFIXES) + "".join(rng.choice(B64) for _ in range(rng.randint(0, 200)))
     if kind == 2:

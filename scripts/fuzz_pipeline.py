@@ -81,9 +81,17 @@ def _values(rng: random.Random) -> Any:
             v = [v] if rng.random() < 0.5 else {"content": v}
         return v
     if pick == 6:
-        return rng.choice(["", "\x00", "\u202e\u200b", "a\nb", "gAAAAA" + "A" * 80, "rs_" + "0" * 50, "2026-09-01T22:01:03Z"])
+        return rng.choice(
+            ["", "\x00", "\u202e\u200b", "a\nb", "gAAAAA" + "A" * 80, "rs_" + "0" * 50, "2026-09-01T22:01:03Z"]
+        )
     if pick == 7:
-        return [{"type": rng.choice(["text", "thinking", "tool_use", "function_call", "output_text"]), "text": rng.choice([5, None, [], "t"]), "content": rng.choice([5, [], {}, "c"])}]
+        return [
+            {
+                "type": rng.choice(["text", "thinking", "tool_use", "function_call", "output_text"]),
+                "text": rng.choice([5, None, [], "t"]),
+                "content": rng.choice([5, [], {}, "c"]),
+            }
+        ]
     if pick == 8:
         return rng.choice(["x" * rng.randrange(1, 3000), "😀" * 10])
     if pick == 9:
@@ -181,7 +189,9 @@ def _ok(line: bytes) -> bool:
 
 def run_case(data: bytes) -> None:
     """The scanner, the item builders and the Markdown reports over one file's bytes."""
-    summary = SessionSummary(path="fuzz.jsonl", abspath="/fuzz/fuzz.jsonl", root="/fuzz", format="generic", format_rule="", size=len(data))
+    summary = SessionSummary(
+        path="fuzz.jsonl", abspath="/fuzz/fuzz.jsonl", root="/fuzz", format="generic", format_rule="", size=len(data)
+    )
     outcome = scan_bytes(data, summary, keep_offsets=True)
     for d in outcome.diagnostics:
         if d.message.startswith("internal error"):
@@ -228,7 +238,11 @@ def main() -> int:
             run_case(data)
         except Exception as exc:
             tb = traceback.extract_tb(exc.__traceback__)
-            site = f"{type(exc).__name__} at {os.path.basename(tb[-1].filename)}:{tb[-1].lineno}" if tb else type(exc).__name__
+            site = (
+                f"{type(exc).__name__} at {os.path.basename(tb[-1].filename)}:{tb[-1].lineno}"
+                if tb
+                else type(exc).__name__
+            )
             if str(exc).startswith("internal error"):
                 site = str(exc)[:120]
             failures[site] += 1

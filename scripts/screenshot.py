@@ -49,7 +49,9 @@ async def shoot(out: Path, size: tuple[int, int] = SIZE) -> Path:
 def main(argv: list[str] | None = None) -> int:
     """Write the screenshot; print where."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("-o", "--output", type=Path, default=DEFAULT_OUT, help="the SVG to write (default: docs/screenshot.svg)")
+    parser.add_argument(
+        "-o", "--output", type=Path, default=DEFAULT_OUT, help="the SVG to write (default: docs/screenshot.svg)"
+    )
     args = parser.parse_args(argv)
     out = args.output.resolve()
     os.environ.update(ENV)

@@ -20,7 +20,9 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 # `MUSETUI_SLOW=1` run) draws fresh examples each time, to look for new failures.
 settings.register_profile("repeatable", derandomize=True, database=None)
 settings.register_profile("explore", derandomize=False)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("explore" if os.environ.get("MUSETUI_SLOW") else "repeatable"))
+settings.load_profile(
+    os.environ.get("HYPOTHESIS_PROFILE") or ("explore" if os.environ.get("MUSETUI_SLOW") else "repeatable")
+)
 
 
 @pytest.fixture(autouse=True)

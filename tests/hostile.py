@@ -62,11 +62,7 @@ def derived_default_ignorable() -> frozenset[int]:
     cf = {c for c in range(sys.maxunicode + 1) if unicodedata.category(chr(c)) == "Cf"}
     white = {c for c in cf if chr(c).isspace()}
     out = _expand(OTHER_DEFAULT_IGNORABLE) | cf | _expand(VARIATION_SELECTOR)
-    out -= (
-        white
-        | _expand(((0xFFF9, 0xFFFB), (0x13430, 0x1343F)))
-        | _expand(PREPENDED_CONCATENATION_MARK)
-    )
+    out -= white | _expand(((0xFFF9, 0xFFFB), (0x13430, 0x1343F))) | _expand(PREPENDED_CONCATENATION_MARK)
     return frozenset(out)
 
 
@@ -122,10 +118,7 @@ def hostile_tree(root: Path) -> Path:
     shutil.copytree(SAMPLE / "muse-vm", tree)
     subagents = tree / "sessions" / PARENT / "subagents"
     old = subagents / OUTLIER / "session.jsonl"
-    lines = [
-        json.dumps(_swap(json.loads(raw)), ensure_ascii=False)
-        for raw in old.read_text("utf-8").splitlines()
-    ]
+    lines = [json.dumps(_swap(json.loads(raw)), ensure_ascii=False) for raw in old.read_text("utf-8").splitlines()]
     shutil.rmtree(subagents / OUTLIER)
     half = len(NAME_SWEEP) // 2
     target = subagents / f"d{NAME_SWEEP[:half]}" / f"s{NAME_SWEEP[half:]}.jsonl"

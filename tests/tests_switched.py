@@ -57,5 +57,3 @@ def claude_switched(sample_dir: Path, tmp_path: Path) -> Path:
     out.parent.mkdir(parents=True)
     out.write_bytes(data + _dump(appended))
     return out
-
-

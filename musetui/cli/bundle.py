@@ -24,10 +24,28 @@ def add_filter_args(p: argparse.ArgumentParser) -> None:
     """The session filters of ``report`` and ``bundle``, and ``--examiner``."""
     g = p.add_argument_group("session filters (repeat one to allow several values; different filters must all hold)")
     g.add_argument("--flagged", action="store_true", help="only sessions with a flag")
-    g.add_argument("--provider", action="append", default=[], metavar="P", help="only sessions attributed to P (openai, meta, …)")
-    g.add_argument("--since", metavar="T", default=None, help="only sessions active at or after T (UTC: 2026-09-01, 2026-09-01T22:01Z)")
-    g.add_argument("--until", metavar="T", default=None, help="only sessions started by the end of T (--until 2026-09-01 keeps that day)")
-    g.add_argument("--session", action="append", default=[], metavar="ID", help="only this session: its id, an id prefix (4+ characters) or its file")
+    g.add_argument(
+        "--provider", action="append", default=[], metavar="P", help="only sessions attributed to P (openai, meta, …)"
+    )
+    g.add_argument(
+        "--since",
+        metavar="T",
+        default=None,
+        help="only sessions active at or after T (UTC: 2026-09-01, 2026-09-01T22:01Z)",
+    )
+    g.add_argument(
+        "--until",
+        metavar="T",
+        default=None,
+        help="only sessions started by the end of T (--until 2026-09-01 keeps that day)",
+    )
+    g.add_argument(
+        "--session",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="only this session: its id, an id prefix (4+ characters) or its file",
+    )
     p.add_argument("--examiner", default=None, help="who examines, for the chain of custody (default: the user name)")
 
 
@@ -47,9 +65,14 @@ def filters_from(args: argparse.Namespace, prog: str) -> Filters:
 
 def cmd_bundle(argv: Sequence[str]) -> int:
     """``musetui bundle PATH... -o FILE.zip [filters]``: a sealed evidence bundle."""
-    p = Parser(prog="musetui bundle", description="Write a sealed evidence bundle: raw files, reports, scan records and MANIFEST.json.")
+    p = Parser(
+        prog="musetui bundle",
+        description="Write a sealed evidence bundle: raw files, reports, scan records and MANIFEST.json.",
+    )
     p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("-o", "--output", required=True, metavar="FILE.zip", help="the bundle to write (outside the scanned trees)")
+    p.add_argument(
+        "-o", "--output", required=True, metavar="FILE.zip", help="the bundle to write (outside the scanned trees)"
+    )
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
     add_filter_args(p)
@@ -64,8 +87,13 @@ def cmd_bundle(argv: Sequence[str]) -> int:
 
     try:
         result = write_bundle(
-            args.paths, args.output, filters, argv=["musetui", "bundle", *argv], examiner=args.examiner,
-            use_cache=not args.no_cache, workers=args.workers,
+            args.paths,
+            args.output,
+            filters,
+            argv=["musetui", "bundle", *argv],
+            examiner=args.examiner,
+            use_cache=not args.no_cache,
+            workers=args.workers,
         )
     except BundleError as exc:
         err(f"musetui bundle: {exc}")
@@ -84,10 +112,19 @@ def cmd_bundle(argv: Sequence[str]) -> int:
 
 def cmd_verify(argv: Sequence[str]) -> int:
     """``musetui verify FILE.zip``: ``verified`` (exit 0), or every difference (exit 1)."""
-    p = Parser(prog="musetui verify", description="Re-hash and re-scan an evidence bundle; print 'verified' or every difference.")
+    p = Parser(
+        prog="musetui verify",
+        description="Re-hash and re-scan an evidence bundle; print 'verified' or every difference.",
+    )
     p.add_argument("bundle", metavar="FILE.zip")
     p.add_argument("--workers", type=int, default=None, help="worker processes for the re-scan (default: CPU count)")
-    p.add_argument("--max-bytes", type=int, default=None, metavar="N", help="refuse a bundle whose members declare more than N bytes (default 16 GiB)")
+    p.add_argument(
+        "--max-bytes",
+        type=int,
+        default=None,
+        metavar="N",
+        help="refuse a bundle whose members declare more than N bytes (default 16 GiB)",
+    )
     args = p.parse_args(list(argv))
     check_paths([args.bundle])
     if not os.path.isfile(args.bundle):
@@ -101,7 +138,9 @@ def cmd_verify(argv: Sequence[str]) -> int:
     if outcome.verified:
         out.write("verified\n")
         out.flush()
-        err(f"musetui: {outcome.members} members re-hashed, {outcome.sessions} sessions re-scanned; MANIFEST.json sha256 {outcome.manifest_sha256}")
+        err(
+            f"musetui: {outcome.members} members re-hashed, {outcome.sessions} sessions re-scanned; MANIFEST.json sha256 {outcome.manifest_sha256}"
+        )
         return 0
     for d in outcome.differences:
         out.write(strip_controls(d) + "\n")
@@ -119,7 +158,13 @@ REPORT_VERIFICATION = (
 
 
 def report_data(
-    paths: Sequence[str], filters: Filters, *, argv: Sequence[str], examiner: str | None, use_cache: bool, workers: int | None
+    paths: Sequence[str],
+    filters: Filters,
+    *,
+    argv: Sequence[str],
+    examiner: str | None,
+    use_cache: bool,
+    workers: int | None,
 ) -> ReportData:
     """The :class:`~musetui.core.evidence_report.ReportData` of ``musetui report``: the filtered sessions, with the custody block."""
     from musetui.core import custody
@@ -132,9 +177,15 @@ def report_data(
     files = [f for f in index.files if f.abspath in kept] if filters.active else index.files
     data = er.from_index(list(paths), sessions, files, index.diagnostics)
     given = {r["abspath"]: r["given"] for r in _roots(paths)}
-    inputs = [custody.InputFile(given.get(f.root, f.root), f.path, f.size, f.mtime_ns, f.sha256, f.note) for f in data.files]
+    inputs = [
+        custody.InputFile(given.get(f.root, f.root), f.path, f.size, f.mtime_ns, f.sha256, f.note) for f in data.files
+    ]
     data.custody = custody.build(
-        argv, examiner=examiner, filters=filters.describe(), verification=REPORT_VERIFICATION, inputs=inputs,
+        argv,
+        examiner=examiner,
+        filters=filters.describe(),
+        verification=REPORT_VERIFICATION,
+        inputs=inputs,
         now=data.generated_at,
     )
     data.custody.inputs_note = f"{len(inputs):,}, each with its sha256 in appendix B"

@@ -89,7 +89,12 @@ def write_diagnostics(target: str | None, diags: Sequence[object], names: dict[s
     for d in diags:
         if not isinstance(d, Diagnostic):
             continue
-        rec = {"root": json_name(roots[0]) if len(roots) == 1 else None, "path": json_name(d.path), "line": d.line, "message": d.message}
+        rec = {
+            "root": json_name(roots[0]) if len(roots) == 1 else None,
+            "path": json_name(d.path),
+            "line": d.line,
+            "message": d.message,
+        }
         lines.append(json_bytes(orjson.dumps(rec, option=orjson.OPT_APPEND_NEWLINE)))
     try:
         if target == "-":

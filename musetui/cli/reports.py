@@ -22,7 +22,9 @@ def cmd_report(argv: Sequence[str]) -> int:
     """``musetui report PATH... -o FILE [--format html|md]``: the evidence report of whole trees."""
     p = Parser(prog="musetui report", description="Write the evidence report of whole trees (HTML or Markdown).")
     p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("-o", "--output", required=True, metavar="FILE", help="output file (.html or .md); - is Markdown on stdout")
+    p.add_argument(
+        "-o", "--output", required=True, metavar="FILE", help="output file (.html or .md); - is Markdown on stdout"
+    )
     p.add_argument("--format", choices=("html", "md"), default=None, help="default: from the output file's extension")
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
@@ -40,8 +42,12 @@ def cmd_report(argv: Sequence[str]) -> int:
     except ValueError as exc:
         raise UsageError(f"musetui report: {exc}") from exc
     data = report_data(
-        args.paths, filters, argv=["musetui", "report", *argv], examiner=args.examiner,
-        use_cache=not args.no_cache, workers=args.workers,
+        args.paths,
+        filters,
+        argv=["musetui", "report", *argv],
+        examiner=args.examiner,
+        use_cache=not args.no_cache,
+        workers=args.workers,
     )
     text = er.render_html(data) if fmt == "html" else er.render_markdown(data)
     if args.output == "-":
@@ -51,7 +57,9 @@ def cmd_report(argv: Sequence[str]) -> int:
     with open(args.output, "w", encoding="utf-8") as f:
         f.write(text)
     flagged = len(er.flagged_sessions(data.sessions))
-    err(f"musetui: wrote {args.output} ({fmt}): {len(data.sessions)} sessions, {flagged} flagged, {len(data.files)} files")
+    err(
+        f"musetui: wrote {args.output} ({fmt}): {len(data.sessions)} sessions, {flagged} flagged, {len(data.files)} files"
+    )
     import hashlib
 
     err(f"musetui: sha256 of {args.output}: {hashlib.sha256(text.encode('utf-8')).hexdigest()}")
@@ -61,10 +69,18 @@ def cmd_report(argv: Sequence[str]) -> int:
 def cmd_fleet(argv: Sequence[str]) -> int:
     """``musetui fleet ROOT... [--json] [--explain]``: rank machines by how unusual their attribution is."""
     p = Parser(prog="musetui fleet", description="Rank machines (one ROOT each) by how unusual their attribution is.")
-    p.add_argument("roots", nargs="*", metavar="ROOT", help="a transcript tree, saved scan --json output(s), or Parquet")
-    p.add_argument("--json", action="store_true", help="one object per machine, ranked, most unusual first: "
-                   "{root, sessions, providers, hosts, flagged, mismatches, score, top_sessions}")
-    p.add_argument("--explain", action="store_true", help="print how machines are scored (with ROOTs: each score's parts)")
+    p.add_argument(
+        "roots", nargs="*", metavar="ROOT", help="a transcript tree, saved scan --json output(s), or Parquet"
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="one object per machine, ranked, most unusual first: "
+        "{root, sessions, providers, hosts, flagged, mismatches, score, top_sessions}",
+    )
+    p.add_argument(
+        "--explain", action="store_true", help="print how machines are scored (with ROOTs: each score's parts)"
+    )
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
     args = p.parse_args(list(argv))
@@ -95,14 +111,17 @@ def cmd_fleet(argv: Sequence[str]) -> int:
 
 def cmd_diff(argv: Sequence[str]) -> int:
     """``musetui diff A B [--json]``: two sessions or two roots, their fingerprint profiles side by side."""
-    p = Parser(prog="musetui diff", description="Compare the fingerprint profiles of two sessions or two roots: "
-                "verdict, segments, id layouts and markers, store bytes, signature headers, tool-id classes, "
-                "reasoning kinds, response keys, usage fields, time offsets and declared models; the traits that "
-                "differ, those of one side only, and the shared ones, heaviest evidence first.",
-                epilog="A and B are each a session file, a directory (a root: every session under it), ROOT:ID "
-                "(the session with that id under ROOT) or a bare ID, looked up under --root (default: the roots "
-                "the app discovers). An id is a session id, a Muse session directory's name, or the start of "
-                "exactly one session id.")
+    p = Parser(
+        prog="musetui diff",
+        description="Compare the fingerprint profiles of two sessions or two roots: "
+        "verdict, segments, id layouts and markers, store bytes, signature headers, tool-id classes, "
+        "reasoning kinds, response keys, usage fields, time offsets and declared models; the traits that "
+        "differ, those of one side only, and the shared ones, heaviest evidence first.",
+        epilog="A and B are each a session file, a directory (a root: every session under it), ROOT:ID "
+        "(the session with that id under ROOT) or a bare ID, looked up under --root (default: the roots "
+        "the app discovers). An id is a session id, a Muse session directory's name, or the start of "
+        "exactly one session id.",
+    )
     p.add_argument("a", metavar="A", help="a session (file, ROOT:ID or ID) or a root (directory)")
     p.add_argument("b", metavar="B", help="the same kind of thing as A")
     p.add_argument("--json", action="store_true", help="one JSON object: {a, b, shared, only_a, only_b, differ}")

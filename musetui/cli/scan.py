@@ -30,10 +30,17 @@ from musetui.cli.output import (
 
 
 def _scan_parser() -> Parser:
-    p = Parser(prog="musetui scan", description="Index transcripts and print one line per session: a table fitted "
-                "to the terminal (the root once, flagged rows marked), or with --json one scan record per line.")
-    p.add_argument("paths", nargs="*", metavar="PATH",
-                   help="transcript trees or files (default: the Muse, Codex and Claude Code directories found here)")
+    p = Parser(
+        prog="musetui scan",
+        description="Index transcripts and print one line per session: a table fitted "
+        "to the terminal (the root once, flagged rows marked), or with --json one scan record per line.",
+    )
+    p.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="transcript trees or files (default: the Muse, Codex and Claude Code directories found here)",
+    )
     p.add_argument("--json", action="store_true", help="JSON Lines, one scan record per session, sorted by path")
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
     p.add_argument(
@@ -42,16 +49,28 @@ def _scan_parser() -> Parser:
         help="without PATH: print how attribution is scored; with PATHs: each session's verdict, why, and the reason of each flag",
     )
     p.add_argument("--workers", type=int, default=None, metavar="N", help="worker processes (default: CPU count)")
-    p.add_argument("-q", "--quiet", action="store_true", help="do not print diagnostics (nor the roots found) on stderr")
+    p.add_argument(
+        "-q", "--quiet", action="store_true", help="do not print diagnostics (nor the roots found) on stderr"
+    )
     p.add_argument("--stats", action="store_true", help="print cache and scan counts on stderr")
     p.add_argument("--follow-symlinks", action="store_true", help="follow symlinks that leave a PATH (never loops)")
     p.add_argument("--diagnostics", metavar="FILE", default=None, help="write every diagnostic to FILE as JSON Lines")
-    p.add_argument("--dask", metavar="ADDRESS", default=None, help="scan on this Dask scheduler (tcp://host:8786; needs musetui[fleet])")
     p.add_argument(
-        "--dask-timeout", type=float, default=60.0, metavar="S",
+        "--dask",
+        metavar="ADDRESS",
+        default=None,
+        help="scan on this Dask scheduler (tcp://host:8786; needs musetui[fleet])",
+    )
+    p.add_argument(
+        "--dask-timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
         help="with --dask: exit 1 when the scheduler does not answer, or has no worker, for S seconds (default 60)",
     )
-    p.add_argument("--parquet", metavar="FILE", default=None, help="also write the records as Parquet (needs musetui[fleet])")
+    p.add_argument(
+        "--parquet", metavar="FILE", default=None, help="also write the records as Parquet (needs musetui[fleet])"
+    )
     return p
 
 
@@ -76,7 +95,10 @@ def cmd_scan(argv: Sequence[str]) -> int:
     from musetui.core.index import Index
 
     index = Index(
-        list(args.paths), workers=args.workers, use_cache=not args.no_cache, light=args.json,
+        list(args.paths),
+        workers=args.workers,
+        use_cache=not args.no_cache,
+        light=args.json,
         follow_symlinks=args.follow_symlinks,
     ).scan()
     for notice in index.notices:
@@ -169,7 +191,12 @@ def _scan_fleet_options(args: argparse.Namespace) -> int:
         if not 0 < args.dask_timeout < float("inf"):
             raise UsageError("musetui scan: --dask-timeout needs a number of seconds above 0")
         index = DaskIndex(
-            paths, workers=args.workers, use_cache=not args.no_cache, light=args.json, address=args.dask, timeout=args.dask_timeout
+            paths,
+            workers=args.workers,
+            use_cache=not args.no_cache,
+            light=args.json,
+            address=args.dask,
+            timeout=args.dask_timeout,
         )
         try:
             index.scan()
@@ -245,7 +272,9 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
             return 0
     from musetui.core.index import Index
 
-    index = Index(paths, workers=args.workers, use_cache=True, light=True, files=files, diagnostics=walk_diags, walked=True)
+    index = Index(
+        paths, workers=args.workers, use_cache=True, light=True, files=files, diagnostics=walk_diags, walked=True
+    )
     index.scan()
     for notice in notices + [n for n in index.notices if n not in notices]:
         err(f"musetui: {notice}")

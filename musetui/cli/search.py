@@ -24,7 +24,9 @@ def cmd_search(argv: Sequence[str]) -> int:
         "One line per hit: ROOT/PATH:LINE: [field] snippet (musetui show takes ROOT/PATH:LINE).",
         epilog="Query language: musetui search --help-query. Exit status 1 when nothing matched (said on stderr).",
     )
-    p.add_argument("--json", action="store_true", help="one JSON object per hit: {root, path, session_id, line, field, snippet}")
+    p.add_argument(
+        "--json", action="store_true", help="one JSON object per hit: {root, path, session_id, line, field, snippet}"
+    )
     p.add_argument("--limit", type=int, default=0, metavar="N", help="stop after this many hits (0: no limit)")
     p.add_argument("--help-query", action="store_true", help="print the query language and exit")
     p.add_argument("--no-cache", action="store_true", help="index without the persistent cache (attribution filters)")
@@ -61,7 +63,12 @@ def cmd_search(argv: Sequence[str]) -> int:
             out.write(json_bytes(orjson.dumps(rec) + b"\n"))
         else:
             where = shown_path(given if given is not None else rec["root"], hit.path)
-            out.write(f"{where}:{hit.line}: [{escape_name(hit.field)}] {one_line(hit.snippet)}".encode("utf-8", "backslashreplace") + b"\n")
+            out.write(
+                f"{where}:{hit.line}: [{escape_name(hit.field)}] {one_line(hit.snippet)}".encode(
+                    "utf-8", "backslashreplace"
+                )
+                + b"\n"
+            )
     out.flush()
     for note in getattr(hits, "notes", []):
         err(f"musetui: {note}")

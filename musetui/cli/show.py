@@ -11,9 +11,12 @@ from musetui.cli.common import Parser, UsageError, check_paths, err, resolve, wr
 
 def cmd_show(argv: Sequence[str]) -> int:
     """``musetui show PATH[:LINE] [--line N] [--json]``: the evidence report, Markdown or JSON."""
-    p = Parser(prog="musetui show", description="Print the evidence report of a session or one item.",
-                epilog="PATH:LINE (as search prints it) is PATH --line LINE. --json: one object, "
-                "the session's scan record plus file, format_rule, notes and item (docs/cli.md: show --json).")
+    p = Parser(
+        prog="musetui show",
+        description="Print the evidence report of a session or one item.",
+        epilog="PATH:LINE (as search prints it) is PATH --line LINE. --json: one object, "
+        "the session's scan record plus file, format_rule, notes and item (docs/cli.md: show --json).",
+    )
     p.add_argument("path", metavar="PATH[:LINE]")
     p.add_argument("--line", type=int, default=None, help="report on the item recorded at this line")
     p.add_argument("--json", action="store_true", help="one JSON object instead of Markdown")

@@ -195,15 +195,22 @@ def load_rows(paths: Sequence[str], *, use_cache: bool = True, workers: int | No
 
 def cmd_timeline(argv: Sequence[str]) -> int:
     """``musetui timeline PATH ... [--by hour|day|week] [--json]``."""
-    p = Parser(prog="musetui timeline", description="Sessions and items per attributed provider and host in each "
-                "UTC time bucket, as a chart that fits 80 columns, then the first-seen events: the first session "
-                "of each provider, host and declared-model combination, with its path, line and time.",
-                epilog="--json writes one {\"bucket\": {start, end, by, sessions, items, providers}} per bucket "
-                "holding sessions (oldest first, the undated last), then one {\"first_seen\": {provider, host, "
-                "declared_model, time, bucket, root, path, line}} per event (docs/cli.md: A timeline).")
+    p = Parser(
+        prog="musetui timeline",
+        description="Sessions and items per attributed provider and host in each "
+        "UTC time bucket, as a chart that fits 80 columns, then the first-seen events: the first session "
+        "of each provider, host and declared-model combination, with its path, line and time.",
+        epilog='--json writes one {"bucket": {start, end, by, sessions, items, providers}} per bucket '
+        'holding sessions (oldest first, the undated last), then one {"first_seen": {provider, host, '
+        "declared_model, time, bucket, root, path, line}} per event (docs/cli.md: A timeline).",
+    )
     p.add_argument("paths", nargs="+", metavar="PATH", help="transcript trees or files")
-    p.add_argument("--by", choices=BYS, default=None,
-                   help="bucket length (default: hour for a span under 2 days, day under 90 days, else week)")
+    p.add_argument(
+        "--by",
+        choices=BYS,
+        default=None,
+        help="bucket length (default: hour for a span under 2 days, day under 90 days, else week)",
+    )
     p.add_argument("--json", action="store_true", help="JSON Lines: bucket objects, then first_seen objects")
     p.add_argument("--no-cache", action="store_true", help="bypass the persistent cache entirely")
     p.add_argument("--workers", type=int, default=None, help="worker processes (default: CPU count)")
@@ -226,5 +233,3 @@ def cmd_timeline(argv: Sequence[str]) -> int:
     sys.stdout.buffer.write(render(t, width, roots=paths).encode("utf-8", "backslashreplace"))
     sys.stdout.buffer.flush()
     return 0
-
-

@@ -11,15 +11,20 @@ from musetui.cli.common import Parser, check_paths
 
 def cmd_tui(argv: Sequence[str]) -> int:
     """``musetui [PATH ...]``: open the browser."""
-    p = Parser(prog="musetui", description="Forensic browser for AI-agent transcripts.",
-                epilog="Subcommands: scan, search, show, cache, report, fleet, bundle, verify, diff, timeline "
-                "(musetui <cmd> --help).")
+    p = Parser(
+        prog="musetui",
+        description="Forensic browser for AI-agent transcripts.",
+        epilog="Subcommands: scan, search, show, cache, report, fleet, bundle, verify, diff, timeline "
+        "(musetui <cmd> --help).",
+    )
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("--version", action="store_true")
     from musetui.core.config import docs_dir
 
-    p.epilog = (f"{p.epilog} Documentation: {docs_dir() / 'fingerprints.md'} explains every fingerprint "
-                "(each evidence detail's docs/fingerprints.md#… names its section).")
+    p.epilog = (
+        f"{p.epilog} Documentation: {docs_dir() / 'fingerprints.md'} explains every fingerprint "
+        "(each evidence detail's docs/fingerprints.md#… names its section)."
+    )
     ns = p.parse_args(list(argv))
     if ns.version:
         from importlib.metadata import version

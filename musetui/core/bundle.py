@@ -178,7 +178,9 @@ class _Writer:
         return digest, size
 
 
-def _context(sessions: Sequence[SessionSummary], chosen: Sequence[SessionSummary], labels: dict[str, str]) -> list[list[Any]]:
+def _context(
+    sessions: Sequence[SessionSummary], chosen: Sequence[SessionSummary], labels: dict[str, str]
+) -> list[list[Any]]:
     """Provider counts of the sessions left out: ``[root label, format, parent id, provider, n]``."""
     kept = {s.abspath for s in chosen}
     c: Counter[tuple[str, str, str | None, str]] = Counter()
@@ -274,7 +276,16 @@ def _fill(fh: IO[bytes], job: _Job) -> BundleResult:
         kept = [s for s, _m in listed]
         w.add_bytes(RECORDS, b"".join(_record(s, roots) for s in kept), now)
         block = _custody(job, hashes, now)
-        _add_reports(w, [r["given"] for r in roots], kept, [entries[s.abspath] for s in kept], job.diagnostics, block, hashes, now)
+        _add_reports(
+            w,
+            [r["given"] for r in roots],
+            kept,
+            [entries[s.abspath] for s in kept],
+            job.diagnostics,
+            block,
+            hashes,
+            now,
+        )
         manifest: dict[str, Any] = {
             "format": FORMAT,
             "format_version": FORMAT_VERSION,
@@ -331,7 +342,12 @@ def _custody(job: _Job, hashes: dict[str, str], now: float) -> custody.Custody:
                 note = f"unreadable: {exc.strerror or exc}"
         inputs.append(custody.InputFile(given.get(f.root, f.root), f.relpath, f.size, f.mtime_ns, sha, note))
     return custody.build(
-        job.argv, examiner=job.examiner, filters=job.filters.describe(), verification=VERIFICATION, inputs=inputs, now=now
+        job.argv,
+        examiner=job.examiner,
+        filters=job.filters.describe(),
+        verification=VERIFICATION,
+        inputs=inputs,
+        now=now,
     )
 
 

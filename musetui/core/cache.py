@@ -187,14 +187,20 @@ class IndexCache:
         if not self.path.is_file():
             return
         try:
-            conn = sqlite3.connect(f"{self.path.as_uri()}?mode=ro", uri=True, timeout=LOCK_TIMEOUT_S, isolation_level=None)
+            conn = sqlite3.connect(
+                f"{self.path.as_uri()}?mode=ro", uri=True, timeout=LOCK_TIMEOUT_S, isolation_level=None
+            )
         except sqlite3.Error:
             return
         try:
             rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
         except sqlite3.Error:
             rows = {}
-        if (rows.get("schema"), rows.get("engine"), rows.get("root")) == (str(SCHEMA_VERSION), engine_stamp(), _key(self.root)):
+        if (rows.get("schema"), rows.get("engine"), rows.get("root")) == (
+            str(SCHEMA_VERSION),
+            engine_stamp(),
+            _key(self.root),
+        ):
             self.conn = conn
         else:
             conn.close()
@@ -319,10 +325,15 @@ class IndexCache:
             return {}
         if light:
             return {
-                _path_of(r[0]): CachedFile(_path_of(r[0]), r[1], r[2], r[3], r[4], bool(r[6]), _light(self._unseal(r[5])), r[7] or 0)
+                _path_of(r[0]): CachedFile(
+                    _path_of(r[0]), r[1], r[2], r[3], r[4], bool(r[6]), _light(self._unseal(r[5])), r[7] or 0
+                )
                 for r in rows
             }
-        return {_path_of(r[0]): CachedFile(_path_of(r[0]), r[1], r[2], r[3], r[4], bool(r[6]), None, r[7] or 0) for r in rows}
+        return {
+            _path_of(r[0]): CachedFile(_path_of(r[0]), r[1], r[2], r[3], r[4], bool(r[6]), None, r[7] or 0)
+            for r in rows
+        }
 
     def _unseal(self, blob: bytes | None) -> bytes | None:
         """The payload of a sealed blob, or None (noting the corruption) when its checksum fails."""
@@ -335,7 +346,10 @@ class IndexCache:
 
     def store(
         self,
-        rows: Iterable[tuple[str, int, int, int, int, bytes, bytes | None, bytes] | tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]],
+        rows: Iterable[
+            tuple[str, int, int, int, int, bytes, bytes | None, bytes]
+            | tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]
+        ],
         keep: set[str] | None,
     ) -> None:
         """Write stored outcomes (and resume states); with ``keep``, drop rows of files no longer present.
@@ -363,7 +377,9 @@ class IndexCache:
                     self._snapshot = None
                     self._store(data, keep)
 
-    def _store(self, data: list[tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]], keep: set[str] | None) -> None:
+    def _store(
+        self, data: list[tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]], keep: set[str] | None
+    ) -> None:
         assert self.conn is not None
         self.conn.execute("BEGIN IMMEDIATE")
         changed = bool(data)
@@ -388,20 +404,38 @@ class IndexCache:
             for (k,) in gone:
                 touched.setdefault(snapshot_chunk(_path_of(k)), {})
             for p, dev, ino, size, mtime, _o, sblob, lblob, ct in data:
-                touched.setdefault(snapshot_chunk(p), {})[p] = (p, dev, ino, size, mtime, sblob is not None, _light(lblob), ct)
+                touched.setdefault(snapshot_chunk(p), {})[p] = (
+                    p,
+                    dev,
+                    ino,
+                    size,
+                    mtime,
+                    sblob is not None,
+                    _light(lblob),
+                    ct,
+                )
             for c, updates in touched.items():
                 part = {r[0]: r for r in self._snapshot.get(c, []) if r[0] in keep}
                 part.update(updates)
                 self._snapshot[c] = list(part.values())
-                self.conn.execute("INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(dump(SNAPSHOT_ROWS, self._snapshot[c]))))
-        elif changed or self._snapshot_bad or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] != SNAPSHOT_CHUNKS:
+                self.conn.execute(
+                    "INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(dump(SNAPSHOT_ROWS, self._snapshot[c])))
+                )
+        elif (
+            changed
+            or self._snapshot_bad
+            or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] != SNAPSHOT_CHUNKS
+        ):
             parts: dict[int, list[Any]] = {c: [] for c in range(SNAPSHOT_CHUNKS)}
-            for r in self.conn.execute("SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, light, ctime_ns FROM files"):
+            for r in self.conn.execute(
+                "SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, light, ctime_ns FROM files"
+            ):
                 p = _path_of(r[0])
                 lb = unseal(r[6]) if r[6] is not None else None
                 parts[snapshot_chunk(p)].append((p, r[1], r[2], r[3], r[4], bool(r[5]), _light(lb), r[7] or 0))
             self.conn.executemany(
-                "INSERT OR REPLACE INTO snapshot VALUES (?, ?)", [(c, seal(dump(SNAPSHOT_ROWS, v))) for c, v in parts.items()]
+                "INSERT OR REPLACE INTO snapshot VALUES (?, ?)",
+                [(c, seal(dump(SNAPSHOT_ROWS, v))) for c, v in parts.items()],
             )
             self._snapshot_bad = False
         self.conn.execute("COMMIT")
@@ -412,7 +446,8 @@ class IndexCache:
             return None
         try:
             r = self.conn.execute(
-                "SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, ctime_ns FROM files WHERE path = ?", (_key(path),)
+                "SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, ctime_ns FROM files WHERE path = ?",
+                (_key(path),),
             ).fetchone()
         except sqlite3.Error as exc:
             self._damaged(exc)
@@ -447,7 +482,9 @@ class IndexCache:
         if self.conn is None:
             return None
         try:
-            row = self.conn.execute("SELECT digest, output, diagnostics FROM results WHERE key = ?", (_key(key),)).fetchone()
+            row = self.conn.execute(
+                "SELECT digest, output, diagnostics FROM results WHERE key = ?", (_key(key),)
+            ).fetchone()
         except sqlite3.Error as exc:
             self._damaged(exc)
             return None
@@ -570,7 +607,13 @@ def _create_private(path: Path) -> None:
     that others could read is made private.
     """
     _no_links(path)
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags = (
+        os.O_RDWR
+        | os.O_CREAT
+        | getattr(os, "O_NOFOLLOW", 0)
+        | getattr(os, "O_NONBLOCK", 0)
+        | getattr(os, "O_CLOEXEC", 0)
+    )
     try:
         fd = os.open(path, flags, 0o600)
     except OSError as exc:

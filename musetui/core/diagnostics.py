@@ -50,7 +50,9 @@ def internal_error(path: str, exc: BaseException, line: int = 0) -> Diagnostic:
     msg = " ".join(str(exc).split())
     if len(msg) > MAX_ERROR_CHARS:
         msg = msg[: MAX_ERROR_CHARS - 1] + "…"
-    return Diagnostic(path, line, f"internal error: {type(exc).__name__}: {msg}" if msg else f"internal error: {type(exc).__name__}")
+    return Diagnostic(
+        path, line, f"internal error: {type(exc).__name__}: {msg}" if msg else f"internal error: {type(exc).__name__}"
+    )
 
 
 def json_safe(value: object) -> object:
@@ -193,7 +195,9 @@ def is_unread(diag: Diagnostic) -> bool:
     return diag.line == 0 and diag.message.startswith(UNREAD)
 
 
-def stderr_lines(diags: Sequence[Diagnostic], per_file: int = 5, limit: int = 200, list_unread: bool = False) -> list[str]:
+def stderr_lines(
+    diags: Sequence[Diagnostic], per_file: int = 5, limit: int = 200, list_unread: bool = False
+) -> list[str]:
     """The lines ``musetui`` prints on stderr for ``diags``: grouped, at most ``per_file`` per file.
 
     At most ``limit`` lines in all; the last says how many more groups were left out. Files

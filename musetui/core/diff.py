@@ -158,17 +158,11 @@ def offset_class(delta: float) -> str:
     if abs(delta) < 1:
         return "0 s"
     if delta > 0:
-        return (
-            f"after, ≤ {TOL_AFTER_S:.0f} s"
-            if delta <= TOL_AFTER_S
-            else f"after, > {TOL_AFTER_S:.0f} s"
-        )
+        return f"after, ≤ {TOL_AFTER_S:.0f} s" if delta <= TOL_AFTER_S else f"after, > {TOL_AFTER_S:.0f} s"
     if delta >= -60:
         return "before, ≤ 1 min"
     return (
-        f"before, ≤ {TOL_BEFORE_S / 60:.0f} min"
-        if delta >= -TOL_BEFORE_S
-        else f"before, > {TOL_BEFORE_S / 60:.0f} min"
+        f"before, ≤ {TOL_BEFORE_S / 60:.0f} min" if delta >= -TOL_BEFORE_S else f"before, > {TOL_BEFORE_S / 60:.0f} min"
     )
 
 
@@ -229,9 +223,7 @@ def _record_traits(profile: Profile, summary: SessionSummary, rec: dict[str, Any
     )
     add("declared", "format", summary.format, DECLARED_WEIGHT)
     add("declared", "provider", rec.get("declared_provider") or "none", DECLARED_WEIGHT)
-    models = summary.models or (
-        {rec["declared_model"]: 1} if rec.get("declared_model") else {"none": 1}
-    )
+    models = summary.models or ({rec["declared_model"]: 1} if rec.get("declared_model") else {"none": 1})
     for model, n in models.items():
         add("declared", "model", model, DECLARED_WEIGHT, n)
     for ev in rec.get("evidence") or []:
@@ -242,10 +234,7 @@ def _record_traits(profile: Profile, summary: SessionSummary, rec: dict[str, Any
         add("evidence", ev["detector"], who, float(ev.get("weight") or 0.0))
     segments = rec.get("segments")
     if isinstance(segments, list) and segments:
-        runs = [
-            f"{s.get('provider') or 'unknown'}{'/' + s['host'] if s.get('host') else ''}"
-            for s in segments
-        ]
+        runs = [f"{s.get('provider') or 'unknown'}{'/' + s['host'] if s.get('host') else ''}" for s in segments]
         add("segments", "runs", " → ".join(runs), SEGMENTS_WEIGHT)
         add("segments", "switches", str(len(segments) - 1), SEGMENTS_WEIGHT)
     elif segments is None:
@@ -437,11 +426,7 @@ VERDICT_ORDER = ("provider", "host", "via", "flags", "confidence")
 
 def _order(entry: Entry) -> tuple[float, int, int, str]:
     kind = KINDS.index(entry.kind) if entry.kind in KINDS else len(KINDS)
-    name = (
-        VERDICT_ORDER.index(entry.name)
-        if entry.kind == "verdict" and entry.name in VERDICT_ORDER
-        else 0
-    )
+    name = VERDICT_ORDER.index(entry.name) if entry.kind == "verdict" and entry.name in VERDICT_ORDER else 0
     return (-entry.weight, kind, name, entry.name)
 
 
@@ -455,9 +440,7 @@ def compare(a: Profile, b: Profile) -> Comparison:
     for key in a.traits.keys() | b.traits.keys():
         ta, tb = a.traits.get(key), b.traits.get(key)
         weight = max(t.weight for t in (ta, tb) if t is not None)
-        entry = Entry(
-            key[0], key[1], weight, _counts(ta) if ta else None, _counts(tb) if tb else None
-        )
+        entry = Entry(key[0], key[1], weight, _counts(ta) if ta else None, _counts(tb) if tb else None)
         if ta is None:
             out.only_b.append(entry)
         elif tb is None:
@@ -478,22 +461,16 @@ class TargetError(ValueError):
     """A target that names no session or root: one line for the user."""
 
 
-def load_profiles(
-    a: str, b: str, roots: Sequence[str], *, use_cache: bool = True
-) -> tuple[Profile, Profile]:
+def load_profiles(a: str, b: str, roots: Sequence[str], *, use_cache: bool = True) -> tuple[Profile, Profile]:
     """The profiles two targets name (see :func:`resolve`): two sessions or two roots, never one of each."""
     first = resolve(a, roots, use_cache=use_cache)
     second = resolve(b, roots, use_cache=use_cache)
     if first[0] != second[0]:
-        raise TargetError(
-            f"A is a {first[0]} and B a {second[0]}: compare two sessions or two roots"
-        )
+        raise TargetError(f"A is a {first[0]} and B a {second[0]}: compare two sessions or two roots")
     return _profile(a, first, use_cache), _profile(b, second, use_cache)
 
 
-def _profile(
-    target: str, resolved: tuple[str, str, SessionSummary | None], use_cache: bool
-) -> Profile:
+def _profile(target: str, resolved: tuple[str, str, SessionSummary | None], use_cache: bool) -> Profile:
     from musetui.core.session import open_session
 
     _scope, root, summary = resolved
@@ -507,9 +484,7 @@ def _profile(
     return root_profile(root, index.sessions, target)
 
 
-def resolve(
-    target: str, roots: Sequence[str], *, use_cache: bool = True
-) -> tuple[str, str, SessionSummary | None]:
+def resolve(target: str, roots: Sequence[str], *, use_cache: bool = True) -> tuple[str, str, SessionSummary | None]:
     """What a target names: ``("root", dir, None)`` or ``("session", root, summary)``.
 
     A target is, in this order: an existing directory (a root: every session under it); an
@@ -534,16 +509,12 @@ def resolve(
         root, ident = target.rsplit(":", 1)
         root = resolve_cli_path(root)
         if not os.path.isdir(root):
-            raise TargetError(
-                f"{target}: {root} is not a directory (ROOT:ID needs a transcript tree)"
-            )
+            raise TargetError(f"{target}: {root} is not a directory (ROOT:ID needs a transcript tree)")
         where = [root]
     else:
         ident, where = target, list(roots)
         if not where:
-            raise TargetError(
-                f"no such file or directory, nor a root to look the id up in: {target} (give --root DIR)"
-            )
+            raise TargetError(f"no such file or directory, nor a root to look the id up in: {target} (give --root DIR)")
     summary = find_session(where, ident, use_cache=use_cache)
     return "session", summary.root, summary
 
@@ -562,7 +533,5 @@ def find_session(roots: Sequence[str], ident: str, *, use_cache: bool = True) ->
     if not found:
         raise TargetError(f"no session {ident} under {where}")
     if len({s.abspath for s in found}) > 1:
-        raise TargetError(
-            f"{ident} names {len(found)} sessions under {where}: give the file's path"
-        )
+        raise TargetError(f"{ident} names {len(found)} sessions under {where}: give the file's path")
     return found[0]

@@ -22,9 +22,7 @@ MAX_VALUES = 8
 SHARED_LINES = 2
 #: The narrowest width the table is laid out for.
 MIN_WIDTH = 40
-COUNTS_NOTE = (
-    "×N: artifacts or items in a session, sessions in a root. --json lists every value and count."
-)
+COUNTS_NOTE = "×N: artifacts or items in a session, sessions in a root. --json lists every value and count."
 
 
 def wrap(text: str, width: int) -> list[str]:
@@ -60,9 +58,7 @@ def _value(value: str, count: int) -> str:
     return f"{value} ×{count}" if count > 1 else value
 
 
-def _cell(
-    counts: dict[str, int] | None, keep: set[str] | None = None, shared: int = 0
-) -> list[str]:
+def _cell(counts: dict[str, int] | None, keep: set[str] | None = None, shared: int = 0) -> list[str]:
     """A side's values, one per entry (``keep``: only these), then ``+N in both``."""
     if counts is None:
         return ["-"]
@@ -85,10 +81,7 @@ def _widths(width: int) -> tuple[int, int, int]:
 
 def _row(cells: list[list[str]], widths: tuple[int, ...]) -> list[str]:
     """One table row: each cell's items wrapped to its column, side by side."""
-    columns = [
-        [line for item in cell for line in wrap(item, w)]
-        for cell, w in zip(cells, widths, strict=True)
-    ]
+    columns = [[line for item in cell for line in wrap(item, w)] for cell, w in zip(cells, widths, strict=True)]
     out = []
     for parts in zip_longest(*columns, fillvalue=""):
         padded = [_pad(p, w) for p, w in zip(parts, widths, strict=True)]
@@ -133,15 +126,10 @@ def _side(label: str, profile: Profile, width: int) -> list[str]:
             f": {providers}" if providers else ""
         )
     else:
-        verdict = str(about.get("provider") or "unknown") + (
-            f"/{about['host']}" if about.get("host") else ""
-        )
+        verdict = str(about.get("provider") or "unknown") + (f"/{about['host']}" if about.get("host") else "")
         flags = ", ".join(about.get("flags") or []) or "no flags"
         what = f"session {about.get('session_id') or '?'} · {about.get('format')} · {verdict} {about.get('confidence')} · {flags}"
-    lines = [
-        f"{label}  {line}" if i == 0 else f"   {line}"
-        for i, line in enumerate(wrap(what, width - 3))
-    ]
+    lines = [f"{label}  {line}" if i == 0 else f"   {line}" for i, line in enumerate(wrap(what, width - 3))]
     lines.extend(f"   {line}" for line in wrap(escape_name(profile.target), width - 3))
     return lines
 

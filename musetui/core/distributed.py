@@ -210,7 +210,9 @@ def connect(address: str, timeout: float) -> Any:
     try:
         return distributed.Client(address, timeout=timeout)
     except Exception as exc:
-        raise DaskScanError(f"cannot connect to the Dask scheduler at {address}: {type(exc).__name__}: {_first_line(exc)}") from exc
+        raise DaskScanError(
+            f"cannot connect to the Dask scheduler at {address}: {type(exc).__name__}: {_first_line(exc)}"
+        ) from exc
 
 
 @dataclass
@@ -278,7 +280,15 @@ class DaskIndex(Index):
                 chunks = split(files, threads or 1) if len(files) > 1 else [files]
                 self.tasks = len(chunks)
                 futures = [
-                    client.submit(scan_task, c, self.keep_offsets, want_state, self.light, pure=False, key=f"musetui-scan-{i}-{os.getpid()}-{id(self)}")
+                    client.submit(
+                        scan_task,
+                        c,
+                        self.keep_offsets,
+                        want_state,
+                        self.light,
+                        pure=False,
+                        key=f"musetui-scan-{i}-{os.getpid()}-{id(self)}",
+                    )
                     for i, c in enumerate(chunks)
                 ]
             except Exception as exc:
@@ -322,7 +332,9 @@ class DaskIndex(Index):
                 except OSError as exc:  # CommClosedError: the scheduler went away while sending it
                     raise _lost_scheduler(self.address, exc) from exc
                 except Exception as exc:  # a task lost past the retry limit, a worker that cannot run musetui
-                    raise DaskScanError(f"the Dask scan failed, nothing was printed: {type(exc).__name__}: {_first_line(exc)}") from exc
+                    raise DaskScanError(
+                        f"the Dask scan failed, nothing was printed: {type(exc).__name__}: {_first_line(exc)}"
+                    ) from exc
                 if not (isinstance(got, tuple) and len(got) == 2 and got[0] == TASK_FORMAT):
                     theirs = got[0] if isinstance(got, tuple) and got and isinstance(got[0], str) else "an older one"
                     raise DaskScanError(
@@ -339,7 +351,9 @@ class DaskIndex(Index):
                 watch.check()
         return results
 
-    def _merge(self, e: FileEntry, status: str, value: Any, want_state: bool) -> Iterator[tuple[Outcome, FileEntry, Blobs | None]]:
+    def _merge(
+        self, e: FileEntry, status: str, value: Any, want_state: bool
+    ) -> Iterator[tuple[Outcome, FileEntry, Blobs | None]]:
         """One file's outcome from a worker's result, re-checked here when the worker could not see the file."""
         if status == "ok":
             yield from self._decode_results([e], [value], want_state)

@@ -222,7 +222,10 @@ def parse(diag: Diagnostic) -> tuple[str, str | None, str, str, int] | None:
         return None
     version = m.group("version")
     return (
-        m.group("fmt"), orjson.loads(version) if version else None, m.group("what"), orjson.loads(m.group("name")),
+        m.group("fmt"),
+        orjson.loads(version) if version else None,
+        m.group("what"),
+        orjson.loads(m.group("name")),
         int(m.group("count")),
     )
 
@@ -283,7 +286,14 @@ TABLE_HEADER = ("format", "version", "unknown", "name", "records", "files", "fir
 def table_rows(diags: Iterable[Diagnostic]) -> list[tuple[str, str, str, str, str, str, str]]:
     """The rows of the report's drift table, one per :func:`tally` row (plain text: each view escapes it)."""
     return [
-        (r.format, _cut(r.version) if r.version is not None else "-", r.what, _cut(r.name), f"{r.count:,}", f"{r.files:,}",
-         f"{r.first_path}:{r.first_line}")
+        (
+            r.format,
+            _cut(r.version) if r.version is not None else "-",
+            r.what,
+            _cut(r.name),
+            f"{r.count:,}",
+            f"{r.files:,}",
+            f"{r.first_path}:{r.first_line}",
+        )
         for r in tally(diags)
     ]

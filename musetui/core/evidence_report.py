@@ -52,6 +52,7 @@ from musetui.core.walk import FileEntry
 if TYPE_CHECKING:
     from musetui.core.custody import Custody
 
+
 @dataclass(slots=True)
 class FileRecord:
     """One examined file: where it is, its size and mtime as walked, and the sha256 of those bytes."""
@@ -105,7 +106,10 @@ def collect(paths: Sequence[str], *, use_cache: bool = True, workers: int | None
 
 
 def from_index(
-    roots: Sequence[str], sessions: Sequence[SessionSummary], files: Iterable[FileEntry], diagnostics: Sequence[Diagnostic]
+    roots: Sequence[str],
+    sessions: Sequence[SessionSummary],
+    files: Iterable[FileEntry],
+    diagnostics: Sequence[Diagnostic],
 ) -> ReportData:
     """A report of already-scanned sessions; hashes each file up to the size it was scanned at."""
     records = []
@@ -252,7 +256,20 @@ def _md_appendices(data: ReportData) -> list[str]:
     """Appendix A (every session), B (every file, hashed), C (diagnostics), then the chain of custody."""
     out = ["## Appendix A: every session", ""]
     out += _md_table(
-        ["path", "session id", "format", "declared model", "provider", "host", "confidence", "flags", "items", "malformed", "started", "ended"],
+        [
+            "path",
+            "session id",
+            "format",
+            "declared model",
+            "provider",
+            "host",
+            "confidence",
+            "flags",
+            "items",
+            "malformed",
+            "started",
+            "ended",
+        ],
         (
             (
                 _code(_where(s, data.roots)),
@@ -275,7 +292,12 @@ def _md_appendices(data: ReportData) -> list[str]:
     out += _md_table(
         ["path", "size", "mtime", "sha256"],
         (
-            (_code(f.abspath), f"{f.size:,}", _mtime(f.mtime_ns), (f"`{f.sha256}`" if f.sha256 else "-") + (f" ({_cell(f.note)})" if f.note else ""))
+            (
+                _code(f.abspath),
+                f"{f.size:,}",
+                _mtime(f.mtime_ns),
+                (f"`{f.sha256}`" if f.sha256 else "-") + (f" ({_cell(f.note)})" if f.note else ""),
+            )
             for f in data.files
         ),
     )
@@ -283,8 +305,15 @@ def _md_appendices(data: ReportData) -> list[str]:
     if not data.diagnostics:
         out.append("None.")
     if drift_rows := table_rows(data.diagnostics):  # format drift, per harness version (musetui.core.drift)
-        out += ["Format drift: record kinds and top-level keys the formats do not know.", "", *_md_table(
-            list(TABLE_HEADER), ((_cell(a), _code(b), _cell(c), _code(d), e, f, _code(g)) for a, b, c, d, e, f, g in drift_rows)), ""]
+        out += [
+            "Format drift: record kinds and top-level keys the formats do not know.",
+            "",
+            *_md_table(
+                list(TABLE_HEADER),
+                ((_cell(a), _code(b), _cell(c), _code(d), e, f, _code(g)) for a, b, c, d, e, f, g in drift_rows),
+            ),
+            "",
+        ]
     out += [f"- {md_code(d.text(), table=True)}" for d in data.diagnostics]
     if data.custody is not None:
         from musetui.core.custody import markdown
@@ -346,7 +375,10 @@ def _csp_hash(text: str) -> str:
 
 
 def _html_table(
-    header: Sequence[tuple[str, bool]], rows: Iterable[Sequence[tuple[str, str | None]]], cls: str = "sortable", cols: Sequence[str] = ()
+    header: Sequence[tuple[str, bool]],
+    rows: Iterable[Sequence[tuple[str, str | None]]],
+    cls: str = "sortable",
+    cols: Sequence[str] = (),
 ) -> str:
     """A table; header cells are ``(label, numeric)``; body cells are ``(escaped html, sort value)``; ``cols``: column classes."""
     colgroup = "<colgroup>" + "".join(f'<col class="{c}">' for c in cols) + "</colgroup>" if cols else ""
@@ -364,7 +396,9 @@ def _html_table(
 
 
 def _provider_cell(provider: str) -> tuple[str, str | None]:
-    swatch = f'<svg width="10" height="10" aria-hidden="true"><rect width="10" height="10" fill="{colour(provider)}"/></svg>'
+    swatch = (
+        f'<svg width="10" height="10" aria-hidden="true"><rect width="10" height="10" fill="{colour(provider)}"/></svg>'
+    )
     return f"{swatch} {esc(provider)}", provider
 
 
@@ -398,9 +432,12 @@ def render_html(data: ReportData) -> str:
     head = "\n".join(out) + "\n"
     tail = f"<script>{SCRIPT}</script>\n</body></html>\n"
     return sealed(
-        head, tail,
-        lambda h: f'<p id="report-hash"><strong>sha256 of this report:</strong> <code>{h}</code> ({esc(SEAL_NOTE)}: '
-        f"<code>{esc(seal_check(h))}</code>)</p>\n",
+        head,
+        tail,
+        lambda h: (
+            f'<p id="report-hash"><strong>sha256 of this report:</strong> <code>{h}</code> ({esc(SEAL_NOTE)}: '
+            f"<code>{esc(seal_check(h))}</code>)</p>\n"
+        ),
     )
 
 
@@ -412,7 +449,10 @@ def _html_examined(data: ReportData, flagged: Sequence[SessionSummary]) -> str:
     facts = [
         ("Roots", ", ".join(path_code(r) for r in data.roots)),
         ("Files", f"{len(data.files):,} ({total_bytes:,} bytes)"),
-        ("Sessions", f"{len(sessions):,}, of which {len(flagged):,} flagged; {sum(s.malformed_lines for s in sessions):,} malformed lines"),
+        (
+            "Sessions",
+            f"{len(sessions):,}, of which {len(flagged):,} flagged; {sum(s.malformed_lines for s in sessions):,} malformed lines",
+        ),
         ("Time span", f"{esc(iso(start) or '?')} → {esc(iso(end) or '?')}"),
         ("musetui", esc(data.version)),
         ("Model catalogue", f"<code>{esc(data.catalogue)}</code>"),
@@ -437,7 +477,10 @@ def _html_attribution(sessions: Sequence[SessionSummary]) -> list[str]:
             ([_provider_cell(p), (str(n), str(n))] for p, n in by_provider),
         ),
         "<h3>By host</h3>",
-        _html_table([("host", False), ("sessions", True)], ([(esc(h), h), (str(n), str(n))] for h, n in counts(sessions, host_of))),
+        _html_table(
+            [("host", False), ("sessions", True)],
+            ([(esc(h), h), (str(n), str(n))] for h, n in counts(sessions, host_of)),
+        ),
         "<h3>By declared model</h3>",
         _html_table(
             [("declared model", False), ("sessions", True)],
@@ -445,9 +488,23 @@ def _html_attribution(sessions: Sequence[SessionSummary]) -> list[str]:
         ),
         "<h3>Declared versus attributed</h3>",
         _html_table(
-            [("declared provider", False), ("declared model", False), ("attributed provider", False), ("host", False), ("sessions", True), ("declared-mismatch", True)],
+            [
+                ("declared provider", False),
+                ("declared model", False),
+                ("attributed provider", False),
+                ("host", False),
+                ("sessions", True),
+                ("declared-mismatch", True),
+            ],
             (
-                [(f"<code>{esc_name(dp)}</code>", dp), (f"<code>{esc_name(dm)}</code>", dm), _provider_cell(p), (esc(h), h), (str(n), str(n)), (str(m), str(m))]
+                [
+                    (f"<code>{esc_name(dp)}</code>", dp),
+                    (f"<code>{esc_name(dm)}</code>", dm),
+                    _provider_cell(p),
+                    (esc(h), h),
+                    (str(n), str(n)),
+                    (str(m), str(m)),
+                ]
                 for dp, dm, p, h, n, m in declared_vs_attributed(sessions)
             ),
         ),
@@ -469,8 +526,20 @@ def _html_flagged(data: ReportData, flagged: Sequence[SessionSummary]) -> list[s
 def _html_sessions(data: ReportData) -> str:
     """Appendix A: every session, one sortable row each."""
     return _html_table(
-        [("path", False), ("session id", False), ("format", False), ("declared model", False), ("provider", False), ("host", False),
-         ("confidence", True), ("flags", False), ("items", True), ("malformed", True), ("started", False), ("ended", False)],
+        [
+            ("path", False),
+            ("session id", False),
+            ("format", False),
+            ("declared model", False),
+            ("provider", False),
+            ("host", False),
+            ("confidence", True),
+            ("flags", False),
+            ("items", True),
+            ("malformed", True),
+            ("started", False),
+            ("ended", False),
+        ],
         (
             [
                 (path_code(_where(s, data.roots)), _where(s, data.roots)),
@@ -489,7 +558,20 @@ def _html_sessions(data: ReportData) -> str:
             for s in data.sessions
         ),
         cls="sortable wide sessions",
-        cols=("c-path", "c-id", "c-fmt", "c-model", "c-prov", "c-host", "c-conf", "c-flags", "c-items", "c-bad", "c-time", "c-time"),
+        cols=(
+            "c-path",
+            "c-id",
+            "c-fmt",
+            "c-model",
+            "c-prov",
+            "c-host",
+            "c-conf",
+            "c-flags",
+            "c-items",
+            "c-bad",
+            "c-time",
+            "c-time",
+        ),
     )
 
 
@@ -502,7 +584,11 @@ def _html_files(data: ReportData) -> str:
                 (path_code(f.abspath), f.abspath),
                 (f"{f.size:,}", str(f.size)),
                 (esc(_mtime(f.mtime_ns)), str(f.mtime_ns)),
-                ((f"<code>{esc(f.sha256)}</code>" if f.sha256 else "-") + (f' <span class="muted">{esc(f.note)}</span>' if f.note else ""), f.sha256),
+                (
+                    (f"<code>{esc(f.sha256)}</code>" if f.sha256 else "-")
+                    + (f' <span class="muted">{esc(f.note)}</span>' if f.note else ""),
+                    f.sha256,
+                ),
             ]
             for f in data.files
         ),
@@ -519,8 +605,13 @@ def _html_diagnostics(data: ReportData) -> list[str]:
     else:
         if drift_rows := table_rows(data.diagnostics):  # format drift, per harness version (musetui.core.drift)
             out.append('<p id="drift">Format drift: record kinds and top-level keys the formats do not know.</p>')
-            out.append(_html_table([(h, h in ("records", "files")) for h in TABLE_HEADER],
-                                   ([(esc(c), c) for c in row] for row in drift_rows), cls="sortable drift"))
+            out.append(
+                _html_table(
+                    [(h, h in ("records", "files")) for h in TABLE_HEADER],
+                    ([(esc(c), c) for c in row] for row in drift_rows),
+                    cls="sortable drift",
+                )
+            )
         out.append("<ul>" + "".join(f"<li><code>{esc(d.text())}</code></li>" for d in data.diagnostics) + "</ul>")
     if data.custody is not None:
         from musetui.core.custody import html_block

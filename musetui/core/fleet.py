@@ -198,7 +198,10 @@ def rank(machines: list[Machine]) -> list[Machine]:
             "eM": round(excess_m, 3),
         }
         m.score = round(
-            W_MIX * divergence + W_RARE * _saturate(n_rare) + W_FLAGGED * _saturate(excess_f) + W_MISMATCH * _saturate(excess_m),
+            W_MIX * divergence
+            + W_RARE * _saturate(n_rare)
+            + W_FLAGGED * _saturate(excess_f)
+            + W_MISMATCH * _saturate(excess_m),
             3,
         )
         m.session_scores = [
@@ -208,14 +211,11 @@ def rank(machines: list[Machine]) -> list[Machine]:
     return sorted(machines, key=lambda m: (-m.score, -m.flagged, m.root))
 
 
-def fleet_sessions(machines: Sequence[Machine], limit: int | None = None) -> list[tuple[float, Machine, dict[str, Any]]]:
+def fleet_sessions(
+    machines: Sequence[Machine], limit: int | None = None
+) -> list[tuple[float, Machine, dict[str, Any]]]:
     """Every session with a score above 0, ranked across the fleet (highest first)."""
-    out = [
-        (sc, m, r)
-        for m in machines
-        for r, sc in zip(m.records, m.session_scores, strict=True)
-        if sc > 0
-    ]
+    out = [(sc, m, r) for m in machines for r, sc in zip(m.records, m.session_scores, strict=True) if sc > 0]
     out.sort(key=lambda t: (-t[0], t[1].root, t[2].get("path") or ""))
     return out[:limit] if limit is not None else out
 
@@ -344,11 +344,18 @@ def machines_from_sessions(roots: Sequence[str], sessions: Iterable[Any]) -> lis
     by_root: dict[str, list[dict[str, Any]]] = {os.path.abspath(r): [] for r in roots}
     for s in sessions:
         a = s.attribution
-        by_root.setdefault(s.root, []).append({
-            "path": s.path, "session_id": s.session_id, "format": s.format, "declared_model": s.declared_model,
-            "provider": a.provider, "host": a.host, "flags": list(a.flags),
-            **_switched(s),
-        })
+        by_root.setdefault(s.root, []).append(
+            {
+                "path": s.path,
+                "session_id": s.session_id,
+                "format": s.format,
+                "declared_model": s.declared_model,
+                "provider": a.provider,
+                "host": a.host,
+                "flags": list(a.flags),
+                **_switched(s),
+            }
+        )
     return [Machine(root, sorted(recs, key=lambda r: r["path"])) for root, recs in by_root.items()]
 
 
@@ -389,19 +396,34 @@ def text_report(machines: Sequence[Machine], *, explain: bool = False, top: int 
         s = m.summary()
         mix = ", ".join(f"{p} {n}" for p, n in s["providers"].items())
         hosts = ", ".join(f"{h} {n}" for h, n in s["hosts"].items())
-        rows.append((str(i), f"{m.score:.3f}", str(s["sessions"]), str(m.flagged), str(m.mismatches),
-                     escape_name(m.root), one_line(mix + (f" (hosts: {hosts})" if hosts else ""))))
+        rows.append(
+            (
+                str(i),
+                f"{m.score:.3f}",
+                str(s["sessions"]),
+                str(m.flagged),
+                str(m.mismatches),
+                escape_name(m.root),
+                one_line(mix + (f" (hosts: {hosts})" if hosts else "")),
+            )
+        )
     lines = _aligned(rows, right={0, 1, 2, 3, 4})
     if explain:
         lines.append("")
-        lines.append("score parts (see musetui fleet --explain): D mix divergence, r rare sessions, eF/eM excess flagged/mismatches")
+        lines.append(
+            "score parts (see musetui fleet --explain): D mix divergence, r rare sessions, eF/eM excess flagged/mismatches"
+        )
         for m in machines:
             p = m.parts
-            lines.append(f"  {escape_name(m.root)}: D={p.get('D', 0)} r={p.get('r', 0)} eF={p.get('eF', 0)} eM={p.get('eM', 0)} -> {m.score:.3f}")
+            lines.append(
+                f"  {escape_name(m.root)}: D={p.get('D', 0)} r={p.get('r', 0)} eF={p.get('eF', 0)} eM={p.get('eM', 0)} -> {m.score:.3f}"
+            )
     total = Counter(r.get("provider") or "unknown" for m in machines for r in m.records)
     lines.append("")
-    lines.append(f"fleet: {_count(len(machines), 'machine')}, {_count(sum(total.values()), 'session')}: "
-                 + ", ".join(f"{p} {n}" for p, n in _tally(total.elements()).items()))
+    lines.append(
+        f"fleet: {_count(len(machines), 'machine')}, {_count(sum(total.values()), 'session')}: "
+        + ", ".join(f"{p} {n}" for p, n in _tally(total.elements()).items())
+    )
     ranked = fleet_sessions(machines, top)
     if ranked:
         lines.append("")

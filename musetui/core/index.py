@@ -59,7 +59,11 @@ def _scan_entry(entry: FileEntry, keep_offsets: bool, want_state: bool = False) 
         if entry.maybe and not _looks_like_json(entry.abspath):
             return Outcome(None, [])
         return scan_file(
-            entry.abspath, entry.relpath, entry.root, keep_offsets=keep_offsets, want_state=want_state and entry.keep_state
+            entry.abspath,
+            entry.relpath,
+            entry.root,
+            keep_offsets=keep_offsets,
+            want_state=want_state and entry.keep_state,
         )
     except Exception as exc:  # the per-file boundary
         return Outcome(None, [internal_error(entry.relpath, exc)])
@@ -97,7 +101,11 @@ def _blobs(outcome: Outcome) -> Blobs:
     try:
         return stored.encode_outcome(outcome), sblob, light_blob(outcome)
     except Exception as exc:
-        path = outcome.summary.path if outcome.summary is not None else (outcome.diagnostics[0].path if outcome.diagnostics else "")
+        path = (
+            outcome.summary.path
+            if outcome.summary is not None
+            else (outcome.diagnostics[0].path if outcome.diagnostics else "")
+        )
         outcome.summary = None
         outcome.offsets = b""
         outcome.diagnostics = [*outcome.diagnostics, internal_error(path, exc)]
@@ -256,7 +264,9 @@ class Index:
                 cache.close()
         return out
 
-    def _cache_for(self, root: str, caches: dict[str, IndexCache], rows: dict[str, CachedFile], readonly: bool = False) -> IndexCache:
+    def _cache_for(
+        self, root: str, caches: dict[str, IndexCache], rows: dict[str, CachedFile], readonly: bool = False
+    ) -> IndexCache:
         """The open cache of ``root``; opened (and, unless ``readonly``, its rows loaded into ``rows``) on first use.
 
         A read-only reader (the head start) looks rows up one by one: it needs a few files, not all.
@@ -413,7 +423,9 @@ class Index:
             else:
                 self.states.pop(e.abspath, None)
             outcome.state = None
-            self.diagnostics.extend(d for d in outcome.diagnostics if resumed or "malformed" not in d.message or old is None)
+            self.diagnostics.extend(
+                d for d in outcome.diagnostics if resumed or "malformed" not in d.message or old is None
+            )
             prev = by_path.get(e.abspath)
             if prev is not None and outcome.summary is not None:
                 # Same session, new content: update the object everyone already holds.
@@ -487,7 +499,12 @@ class _Stream:
         self.pending.append(e)
         self.pending_bytes += e.size
         if self.pool is None:
-            if not self.index.streams or self.workers <= 1 or self.pending_bytes < PARALLEL_MIN_BYTES or len(self.pending) < 8:
+            if (
+                not self.index.streams
+                or self.workers <= 1
+                or self.pending_bytes < PARALLEL_MIN_BYTES
+                or len(self.pending) < 8
+            ):
                 return
             # (per-process tables built once here, before a fork: the workers inherit them)
             self.pool = parallel.start_pool(self.workers, initargs=(self.index.worker_nice,), before_fork=prepare)
@@ -536,7 +553,9 @@ class _Stream:
             if self.cancelled is not None and self.cancelled():
                 return
 
-    def _results(self, chunk: list[FileEntry], future: Future[list[Any]]) -> Iterator[tuple[Outcome, FileEntry, Blobs | None]]:
+    def _results(
+        self, chunk: list[FileEntry], future: Future[list[Any]]
+    ) -> Iterator[tuple[Outcome, FileEntry, Blobs | None]]:
         index = self.index
         try:
             results = future.result()
@@ -557,10 +576,16 @@ class _Stream:
 def _same_file(a: FileEntry, b: FileEntry) -> bool:
     """Whether two walk entries name the same, unchanged file."""
     return (a.abspath, a.root, a.relpath, a.dev, a.ino, a.size, a.mtime_ns, a.ctime_ns) == (
-        b.abspath, b.root, b.relpath, b.dev, b.ino, b.size, b.mtime_ns, b.ctime_ns
+        b.abspath,
+        b.root,
+        b.relpath,
+        b.dev,
+        b.ino,
+        b.size,
+        b.mtime_ns,
+        b.ctime_ns,
     )
 
 
 def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
-

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 __all__ = ["IndexOptions", "ScanRun"]
 
 
-
 @dataclass(frozen=True, slots=True)
 class IndexOptions:
     """What an index scans and how: fixed for one scan run (see :meth:`Index.options`)."""
@@ -54,7 +53,11 @@ class ScanRun:
     """
 
     def __init__(
-        self, index: Index, opts: IndexOptions, cancelled: Callable[[], bool] | None, tick: Callable[[Progress], None] | None
+        self,
+        index: Index,
+        opts: IndexOptions,
+        cancelled: Callable[[], bool] | None,
+        tick: Callable[[Progress], None] | None,
     ) -> None:
         self.index = index
         self.opts = opts
@@ -81,7 +84,9 @@ class ScanRun:
         """Walk and scan, yielding each outcome with the progress so far; store what was scanned at the end."""
         index = self.index
         walker: Iterable[FileEntry] = (
-            list(index.files) if index.walked else iter_walk(list(self.opts.roots), index.diagnostics, self.opts.follow_symlinks)
+            list(index.files)
+            if index.walked
+            else iter_walk(list(self.opts.roots), index.diagnostics, self.opts.follow_symlinks)
         )
         if not index.walked:
             index.files = []
@@ -146,7 +151,9 @@ class ScanRun:
             stream.feed(e)
             yield from self.scanned(stream.ready())
 
-    def scanned(self, outcomes: Iterator[tuple[Outcome, FileEntry, Blobs | None]]) -> Iterator[tuple[Outcome, Progress]]:
+    def scanned(
+        self, outcomes: Iterator[tuple[Outcome, FileEntry, Blobs | None]]
+    ) -> Iterator[tuple[Outcome, Progress]]:
         """Outcomes of files read here or by workers: counted, kept for the cache (and for follow), taken."""
         index, opts, tally = self.index, self.opts, self.tally
         for outcome, entry, blobs in outcomes:
@@ -156,7 +163,11 @@ class ScanRun:
             if blobs is not None:
                 if opts.use_cache:
                     self.fresh.append((entry, blobs))
-                if opts.follow and blobs[1] is not None and time.time_ns() - entry.mtime_ns < opts.active_window_s * 1e9:
+                if (
+                    opts.follow
+                    and blobs[1] is not None
+                    and time.time_ns() - entry.mtime_ns < opts.active_window_s * 1e9
+                ):
                     got = stored.decode_state(blobs[1])
                     if got is not None:
                         index.states[entry.abspath] = got
@@ -179,4 +190,3 @@ class ScanRun:
                 cache.store(rows_out, keep)
             index.notices.extend(n for n in cache.notices if n not in index.notices)
             cache.close()
-

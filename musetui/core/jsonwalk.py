@@ -120,7 +120,15 @@ def entries(
                 key = list_key
             tv: type | None = type(v)
             if tv not in _EXACT:  # a subclass, or a type orjson never builds
-                tv = str if isinstance(v, str) else dict if isinstance(v, dict) else list if isinstance(v, list) else None
+                tv = (
+                    str
+                    if isinstance(v, str)
+                    else dict
+                    if isinstance(v, dict)
+                    else list
+                    if isinstance(v, list)
+                    else None
+                )
             if tv is str:
                 if nest and level > max_depth:
                     continue
@@ -132,7 +140,15 @@ def entries(
                         break
             elif tv is dict:
                 if level <= max_depth:
-                    frames.append((iter(v.items()), (f"{base}.{k}" if base else k) if is_dict else f"{base}[{k}]", level, None, True))
+                    frames.append(
+                        (
+                            iter(v.items()),
+                            (f"{base}.{k}" if base else k) if is_dict else f"{base}[{k}]",
+                            level,
+                            None,
+                            True,
+                        )
+                    )
                     break
             elif tv is list:
                 if level <= max_depth:

@@ -30,20 +30,51 @@ def _pa() -> Any:
     return pa
 
 
-
 def _known_types(pa: Any) -> dict[str, Any]:
     s, f, i = pa.string(), pa.float64(), pa.int64()
     evidence = pa.struct(
-        [("detector", s), ("provider", s), ("host", s), ("weight", f), ("line", i), ("field", s), ("value", s), ("detail", s)]
+        [
+            ("detector", s),
+            ("provider", s),
+            ("host", s),
+            ("weight", f),
+            ("line", i),
+            ("field", s),
+            ("value", s),
+            ("detail", s),
+        ]
     )
-    types = {k: s for k in (
-        "path", "root", "session_id", "parent_session_id", "format", "declared_provider", "declared_model",
-        "provider", "host", "via", "started_at", "ended_at",
-    )}
+    types = {
+        k: s
+        for k in (
+            "path",
+            "root",
+            "session_id",
+            "parent_session_id",
+            "format",
+            "declared_provider",
+            "declared_model",
+            "provider",
+            "host",
+            "via",
+            "started_at",
+            "ended_at",
+        )
+    }
     segment = pa.struct(
-        [("first_line", i), ("last_line", i), ("items", i), ("provider", s), ("host", s), ("started_at", s), ("ended_at", s)]
+        [
+            ("first_line", i),
+            ("last_line", i),
+            ("items", i),
+            ("provider", s),
+            ("host", s),
+            ("started_at", s),
+            ("ended_at", s),
+        ]
     )
-    types.update({"confidence": f, "items": i, "malformed_lines": i, "flags": pa.list_(s), "evidence": pa.list_(evidence)})
+    types.update(
+        {"confidence": f, "items": i, "malformed_lines": i, "flags": pa.list_(s), "evidence": pa.list_(evidence)}
+    )
     types["segments"] = pa.list_(segment)
     types["usage"] = pa.struct([(k, i) for k in USAGE_FIELDS])
     return types

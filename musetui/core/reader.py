@@ -205,7 +205,9 @@ def _expand(raw: bytes) -> tuple[bytes, str | None]:
         total += len(chunk)
         out.append(chunk)
         if total > MAX_EXPANDED_BYTES or d.unconsumed_tail:
-            raise CompressedError(f"gzip data expands past {MAX_EXPANDED_BYTES // 2**20} MiB (the limit for compressed files)")
+            raise CompressedError(
+                f"gzip data expands past {MAX_EXPANDED_BYTES // 2**20} MiB (the limit for compressed files)"
+            )
         if not d.eof:
             note = f"gzip stream ends early (truncated at byte {len(raw)}): read the {total:,} bytes it holds"
             break
@@ -216,7 +218,9 @@ def _expand(raw: bytes) -> tuple[bytes, str | None]:
 def _expanded(fd: int, st: os.stat_result) -> tuple[bytes, str | None]:
     """The expansion of the open gzip file ``fd`` (read whole: gzip has no random access)."""
     if st.st_size > MAX_EXPANDED_BYTES:
-        raise CompressedError(f"gzip file of {st.st_size:,} bytes: past the {MAX_EXPANDED_BYTES // 2**20} MiB limit for compressed files")
+        raise CompressedError(
+            f"gzip file of {st.st_size:,} bytes: past the {MAX_EXPANDED_BYTES // 2**20} MiB limit for compressed files"
+        )
     parts: list[bytes] = []
     pos = 0
     while pos < st.st_size:

@@ -15,6 +15,7 @@ from musetui.core.usage import usage_text
 #: Raw lines are truncated to this many characters in reports.
 RAW_LIMIT = 2000
 
+
 def human_bytes(n: int) -> str:
     """``1.5 MB``, ``812 kB``, ``34 bytes``: a size in decimal units, for people."""
     if n < 1000:
@@ -58,7 +59,9 @@ def show_context(path: str, root: str | None = None) -> str:
     return family_root(target) or target
 
 
-def show_summary(path: str, root: str | None = None, *, use_cache: bool = True) -> tuple[SessionSummary | None, list[object]]:
+def show_summary(
+    path: str, root: str | None = None, *, use_cache: bool = True
+) -> tuple[SessionSummary | None, list[object]]:
     """The session at ``path`` as ``musetui show`` reports it: indexed in :func:`show_context`.
 
     The TUI's ``y`` reads nothing again: it formats the summary the app scanned, which is what
@@ -151,10 +154,7 @@ def _identity_line(s: SessionSummary) -> str:
         return "- **sha256 of the file:** unreadable now"
     sha, size, mtime = ident
     changed = f"; the scan read {s.size:,} bytes" if size != s.size else ""
-    return (
-        f"- **sha256 of the file:** `{sha}` ({size:,} bytes = {human_bytes(size)}, "
-        f"modified {iso(mtime)}{changed})"
-    )
+    return f"- **sha256 of the file:** `{sha}` ({size:,} bytes = {human_bytes(size)}, modified {iso(mtime)}{changed})"
 
 
 def decoded_bullets(decoded: Sequence[Decoded], line_time: float | None, line: int) -> list[str]:
@@ -200,12 +200,15 @@ def item_markdown(
         f"- **Verdict:** {verdict_line(s)}",
         *_flag_lines(s),
         f"- **File:** {_name(s.abspath)}",
-        f"- **Line:** {item.line}" + (f"–{item.line + item.lines - 1}" if item.lines > 1 else "")
+        f"- **Line:** {item.line}"
+        + (f"–{item.line + item.lines - 1}" if item.lines > 1 else "")
         + f", bytes {item.offset}–{item.offset + item.length} ({item.length:,} bytes)",
         f"- **sha256 of the raw line:** `{sha}`",
         f"- **Recorded:** {iso(item.time) or '?'}",
-        f"- **Item:** {item.kind}" + (f" / {_one_line(item.subkind)}" if item.subkind else "")
-        + (f", role {_one_line(item.role)}" if item.role else "") + (f", reasoning {_one_line(item.reasoning)}" if item.reasoning else ""),
+        f"- **Item:** {item.kind}"
+        + (f" / {_one_line(item.subkind)}" if item.subkind else "")
+        + (f", role {_one_line(item.role)}" if item.role else "")
+        + (f", reasoning {_one_line(item.reasoning)}" if item.reasoning else ""),
         "",
         "#### Decoded fingerprints",
     ]
@@ -263,8 +266,12 @@ def session_json(s: SessionSummary, root: str | None = None) -> dict[str, object
         record["root"] = json_name(root)
     ident = file_identity(s.abspath)
     sha, size, mtime = ident if ident is not None else (None, None, None)
-    record["file"] = {"abspath": json_name(s.abspath), "sha256": sha, "size": size,
-                      "modified": iso(mtime) if mtime is not None else None}
+    record["file"] = {
+        "abspath": json_name(s.abspath),
+        "sha256": sha,
+        "size": size,
+        "modified": iso(mtime) if mtime is not None else None,
+    }
     record["format_rule"] = s.format_rule
     record["notes"] = list(s.notes)
     record["item"] = None

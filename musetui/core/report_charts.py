@@ -22,12 +22,16 @@ def mix_chart(rows: Sequence[tuple[str, int]], total: int) -> str:
     top = max(n for _, n in rows)
     bar_h, gap, label_w, width = 18, 6, 110, 420
     height = len(rows) * (bar_h + gap) + gap
-    parts = [f'<svg role="img" aria-label="provider mix" width="{width}" height="{height}" viewBox="0 0 {width} {height}">']
+    parts = [
+        f'<svg role="img" aria-label="provider mix" width="{width}" height="{height}" viewBox="0 0 {width} {height}">'
+    ]
     for i, (p, n) in enumerate(rows):
         y = gap + i * (bar_h + gap)
         w = max(2.0, (width - label_w - 70) * n / top)
         parts.append(f'<text x="{label_w - 6}" y="{y + 13}" text-anchor="end">{esc(p)}</text>')
-        parts.append(f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="{colour(p)}"><title>{esc(p)}: {n}</title></rect>')
+        parts.append(
+            f'<rect x="{label_w}" y="{y}" width="{w:.1f}" height="{bar_h}" fill="{colour(p)}"><title>{esc(p)}: {n}</title></rect>'
+        )
         pct = 100.0 * n / total
         parts.append(f'<text x="{label_w + w + 6:.1f}" y="{y + 13}">{n} ({pct:.0f}%)</text>')
     parts.append("</svg>")
@@ -55,7 +59,9 @@ def timeline_chart(sessions: Sequence[SessionSummary]) -> str:
     bar_w = max(2.0, min(40.0, (640 - left - 10) / n_buckets - 2))
     width = max(640, int(left + 10 + n_buckets * (bar_w + 2)))
     height = plot_h + bottom + 10
-    parts = [f'<svg role="img" aria-label="sessions over time" width="{width}" height="{height}" viewBox="0 0 {width} {height}">']
+    parts = [
+        f'<svg role="img" aria-label="sessions over time" width="{width}" height="{height}" viewBox="0 0 {width} {height}">'
+    ]
     parts.append(f'<line x1="{left}" y1="{10 + plot_h}" x2="{width - 4}" y2="{10 + plot_h}" stroke="#888"/>')
     parts.append(f'<text x="{left - 4}" y="{14}" text-anchor="end">{top}</text>')
     parts.append(f'<text x="{left - 4}" y="{10 + plot_h}" text-anchor="end">0</text>')
@@ -76,7 +82,9 @@ def timeline_chart(sessions: Sequence[SessionSummary]) -> str:
     undated = sum(b.sessions for b in t.buckets if b.start is None)
     note = f"one bar per {t.by} (UTC)" + (f"; {undated:,} without a start time not shown" if undated else "")
     parts.append(f'<text x="{left}" y="{height - 16}">{esc(iso(base) or "?")}</text>')
-    parts.append(f'<text x="{width - 4}" y="{height - 16}" text-anchor="end">{esc(iso(base + n_buckets * step) or "?")}</text>')
+    parts.append(
+        f'<text x="{width - 4}" y="{height - 16}" text-anchor="end">{esc(iso(base + n_buckets * step) or "?")}</text>'
+    )
     parts.append(f'<text x="{(left + width) / 2:.0f}" y="{height - 2}" text-anchor="middle">{esc(note)}</text>')
     parts.append("</svg>")
     legend = " ".join(

@@ -127,21 +127,28 @@ def _cards(s: SessionSummary, sha: str | None) -> str:
     a = s.attribution
     verdict = (
         f'<div class="verdict-provider">{_who(a.provider, a.host)}</div>'
-        f'<div>confidence {a.confidence:.2f}' + (f" · via {esc(a.via)}" if a.via else "") + "</div>"
+        f"<div>confidence {a.confidence:.2f}" + (f" · via {esc(a.via)}" if a.via else "") + "</div>"
     )
     declared = f"<div>{esc(s.declared_provider or '-')}</div><div><code>{esc(escape_name(s.declared_model or '-'))}</code></div>"
     flags = "".join(f'<span class="flag">{esc(f)}</span>' for f in a.flags) or "none"
     size = f"{s.size:,} bytes · {s.items:,} items · {s.malformed_lines:,} malformed"
-    return '<div class="cards">' + "".join(
-        [
-            _card("Verdict", verdict, "verdict"),
-            _card("Declared", declared),
-            _card("Flags", f"<div>{flags}</div>"),
-            _card("Recorded", f"<div>{time_span(s.started_at, s.ended_at, '<br>')}</div>"),
-            *([_card("Tokens", f"<div>{esc(tokens)}</div>")] if (tokens := usage_text(s.usage)) else []),
-            _card("File", f"<div>{esc(size)}</div>" + (f'<div class="hash"><code>{esc(sha)}</code></div>' if sha else "")),
-        ]
-    ) + "</div>"
+    return (
+        '<div class="cards">'
+        + "".join(
+            [
+                _card("Verdict", verdict, "verdict"),
+                _card("Declared", declared),
+                _card("Flags", f"<div>{flags}</div>"),
+                _card("Recorded", f"<div>{time_span(s.started_at, s.ended_at, '<br>')}</div>"),
+                *([_card("Tokens", f"<div>{esc(tokens)}</div>")] if (tokens := usage_text(s.usage)) else []),
+                _card(
+                    "File",
+                    f"<div>{esc(size)}</div>" + (f'<div class="hash"><code>{esc(sha)}</code></div>' if sha else ""),
+                ),
+            ]
+        )
+        + "</div>"
+    )
 
 
 def _seg(seg: Any, name: str) -> Any:
@@ -178,13 +185,17 @@ def evidence_table(s: SessionSummary) -> str:
             esc(e.detector),
             _who(e.provider, e.host),
             esc(f"{e.weight:.2f}"),
-            (esc(f"line {e.line}") + (f"<br><code>{breakable(e.field)}</code>" if e.field else "")) if e.line else "fleet",
+            (esc(f"line {e.line}") + (f"<br><code>{breakable(e.field)}</code>" if e.field else ""))
+            if e.line
+            else "fleet",
             f'<code class="value">{esc(escape_name(e.value))}</code>',
             esc(e.detail),
         ]
         for e in shown
     ]
-    return "<h4>Evidence</h4>" + _table("evidence", ["detector", "points to", "weight", "where", "value", "detail"], rows)
+    return "<h4>Evidence</h4>" + _table(
+        "evidence", ["detector", "points to", "weight", "where", "value", "detail"], rows
+    )
 
 
 def decoded_table(decoded: Sequence[Decoded], line_time: float | None) -> str:
@@ -195,7 +206,9 @@ def decoded_table(decoded: Sequence[Decoded], line_time: float | None) -> str:
     for d in decoded:
         minted = ""
         if d.time is not None:
-            minted = esc(iso(d.time) or "?") + (esc(f" ({fmt_gap(d.time, line_time)} from the line)") if line_time is not None else "")
+            minted = esc(iso(d.time) or "?") + (
+                esc(f" ({fmt_gap(d.time, line_time)} from the line)") if line_time is not None else ""
+            )
         fields = "".join(f"<dt>{esc(k)}</dt><dd>{esc(v)}</dd>" for k, v in d.fields if k not in ("minted", "time"))
         problems = f'<div class="problems">problems: {esc(", ".join(d.problems))}</div>' if d.problems else ""
         rows.append(
@@ -218,8 +231,10 @@ def raw_block(raw: RawLine) -> str:
     cut = f" (the first {RAW_LIMIT:,} of {len(text):,} characters)" if len(text) > RAW_LIMIT else ""
     return (
         f"<h4>Strongest evidence: {esc(lines)}</h4>"
-        + f'<p class="muted">{esc(it.kind)}' + (f" / {esc(it.subkind)}" if it.subkind else "")
-        + (f", role {esc(it.role)}" if it.role else "") + f", recorded {esc(iso(it.time) or '?')}, "
+        + f'<p class="muted">{esc(it.kind)}'
+        + (f" / {esc(it.subkind)}" if it.subkind else "")
+        + (f", role {esc(it.role)}" if it.role else "")
+        + f", recorded {esc(iso(it.time) or '?')}, "
         + f"bytes {it.offset:,}–{it.offset + it.length:,}</p>"
         + decoded_table(raw.decoded, it.time)
         + f"<h4>Raw {esc(lines)}{esc(cut)}</h4>"
@@ -231,7 +246,11 @@ def session_section(index: int, s: SessionSummary, where: str, sha: str | None, 
     """One flagged session: its title, cards, reasons, details, segments, evidence and raw line."""
     a = s.attribution
     title = s.title or "(no title or first prompt recorded)"
-    reasons = _table("reasons", ["flag", "why"], ([f'<span class="flag">{esc(f)}</span>', esc(t)] for f, t in flag_sentences(a.flags, a.reasons)))
+    reasons = _table(
+        "reasons",
+        ["flag", "why"],
+        ([f'<span class="flag">{esc(f)}</span>', esc(t)] for f, t in flag_sentences(a.flags, a.reasons)),
+    )
     details = [
         ("Session id", f"<code>{esc(s.session_id or '?')}</code>"),
     ]
@@ -254,8 +273,10 @@ def session_section(index: int, s: SessionSummary, where: str, sha: str | None, 
     if raw is not None:
         parts.append(raw_block(raw))
     elif strongest_line(s) is not None:
-        parts.append(f'<p class="muted">The raw line {esc(strongest_line(s))} is not shown: '
-                     f"only the first {RAW_SESSIONS} flagged sessions' lines are read, or it could not be read.</p>")
+        parts.append(
+            f'<p class="muted">The raw line {esc(strongest_line(s))} is not shown: '
+            f"only the first {RAW_SESSIONS} flagged sessions' lines are read, or it could not be read.</p>"
+        )
     parts.append("</section>")
     return "".join(parts)
 

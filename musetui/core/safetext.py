@@ -92,10 +92,7 @@ _CONTROLS: tuple[tuple[int, int], ...] = ((0x00, 0x1F), (0x7F, 0x9F))
 
 def _class(ranges: tuple[tuple[int, int], ...]) -> str:
     """A regex character class body for code point ranges."""
-    return "".join(
-        re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
-        for a, b in ranges
-    )
+    return "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in ranges)
 
 
 _INVISIBLE = (*DEFAULT_IGNORABLE, *_EXTRA_INVISIBLE)
@@ -109,9 +106,7 @@ _ASCII_DROP_RE = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
 @functools.cache
 def _drop_re() -> re.Pattern[str]:
     """Everything that text outputs drop: controls (TAB and LF kept) and invisible characters."""
-    return re.compile(
-        f"[{_class(((0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), *DEFAULT_IGNORABLE, (0xFFF9, 0xFFFB)))}]"
-    )
+    return re.compile(f"[{_class(((0x00, 0x08), (0x0B, 0x1F), (0x7F, 0x9F), *DEFAULT_IGNORABLE, (0xFFF9, 0xFFFB)))}]")
 
 
 @functools.cache
@@ -302,9 +297,7 @@ def md_code(text: str, *, table: bool = False) -> str:
         return "` `"
     longest = max((len(r) for r in re.findall("`+", t)), default=0) if "`" in t else 0
     fence = "`" * (longest + 1)
-    pad = (
-        " " if (t[0] in "` " or t[-1] in "` ") and t.strip(" ") else ""
-    )  # (spaces alone are kept as they are)
+    pad = " " if (t[0] in "` " or t[-1] in "` ") and t.strip(" ") else ""  # (spaces alone are kept as they are)
     if table:
         t = t.replace("|", "\\|")
     return f"{fence}{pad}{t}{pad}{fence}"
@@ -335,9 +328,7 @@ def md_text(text: str, *, inline: bool = False) -> str:
     t = _MD_LINKISH_RE.sub(r"\\\g<0>", _MD_PUNCT_RE.sub(r"\\\g<0>", one_line(text)))
     m = None if inline else _MD_BLOCK_START_RE.match(t)
     if m:
-        i = (
-            m.end() if t[m.end() - 1].isdigit() else m.end() - 1
-        )  # ``1.`` -> ``1\.``, ``#`` -> ``\#``
+        i = m.end() if t[m.end() - 1].isdigit() else m.end() - 1  # ``1.`` -> ``1\.``, ``#`` -> ``\#``
         t = t[:i] + "\\" + t[i:]
     return t
 
@@ -362,5 +353,10 @@ def json_name(text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return "".join(f"\\x{ord(c) - 0xDC00:02x}" if 0xDC80 <= ord(c) <= 0xDCFF else (c if not 0xD800 <= ord(c) <= 0xDFFF else f"\\u{ord(c):04x}") for c in text)
+        return "".join(
+            f"\\x{ord(c) - 0xDC00:02x}"
+            if 0xDC80 <= ord(c) <= 0xDCFF
+            else (c if not 0xD800 <= ord(c) <= 0xDFFF else f"\\u{ord(c):04x}")
+            for c in text
+        )
     return text

@@ -189,7 +189,9 @@ def render(rows: Sequence[Row], widths: dict[str, int]) -> list[tuple[str, Row |
                 out.append((line(" ", {c.name: c.name for c in shown}, "path"), None))
             root = r.root
         cells = {
-            c.name: cut_flags(r.flags, widths[c.name]) if c.name == "flags" and r.flags else cut_end(r.cells[c.name], widths[c.name])
+            c.name: cut_flags(r.flags, widths[c.name])
+            if c.name == "flags" and r.flags
+            else cut_end(r.cells[c.name], widths[c.name])
             for c in shown
         }
         out.append((line(r.marker, cells, cut_path(r.path, widths["path"])), r))

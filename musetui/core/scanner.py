@@ -144,7 +144,9 @@ def _scan_file(abspath: str, relpath: str, root: str, opts: ScanOptions) -> Outc
         read_bytes=len(data),
     )
     if fd.expanded:
-        summary.notes.append(f"gzip file: its lines and byte offsets are those of the {len(data):,} bytes it expands to")
+        summary.notes.append(
+            f"gzip file: its lines and byte offsets are those of the {len(data):,} bytes it expands to"
+        )
     if fd.note:
         summary.notes.append(fd.note)
     changed = [Diagnostic(relpath, 0, fd.note)] if fd.note and not fd.expanded else []  # (it shrank)
@@ -226,7 +228,13 @@ def _scan_windows(abspath: str, relpath: str, root: str, opts: ScanOptions) -> O
         diags.append(Diagnostic(relpath, 0, shrank))
         summary.notes.append(shrank)
     if limit < size:
-        diags.append(Diagnostic(relpath, 0, f"file of {size:,} bytes exceeds the {limit:,}-byte scan limit: scanned up to byte {pos:,} (line {state.n_lines})"))
+        diags.append(
+            Diagnostic(
+                relpath,
+                0,
+                f"file of {size:,} bytes exceeds the {limit:,}-byte scan limit: scanned up to byte {pos:,} (line {state.n_lines})",
+            )
+        )
         summary.notes.append(f"partial scan: the first {pos:,} of {size:,} bytes (the scan limit)")
     summary.read_bytes = pos + len(tail)
     out = _scan_sliced(tail, summary, observer, state, opts, grew=grew)[0]
@@ -299,11 +307,18 @@ def scan_bytes(
     return _scan_whole(data, summary, _options(keep_offsets, attribute_session, want_state), grew=grew, budget=budget)
 
 
-def _scan_whole(data: bytes, summary: SessionSummary, opts: ScanOptions, *, grew: bool, budget: Budget | None) -> Outcome:
+def _scan_whole(
+    data: bytes, summary: SessionSummary, opts: ScanOptions, *, grew: bool, budget: Budget | None
+) -> Outcome:
     shape = identify(summary.path, data)
     if shape.kind == "capture":
         return _scan_capture(
-            data, summary, shape.layout or JSON_LAYOUT, shape.document, opts.keep_offsets, opts.attribute_session,
+            data,
+            summary,
+            shape.layout or JSON_LAYOUT,
+            shape.document,
+            opts.keep_offsets,
+            opts.attribute_session,
             budget or Budget(),
         )
     if shape.kind == "document":
@@ -488,7 +503,11 @@ def _scan_document(
                 needle = (dec.value or (_key or "")).encode("utf-8", "replace")
                 pos = data.find(needle) if needle else -1
                 line = bisect_right(starts, pos) if pos >= 0 else 1
-                located.append(Located(dec, line, path, zone_of(path, dec.detector.startswith("key")), t, after_tol=TOL_AFTER_CREATED_S))
+                located.append(
+                    Located(
+                        dec, line, path, zone_of(path, dec.detector.startswith("key")), t, after_tol=TOL_AFTER_CREATED_S
+                    )
+                )
         summary.attribution = attribute(summary, located, lookup())
         segments.one_segment(summary, 1, max(1, len(starts)))
     offs = array("Q", [0]).tobytes() if keep_offsets else b""
@@ -496,7 +515,12 @@ def _scan_document(
 
 
 def _scan_capture(
-    data: bytes, summary: SessionSummary, kind: str, document: Any, keep_offsets: bool, attribute_session: bool,
+    data: bytes,
+    summary: SessionSummary,
+    kind: str,
+    document: Any,
+    keep_offsets: bool,
+    attribute_session: bool,
     budget: Budget,
 ) -> Outcome:
     """A VCR cassette or HAR log: one session, one item per interaction (see sources.http_capture)."""

@@ -93,7 +93,9 @@ _CURRENT: tuple[tuple[tuple[str, str], ...], Settings] | None = None
 def current() -> Settings:
     """The settings of this process: read on first use, and again only when the environment changes."""
     global _CURRENT
-    key = tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith(ENV_PREFIX) or k in ("HOME", "XDG_CONFIG_HOME")))
+    key = tuple(
+        sorted((k, v) for k, v in os.environ.items() if k.startswith(ENV_PREFIX) or k in ("HOME", "XDG_CONFIG_HOME"))
+    )
     if _CURRENT is None or _CURRENT[0] != key:
         _CURRENT = (key, load())
     return _CURRENT[1]

@@ -59,6 +59,7 @@ OVERRIDES[(Outcome, "state")] = _none_only()
 #: ``Attribution.reasons`` names the union that musetui.core.model imports only for type checking.
 HINT_NAMES["Reason"] = reasons.Reason
 
+
 def encode_outcome(outcome: Outcome) -> bytes:
     """An outcome (its ``state`` must be None) as a stored blob."""
     return dump(Outcome, outcome)
@@ -156,7 +157,9 @@ def encode_state(state: ScanState, prefix: str) -> bytes:
         if name == "frozen":
             watch = observer.watch
             drift = None if watch is None else [watch.version, [[*k, *v] for k, v in watch.seen.items()]]
-            values.append([codec(SessionSummary)[0](summary), type(observer).__name__, attrs_plain(observer, _SKIP), drift])
+            values.append(
+                [codec(SessionSummary)[0](summary), type(observer).__name__, attrs_plain(observer, _SKIP), drift]
+            )
         elif name == "collapsed":  # its groups hold members of ``located`` (counted in place): stored as their indices
             try:
                 values.append([[codec(_COLLAPSE_KEY)[0](k), [where[id(x)] for x in g]] for k, g in v.items()])
@@ -229,7 +232,9 @@ def _set_drift(observer: Any, stored: Any) -> None:
     seen: dict[tuple[str | None, str, str], list[int]] = {}
     for row in _list(rows):
         v, what, name, count, first = _list(row)
-        if not (isinstance(v, ok) and type(what) is str and type(name) is str and type(count) is int and type(first) is int):
+        if not (
+            isinstance(v, ok) and type(what) is str and type(name) is str and type(count) is int and type(first) is int
+        ):
             raise Invalid("drift row")
         seen[(v, what, name)] = [count, first]
     watch.version, watch.seen = version, seen

@@ -79,9 +79,7 @@ class Bucket:
             "by": self.by,
             "sessions": self.sessions,
             "items": self.items,
-            "providers": [
-                {"provider": k[0], "host": k[1], "sessions": n, "items": i} for k, n, i in self.ordered()
-            ],
+            "providers": [{"provider": k[0], "host": k[1], "sessions": n, "items": i} for k, n, i in self.ordered()],
         }
 
 
@@ -229,7 +227,9 @@ def rows_from_sessions(sessions: Iterable[Any], names: dict[str, str] | None = N
     for s in sessions:
         a = s.attribution
         root = names.get(s.root_dir, s.root_dir)
-        out.append(Row(s.started_at, a.provider or "unknown", a.host, s.declared_model, root, s.path, 1, s.items, s.key))
+        out.append(
+            Row(s.started_at, a.provider or "unknown", a.host, s.declared_model, root, s.path, 1, s.items, s.key)
+        )
     return out
 
 
@@ -257,7 +257,12 @@ def rows_from_blob(blob: bytes) -> list[Row] | None:
             obj = orjson.loads(line)
             t, p, h, m, root, path, ln, items, key = (obj[f] for f in _ROW_FIELDS)
             ok = (t is None or type(t) in (int, float)) and all(type(x) is str for x in (p, root, path, key))
-            if not ok or type(ln) is not int or type(items) is not int or not all(x is None or type(x) is str for x in (h, m)):
+            if (
+                not ok
+                or type(ln) is not int
+                or type(items) is not int
+                or not all(x is None or type(x) is str for x in (h, m))
+            ):
                 return None
             out.append(Row(t, p, h, m, root, path, ln, items, key))
     except (orjson.JSONDecodeError, KeyError, TypeError):

@@ -140,12 +140,18 @@ def _malformed(m: object) -> str | None:
         return f"format_version {m.get('format_version')!r}: this musetui reads {FORMAT_VERSION}"
     members, sessions, roots = m.get("members"), m.get("sessions"), m.get("roots")
     if not isinstance(members, list) or not all(
-        isinstance(x, dict) and isinstance(x.get("name"), str) and isinstance(x.get("sha256"), str) and isinstance(x.get("size"), int)
+        isinstance(x, dict)
+        and isinstance(x.get("name"), str)
+        and isinstance(x.get("sha256"), str)
+        and isinstance(x.get("size"), int)
         for x in members
     ):
         return "malformed 'members'"
     if not isinstance(roots, list) or not all(
-        isinstance(r, dict) and isinstance(r.get("label"), str) and "/" not in r["label"] and unsafe_name(r["label"]) is None
+        isinstance(r, dict)
+        and isinstance(r.get("label"), str)
+        and "/" not in r["label"]
+        and unsafe_name(r["label"]) is None
         and r.get("kind") in ("dir", "file")
         for r in roots
     ):
@@ -157,8 +163,13 @@ def _malformed(m: object) -> str | None:
     ctx = m.get("context", {})
     rows = ctx.get("sessions", []) if isinstance(ctx, dict) else None
     if not isinstance(rows, list) or not all(
-        isinstance(r, list) and len(r) == 5 and isinstance(r[0], str) and isinstance(r[1], str)
-        and (r[2] is None or isinstance(r[2], str)) and isinstance(r[3], str) and isinstance(r[4], int)
+        isinstance(r, list)
+        and len(r) == 5
+        and isinstance(r[0], str)
+        and isinstance(r[1], str)
+        and (r[2] is None or isinstance(r[2], str))
+        and isinstance(r[3], str)
+        and isinstance(r[4], int)
         for r in rows
     ):
         return "malformed 'context'"
@@ -248,12 +259,16 @@ def _room(tmp: str, infos: list[zipfile.ZipInfo], out: Outcome) -> bool:
     free = shutil.disk_usage(tmp).free
     if need > free:
         out.refused = True
-        out.differences.append(f"refused: the re-scan needs {need:,} bytes in {tempfile.gettempdir()}, {free:,} are free (TMPDIR)")
+        out.differences.append(
+            f"refused: the re-scan needs {need:,} bytes in {tempfile.gettempdir()}, {free:,} are free (TMPDIR)"
+        )
         return False
     return True
 
 
-def _check_members(zf: zipfile.ZipFile, infos: list[zipfile.ZipInfo], manifest: dict[str, Any], tmp: str, out: Outcome) -> None:
+def _check_members(
+    zf: zipfile.ZipFile, infos: list[zipfile.ZipInfo], manifest: dict[str, Any], tmp: str, out: Outcome
+) -> None:
     """Compare every member with the manifest's list, in name order."""
     listed = {m["name"]: m for m in manifest["members"]}
     present = {i.filename for i in infos}

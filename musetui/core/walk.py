@@ -20,6 +20,7 @@ from musetui.core.sources.layouts import CAPTURE_SUFFIXES
 JSON_EXTS = frozenset({".jsonl", ".json", ".ndjson", ".jsonlines"})
 MAYBE_EXTS = frozenset({".txt", ".log", ""})
 
+
 @dataclass(slots=True)
 class FileEntry:
     """A file to scan, with where it was found."""
@@ -72,7 +73,9 @@ def _inside(path: str, real_root: str) -> bool:
     return path == real_root or path.startswith(real_root.rstrip(os.sep) + os.sep)
 
 
-def iter_walk(roots: Sequence[str], diagnostics: list[Diagnostic], follow_symlinks: bool = False) -> Iterator[FileEntry]:
+def iter_walk(
+    roots: Sequence[str], diagnostics: list[Diagnostic], follow_symlinks: bool = False
+) -> Iterator[FileEntry]:
     """The candidate files under ``roots`` as the walk finds them (see :func:`_walk`).
 
     Directories are listed through descriptors opened with ``O_NOATIME``: the walk moves
@@ -85,7 +88,9 @@ def iter_walk(roots: Sequence[str], diagnostics: list[Diagnostic], follow_symlin
         lister.close()
 
 
-def _walk(roots: Sequence[str], diagnostics: list[Diagnostic], follow_symlinks: bool, lister: DirLister) -> Iterator[FileEntry]:
+def _walk(
+    roots: Sequence[str], diagnostics: list[Diagnostic], follow_symlinks: bool, lister: DirLister
+) -> Iterator[FileEntry]:
     """The candidate files under ``roots`` as the walk finds them (the order of :func:`walk_roots`).
 
     Diagnostics (unreadable directories, symlink loops, FIFOs …) are appended as found.
@@ -112,8 +117,15 @@ def _walk(roots: Sequence[str], diagnostics: list[Diagnostic], follow_symlinks: 
             continue
         if stat.S_ISREG(st.st_mode):
             yield FileEntry(
-                root_abs, os.path.basename(root_abs), root_abs, st.st_size, False, st.st_dev, st.st_ino,
-                st.st_mtime_ns, ctime_ns=st.st_ctime_ns,
+                root_abs,
+                os.path.basename(root_abs),
+                root_abs,
+                st.st_size,
+                False,
+                st.st_dev,
+                st.st_ino,
+                st.st_mtime_ns,
+                ctime_ns=st.st_ctime_ns,
             )
             continue
         if not stat.S_ISDIR(st.st_mode):
@@ -177,7 +189,14 @@ def _walk_tree(
                 continue
             elif stat.S_ISREG(mode):
                 yield FileEntry(
-                    path, rel, root_abs, est.st_size, cand is None, est.st_dev, est.st_ino, est.st_mtime_ns,
+                    path,
+                    rel,
+                    root_abs,
+                    est.st_size,
+                    cand is None,
+                    est.st_dev,
+                    est.st_ino,
+                    est.st_mtime_ns,
                     ctime_ns=est.st_ctime_ns,
                 )
             else:

@@ -60,9 +60,7 @@ class DiffScreen(ModalScreen[None]):
             id="diff.copy",
             tooltip="Copy the diff as text (what musetui diff prints)",
         ),
-        Binding(
-            "down,j", "scroll('down')", "Down", show=False, id="diff.down", tooltip="Scroll down"
-        ),
+        Binding("down,j", "scroll('down')", "Down", show=False, id="diff.down", tooltip="Scroll down"),
         Binding("up,k", "scroll('up')", "Up", show=False, id="diff.up", tooltip="Scroll up"),
     ]
 
@@ -106,15 +104,11 @@ class DiffMarks:
         """m: remember the session under the cursor."""
         s = self.screen.current
         if s is None:
-            self.screen.notify(
-                "Nothing to mark: move to a session first.", severity="warning", timeout=3
-            )
+            self.screen.notify("Nothing to mark: move to a session first.", severity="warning", timeout=3)
             return
         self.marked = s
         self.screen.notify(
-            escape(
-                f"Marked {short_id(s.session_id)} for diff: move to another session and press M."
-            ),
+            escape(f"Marked {short_id(s.session_id)} for diff: move to another session and press M."),
             timeout=4,
         )
 
@@ -123,11 +117,7 @@ class DiffMarks:
         screen = self.screen
         a, b = self.marked, screen.current
         if a is None or b is None:
-            missing = (
-                "No session marked: press m on one first."
-                if a is None
-                else "Move to a session to compare with."
-            )
+            missing = "No session marked: press m on one first." if a is None else "Move to a session to compare with."
             screen.notify(missing, severity="warning", timeout=3)
             return
         width = max(40, min(DIALOG_WIDTH, screen.app.size.width * 95 // 100) - DIALOG_FRAME)
@@ -150,16 +140,12 @@ class DiffMarks:
         except Exception as exc:  # reported, never a crash
             screen.post_message(DiffReady("", "", f"{type(exc).__name__}: {exc}"))
             return
-        screen.post_message(
-            DiffReady(text, f"Diff: A {short_id(a.session_id)} · B {short_id(b.session_id)}")
-        )
+        screen.post_message(DiffReady(text, f"Diff: A {short_id(a.session_id)} · B {short_id(b.session_id)}"))
 
     def ready(self, message: DiffReady) -> None:
         """Show a finished diff (or say why there is none)."""
         if message.error:
-            self.screen.notify(
-                escape(f"Could not compare: {clean(message.error, 200)}"), severity="error"
-            )
+            self.screen.notify(escape(f"Could not compare: {clean(message.error, 200)}"), severity="error")
             return
         self.last_text = message.text
         self.screen.app.push_screen(DiffScreen(message.text, message.title))

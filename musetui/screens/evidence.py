@@ -157,9 +157,12 @@ class EvidenceExport:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(er.render_html(data))
         except OSError as exc:
-            screen.app.call_from_thread(screen.notify, escape(clean(f"Report not written: {exc}", 300)), severity="error")
+            screen.app.call_from_thread(
+                screen.notify, escape(clean(f"Report not written: {exc}", 300)), severity="error"
+            )
             return
         flagged = len(er.flagged_sessions(data.sessions))
         screen.app.call_from_thread(
-            screen.notify, escape(clean(f"Report written: {path} ({len(data.sessions)} sessions, {flagged} flagged)", 300))
+            screen.notify,
+            escape(clean(f"Report written: {path} ({len(data.sessions)} sessions, {flagged} flagged)", 300)),
         )

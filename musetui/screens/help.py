@@ -28,9 +28,7 @@ class HelpScreen(ModalScreen[None]):
             id="help.close",
             tooltip="Close the help",
         ),
-        Binding(
-            "down,j", "scroll('down')", "Down", show=False, id="help.down", tooltip="Scroll down"
-        ),
+        Binding("down,j", "scroll('down')", "Down", show=False, id="help.down", tooltip="Scroll down"),
         Binding("up,k", "scroll('up')", "Up", show=False, id="help.up", tooltip="Scroll up"),
     ]
 

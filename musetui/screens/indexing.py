@@ -82,9 +82,7 @@ class IndexDriver:
         head: Rows read ahead by a child process while the app started, if any.
     """
 
-    def __init__(
-        self, roots: Sequence[str], *, workers: int | None, use_cache: bool, head: HeadStart | None
-    ) -> None:
+    def __init__(self, roots: Sequence[str], *, workers: int | None, use_cache: bool, head: HeadStart | None) -> None:
         self.roots = list(roots)
         self.workers = workers
         self.use_cache = use_cache

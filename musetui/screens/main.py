@@ -281,11 +281,7 @@ class MainScreen(PartsScreen):
         ):
             self._apply_pending()
             return
-        if (
-            self._opening_key == summary.key
-            and self.current is not None
-            and self.current.key == summary.key
-        ):
+        if self._opening_key == summary.key and self.current is not None and self.current.key == summary.key:
             return
         if self.current is None or self.current.key != summary.key:
             self.current = summary
@@ -383,9 +379,7 @@ class MainScreen(PartsScreen):
         if self.current is None or self.current.key != message.key:
             return
         self.items.clear(f"Could not open this session: {clean(message.error, 200)}")
-        self.notify(
-            escape(f"Could not open the session: {clean(message.error, 200)}"), severity="error"
-        )
+        self.notify(escape(f"Could not open the session: {clean(message.error, 200)}"), severity="error")
 
     @on(SessionDecoded)
     def _decoded(self, message: SessionDecoded) -> None:

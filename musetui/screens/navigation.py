@@ -227,7 +227,9 @@ class Navigator:
             self.apply_filter(None if choice == ALL else choice)
 
         screen.app.push_screen(
-            ProviderFilterScreen(screen.feed.provider_counts(), screen.session_tree.provider_filter, screen.feed.tallies()),
+            ProviderFilterScreen(
+                screen.feed.provider_counts(), screen.session_tree.provider_filter, screen.feed.tallies()
+            ),
             done,
         )
 

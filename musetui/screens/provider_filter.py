@@ -27,12 +27,8 @@ class ProviderFilterScreen(ModalScreen[str | None]):
     """Returns a provider, ``"*"`` for all, or None when cancelled."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "escape,q", "cancel", "Cancel", id="filter.cancel", tooltip="Keep the current filter"
-        ),
-        Binding(
-            "j", "cursor('down')", "Down", show=False, id="filter.down", tooltip="Next provider"
-        ),
+        Binding("escape,q", "cancel", "Cancel", id="filter.cancel", tooltip="Keep the current filter"),
+        Binding("j", "cursor('down')", "Down", show=False, id="filter.down", tooltip="Next provider"),
         Binding("k", "cursor('up')", "Up", show=False, id="filter.up", tooltip="Previous provider"),
     ]
 

@@ -133,9 +133,7 @@ class SearchScreen(ModalScreen[int | None]):
         ),
     ]
 
-    def __init__(
-        self, state: SearchState, sessions: Callable[[], Sequence[SessionSummary]]
-    ) -> None:
+    def __init__(self, state: SearchState, sessions: Callable[[], Sequence[SessionSummary]]) -> None:
         super().__init__()
         self.state = state
         self._sessions = sessions
@@ -306,9 +304,7 @@ class SearchScreen(ModalScreen[int | None]):
             self.post_message(SearchFailed(generation, query, str(exc)))
             return
         except Exception as exc:  # a search must never take the app down
-            self.post_message(
-                SearchFailed(generation, query, f"search failed: {type(exc).__name__}: {exc}")
-            )
+            self.post_message(SearchFailed(generation, query, f"search failed: {type(exc).__name__}: {exc}"))
             return
         if not worker.is_cancelled:
             self.post_message(SearchResults(generation, query, hits, total, True))

@@ -113,7 +113,9 @@ class TimelineScreen(ModalScreen[At | None]):
             text = Text(no_wrap=True, overflow="ellipsis", end="")
             text.append(f"{minute_label(r.time):<16}  ")
             text.append_text(self._mark((r.provider, r.host)))
-            text.append(f" {clean_name(key_label((r.provider, r.host)))} · {clean_name(r.declared_model or 'no declared model', 40)}")
+            text.append(
+                f" {clean_name(key_label((r.provider, r.host)))} · {clean_name(r.declared_model or 'no declared model', 40)}"
+            )
             text.append(f"  {clean_name(r.path)}:{r.line}", style="dim")
             options.append(Option(text, id=str(i)))
         with Vertical(id="timeline-dialog") as v:
@@ -141,4 +143,3 @@ class TimelineScreen(ModalScreen[At | None]):
             ol.action_cursor_down()
         else:
             ol.action_cursor_up()
-

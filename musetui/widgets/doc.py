@@ -166,7 +166,9 @@ class Rows:
         for label, value in self.rows:
             head = [lead, *Segment.apply_style(_segments(console, label), dim)]
             head.append(Segment(" " * (value_at - label_at - label.cell_len)))
-            wrapped = cut_long_tokens(value, value_w).wrap(console, value_w, overflow="fold") if value.plain else [Text("")]
+            wrapped = (
+                cut_long_tokens(value, value_w).wrap(console, value_w, overflow="fold") if value.plain else [Text("")]
+            )
             for n, line in enumerate(wrapped):
                 segments = [*(head if n == 0 else (lead, gap)), *_segments(console, line)]
                 out.append(Strip(segments).extend_cell_length(width).crop(0, width))

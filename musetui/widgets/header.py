@@ -66,7 +66,9 @@ class MuseHeader(Widget):
         text.append(roots)
         n_roots = len(self.roots)
         count = f"   {self.sessions:,} session{'s' if self.sessions != 1 else ''}"
-        text.append(count + (f" · {n_roots} root{'s' if n_roots != 1 else ''}" if n_roots > 1 else "") + "   ", style=dim)
+        text.append(
+            count + (f" · {n_roots} root{'s' if n_roots != 1 else ''}" if n_roots > 1 else "") + "   ", style=dim
+        )
         order = sorted(
             self.counts.items(),
             key=lambda kv: (-kv[1], PROVIDERS.index(kv[0]) if kv[0] in PROVIDERS else 99),

@@ -12,9 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.keys import key_to_character
 
 #: Shown when musetui.core.search is not importable (it always is in a release).
-FALLBACK_QUERY_HELP = (
-    'Search: bare words (all must match), "phrases", /regex/, field:value filters.'
-)
+FALLBACK_QUERY_HELP = 'Search: bare words (all must match), "phrases", /regex/, field:value filters.'
 
 #: What the session tree's columns hold, and which give way first when the tree is narrow.
 COLUMNS_HELP = (
@@ -97,9 +95,7 @@ def docs_text() -> Text:
     return Text("\n".join(f"{where / name}  {what}" for name, what in DOC_FILES))
 
 
-def help_renderable(
-    sections: Sequence[tuple[str, Iterable[BindingType]]], legend: str = ""
-) -> RenderableType:
+def help_renderable(sections: Sequence[tuple[str, Iterable[BindingType]]], legend: str = "") -> RenderableType:
     """Key tables per section, then the query language (the tree's legend first, when given)."""
     parts: list[RenderableType] = [
         Text(

@@ -155,9 +155,7 @@ class ItemList(LineView, can_focus=True):
             id="items.page_down",
             tooltip="Next page",
         ),
-        Binding(
-            "pageup", "page_up", "Page up", show=False, id="items.page_up", tooltip="Previous page"
-        ),
+        Binding("pageup", "page_up", "Page up", show=False, id="items.page_up", tooltip="Previous page"),
         Binding("home,g", "first", "First", show=False, id="items.first", tooltip="First item"),
         Binding("end,G", "last", "Last", show=False, id="items.last", tooltip="Last item"),
         Binding(
@@ -472,7 +470,11 @@ class ItemList(LineView, can_focus=True):
         seg = self.segment_of(item)
         if seg is not None:
             style = self._styles.get(f"provider:{seg.provider}", lambda: self._provider_style(seg.provider))
-            label = f"▌{seg.provider[:SEGMENT_W].ljust(SEGMENT_W)}" if width >= SEGMENT_LABEL_MIN else seg.provider[:1].upper()
+            label = (
+                f"▌{seg.provider[:SEGMENT_W].ljust(SEGMENT_W)}"
+                if width >= SEGMENT_LABEL_MIN
+                else seg.provider[:1].upper()
+            )
             text.append(label, style=style)
             text.append(" ")
         text.append(str(item.line).rjust(self.line_width()), style=self._part("item-list--line"))

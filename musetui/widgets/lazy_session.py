@@ -139,7 +139,11 @@ class LazyItems(Sequence[Item]):
             if end - start > MAX_LINE_BYTES:  # malformed, as the scan said
                 if first <= row < last:
                     fillers[row] = Item(
-                        row, line_no, start, end - start, "unknown",
+                        row,
+                        line_no,
+                        start,
+                        end - start,
+                        "unknown",
                         text=f"malformed line: {end - start:,} bytes, over the {MAX_LINE_BYTES // 2**20} MiB limit",
                     )
                 continue
@@ -147,9 +151,7 @@ class LazyItems(Sequence[Item]):
                 obj = orjson.loads(self.data[start:end])
             except orjson.JSONDecodeError as exc:
                 if first <= row < last:
-                    fillers[row] = Item(
-                        row, line_no, start, end - start, "unknown", text=f"malformed line: {exc}"
-                    )
+                    fillers[row] = Item(row, line_no, start, end - start, "unknown", text=f"malformed line: {exc}")
                 continue
             records.append(Record(line_no, start, end - start, obj))
         try:
@@ -159,9 +161,7 @@ class LazyItems(Sequence[Item]):
             for rec in records:
                 bad = row_of_line[rec.line]
                 if first <= bad < last:
-                    fillers[bad] = Item(
-                        bad, rec.line, rec.offset, rec.length, "unknown", raw=rec.obj, text=f"({exc})"
-                    )
+                    fillers[bad] = Item(bad, rec.line, rec.offset, rec.length, "unknown", raw=rec.obj, text=f"({exc})")
         out: list[Item | None] = [None] * (last - first)
         for item in built:
             row = row_of_line.get(item.line, -1)

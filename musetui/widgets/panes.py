@@ -51,7 +51,6 @@ RAW_PRETTY_LIMIT = 120_000
 SESSION_LIST_LIMIT = 400
 
 
-
 @dataclass
 class PaneContext:
     """What the panes show: a session, and optionally one of its items."""
@@ -82,7 +81,6 @@ def _same(a: tuple[object, ...], b: tuple[object, ...] | None) -> bool:
     return True
 
 
-
 def _who(provider: str | None, host: str | None) -> str:
     who = provider or "no provider"
     return f"{who}/{host}" if host else who
@@ -98,9 +96,7 @@ def _line_time(ctx: PaneContext, index: int) -> tuple[int, float | None]:
 STRENGTH_ORDER = {"strong": 0, "medium": 1, "weak": 2}
 
 
-def decoded_doc(
-    dec: Decoded, line: int, line_time: float | None, *, show_value: bool = True
-) -> Doc:
+def decoded_doc(dec: Decoded, line: int, line_time: float | None, *, show_value: bool = True) -> Doc:
     """One decoded fingerprint: value, detector, every field, time and Δ to the line, meaning."""
     doc = Doc()
     if show_value:
@@ -273,7 +269,6 @@ def _no_session() -> Doc:
     return Doc().note("No session selected. Move in the tree (j/k) and press enter.")
 
 
-
 class RawPane(DetailPane):
     """The raw item as pretty JSON, with its file, line and byte range."""
 
@@ -305,9 +300,7 @@ class RawPane(DetailPane):
                 rows.append(
                     (
                         "malformed",
-                        Text(
-                            f"line {m.line} (byte {m.offset}): {clean(m.reason, 200)}", style="red"
-                        ),
+                        Text(f"line {m.line} (byte {m.offset}): {clean(m.reason, 200)}", style="red"),
                     )
                 )
             doc.rows(rows)
@@ -315,9 +308,7 @@ class RawPane(DetailPane):
             record.pop("evidence", None)
             doc.blank().heading("Scan record")
             doc.syntax(clean_block(orjson.dumps(record, option=orjson.OPT_INDENT_2).decode()))
-            doc.note(
-                "Press enter to open the items, then j/k: this pane shows the selected raw line."
-            )
+            doc.note("Press enter to open the items, then j/k: this pane shows the selected raw line.")
             return doc
         end = item.offset + item.length
         lines = f"{item.line}" if item.lines <= 1 else f"{item.line}–{item.line + item.lines - 1}"
@@ -325,11 +316,7 @@ class RawPane(DetailPane):
         head.append(clean_name(ctx.display_path or s.abspath), style="bold")
         head.append(f":{lines}", style="bold cyan")
         doc.add(head)
-        doc.add(
-            Text(
-                f"line {lines} · bytes {item.offset:,}–{end:,} ({item.length:,} bytes)", style="dim"
-            )
-        )
+        doc.add(Text(f"line {lines} · bytes {item.offset:,}–{end:,} ({item.length:,} bytes)", style="dim"))
         try:
             pretty = orjson.dumps(item.raw, option=orjson.OPT_INDENT_2).decode()
         except (TypeError, orjson.JSONEncodeError):
@@ -379,9 +366,7 @@ def _session_list(ctx: PaneContext, *, signatures: bool) -> Doc:
     doc = Doc()
     if ctx.session_decoded is None:
         return doc.heading(f"{what} in this session").waiting("decoding the session…")
-    rows = [
-        (i, d) for i, d in ctx.session_decoded if (d.detector in SIGNATURE_DETECTORS) == signatures
-    ]
+    rows = [(i, d) for i, d in ctx.session_decoded if (d.detector in SIGNATURE_DETECTORS) == signatures]
     rows.sort(key=lambda r: STRENGTH_ORDER.get(r[1].strength, 3))
     doc.heading(f"{what} in this session ({len(rows)} distinct)")
     if not rows:
@@ -419,9 +404,7 @@ class SignaturePane(DetailPane):
         for d in sigs:
             doc.add(Text(clean_name(d.value, 96), style="bold"))
             truncated = "truncated" in d.problems
-            length = Text(
-                f"{len(d.value):,} characters · " + ("TRUNCATED" if truncated else "whole")
-            )
+            length = Text(f"{len(d.value):,} characters · " + ("TRUNCATED" if truncated else "whole"))
             if truncated:
                 length.stylize("bold red")
             shape = f" ({d.shape})" if d.shape and d.shape != d.detector else ""
@@ -456,11 +439,7 @@ class ReasoningPane(DetailPane):
         doc.heading(f"Reasoning on line {item.line}: {kind}")
         if kind == "encrypted":
             blob = next(
-                (
-                    d
-                    for d in ctx.decoded
-                    if d.detector in ("fernet", "anthropic-signature", "gemini-signature")
-                ),
+                (d for d in ctx.decoded if d.detector in ("fernet", "anthropic-signature", "gemini-signature")),
                 None,
             )
             n = blob_length(item.raw)
@@ -468,9 +447,7 @@ class ReasoningPane(DetailPane):
             if blob is not None and blob.time is not None:
                 desc.append(f", minted {stamp(blob.time)}", style="bold yellow")
                 if item.time is not None:
-                    desc.append(
-                        f" (Δ {fmt_gap(blob.time, item.time)} from the line)", style="dim"
-                    )
+                    desc.append(f" (Δ {fmt_gap(blob.time, item.time)} from the line)", style="dim")
             elif blob is not None:
                 desc.append(f" ({blob.detector})", style="dim")
             doc.add(desc)
@@ -486,11 +463,7 @@ class ReasoningPane(DetailPane):
                 doc.note(f"{n:,} bytes of redacted data")
         else:
             if kind == "empty-signature":
-                doc.add(
-                    Text(
-                        "visible text with an EMPTY signature (no provider signed it)", style="bold"
-                    )
-                )
+                doc.add(Text("visible text with an EMPTY signature (no provider signed it)", style="bold"))
             doc.add(Text(clean_block(item.text or "(empty)", 100_000)))
         return doc
 
@@ -537,9 +510,7 @@ class EvidencePane(DetailPane):
             verdict.stylize("red", verdict.plain.rfind(" · flags: ") + 3)
         rows: list[tuple[str, str | Text]] = [("verdict", verdict)]
         rows.append(("why", clean(a.summary) if a.summary else "no evidence"))
-        rows.append(
-            ("declared", f"provider {s.declared_provider or '-'} · model {s.declared_model or '-'}")
-        )
+        rows.append(("declared", f"provider {s.declared_provider or '-'} · model {s.declared_model or '-'}"))
         rows.append(("session", s.session_id or "?"))
         if s.parent_session_id:
             rows.append(("parent", s.parent_session_id))
@@ -570,9 +541,7 @@ class EvidencePane(DetailPane):
                 where += f" · ×{e.count}"
             row.append(f"  {where}", style="dim")
             doc.add(row)
-            detail: list[tuple[str, str | Text]] = [
-                ("value", Text(clean_name(e.value, 160), style="bold"))
-            ]
+            detail: list[tuple[str, str | Text]] = [("value", Text(clean_name(e.value, 160), style="bold"))]
             if e.field:
                 detail.append(("field", clean_name(e.field, 120)))
             if e.detail:

@@ -77,9 +77,7 @@ def hit_prompt(hit: Any, number: int, width: int = 200) -> Text:
         head.truncate(width, overflow="ellipsis")
     snippet = Text("      ", no_wrap=True, overflow="ellipsis", end="")
     snippet.append_text(
-        highlight_snippet(
-            getattr(hit, "snippet", "") or "", getattr(hit, "match_spans", ()) or (), width
-        )
+        highlight_snippet(getattr(hit, "snippet", "") or "", getattr(hit, "match_spans", ()) or (), width)
     )
     if snippet.cell_len > width:
         snippet.truncate(width, overflow="ellipsis")
@@ -264,9 +262,7 @@ class SearchResultsList(ScrollView, can_focus=True):
             raw = self.rich_style + self.get_component_rich_style("results--cursor")
             bg = Color.from_rich_color(raw.bgcolor) if raw.bgcolor is not None else self.background_colors[1]
             fg = Color.from_rich_color(raw.color) if raw.color is not None else bg.get_contrast_text(1.0)
-            style = self._styles["cursor"] = Style(
-                color=readable(fg, bg).rich_color, bgcolor=bg.rich_color, bold=True
-            )
+            style = self._styles["cursor"] = Style(color=readable(fg, bg).rich_color, bgcolor=bg.rich_color, bold=True)
         return style
 
     def render_line(self, y: int) -> Strip:

@@ -582,4 +582,3 @@ class SessionTree(LineView, can_focus=True):
         if width is None:
             width = self.scrollable_content_region.width or self.size.width or 80
         return self._painter.pieces(node, cursor, width)
-

@@ -20,9 +20,7 @@ TREE_BINDINGS: list[BindingType] = [
         id="tree.down",
         tooltip="Next line of the tree",
     ),
-    Binding(
-        "up,k", "cursor_up", "Up", show=False, id="tree.up", tooltip="Previous line of the tree"
-    ),
+    Binding("up,k", "cursor_up", "Up", show=False, id="tree.up", tooltip="Previous line of the tree"),
     Binding(
         "enter,l",
         "drill",

@@ -22,7 +22,20 @@ from musetui.widgets.tree_rows import Group, LabelCache, NodeData, RootSummary
 class Node:
     """One row of the tree (a group, a session or a fleet summary) with its children and state."""
 
-    __slots__ = ("_by_provider", "_by_size", "_by_time", "_children", "_expanded", "_line", "_owner", "_seq", "allow_expand", "data", "label_cache", "parent")
+    __slots__ = (
+        "_by_provider",
+        "_by_size",
+        "_by_time",
+        "_children",
+        "_expanded",
+        "_line",
+        "_owner",
+        "_seq",
+        "allow_expand",
+        "data",
+        "label_cache",
+        "parent",
+    )
 
     def __init__(
         self,
@@ -260,7 +273,9 @@ class TreeNodes:
         for pnode in late.values():
             _sort_children(pnode, forest.order)
 
-    def _place(self, s: SessionSummary, joined: dict[int, Node], late: dict[int, Node], *, shown_late: bool = False) -> Node | None:
+    def _place(
+        self, s: SessionSummary, joined: dict[int, Node], late: dict[int, Node], *, shown_late: bool = False
+    ) -> Node | None:
         """Give the shown session ``s`` a node under its group or its loaded parent; returns it (None: not laid out).
 
         A parent a filter hid until a child of this batch matched gets its node here too
@@ -305,7 +320,9 @@ class TreeNodes:
         shown = forest.shown_keys()
         for gkey in forest.group_order():
             found = forest.tops(gkey)
-            tops = [(i, s) for i, s in enumerate(found) if s.key in shown] if shown is not None else list(enumerate(found))
+            tops = (
+                [(i, s) for i, s in enumerate(found) if s.key in shown] if shown is not None else list(enumerate(found))
+            )
             if not tops:
                 continue
             if gkey[0] in fleet_rows and gkey[0] not in summarised:

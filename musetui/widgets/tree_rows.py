@@ -320,7 +320,9 @@ class TreeRows:
         widget = self._widget
         return self._styles.get(
             "provider:" + provider,
-            lambda: provider_style(widget.app.theme_variables, provider, widget.background_colors[1]) + Style(bold=True),
+            lambda: (
+                provider_style(widget.app.theme_variables, provider, widget.background_colors[1]) + Style(bold=True)
+            ),
         )
 
     def group_label(self, group: Group) -> list[Piece]:
@@ -354,9 +356,20 @@ class TreeRows:
         (:meth:`labels_changed`).
         """
         prefix = self._prefix_length(node) if node is not None else MIN_PREFIX
-        inside = self._forest.flagged_inside(s) if node is not None and node.allow_expand and not node.is_expanded else 0
+        inside = (
+            self._forest.flagged_inside(s) if node is not None and node.allow_expand and not node.is_expanded else 0
+        )
         widths = self.widths()
-        key = (self._label_epoch, self._styles.epoch, room, prefix, inside, widths, self._label_columns, self._paint_width)
+        key = (
+            self._label_epoch,
+            self._styles.epoch,
+            room,
+            prefix,
+            inside,
+            widths,
+            self._label_columns,
+            self._paint_width,
+        )
         if node is not None:
             cached = node.label_cache
             if cached is not None and cached[0] == key and node.data is s:
@@ -384,7 +397,12 @@ class TreeRows:
         out: list[Piece] = [(glyph + " ", glyph_style), (ident.ljust(name_w - 2), None)]
         if cols.provider:
             out.append((" ", None))
-            out.append((clean(provider_label(s), cols.provider).ljust(cols.provider), self._provider_style(s.attribution.provider)))
+            out.append(
+                (
+                    clean(provider_label(s), cols.provider).ljust(cols.provider),
+                    self._provider_style(s.attribution.provider),
+                )
+            )
         if cols.items:
             out.append((" " + str(s.items).rjust(cols.items), dim))
         if cols.tokens:
@@ -408,7 +426,11 @@ class TreeRows:
             model = clean(model, room_w) if room_w >= 2 else ""
             out.append((" " + model, None))
             out += badges
-            pad = cols.model + 1 - (sum(cell_len(t) for t, _ in badges) + len(model) + 1 + (len(route) + 1 if route else 0))
+            pad = (
+                cols.model
+                + 1
+                - (sum(cell_len(t) for t, _ in badges) + len(model) + 1 + (len(route) + 1 if route else 0))
+            )
             out.append((" " * max(0, pad), None))
         else:
             out += badges
@@ -477,8 +499,15 @@ class TreeRows:
             grow = min(left, max(wm, 5) - got["model"])
             got["model"] += grow
             left -= grow
-        return Columns(name, got.get("provider", 0), got.get("items", 0), got.get("started", 0), got.get("model", 0), max(0, left - 2),
-                       got.get("tokens", 0))
+        return Columns(
+            name,
+            got.get("provider", 0),
+            got.get("items", 0),
+            got.get("started", 0),
+            got.get("model", 0),
+            max(0, left - 2),
+            got.get("tokens", 0),
+        )
 
     def has_usage(self) -> bool:
         """Whether any session in the tree records token usage (else the tokens column never shows)."""
@@ -512,8 +541,13 @@ class TreeRows:
         cols = self._label_columns
         dim = self._styles.part("session-tree--dim")
         out: list[Piece] = [("session".ljust(cols.name), dim)]
-        for name, w, right in (("provider", cols.provider, False), ("items", cols.items, True), ("tokens", cols.tokens, True),
-                               ("started", cols.started, False), ("model", cols.model, False)):
+        for name, w, right in (
+            ("provider", cols.provider, False),
+            ("items", cols.items, True),
+            ("tokens", cols.tokens, True),
+            ("started", cols.started, False),
+            ("model", cols.model, False),
+        ):
             if w:
                 out.append((" " + (name.rjust(w) if right else name.ljust(w)), dim))
         if cols.title >= 12:

@@ -18,9 +18,7 @@ import platformdirs
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(
-    0, str(ROOT / "bench")
-)  # bench/ is part of the repository, not of the installed package
+sys.path.insert(0, str(ROOT / "bench"))  # bench/ is part of the repository, not of the installed package
 
 from eval_attribution import (  # noqa: E402
     ANY_HOST,
@@ -33,13 +31,8 @@ from eval_attribution import (  # noqa: E402
 )
 
 HERE = Path(__file__).resolve().parent
-FILES: list[dict[str, Any]] = tomllib.loads((HERE / "SOURCES.toml").read_text(encoding="utf-8"))[
-    "file"
-]
-CACHE = Path(
-    os.environ.get("MUSETUI_REAL_WORLD_DIR")
-    or Path(platformdirs.user_cache_dir("musetui")) / "real_world"
-)
+FILES: list[dict[str, Any]] = tomllib.loads((HERE / "SOURCES.toml").read_text(encoding="utf-8"))["file"]
+CACHE = Path(os.environ.get("MUSETUI_REAL_WORLD_DIR") or Path(platformdirs.user_cache_dir("musetui")) / "real_world")
 
 
 def _local(f: dict[str, Any]) -> Path:
@@ -48,18 +41,14 @@ def _local(f: dict[str, Any]) -> Path:
 
 def _need_corpus() -> None:
     if not any(_local(f).is_file() for f in FILES):
-        pytest.skip(
-            f"no real-world corpus in {CACHE}: run scripts/fetch_real_world.py SNAPSHOTS_DIR"
-        )
+        pytest.skip(f"no real-world corpus in {CACHE}: run scripts/fetch_real_world.py SNAPSHOTS_DIR")
 
 
 @pytest.fixture(scope="module")
 def cases() -> dict[str, list[Case]]:
     _need_corpus()
     result, scored = evaluate(CACHE)
-    assert result["corpus"]["labelled"] > 0, (
-        "the labeller labelled nothing: the corpus or the tables are wrong"
-    )
+    assert result["corpus"]["labelled"] > 0, "the labeller labelled nothing: the corpus or the tables are wrong"
     return scored
 
 
@@ -90,11 +79,7 @@ def test_known_misses_still_miss(cases: dict[str, list[Case]]) -> None:
     """Each ``known_eval_miss`` is still confidently wrong: once fixed, its mark must go (strict)."""
     present = {(c.repo, c.path) for mode in cases.values() for c in mode}
     still = {(c.repo, c.path) for mode in cases.values() for c in mode if c.confident_wrong}
-    fixed = [
-        f"{repo}:{path} ({why})"
-        for (repo, path), why in KNOWN.items()
-        if (repo, path) in present - still
-    ]
+    fixed = [f"{repo}:{path} ({why})" for (repo, path), why in KNOWN.items() if (repo, path) in present - still]
     assert not fixed, "no longer confident and wrong, remove known_eval_miss: " + "; ".join(fixed)
 
 
@@ -122,19 +107,14 @@ def test_labeller_agrees_with_sources() -> None:
         path = _local(f)
         if f["format"] != "http-capture" or not path.is_file():
             continue
-        cap = Capture.labelled(
-            f["repo"], "fit", f["path"], path, "", read_capture(path.read_bytes()), _labeller()
-        )
+        cap = Capture.labelled(f["repo"], "fit", f["path"], path, "", read_capture(path.read_bytes()), _labeller())
         found, _mixed = cap.file_labels()
         if not found:
             undecided += 1
             continue
         checked += 1
         want = _expected(f)
-        if not any(
-            (lb.provider, lb.via) == (want[0], want[2]) and lb.host in (want[1], ANY_HOST)
-            for lb in found
-        ):
+        if not any((lb.provider, lb.via) == (want[0], want[2]) and lb.host in (want[1], ANY_HOST) for lb in found):
             disagree.append((f["path"], want, found))
     assert checked >= 20, (checked, undecided)
     assert not disagree, disagree
@@ -149,16 +129,8 @@ def test_labeller_abstains_without_an_envelope() -> None:
     def ex(url: str, body: bytes) -> Exchange:
         return Exchange(0, "POST", url, {}, body, 200, {}, b"{}")
 
-    assert (
-        labeller.label(ex("https://llm.example.com/v1/chat/completions", b'{"model": "gpt-4o"}'))
-        is None
-    )
-    assert (
-        labeller.label(
-            ex("https://openrouter.ai/api/v1/chat/completions", b'{"model": "mystery-7b"}')
-        )
-        is None
-    )
+    assert labeller.label(ex("https://llm.example.com/v1/chat/completions", b'{"model": "gpt-4o"}')) is None
+    assert labeller.label(ex("https://openrouter.ai/api/v1/chat/completions", b'{"model": "mystery-7b"}')) is None
     assert labeller.label(ex("https://api.openai.com/v1/models", b"")) is None
     got = labeller.label(
         ex(
@@ -221,14 +193,9 @@ def test_reader_reads_every_capture_kind() -> None:
             }
         }
     ).encode()
-    request = (
-        f"POST {url} HTTP/1.1\r\nHost: api.openai.com\r\nContent-Length: {len(req)}\r\n\r\n".encode()
-        + req
-    )
+    request = f"POST {url} HTTP/1.1\r\nHost: api.openai.com\r\nContent-Length: {len(req)}\r\n\r\n".encode() + req
     response = f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body
-    httprr = (
-        b"httprr trace v1\n" + f"{len(request)} {len(response)}\n".encode() + request + response
-    )
+    httprr = b"httprr trace v1\n" + f"{len(request)} {len(response)}\n".encode() + request + response
     split = (
         f"requests:\n- body: '{req.decode()}'\n  method: POST\n  uri: {url}\nresponses:\n- body:\n"
         f"    string: '{body.decode()}'\n  status:\n    code: 200\n"

@@ -45,7 +45,8 @@ def records() -> dict[str, dict[str, Any]]:
         )
     out = subprocess.run(
         [sys.executable, "-m", "musetui", "scan", "--no-cache", "--json", "-q", str(CACHE)],
-        capture_output=True, check=True,
+        capture_output=True,
+        check=True,
     )
     recs = [json.loads(line) for line in out.stdout.splitlines()]
     return {r["path"]: r for r in recs}
@@ -92,5 +93,7 @@ def test_score(records: dict[str, dict[str, Any]], capsys: pytest.CaptureFixture
     with capsys.disabled():
         print(f"\nreal-world corpus: {right + len(wrong)} files, {right} right, {len(wrong)} wrong")
         for f, got in wrong:
-            print(f"  miss {f['path']}: expected {f['format']}/{f['provider']}/{f['host']}/{f['via']}, got {'/'.join(got)}")
+            print(
+                f"  miss {f['path']}: expected {f['format']}/{f['provider']}/{f['host']}/{f['via']}, got {'/'.join(got)}"
+            )
     assert all(f.get("known_miss") for f, _got in wrong)

@@ -38,9 +38,7 @@ def test_outlier_selected(snap_compare: Any) -> None:
 
 
 def test_outlier_item_signature(snap_compare: Any) -> None:
-    assert snap_compare(
-        MuseApp([ROOT]), terminal_size=SIZE, run_before=_keys("o", "enter", "j", "j", "j", "3")
-    )
+    assert snap_compare(MuseApp([ROOT]), terminal_size=SIZE, run_before=_keys("o", "enter", "j", "j", "j", "3"))
 
 
 # The layout at the common terminal sizes: after o, the outlier's evidence is on screen (pane 5).

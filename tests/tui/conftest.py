@@ -31,5 +31,7 @@ def _quiet_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None
 @pytest.fixture
 def sample_root() -> str:
     """The bundled sample, as a relative path (so labels do not depend on the checkout)."""
-    assert SAMPLE.is_dir(), "sample_transcripts/ is missing: it is committed (python -m musetui_synth.sample rebuilds it)"
+    assert SAMPLE.is_dir(), (
+        "sample_transcripts/ is missing: it is committed (python -m musetui_synth.sample rebuilds it)"
+    )
     return "sample_transcripts"

@@ -8,7 +8,10 @@ from pathlib import Path
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_transcripts"
 #: The sample's muse-special session (openai on azure, among Avocado siblings: the outlier).
-OUTLIER = SAMPLE / "muse-vm/sessions/01a05efc-7bb7-7cd1-8155-66af75f0734c/subagents/01a05efe-03bb-72c8-854a-4c1c088cc3b9/session.jsonl"
+OUTLIER = (
+    SAMPLE
+    / "muse-vm/sessions/01a05efc-7bb7-7cd1-8155-66af75f0734c/subagents/01a05efe-03bb-72c8-854a-4c1c088cc3b9/session.jsonl"
+)
 CLAUDE = SAMPLE / "claude/projects/-home-dev-site/4e710f04-7f87-4b76-b9ba-ab287a3112ab.jsonl"
 #: The flags a session here can raise by itself (``outlier`` needs the sample's whole tree).
 FLAGS = ("declared-mismatch", "time-mismatch", "imitation-id", "mixed-providers", "truncated-blob")
@@ -21,7 +24,9 @@ def _lines() -> list[str]:
 def _declared_avocado() -> list[str]:
     """The same OpenAI-stack artifacts, declared as Meta's avocado-1.3."""
     text = OUTLIER.read_text(encoding="utf-8")
-    text = text.replace('"azure/muse-special"', '"meta/avocado-1.3"').replace('"provider_id":"azure"', '"provider_id":"meta"')
+    text = text.replace('"azure/muse-special"', '"meta/avocado-1.3"').replace(
+        '"provider_id":"azure"', '"provider_id":"meta"'
+    )
     return text.replace('"model_id":"muse-special"', '"model_id":"avocado-1.3"').splitlines()
 
 

@@ -46,10 +46,16 @@ def strict_mount(tmp_path: Path) -> Iterator[Path]:
     """A directory whose file system updates access times: a fresh ``strictatime`` tmpfs where possible."""
     mnt = tmp_path / "mnt"
     mnt.mkdir()
-    done = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "strictatime,size=64m,mode=0755", "tmpfs", str(mnt)],
-        capture_output=True, text=True, check=False,
-    ) if shutil.which("mount") else None
+    done = (
+        subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "strictatime,size=64m,mode=0755", "tmpfs", str(mnt)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if shutil.which("mount")
+        else None
+    )
     if done is None or done.returncode != 0:
         why = done.stderr.strip() if done is not None else "no mount command"
         if _updates_atimes(mnt):
@@ -99,7 +105,9 @@ def _run(*argv: str) -> int:
     return cli_main(list(argv))
 
 
-async def test_nothing_moves_an_access_time(strict_mount: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+async def test_nothing_moves_an_access_time(
+    strict_mount: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     root = strict_mount / "sample"
     shutil.copytree(SAMPLE, root)
     outlier = next(p for p in root.rglob("session.jsonl") if OUTLIER_ID in str(p))  # (before the atimes are set)

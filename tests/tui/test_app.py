@@ -174,9 +174,7 @@ async def test_tab_cycles_focus(sample_root: str) -> None:
         ("5", "evidence", "[verified]"),
     ],
 )
-async def test_panes_1_to_5_on_an_item(
-    sample_root: str, key: str, pane_id: str, expect: str
-) -> None:
+async def test_panes_1_to_5_on_an_item(sample_root: str, key: str, pane_id: str, expect: str) -> None:
     app = MuseApp([sample_root])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -238,9 +236,7 @@ def _show(*args: str) -> str:
     import subprocess
     import sys
 
-    out = subprocess.run(
-        [sys.executable, "-m", "musetui", "show", *args], capture_output=True, text=True, check=True
-    )
+    out = subprocess.run([sys.executable, "-m", "musetui", "show", *args], capture_output=True, text=True, check=True)
     return out.stdout
 
 
@@ -462,9 +458,7 @@ async def test_warm_cache_rebuilds_the_same_tree(sample_root: str) -> None:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             tree = main(app).session_tree
-            parent = next(
-                s for s in tree.sessions if s.session_id == "01a05efc-7bb7-7cd1-8155-66af75f0734c"
-            )
+            parent = next(s for s in tree.sessions if s.session_id == "01a05efc-7bb7-7cd1-8155-66af75f0734c")
             assert len(tree.children_of(parent)) == 4
             first, second = tree.ordered()[:2]
             assert first is parent

@@ -24,9 +24,7 @@ from .helpers import OUTLIER_ID, SIZE, current, main, press, settle
 
 
 def _show(*args: str) -> str:
-    out = subprocess.run(
-        [sys.executable, "-m", "musetui", "show", *args], capture_output=True, text=True, check=True
-    )
+    out = subprocess.run([sys.executable, "-m", "musetui", "show", *args], capture_output=True, text=True, check=True)
     return out.stdout
 
 
@@ -154,16 +152,16 @@ async def test_empty_tree_says_no_transcripts_found(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         assert main(app).status.index_text.startswith(f"No transcripts found under {empty}")
-    cli = subprocess.run(
-        [sys.executable, "-m", "musetui", "scan", str(empty)], capture_output=True, text=True
-    )
+    cli = subprocess.run([sys.executable, "-m", "musetui", "scan", str(empty)], capture_output=True, text=True)
     assert cli.returncode == 0
     assert f"musetui: no transcripts found under {empty}" in cli.stderr
 
 
 def test_cache_info_gives_human_sizes(tmp_path: Path) -> None:
     env = {**os.environ, "MUSETUI_CACHE_DIR": str(tmp_path / "c")}
-    subprocess.run([sys.executable, "-m", "musetui", "scan", "sample_transcripts"], env=env, capture_output=True, check=True)
+    subprocess.run(
+        [sys.executable, "-m", "musetui", "scan", "sample_transcripts"], env=env, capture_output=True, check=True
+    )
     out = subprocess.run(
         [sys.executable, "-m", "musetui", "cache", "info"], env=env, capture_output=True, text=True, check=True
     ).stdout

@@ -35,14 +35,10 @@ async def test_m_marks_and_M_shows_the_diff(sample_root: str) -> None:
         assert isinstance(app.screen, DiffScreen)
         text = scr.diffs.last_text
         differ = text[text.index("Differ") : text.index("Only in A")]
-        assert (
-            "tool-id class: tool-id" in differ and "call_+24" in differ and "call_+32hex" in differ
-        )
+        assert "tool-id class: tool-id" in differ and "call_+24" in differ and "call_+32hex" in differ
         assert "reasoning kind: reasoning" in differ and "empty-signature" in differ
         assert "id layout: openai-item-id" in text[text.index("Only in A") :]
-        body = app.screen.query_one(
-            "#diff-body"
-        )  # the text fits beside the scrollbar: nothing is cut
+        body = app.screen.query_one("#diff-body")  # the text fits beside the scrollbar: nothing is cut
         assert max(cell_len(line) for line in text.splitlines()) <= body.content_region.width
         await press(pilot, "y")
         assert app.clipboard == text
@@ -60,9 +56,7 @@ async def test_the_palette_offers_mark_and_diff(sample_root: str) -> None:
         await pilot.press(*"mark for diff")
         await settle(pilot)
         await press(pilot, "enter")
-        assert (
-            main(app).diffs.marked is not None and main(app).diffs.marked.session_id == OUTLIER_ID
-        )
+        assert main(app).diffs.marked is not None and main(app).diffs.marked.session_id == OUTLIER_ID
         # back to the same session: a diff of a session with itself shares everything
         await press(pilot, "O")
         await press(pilot, "M")
@@ -70,6 +64,5 @@ async def test_the_palette_offers_mark_and_diff(sample_root: str) -> None:
         text = main(app).diffs.last_text
         assert "0 differ · 0 only in A · 0 only in B" in text
         assert (
-            max(cell_len(line) for line in text.splitlines())
-            <= app.screen.query_one("#diff-body").content_region.width
+            max(cell_len(line) for line in text.splitlines()) <= app.screen.query_one("#diff-body").content_region.width
         )

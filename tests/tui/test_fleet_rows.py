@@ -31,7 +31,9 @@ def _vms(sample: Path, base: Path) -> list[str]:
 @pytest.fixture
 def vms(tmp_path: Path) -> list[str]:
     sample = Path(__file__).resolve().parents[2] / "sample_transcripts"
-    assert sample.is_dir(), "sample_transcripts/ is missing: it is committed (python -m musetui_synth.sample rebuilds it)"
+    assert sample.is_dir(), (
+        "sample_transcripts/ is missing: it is committed (python -m musetui_synth.sample rebuilds it)"
+    )
     return _vms(sample, tmp_path / "fleet")
 
 
@@ -51,7 +53,9 @@ async def test_each_root_gets_a_summary_row_in_fleet_order(vms: list[str], capsy
         assert any(r.strip().startswith(("#2 vm1 · score", "#2 vm2 · score")) for r in rows)
 
 
-async def test_palette_writes_the_report_of_the_open_roots(vms: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_palette_writes_the_report_of_the_open_roots(
+    vms: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out_dir = tmp_path / "out"
     out_dir.mkdir()
     monkeypatch.chdir(out_dir)
@@ -69,5 +73,5 @@ async def test_palette_writes_the_report_of_the_open_roots(vms: list[str], tmp_p
     written = list(out_dir.glob("musetui-report-*.html"))
     assert len(written) == 1
     html = written[0].read_text(encoding="utf-8")
-    assert OUTLIER_ID in html and "<svg" in html and html.count("<section class=\"session\"") == 1
+    assert OUTLIER_ID in html and "<svg" in html and html.count('<section class="session"') == 1
     assert {p: p.stat().st_mtime_ns for v in vms for p in Path(v).rglob("*")} == before

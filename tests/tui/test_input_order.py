@@ -50,8 +50,16 @@ async def test_a_burst_of_edits_after_slash_runs_the_typed_query(sample_root: st
         # An old query to clear, then: / and, before the view has opened, ctrl+u, letters,
         # backspaces and more letters.
         main(app).search_state.query = "stale words"
-        keys = ["slash", "ctrl+u", *typed("provider:opx"), "backspace", *typed("enai has:encrypted"),
-                *typed(" flag:outlierZZ"), "backspace", "backspace"]
+        keys = [
+            "slash",
+            "ctrl+u",
+            *typed("provider:opx"),
+            "backspace",
+            *typed("enai has:encrypted"),
+            *typed(" flag:outlierZZ"),
+            "backspace",
+            "backspace",
+        ]
         burst(pilot, keys)
         await settle(pilot)
         screen = app.screen

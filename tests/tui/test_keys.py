@@ -98,7 +98,10 @@ async def test_the_diagnostics_view_follows_live_refreshes(sample_root: str, tmp
         view = app.screen
         assert isinstance(view, DiagnosticsScreen) and view.total == 0
         assert view.query_one("#diagnostics-empty").display
-        grown = [Diagnostic("claude/x.jsonl", 3, "malformed JSON line"), Diagnostic("claude/x.jsonl", 5, "malformed JSON line")]
+        grown = [
+            Diagnostic("claude/x.jsonl", 3, "malformed JSON line"),
+            Diagnostic("claude/x.jsonl", 5, "malformed JSON line"),
+        ]
         scr.post_message(IndexRefreshed([], [], [], [], {}, grown))
         await settle(pilot)
         assert view.total == 2 and "Diagnostics · 2 in" in str(view.query_one("#diagnostics-dialog").border_title)
@@ -132,6 +135,8 @@ def test_a_tally_counts_sessions_items_and_the_dates_they_span() -> None:
     t = Tally()
     assert t.text() == "0 sessions · 0 items"
     for started, items in ((1_788_300_000.0, 3), (None, 1), (1_788_300_000.0 + 86_400 * 400, 2)):
-        s = SessionSummary(path="x", abspath="/x", root="/", format="f", format_rule="r", items=items, started_at=started)
+        s = SessionSummary(
+            path="x", abspath="/x", root="/", format="f", format_rule="r", items=items, started_at=started
+        )
         t.add(s)
     assert t.text() == "3 sessions · 6 items · 2026-09-01 → 2027-10-06"

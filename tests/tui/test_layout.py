@@ -129,7 +129,9 @@ async def test_tab_and_shift_tab_cycle_the_parts_at_every_size(sample_root: str,
 
 
 @pytest.mark.parametrize("size", [(80, 24), (100, 30), (120, 30), (160, 40), (200, 50)])
-async def test_footer_keeps_help_and_quit_and_the_header_cuts_no_provider(sample_root: str, size: tuple[int, int]) -> None:
+async def test_footer_keeps_help_and_quit_and_the_header_cuts_no_provider(
+    sample_root: str, size: tuple[int, int]
+) -> None:
     app = MuseApp([sample_root])
     async with app.run_test(size=size) as pilot:
         await settle(pilot)

@@ -13,8 +13,7 @@ from musetui.app import MuseApp
 from .helpers import OUTLIER_ID, SIZE, current, main, press, settle, wait_for
 
 OUTLIER_REL = (
-    "muse-vm/sessions/01a05efc-7bb7-7cd1-8155-66af75f0734c/subagents/"
-    "01a05efe-03bb-72c8-854a-4c1c088cc3b9/session.jsonl"
+    "muse-vm/sessions/01a05efc-7bb7-7cd1-8155-66af75f0734c/subagents/01a05efe-03bb-72c8-854a-4c1c088cc3b9/session.jsonl"
 )
 
 

@@ -52,9 +52,7 @@ def counts(monkeypatch: pytest.MonkeyPatch) -> _Counts:
     return seen
 
 
-async def test_a_session_change_builds_and_lays_out_the_shown_pane_once(
-    sample_root: str, counts: _Counts
-) -> None:
+async def test_a_session_change_builds_and_lays_out_the_shown_pane_once(sample_root: str, counts: _Counts) -> None:
     """Opening and decoding a session leave the session's Evidence as it was: no rebuild, no relayout."""
     app = MuseApp([sample_root])
     async with app.run_test(size=SIZE) as pilot:

@@ -132,9 +132,7 @@ async def test_huge_session_opens_lazily(tmp_path: Path, monkeypatch: pytest.Mon
         assert "line 1120" in app.clipboard
 
 
-async def test_no_color_keeps_every_label(
-    sample_root: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_no_color_keeps_every_label(sample_root: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("NO_COLOR", "1")
     app = MuseApp([sample_root])
     async with app.run_test(size=SIZE) as pilot:
@@ -145,9 +143,7 @@ async def test_no_color_keeps_every_label(
         assert current(app).session_id == OUTLIER_ID
 
 
-async def test_pager_command_without_a_terminal(
-    sample_root: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_pager_command_without_a_terminal(sample_root: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PAGER", "true")
     app = MuseApp([sample_root])
     async with app.run_test(size=SIZE) as pilot:
@@ -172,9 +168,7 @@ def test_safe_less_options() -> None:
     from musetui.screens.main import safe_less_options
 
     assert safe_less_options("-FRX --mouse") == "-FX --mouse"
-    assert (
-        safe_less_options("-R --RAW-CONTROL-CHARS --quit-if-one-screen") == "--quit-if-one-screen"
-    )
+    assert safe_less_options("-R --RAW-CONTROL-CHARS --quit-if-one-screen") == "--quit-if-one-screen"
     assert safe_less_options("") == ""
 
 
@@ -232,12 +226,26 @@ def _claude_split_session(turns: int, interleave_at: int) -> bytes:
         base = {"sessionId": "s-lazy", "timestamp": ts, "cwd": "/w", "version": "2.0.0"}
         out.append({**base, "type": "user", "uuid": f"u{k}", "message": {"role": "user", "content": f"question {k}"}})
         msg = {"id": f"msg_lazy{k}", "model": "claude-sonnet-4-5", "role": "assistant"}
-        out.append({**base, "type": "assistant", "uuid": f"a{k}", "requestId": f"req_{k}",
-                    "message": {**msg, "content": [{"type": "thinking", "thinking": f"thought {k}", "signature": "c2ln"}]}})
+        out.append(
+            {
+                **base,
+                "type": "assistant",
+                "uuid": f"a{k}",
+                "requestId": f"req_{k}",
+                "message": {**msg, "content": [{"type": "thinking", "thinking": f"thought {k}", "signature": "c2ln"}]},
+            }
+        )
         if k == interleave_at:  # a line of another kind between the two halves
             out.append({**base, "type": "system", "uuid": f"s{k}", "content": f"hook ran {k}"})
-        out.append({**base, "type": "assistant", "uuid": f"b{k}", "requestId": f"req_{k}",
-                    "message": {**msg, "content": [{"type": "text", "text": f"answer {k}"}]}})
+        out.append(
+            {
+                **base,
+                "type": "assistant",
+                "uuid": f"b{k}",
+                "requestId": f"req_{k}",
+                "message": {**msg, "content": [{"type": "text", "text": f"answer {k}"}]},
+            }
+        )
     return b"".join(orjson.dumps(o) + b"\n" for o in out)
 
 
@@ -264,7 +272,12 @@ def test_lazy_items_merge_split_messages_across_window_edges() -> None:
     for item in full:
         got = lazy[row_of[item.line]]
         assert (got.kind, got.text, got.ids, got.reasoning, got.line, got.lines) == (
-            item.kind, item.text, item.ids, item.reasoning, item.line, item.lines
+            item.kind,
+            item.text,
+            item.ids,
+            item.reasoning,
+            item.line,
+            item.lines,
         ), item.line
         for extra in item.merged:
             placeholder = lazy[row_of[extra]]

@@ -20,7 +20,12 @@ def test_the_screenshot_script_writes_an_svg_of_the_outlier(tmp_path: Path) -> N
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     run = subprocess.run(
         [sys.executable, str(REPO / "scripts" / "screenshot.py"), "-o", str(out)],
-        capture_output=True, text=True, env=env, timeout=120, cwd=tmp_path, check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=tmp_path,
+        check=False,
     )
     assert run.returncode == 0, run.stderr
     assert run.stdout.strip() == str(out)

@@ -55,7 +55,9 @@ async def test_a_switch_is_visible_and_one_key_away(tmp_path: Path, size: tuple[
         assert scr.items.current is not None and scr.items.current.line == 19  # (one switch: w comes back to it)
         await press(pilot, "y")  # the item's own verdict and segment, then the session's
         copied = app.clipboard.splitlines()
-        assert copied[2].startswith("- **Item verdict:** openai") and copied[3].endswith("lines 19–22 (4 items), openai")
+        assert copied[2].startswith("- **Item verdict:** openai") and copied[3].endswith(
+            "lines 19–22 (4 items), openai"
+        )
         assert copied[4].startswith("- **Verdict:** anthropic")
 
 

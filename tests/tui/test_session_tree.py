@@ -57,11 +57,19 @@ def rows_of(tree: SessionTree) -> list[Row]:
 
 def texts_of(tree: SessionTree) -> list[str]:
     """Every row's plain text, rendered at the tree's width (off screen rows too)."""
-    return ["".join(t for t, _ in tree.row_pieces(n)) for n in (tree.get_node_at_line(i) for i in range(tree.last_line + 1)) if n]
+    return [
+        "".join(t for t, _ in tree.row_pieces(n))
+        for n in (tree.get_node_at_line(i) for i in range(tree.last_line + 1))
+        if n
+    ]
 
 
 def expanded_sessions(tree: SessionTree) -> list[SessionSummary]:
-    return [n.data for n in (tree.get_node_at_line(i) for i in range(tree.last_line + 1)) if n and n.is_expanded and isinstance(n.data, SessionSummary)]
+    return [
+        n.data
+        for n in (tree.get_node_at_line(i) for i in range(tree.last_line + 1))
+        if n and n.is_expanded and isinstance(n.data, SessionSummary)
+    ]
 
 
 class OneTree(App[None]):
@@ -86,7 +94,9 @@ async def indexed_sessions(corpus: Path) -> list[SessionSummary]:
 
 
 @asynccontextmanager
-async def focused_tree(corpus: Path, width: int, size: tuple[int, int]) -> AsyncIterator[tuple[Pilot[None], SessionTree]]:
+async def focused_tree(
+    corpus: Path, width: int, size: tuple[int, int]
+) -> AsyncIterator[tuple[Pilot[None], SessionTree]]:
     """A bare tree ``width`` cells wide holding every session of ``corpus``, focused."""
     sessions = await indexed_sessions(corpus)
     app = OneTree(width)
@@ -247,7 +257,12 @@ async def test_sessions_arriving_under_a_filter_get_the_rows_a_rebuild_gives(cor
         else:  # the provider of a subagent whose parent is another's: the parent is shown for it
             forest = SessionForest()
             forest.add(sessions)
-            mixed = [c.attribution.provider for p in forest.sessions for c in forest.children_of(p) if c.attribution.provider != p.attribution.provider]
+            mixed = [
+                c.attribution.provider
+                for p in forest.sessions
+                for c in forest.children_of(p)
+                if c.attribution.provider != p.attribution.provider
+            ]
             assert mixed
             tree.set_filter(collections.Counter(mixed).most_common(1)[0][0])
         for i in range(0, len(sessions), 7):
@@ -297,7 +312,9 @@ async def test_mouse_click_moves_the_cursor_the_icon_toggles_and_the_wheel_scrol
         await settle(pilot)
         tree = main(app).session_tree
         parent_line = next(
-            i for i in range(tree.last_line + 1) if (n := tree.get_node_at_line(i)) and n.allow_expand and not n.is_expanded
+            i
+            for i in range(tree.last_line + 1)
+            if (n := tree.get_node_at_line(i)) and n.allow_expand and not n.is_expanded
         )
         node = tree.get_node_at_line(parent_line)
         assert node is not None and parent_line < tree.scrollable_content_region.height
@@ -313,7 +330,10 @@ async def test_mouse_click_moves_the_cursor_the_icon_toggles_and_the_wheel_scrol
         await pilot.pause()
         assert tree.scroll_y > 0
         top = round(tree.scroll_y)
-        assert tree.render_line(0).text.strip() == "".join(t for t, _ in tree.row_pieces(tree.get_node_at_line(top))).strip()  # type: ignore[arg-type]
+        assert (
+            tree.render_line(0).text.strip()
+            == "".join(t for t, _ in tree.row_pieces(tree.get_node_at_line(top))).strip()
+        )  # type: ignore[arg-type]
 
 
 async def test_G_and_g_scroll_to_the_ends_of_a_long_tree(corpus: Path) -> None:
@@ -353,7 +373,10 @@ def test_the_unique_prefix_length_is_the_shortest_that_tells_the_ids_apart() -> 
     rng = random.Random(7)
     for _ in range(400):
         stem = "".join(rng.choice("0a") for _ in range(rng.randint(0, 24)))
-        ids = [stem[: rng.randint(0, len(stem))] + "".join(rng.choice("01ab") for _ in range(rng.randint(0, 8))) for _ in range(rng.randint(0, 30))]
+        ids = [
+            stem[: rng.randint(0, len(stem))] + "".join(rng.choice("01ab") for _ in range(rng.randint(0, 8)))
+            for _ in range(rng.randint(0, 30))
+        ]
         ids += rng.sample(ids, min(len(ids), 3))  # duplicates count once
         lo = rng.randint(0, 8)
         hi = rng.randint(lo, 22) if rng.random() < 0.9 else rng.randint(0, 8)  # (sometimes a cap below the floor)
@@ -380,8 +403,12 @@ async def test_kept_labels_follow_flags_set_in_place_the_width_the_badge_and_the
 
         # A verdict's flags set in place (as the fleet outliers are when indexing ends).
         line, node = next(
-            (i, n) for i in range(1, tree.last_line + 1)
-            if (n := tree.get_node_at_line(i)) and isinstance(n.data, SessionSummary) and not n.data.attribution.flags and not n.allow_expand
+            (i, n)
+            for i in range(1, tree.last_line + 1)
+            if (n := tree.get_node_at_line(i))
+            and isinstance(n.data, SessionSummary)
+            and not n.data.attribution.flags
+            and not n.allow_expand
         )
         assert isinstance(node.data, SessionSummary)
         before = "".join(t for t, _ in tree.row_pieces(node))
@@ -409,7 +436,8 @@ async def test_kept_labels_follow_flags_set_in_place_the_width_the_badge_and_the
 
         # The +n⚐ badge of a parent with a flagged subagent: on while collapsed, off when expanded.
         parent = next(
-            n for n in tree.root.children[0].children
+            n
+            for n in tree.root.children[0].children
             if n.allow_expand and isinstance(n.data, SessionSummary) and not n.is_expanded
         )
         assert isinstance(parent.data, SessionSummary)

@@ -21,8 +21,22 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _xterm_256() -> list[tuple[int, int, int]]:
     base = [
-        (0, 0, 0), (128, 0, 0), (0, 128, 0), (128, 128, 0), (0, 0, 128), (128, 0, 128), (0, 128, 128), (192, 192, 192),
-        (128, 128, 128), (255, 0, 0), (0, 255, 0), (255, 255, 0), (0, 0, 255), (255, 0, 255), (0, 255, 255), (255, 255, 255),
+        (0, 0, 0),
+        (128, 0, 0),
+        (0, 128, 0),
+        (128, 128, 0),
+        (0, 0, 128),
+        (128, 0, 128),
+        (0, 128, 128),
+        (192, 192, 192),
+        (128, 128, 128),
+        (255, 0, 0),
+        (0, 255, 0),
+        (255, 255, 0),
+        (0, 0, 255),
+        (255, 0, 255),
+        (0, 255, 255),
+        (255, 255, 255),
     ]
     steps = (0, 95, 135, 175, 215, 255)
     cube = [(steps[r], steps[g], steps[b]) for r in range(6) for g in range(6) for b in range(6)]
@@ -104,7 +118,22 @@ class Tmux:
         }
         cmd = f"cd {REPO} && {sys.executable} -m musetui sample_transcripts; sleep 30"
         subprocess.run(
-            ["tmux", "-L", self.socket, "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", str(width), "-y", str(height), cmd],
+            [
+                "tmux",
+                "-L",
+                self.socket,
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-s",
+                "t",
+                "-x",
+                str(width),
+                "-y",
+                str(height),
+                cmd,
+            ],
             check=True,
             env=env,
         )

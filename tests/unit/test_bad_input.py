@@ -19,7 +19,10 @@ def _muse_line(sid: str, i: int, text: str = "hello") -> bytes:
     obj = {
         "stream": {"kind": "session", "id": sid},
         "recorded_at": 1790000000000000 + i * 1_000_000,
-        "payload": {"kind": "run", "event": {"kind": "assistant_message_committed", "message_id": f"m{i}", "text": text}},
+        "payload": {
+            "kind": "run",
+            "event": {"kind": "assistant_message_committed", "message_id": f"m{i}", "text": text},
+        },
     }
     return orjson.dumps(obj) + b"\n"
 
@@ -207,8 +210,12 @@ def test_a_session_id_from_a_file_name_that_is_not_utf8_is_cached_and_written(tm
     env = {**os.environ, "MUSETUI_CACHE_DIR": str(tmp_path / "cache")}
     outs = []
     for argv in (["--no-cache"], [], []):  # off, cold, warm
-        run = subprocess.run([sys.executable, "-m", "musetui", "scan", "--json", str(root), *argv],
-                             capture_output=True, env=env, check=True)
+        run = subprocess.run(
+            [sys.executable, "-m", "musetui", "scan", "--json", str(root), *argv],
+            capture_output=True,
+            env=env,
+            check=True,
+        )
         assert b"internal error" not in run.stderr, run.stderr
         outs.append(run.stdout)
     assert outs[0] == outs[1] == outs[2]

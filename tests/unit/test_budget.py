@@ -22,8 +22,18 @@ pytestmark = pytest.mark.filterwarnings("ignore")
 
 
 def _summary(name: str) -> SessionSummary:
-    return SessionSummary(path=name, abspath="/" + name, root="/", format="generic", format_rule="", size=0,
-                          mtime_ns=0, inode=0, device=0, read_bytes=0)
+    return SessionSummary(
+        path=name,
+        abspath="/" + name,
+        root="/",
+        format="generic",
+        format_rule="",
+        size=0,
+        mtime_ns=0,
+        inode=0,
+        device=0,
+        read_bytes=0,
+    )
 
 
 def _gz_lines(n: int) -> bytes:
@@ -71,9 +81,15 @@ def test_har_base64_bodies_charge_the_same_budget() -> None:
     import orjson
 
     body = base64.b64encode(_gz_lines(100_000)).decode()
-    entry = {"startedDateTime": "2026-01-01T00:00:00Z",
-             "request": {"method": "POST", "url": "https://api.openai.com/v1/responses", "headers": []},
-             "response": {"status": 200, "headers": [], "content": {"mimeType": "application/json", "encoding": "base64", "text": body}}}
+    entry = {
+        "startedDateTime": "2026-01-01T00:00:00Z",
+        "request": {"method": "POST", "url": "https://api.openai.com/v1/responses", "headers": []},
+        "response": {
+            "status": 200,
+            "headers": [],
+            "content": {"mimeType": "application/json", "encoding": "base64", "text": body},
+        },
+    }
     data = orjson.dumps({"log": {"version": "1.2", "entries": [entry] * 3}})
     budget = Budget(max_bytes=400_000)
     exchanges, _starts = capture_read.parse_json(data, budget=budget)
@@ -82,11 +98,15 @@ def test_har_base64_bodies_charge_the_same_budget() -> None:
 
 def _alias_cassette(aliases: int, size: int, per_interaction: bool) -> bytes:
     head = "interactions:\n"
-    first = ("- request: {body: null, headers: {}, method: GET, uri: 'https://api.openai.com/v1/x'}\n"
-             f"  response:\n    body: {{string: &a '{'x' * size}'}}\n    headers: {{}}\n    status: {{code: 200}}\n")
+    first = (
+        "- request: {body: null, headers: {}, method: GET, uri: 'https://api.openai.com/v1/x'}\n"
+        f"  response:\n    body: {{string: &a '{'x' * size}'}}\n    headers: {{}}\n    status: {{code: 200}}\n"
+    )
     if per_interaction:
-        rest = ("- request: {body: null, headers: {}, method: GET, uri: 'https://api.openai.com/v1/x'}\n"
-                "  response:\n    body: {string: *a}\n    headers: {}\n    status: {code: 200}\n") * aliases
+        rest = (
+            "- request: {body: null, headers: {}, method: GET, uri: 'https://api.openai.com/v1/x'}\n"
+            "  response:\n    body: {string: *a}\n    headers: {}\n    status: {code: 200}\n"
+        ) * aliases
         return (head + first + rest + "version: 1\n").encode()
     return (head + first + "  extra:\n" + "  - *a\n" * aliases + "version: 1\n").encode()
 
@@ -108,8 +128,10 @@ def test_aliases_inside_one_interaction_make_the_file_a_diagnostic(tmp_path: Pat
 
 def test_nesting_past_the_depth_budget_is_said() -> None:
     nested = "[" * 30 + "]" * 30
-    data = ("interactions:\n- &n request: {uri: 'https://api.openai.com/v1/x', body: " + nested + "}\n"
-            "  response: {status: {code: 200}, body: {string: ''}}\n").encode()
+    data = (
+        "interactions:\n- &n request: {uri: 'https://api.openai.com/v1/x', body: " + nested + "}\n"
+        "  response: {status: {code: 200}, body: {string: ''}}\n"
+    ).encode()
     with pytest.raises(capture_read.CaptureError, match="nested deeper than 20"):
         capture_read.parse_yaml(data, budget=Budget(max_depth=20))
 
@@ -129,14 +151,20 @@ def test_memory_per_line_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_slices_give_the_same_record_as_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
-    lines = [b'{"type":"message","id":"m%d","model":"gpt-4o","created_at":%d}' % (i, 1_700_000_000 + i) for i in range(5_000)]
+    lines = [
+        b'{"type":"message","id":"m%d","model":"gpt-4o","created_at":%d}' % (i, 1_700_000_000 + i) for i in range(5_000)
+    ]
     data = b"\n".join(lines) + b"\n"
     whole = scanner.scan_bytes(data, _summary("s.jsonl"), keep_offsets=True)
     monkeypatch.setattr(scanner, "WINDOW_LINES", 700)
     sliced = scanner.scan_bytes(data, _summary("s.jsonl"), keep_offsets=True)
     assert whole.summary is not None and sliced.summary is not None
     assert (sliced.summary.items, sliced.summary.started_at, sliced.summary.ended_at, sliced.summary.format) == (
-        whole.summary.items, whole.summary.started_at, whole.summary.ended_at, whole.summary.format)
+        whole.summary.items,
+        whole.summary.started_at,
+        whole.summary.ended_at,
+        whole.summary.format,
+    )
     assert sliced.offsets == whole.offsets
 
 
@@ -160,5 +188,6 @@ def test_show_line_parses_only_the_lines_near_it(tmp_path: Path, monkeypatch: py
         got = [it for it in near.items if it.line <= line < it.line + max(1, it.lines)]
         assert len(near.items) < len(whole.items) / 5
         assert [(it.line, it.offset, it.length, it.kind, it.text) for it in got] == [
-            (it.line, it.offset, it.length, it.kind, it.text) for it in want]
+            (it.line, it.offset, it.length, it.kind, it.text) for it in want
+        ]
         assert [near.raw(it) for it in got] == [whole.raw(it) for it in want]

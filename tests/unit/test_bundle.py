@@ -81,7 +81,9 @@ def test_bundle_of_the_sample_verifies(sample_zip: Path, capsys: pytest.CaptureF
     assert b"Chain of custody" in members["report.html"] and b"Chain of custody" in members["report.md"]
 
 
-def test_flipping_one_byte_of_any_member_names_it(sample_zip: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_flipping_one_byte_of_any_member_names_it(
+    sample_zip: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     members = _members(sample_zip)
     for i, name in enumerate(sorted(members)):
         data = bytearray(members[name])
@@ -93,7 +95,9 @@ def test_flipping_one_byte_of_any_member_names_it(sample_zip: Path, tmp_path: Pa
         assert any(line.startswith(name + ":") for line in out.splitlines()), (name, out)
 
 
-def test_a_flipped_byte_in_the_compressed_zip_is_named(sample_zip: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_flipped_byte_in_the_compressed_zip_is_named(
+    sample_zip: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     with zipfile.ZipFile(sample_zip) as zf:
         info = next(i for i in zf.infolist() if OUTLIER in i.filename)
     raw = bytearray(sample_zip.read_bytes())
@@ -120,9 +124,13 @@ def test_a_changed_verdict_is_named(sample_zip: Path, tmp_path: Path, capsys: py
     assert OUTLIER in line and '"meta" in the bundle, "openai" re-scanned' in line and "flags" in line
 
 
-def test_a_filtered_bundle_reproduces_outliers_through_its_context(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_filtered_bundle_reproduces_outliers_through_its_context(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "f.zip"
-    code, stdout, err = _run(capsys, "bundle", str(SAMPLE), "-o", str(out), "--flagged", "--examiner", "A. Examiner", "--no-cache")
+    code, stdout, err = _run(
+        capsys, "bundle", str(SAMPLE), "-o", str(out), "--flagged", "--examiner", "A. Examiner", "--no-cache"
+    )
     assert code == 0, err
     assert stdout.startswith("MANIFEST.json sha256 ")
     members = _members(out)
@@ -165,7 +173,12 @@ def test_an_edited_manifest_is_named(sample_zip: Path, tmp_path: Path, capsys: p
 
 @pytest.mark.parametrize(
     ("name", "why"),
-    [("../escape.jsonl", "traversal"), ("files/a/../../escape", "traversal"), ("/etc/evil", "absolute"), ("files//x", "empty")],
+    [
+        ("../escape.jsonl", "traversal"),
+        ("files/a/../../escape", "traversal"),
+        ("/etc/evil", "absolute"),
+        ("files//x", "empty"),
+    ],
 )
 def test_unsafe_names_are_refused_before_anything_is_written(
     sample_zip: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, why: str
@@ -242,7 +255,9 @@ def test_filters_select_sessions() -> None:
     assert ids(flagged=True) == {OUTLIER}
     meta = {s.session_id for s in sessions if s.attribution.provider == "meta"}
     assert len(meta) == 4 and ids(providers=["meta"]) == meta
-    assert ids(providers=["meta,OpenAI"]) == meta | {s.session_id for s in sessions if s.attribution.provider == "openai"}
+    assert ids(providers=["meta,OpenAI"]) == meta | {
+        s.session_id for s in sessions if s.attribution.provider == "openai"
+    }
     assert ids(sessions=[OUTLIER[:8]]) == {OUTLIER} and ids(sessions=["01a0"]) != {OUTLIER}
     assert ids(sessions=[str(next(s.abspath for s in sessions if s.session_id == OUTLIER))]) == {OUTLIER}
     assert ids(flagged=True, providers=["meta"]) == set()
@@ -251,7 +266,8 @@ def test_filters_select_sessions() -> None:
     t1 = datetime(2026, 9, 2, tzinfo=UTC).timestamp()  # the end of the hour 2026-09-01T23
     window = ids(since="2026-09-01T22:05", until="2026-09-01T23")
     assert 0 < len(window) < len(sessions) - 1 and window == {
-        s.session_id for s in sessions
+        s.session_id
+        for s in sessions
         if s.started_at is not None and s.started_at < t1 and (s.ended_at or s.started_at) >= t0
     }
     late = ids(since="2026-09-01T23:30")
@@ -262,7 +278,9 @@ def test_filters_select_sessions() -> None:
 
 def test_report_takes_the_filters_and_the_custody_block(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "r.md"
-    code, _out, err = _run(capsys, "report", str(SAMPLE), "-o", str(out), "--flagged", "--examiner", "E. X", "--no-cache")
+    code, _out, err = _run(
+        capsys, "report", str(SAMPLE), "-o", str(out), "--flagged", "--examiner", "E. X", "--no-cache"
+    )
     assert code == 0, err
     text = out.read_text()
     appendix = text.split("## Appendix A: every session", 1)[1].split("## Appendix B", 1)[0]

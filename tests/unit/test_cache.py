@@ -19,13 +19,19 @@ from musetui.core.index import Index
 
 
 def _line(sid: str, i: int) -> bytes:
-    return orjson.dumps(
-        {
-            "stream": {"kind": "session", "id": sid},
-            "recorded_at": 1790000000000000 + i * 1_000_000,
-            "payload": {"kind": "run", "event": {"kind": "assistant_message_committed", "message_id": f"m{i}", "text": "t"}},
-        }
-    ) + b"\n"
+    return (
+        orjson.dumps(
+            {
+                "stream": {"kind": "session", "id": sid},
+                "recorded_at": 1790000000000000 + i * 1_000_000,
+                "payload": {
+                    "kind": "run",
+                    "event": {"kind": "assistant_message_committed", "message_id": f"m{i}", "text": "t"},
+                },
+            }
+        )
+        + b"\n"
+    )
 
 
 @pytest.fixture
@@ -445,7 +451,13 @@ def test_light_outcome_keeps_every_field_it_carries(sample_dir: Path) -> None:
         assert [g.record() for g in segments_of(ls)] == [g.record() for g in s.segments] and s.segments
         a, la = s.attribution, ls.attribution
         assert (la.provider, la.host, la.confidence, la.via, la.flags, la.summary, la.evidence) == (
-            a.provider, a.host, a.confidence, a.via, a.flags, a.summary, [],
+            a.provider,
+            a.host,
+            a.confidence,
+            a.via,
+            a.flags,
+            a.summary,
+            [],
         )
         assert ls.stored_record is not None and orjson.loads(ls.stored_record) == s.record()
         assert ls.record() == s.record()

@@ -42,7 +42,17 @@ def test_outcomes_states_and_light_forms_round_trip(sample_dir: Path) -> None:
         assert got is not None
         back, prefix = got
         assert prefix == "p"
-        for name in ("fmt", "n_lines", "offset", "items", "malformed", "located", "seen", "record_starts", "first_time"):
+        for name in (
+            "fmt",
+            "n_lines",
+            "offset",
+            "items",
+            "malformed",
+            "located",
+            "seen",
+            "record_starts",
+            "first_time",
+        ):
             assert getattr(back, name) == getattr(state, name), name
         assert back.collapsed == state.collapsed
         for key, group in back.collapsed.items():  # the groups hold the very located objects (counted in place)
@@ -78,7 +88,14 @@ def test_a_value_of_another_shape_is_invalid(tp: Any, plain: Any) -> None:
 
 
 def test_blobs_that_are_not_ours_are_invalid() -> None:
-    for blob in (b"", b"x", b"o", b"o" + b"\x78\x9c" + b"\x00" * 8, b"\x80\x04\x95", b"j" + __import__("zlib").compress(b"[1,")):
+    for blob in (
+        b"",
+        b"x",
+        b"o",
+        b"o" + b"\x78\x9c" + b"\x00" * 8,
+        b"\x80\x04\x95",
+        b"j" + __import__("zlib").compress(b"[1,"),
+    ):
         with pytest.raises(Invalid):
             unpack(blob)
     bomb = b"o" + __import__("zlib").compress(b" " * 50_000_000)
@@ -104,7 +121,9 @@ def _replace(value: Any, path: list[int], new: Any) -> Any:
 @functools.cache
 def _plains() -> list[tuple[str, Any]]:
     sample = Path(__file__).resolve().parents[2] / "sample_transcripts"
-    o = next(x for x in _outcomes(sample) if x.state is not None and x.summary is not None and x.summary.attribution.evidence)
+    o = next(
+        x for x in _outcomes(sample) if x.state is not None and x.summary is not None and x.summary.attribution.evidence
+    )
     state = o.state
     o.state = None
     light = stored.light_from(o)

@@ -32,7 +32,9 @@ BLOB_COLUMNS = {"files": ("outcome", "state", "light"), "snapshot": ("blob",), "
 
 def _run(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[bytes]:
     full = {**os.environ, "PYTHONPATH": CODE, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "musetui", *args], capture_output=True, env=full, timeout=timeout, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "musetui", *args], capture_output=True, env=full, timeout=timeout, check=False
+    )
 
 
 def _stdout(*args: str, env: dict[str, str] | None = None) -> bytes:
@@ -71,7 +73,10 @@ def _rewrite_blobs(change: Callable[[bytes], bytes]) -> int:
                 for column in columns:
                     rows = conn.execute(f"SELECT rowid, {column} FROM {table} WHERE {column} IS NOT NULL").fetchall()
                     for rowid, blob in rows:
-                        conn.execute(f"UPDATE {table} SET {column} = ? WHERE rowid = ?", (_sealed(change(bytes(blob)[4:])), rowid))
+                        conn.execute(
+                            f"UPDATE {table} SET {column} = ? WHERE rowid = ?",
+                            (_sealed(change(bytes(blob)[4:])), rowid),
+                        )
                         n += 1
         finally:
             conn.close()

@@ -81,9 +81,7 @@ def builtin() -> Catalogue:
         ("openai-gpt-4.1", "openai", None, "GPT (Snowflake Cortex)"),
     ],
 )
-def test_builtin_lookup(
-    builtin: Catalogue, model: str, provider: str, host: str | None, family: str
-) -> None:
+def test_builtin_lookup(builtin: Catalogue, model: str, provider: str, host: str | None, family: str) -> None:
     entry = builtin.lookup(model)
     assert entry is not None, model
     assert (entry.provider, entry.host, entry.family) == (provider, host, family)
@@ -118,9 +116,7 @@ def test_case_insensitive_and_first_match(builtin: Catalogue) -> None:
         ("llama-3.3-70b-versatile", "groq", "groq", None),
     ],
 )
-def test_provider_hint(
-    builtin: Catalogue, model: str, hint: str, provider: str, host: str | None
-) -> None:
+def test_provider_hint(builtin: Catalogue, model: str, hint: str, provider: str, host: str | None) -> None:
     entry = builtin.lookup(model, provider_hint=hint)
     assert entry is not None
     assert (entry.provider, entry.host) == (provider, host)

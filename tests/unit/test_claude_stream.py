@@ -32,28 +32,73 @@ def _messages() -> list[dict[str, object]]:
     rng = random.Random(7)
     msg1, msg2, sub = (f"msg_01{_b58(rng, 22)}" for _ in range(3))
     tool = f"toolu_01{_b58(rng, 22)}"
-    usage = {"input_tokens": 9, "cache_creation_input_tokens": 4511, "cache_read_input_tokens": 0,
-             "output_tokens": 4, "service_tier": "standard"}
+    usage = {
+        "input_tokens": 9,
+        "cache_creation_input_tokens": 4511,
+        "cache_read_input_tokens": 0,
+        "output_tokens": 4,
+        "service_tier": "standard",
+    }
 
     def assistant(mid: str, block: dict[str, object], parent: str | None = None) -> dict[str, object]:
-        return {"type": "assistant", "message": {"id": mid, "type": "message", "role": "assistant",
-                "model": "claude-sonnet-4-6", "content": [block], "stop_reason": None, "usage": usage},
-                "parent_tool_use_id": parent, "session_id": SID, "uuid": f"u-{mid[-6:]}-{len(str(block))}"}
+        return {
+            "type": "assistant",
+            "message": {
+                "id": mid,
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-6",
+                "content": [block],
+                "stop_reason": None,
+                "usage": usage,
+            },
+            "parent_tool_use_id": parent,
+            "session_id": SID,
+            "uuid": f"u-{mid[-6:]}-{len(str(block))}",
+        }
 
     return [
-        {"type": "system", "subtype": "init", "cwd": "/work/site", "session_id": SID, "tools": ["Bash", "Task"],
-         "model": "claude-sonnet-4-6", "permissionMode": "default", "apiKeySource": "none",
-         "claude_code_version": "2.1.84", "uuid": "u-init"},
+        {
+            "type": "system",
+            "subtype": "init",
+            "cwd": "/work/site",
+            "session_id": SID,
+            "tools": ["Bash", "Task"],
+            "model": "claude-sonnet-4-6",
+            "permissionMode": "default",
+            "apiKeySource": "none",
+            "claude_code_version": "2.1.84",
+            "uuid": "u-init",
+        },
         assistant(msg1, {"type": "thinking", "thinking": "List the files first.", "signature": ""}),
         assistant(msg1, {"type": "tool_use", "id": tool, "name": "Bash", "input": {"command": "ls"}}),
-        {"type": "user", "message": {"role": "user", "content": [
-            {"tool_use_id": tool, "type": "tool_result", "content": "README.md\nsrc", "is_error": False}]},
-         "parent_tool_use_id": None, "session_id": SID, "uuid": "u-result"},
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [
+                    {"tool_use_id": tool, "type": "tool_result", "content": "README.md\nsrc", "is_error": False}
+                ],
+            },
+            "parent_tool_use_id": None,
+            "session_id": SID,
+            "uuid": "u-result",
+        },
         assistant(sub, {"type": "text", "text": "A subagent's line."}, parent=tool),
         assistant(msg2, {"type": "text", "text": "Two entries: README.md and src."}),
-        {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 5982, "duration_api_ms": 6814,
-         "num_turns": 2, "result": "Two entries: README.md and src.", "session_id": SID, "total_cost_usd": 0.01,
-         "usage": usage, "uuid": "u-end"},
+        {
+            "type": "result",
+            "subtype": "success",
+            "is_error": False,
+            "duration_ms": 5982,
+            "duration_api_ms": 6814,
+            "num_turns": 2,
+            "result": "Two entries: README.md and src.",
+            "session_id": SID,
+            "total_cost_usd": 0.01,
+            "usage": usage,
+            "uuid": "u-end",
+        },
     ]
 
 
@@ -78,8 +123,14 @@ def test_stream_json_lines_are_a_claude_code_session(tmp_path: Path, capsys: pyt
     assert any("1 inline sidechain" in n for n in summary.notes), summary.notes
     opened = open_session(summary)
     kinds = [(i.kind, i.role) for i in opened.items]
-    assert kinds == [("event", "system"), ("reasoning", "assistant"), ("tool_result", "tool"),
-                     ("message", "assistant"), ("message", "assistant"), ("event", "system")]
+    assert kinds == [
+        ("event", "system"),
+        ("reasoning", "assistant"),
+        ("tool_result", "tool"),
+        ("message", "assistant"),
+        ("message", "assistant"),
+        ("event", "system"),
+    ]
     merged = opened.items[1]  # thinking and the tool call: one API message over two lines
     assert merged.lines == 2 and merged.reasoning == "empty-signature" and merged.name == "Bash"
     assert any(i.startswith("toolu_01") for i in merged.ids) and opened.items[2].ids == [merged.ids[-1]]
@@ -106,6 +157,7 @@ def test_python_separators_and_a_json_array_read_alike(tmp_path: Path, capsys: p
         assert rec["declared_model"] == "claude-sonnet-4-6" and rec["provider"] == "anthropic"
     assert got["a"]["confidence"] == got["b"]["confidence"]
     assert [e["weight"] for e in got["a"]["evidence"]] == [e["weight"] for e in got["b"]["evidence"]]  # type: ignore[union-attr]
+
     def unlocated(rec: dict[str, object]) -> dict[str, object]:  # the indented array spreads over lines
         out = {k: v for k, v in rec.items() if k not in ("root", "evidence", "segments")}
         evidence = [{k: v for k, v in e.items() if k != "line"} for e in rec["evidence"]]  # type: ignore[attr-defined]
@@ -114,7 +166,14 @@ def test_python_separators_and_a_json_array_read_alike(tmp_path: Path, capsys: p
 
     assert unlocated(got["d"]) == unlocated(got["c"])
     (summary,) = Index([str(one_line)], workers=1, use_cache=False).scan().sessions
-    assert [i.kind for i in open_session(summary).items] == ["event", "reasoning", "tool_result", "message", "message", "event"]
+    assert [i.kind for i in open_session(summary).items] == [
+        "event",
+        "reasoning",
+        "tool_result",
+        "message",
+        "message",
+        "event",
+    ]
 
 
 def test_a_one_line_array_no_format_claims_stays_one_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -126,20 +185,67 @@ def test_a_one_line_array_no_format_claims_stays_one_record(tmp_path: Path, caps
 
 #: Qwen Code's headless stream: the same protocol, with its own version key.
 QWEN = [
-    {"type": "system", "subtype": "init", "uuid": "q0", "session_id": "q1", "cwd": "/w", "tools": ["read_file"],
-     "model": "coder-model", "permission_mode": "yolo", "qwen_code_version": "0.14.0", "agents": ["Explore"]},
-    {"type": "assistant", "uuid": "q2", "session_id": "q1", "parent_tool_use_id": None,
-     "message": {"id": "q2", "type": "message", "role": "assistant", "model": "coder-model",
-                 "content": [{"type": "text", "text": "4"}], "usage": {"input_tokens": 1, "output_tokens": 1}}},
-    {"type": "result", "subtype": "success", "uuid": "q3", "session_id": "q1", "is_error": False, "duration_ms": 3447,
-     "duration_api_ms": 3393, "num_turns": 1, "result": "4", "usage": {}, "permission_denials": []},
+    {
+        "type": "system",
+        "subtype": "init",
+        "uuid": "q0",
+        "session_id": "q1",
+        "cwd": "/w",
+        "tools": ["read_file"],
+        "model": "coder-model",
+        "permission_mode": "yolo",
+        "qwen_code_version": "0.14.0",
+        "agents": ["Explore"],
+    },
+    {
+        "type": "assistant",
+        "uuid": "q2",
+        "session_id": "q1",
+        "parent_tool_use_id": None,
+        "message": {
+            "id": "q2",
+            "type": "message",
+            "role": "assistant",
+            "model": "coder-model",
+            "content": [{"type": "text", "text": "4"}],
+            "usage": {"input_tokens": 1, "output_tokens": 1},
+        },
+    },
+    {
+        "type": "result",
+        "subtype": "success",
+        "uuid": "q3",
+        "session_id": "q1",
+        "is_error": False,
+        "duration_ms": 3447,
+        "duration_api_ms": 3393,
+        "num_turns": 1,
+        "result": "4",
+        "usage": {},
+        "permission_denials": [],
+    },
 ]
 #: Cursor's agent CLI: a Claude-shaped init without claude_code_version, a result without num_turns.
 CURSOR = [
-    {"type": "system", "subtype": "init", "apiKeySource": "login", "cwd": "/w", "session_id": "c1",
-     "model": "GPT-5", "permissionMode": "default"},
-    {"type": "result", "subtype": "success", "is_error": False, "duration_ms": 1234, "duration_api_ms": 1234,
-     "result": "", "session_id": "c1", "request_id": "r1"},
+    {
+        "type": "system",
+        "subtype": "init",
+        "apiKeySource": "login",
+        "cwd": "/w",
+        "session_id": "c1",
+        "model": "GPT-5",
+        "permissionMode": "default",
+    },
+    {
+        "type": "result",
+        "subtype": "success",
+        "is_error": False,
+        "duration_ms": 1234,
+        "duration_api_ms": 1234,
+        "result": "",
+        "session_id": "c1",
+        "request_id": "r1",
+    },
 ]
 
 
@@ -149,7 +255,9 @@ CURSOR = [
         QWEN,
         CURSOR,
         [{"type": "system", "subtype": "init", "session_id": "s1", "model": "x"}],  # no version key
-        [{"type": "system", "subtype": "init", "session_id": 7, "claude_code_version": "2.1.0"}],  # an id that is no string
+        [
+            {"type": "system", "subtype": "init", "session_id": 7, "claude_code_version": "2.1.0"}
+        ],  # an id that is no string
         _messages()[1:],  # a Claude Code stream cut before its init line: nothing says which harness wrote it
     ],
     ids=["qwen-code", "cursor", "no-version", "bad-session-id", "no-init-line"],

@@ -21,8 +21,13 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 def test_scan_table_in_a_pipe_is_aligned_plain_text_with_whole_paths() -> None:
     env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}  # a pipe without COLUMNS: no width limit
-    table = subprocess.run([sys.executable, "-m", "musetui", "scan", "--no-cache", "-q", str(SAMPLE)],
-                           capture_output=True, text=True, env=env, check=True)
+    table = subprocess.run(
+        [sys.executable, "-m", "musetui", "scan", "--no-cache", "-q", str(SAMPLE)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     records = [orjson.loads(x) for x in _run("scan", "--no-cache", "--json", "-q", str(SAMPLE)).stdout.splitlines()]
     lines = table.stdout.splitlines()
     assert lines[0] == f"root: {SAMPLE}"  # the root, once
@@ -35,7 +40,13 @@ def test_scan_table_in_a_pipe_is_aligned_plain_text_with_whole_paths() -> None:
         assert line[start:] == rec["path"]  # whole, relative to the root above
         cells = line[2:start].split()
         prov = rec["provider"] + (f"/{rec['host']}" if rec["host"] else "")
-        assert cells[:5] == [rec["format"], prov, f"{rec['confidence']:.2f}", str(rec["items"]), str(rec["malformed_lines"])]
+        assert cells[:5] == [
+            rec["format"],
+            prov,
+            f"{rec['confidence']:.2f}",
+            str(rec["items"]),
+            str(rec["malformed_lines"]),
+        ]
     outlier = next(line for line in lines if "muse-special" in line)
     assert outlier.startswith("⚑ ") and "openai/azure" in outlier and "outlier" in outlier
 
@@ -47,13 +58,19 @@ def test_show_line_names_why_a_malformed_line_has_no_item(tmp_path: Path) -> Non
         {
             "stream": {"kind": "session", "id": "s"},
             "recorded_at": 1788300100000000,
-            "payload": {"kind": "run", "event": {"kind": "assistant_message_committed", "message_id": "m", "text": "t"}},
+            "payload": {
+                "kind": "run",
+                "event": {"kind": "assistant_message_committed", "message_id": "m", "text": "t"},
+            },
         }
     )
     path = d / "session.jsonl"
     path.write_bytes(good + b"\n" + b'{"broken": \xff\xfe}\n' + good + b"\n")
     r = subprocess.run(
-        [sys.executable, "-m", "musetui", "show", str(path), "--line", "2"], capture_output=True, text=True, env=dict(os.environ)
+        [sys.executable, "-m", "musetui", "show", str(path), "--line", "2"],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ),
     )
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.strip() == f"musetui show: line 2 of {path} is malformed: invalid UTF-8"
@@ -78,6 +95,8 @@ def test_outputs_inside_a_scanned_tree_are_refused(tmp_path: Path) -> None:
     assert sorted(p.relative_to(root) for p in root.rglob("*")) == before
     ok = subprocess.run(
         [sys.executable, "-m", "musetui", "report", str(root), "-o", str(tmp_path / "r.md")],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert ok.returncode == 0 and (tmp_path / "r.md").stat().st_size > 0

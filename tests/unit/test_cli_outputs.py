@@ -17,7 +17,9 @@ from musetui.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample_transcripts"
-OUTLIER = "muse-vm/sessions/01a05efc-7bb7-7cd1-8155-66af75f0734c/subagents/01a05efe-03bb-72c8-854a-4c1c088cc3b9/session.jsonl"
+OUTLIER = (
+    "muse-vm/sessions/01a05efc-7bb7-7cd1-8155-66af75f0734c/subagents/01a05efe-03bb-72c8-854a-4c1c088cc3b9/session.jsonl"
+)
 
 
 def _records(capsys: pytest.CaptureFixture[str], root: Path = SAMPLE) -> list[dict[str, object]]:
@@ -56,7 +58,9 @@ def test_scan_table_fits_the_width_one_line_per_session(
         assert cells["flags"] == (", ".join(rec["flags"]) or "-")  # type: ignore[arg-type]
         model = str(rec["declared_model"])
         if "declared model" in cells:
-            assert cells["declared model"] == model or (cells["declared model"].endswith("…") and model.startswith(cells["declared model"][:-1]))
+            assert cells["declared model"] == model or (
+                cells["declared model"].endswith("…") and model.startswith(cells["declared model"][:-1])
+            )
         assert row.startswith("⚑ ") == (path == OUTLIER)
     outlier = next(r for r in rows if r.startswith("⚑"))
     assert "outlier" in outlier and "muse-special" in outlier
@@ -72,9 +76,20 @@ def test_scan_table_in_a_terminal_colours_the_flagged_row(tmp_path: Path) -> Non
 
     def run(**env: str) -> list[str]:
         leader, follower = pty.openpty()
-        full = {**{k: v for k, v in os.environ.items() if k != "NO_COLOR"}, "COLUMNS": "120", "TERM": "xterm-256color", **env}
-        proc = subprocess.run([sys.executable, "-m", "musetui", "scan", "-q", str(SAMPLE)], stdout=follower,
-                              stderr=subprocess.PIPE, env=full, timeout=120, check=True)
+        full = {
+            **{k: v for k, v in os.environ.items() if k != "NO_COLOR"},
+            "COLUMNS": "120",
+            "TERM": "xterm-256color",
+            **env,
+        }
+        proc = subprocess.run(
+            [sys.executable, "-m", "musetui", "scan", "-q", str(SAMPLE)],
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            env=full,
+            timeout=120,
+            check=True,
+        )
         os.close(follower)
         out = b""
         while True:
@@ -132,7 +147,9 @@ def test_show_json_is_the_scan_record_plus_the_report(capsys: pytest.CaptureFixt
         k: v for k, v in scanned.items() if k not in context
     }
     assert [e for e in report["evidence"] if e["detector"] != "outlier"] == [
-        e for e in scanned["evidence"] if e["detector"] != "outlier"  # type: ignore[union-attr]
+        e
+        for e in scanned["evidence"]
+        if e["detector"] != "outlier"  # type: ignore[union-attr]
     ]
     assert report["file"]["abspath"] == str(target) and report["file"]["size"] == target.stat().st_size
     assert len(report["file"]["sha256"]) == 64 and report["item"] is None
@@ -168,8 +185,11 @@ def test_scan_without_path_scans_the_discovered_roots_and_says_which(
     assert main(["scan", "--json", "--no-cache"]) == 0
     got = capsys.readouterr()
     records = [orjson.loads(x) for x in got.out.splitlines()]
-    assert sorted((r["format"], r["root"]) for r in records) == [
-        ("claude-code", str(tmp_path / "cc" / "projects"))] * 2 + [("codex", str(tmp_path / ".codex" / "sessions"))] * 2
+    assert (
+        sorted((r["format"], r["root"]) for r in records)
+        == [("claude-code", str(tmp_path / "cc" / "projects"))] * 2
+        + [("codex", str(tmp_path / ".codex" / "sessions"))] * 2
+    )
     assert got.err == "musetui: scanning ~/.codex/sessions, ~/cc/projects\n"  # HOME is tmp_path
     assert main(["scan", "--json", "--no-cache", "-q"]) == 0
     assert capsys.readouterr().err == ""
@@ -260,8 +280,15 @@ def test_the_docs_ship_in_the_wheel_and_musetui_help_names_them(tmp_path: Path) 
     shutil.copytree(REPO / "musetui", site / "musetui", ignore=shutil.ignore_patterns("__pycache__"))
     for source, target in force.items():
         shutil.copytree(REPO / source, site / target)
-    proc = subprocess.run([sys.executable, "-m", "musetui", "--help"], cwd=tmp_path, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(site)}, timeout=60, check=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "musetui", "--help"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(site)},
+        timeout=60,
+        check=True,
+    )
     m = re.search(r"Documentation: (\S+) ", " ".join(proc.stdout.split()))
     assert m is not None, proc.stdout
     assert Path(m.group(1)) == site / "musetui" / "_docs" / "fingerprints.md"

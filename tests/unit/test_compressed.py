@@ -22,7 +22,14 @@ from musetui.core.scanner import scan_file
 from musetui.core.session import open_session
 
 REPO = Path(__file__).resolve().parents[2]
-CLAUDE = REPO / "sample_transcripts" / "claude" / "projects" / "-home-dev-site" / "4e710f04-7f87-4b76-b9ba-ab287a3112ab.jsonl"
+CLAUDE = (
+    REPO
+    / "sample_transcripts"
+    / "claude"
+    / "projects"
+    / "-home-dev-site"
+    / "4e710f04-7f87-4b76-b9ba-ab287a3112ab.jsonl"
+)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -68,13 +75,17 @@ def test_a_gzip_transcript_reads_as_its_plain_text(tmp_path: Path) -> None:
     ]
     show = _cli("show", str(packed / (CLAUDE.name + ".gz")))
     assert show.returncode == 0 and "gzip file: its lines and byte offsets are those of the" in show.stdout
-    assert sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in packed.iterdir()) == before  # nothing written
+    assert (
+        sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in packed.iterdir()) == before
+    )  # nothing written
 
 
 def test_every_gzip_member_is_read(tmp_path: Path) -> None:
     lines = CLAUDE.read_bytes().splitlines(keepends=True)
     half = len(lines) // 2
-    (tmp_path / "two.jsonl.gz").write_bytes(gzip.compress(b"".join(lines[:half])) + gzip.compress(b"".join(lines[half:])))
+    (tmp_path / "two.jsonl.gz").write_bytes(
+        gzip.compress(b"".join(lines[:half])) + gzip.compress(b"".join(lines[half:]))
+    )
     out = scan_file(str(tmp_path / "two.jsonl.gz"), "two.jsonl.gz", str(tmp_path))
     assert out.summary is not None and out.summary.malformed_lines == 0
     plain = scan_file(str(CLAUDE), CLAUDE.name, str(CLAUDE.parent))
@@ -120,29 +131,65 @@ def test_archives_are_not_transcripts(tmp_path: Path) -> None:
 
 
 def _converse(text: str) -> dict[str, Any]:
-    return {"output": {"message": {"role": "assistant", "content": [
-        {"toolUse": {"toolUseId": "tooluse_Hc3MXzVAJJ7C28xbJu45mA", "name": "get_weather", "input": {"q": text}}}]}},
-        "stopReason": "tool_use", "usage": {"inputTokens": 10, "outputTokens": 5, "totalTokens": 15}}
+    return {
+        "output": {
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {
+                        "toolUse": {
+                            "toolUseId": "tooluse_Hc3MXzVAJJ7C28xbJu45mA",
+                            "name": "get_weather",
+                            "input": {"q": text},
+                        }
+                    }
+                ],
+            }
+        },
+        "stopReason": "tool_use",
+        "usage": {"inputTokens": 10, "outputTokens": 5, "totalTokens": 15},
+    }
 
 
 def test_langchain_paired_cassettes(tmp_path: Path) -> None:
     """LangChain's VCR layout lists ``requests`` then ``responses``, paired in order (its ``*.yaml.gz`` cassettes)."""
     uri = "https://bedrock-runtime.us-west-2.amazonaws.com/model/us.anthropic.claude-sonnet-4-6/converse"
-    reqs = [{"body": json.dumps({"messages": [{"role": "user", "content": [{"text": f"q{i}"}]}]}).encode(),
-             "headers": {"Content-Type": ["application/json"]}, "method": "POST", "uri": uri} for i in range(2)]
-    resps = [{"body": {"string": json.dumps(_converse(f"a{i}")).encode()},
-              "headers": {"Content-Type": "application/json", "x-amzn-RequestId": "**REDACTED**"},
-              "status": {"code": 200, "message": "OK"}} for i in range(2)]
+    reqs = [
+        {
+            "body": json.dumps({"messages": [{"role": "user", "content": [{"text": f"q{i}"}]}]}).encode(),
+            "headers": {"Content-Type": ["application/json"]},
+            "method": "POST",
+            "uri": uri,
+        }
+        for i in range(2)
+    ]
+    resps = [
+        {
+            "body": {"string": json.dumps(_converse(f"a{i}")).encode()},
+            "headers": {"Content-Type": "application/json", "x-amzn-RequestId": "**REDACTED**"},
+            "status": {"code": 200, "message": "OK"},
+        }
+        for i in range(2)
+    ]
     text = yaml.safe_dump({"requests": reqs, "responses": resps}).encode()
     (tmp_path / "test_agent_loop[v1].yaml.gz").write_bytes(gzip.compress(text))
     (tmp_path / "plain.yaml").write_bytes(text)
     recs = {r["path"]: r for r in _records(tmp_path)}
     for name in ("test_agent_loop[v1].yaml.gz", "plain.yaml"):
         rec = recs[name]
-        assert (rec["format"], rec["provider"], rec["host"], rec["items"]) == ("http-capture", "anthropic", "bedrock", 2), name
+        assert (rec["format"], rec["provider"], rec["host"], rec["items"]) == (
+            "http-capture",
+            "anthropic",
+            "bedrock",
+            2,
+        ), name
         lines = sorted({e["line"] for e in rec["evidence"] if e["detector"] == "tool-id"})
-        assert lines and all(line > text[: text.find(b"\nresponses:")].count(b"\n") for line in lines)  # at the responses
-    assert recs["test_agent_loop[v1].yaml.gz"]["session_id"] == "test_agent_loop[v1]"  # named by its stem, as plain.yaml is
+        assert lines and all(
+            line > text[: text.find(b"\nresponses:")].count(b"\n") for line in lines
+        )  # at the responses
+    assert (
+        recs["test_agent_loop[v1].yaml.gz"]["session_id"] == "test_agent_loop[v1]"
+    )  # named by its stem, as plain.yaml is
     recs["plain.yaml"]["session_id"] = "test_agent_loop[v1]"
     _same_but_path(recs["plain.yaml"], recs["test_agent_loop[v1].yaml.gz"])
 

@@ -21,8 +21,11 @@ def test_outliers_match_ground_truth(tmp_path: Path) -> None:
         if s.path in manifest["outliers"]:
             assert s.attribution.provider == "openai"
             assert s.attribution.host == "azure"
-    wrong = [s.path for s in index.sessions if s.format == "muse" and s.path not in manifest["outliers"]
-             and s.attribution.provider != "meta"]
+    wrong = [
+        s.path
+        for s in index.sessions
+        if s.format == "muse" and s.path not in manifest["outliers"] and s.attribution.provider != "meta"
+    ]
     assert wrong == []
 
 

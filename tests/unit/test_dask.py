@@ -32,12 +32,20 @@ try:
 except ImportError:
     HAVE_PYARROW = False
 
-needs_dask = pytest.mark.skipif(not HAVE_DISTRIBUTED, reason="the fleet extra is not installed: pip install -e '.[fleet]'")
+needs_dask = pytest.mark.skipif(
+    not HAVE_DISTRIBUTED, reason="the fleet extra is not installed: pip install -e '.[fleet]'"
+)
 needs_arrow = pytest.mark.skipif(not HAVE_PYARROW, reason="the fleet extra is not installed: pip install -e '.[fleet]'")
 
 
 def _cluster(**options: Any) -> Any:
-    kw: dict[str, Any] = {"n_workers": 2, "threads_per_worker": 1, "processes": True, "host": "127.0.0.1", "dashboard_address": ":0"}
+    kw: dict[str, Any] = {
+        "n_workers": 2,
+        "threads_per_worker": 1,
+        "processes": True,
+        "host": "127.0.0.1",
+        "dashboard_address": ":0",
+    }
     return distributed.LocalCluster(**{**kw, "silence_logs": 40, **options})
 
 
@@ -71,7 +79,9 @@ def _scan(capfdbinary: pytest.CaptureFixture[bytes], *args: str) -> tuple[int, b
 
 @needs_dask
 @pytest.mark.dask
-def test_dask_scan_prints_exactly_the_local_scan(cluster: Any, corpus: Path, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
+def test_dask_scan_prints_exactly_the_local_scan(
+    cluster: Any, corpus: Path, capfdbinary: pytest.CaptureFixture[bytes]
+) -> None:
     rc, local, _ = _scan(capfdbinary, str(corpus), "--json", "--no-cache")
     assert rc == 0 and local.count(b"\n") > 100
     rc, remote, _ = _scan(capfdbinary, str(corpus), "--json", "--no-cache", "--dask", cluster.scheduler_address)
@@ -85,7 +95,9 @@ def test_dask_scan_prints_exactly_the_local_scan(cluster: Any, corpus: Path, cap
 
 @needs_dask
 @pytest.mark.dask
-def test_dask_scan_splits_the_work_into_several_tasks(cluster: Any, corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dask_scan_splits_the_work_into_several_tasks(
+    cluster: Any, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from musetui.core import index as index_mod
     from musetui.core.distributed import DaskIndex
 
@@ -93,7 +105,9 @@ def test_dask_scan_splits_the_work_into_several_tasks(cluster: Any, corpus: Path
     # walk: a Dask index must still send every file to the cluster.
     monkeypatch.setattr(index_mod, "PARALLEL_MIN_BYTES", 0)
     done: list[tuple[int, int]] = []
-    index = DaskIndex([str(corpus)], light=True, address=cluster.scheduler_address, on_task_done=lambda d, t: done.append((d, t)))
+    index = DaskIndex(
+        [str(corpus)], light=True, address=cluster.scheduler_address, on_task_done=lambda d, t: done.append((d, t))
+    )
     index.scan()
     assert index.tasks >= 4 and done[-1] == (index.tasks, index.tasks)
 
@@ -121,7 +135,9 @@ def _killing(address: str, index: Any) -> list[int]:
 
 @needs_dask
 @pytest.mark.dask
-def test_a_worker_killed_mid_scan_has_its_work_redone(cluster: Any, corpus: Path, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
+def test_a_worker_killed_mid_scan_has_its_work_redone(
+    cluster: Any, corpus: Path, capfdbinary: pytest.CaptureFixture[bytes]
+) -> None:
     from musetui.core.distributed import DaskIndex
 
     rc, local, _ = _scan(capfdbinary, str(corpus), "--json", "--no-cache")
@@ -138,7 +154,9 @@ def test_a_worker_killed_mid_scan_has_its_work_redone(cluster: Any, corpus: Path
 
 @needs_dask
 @pytest.mark.dask
-def test_when_retries_run_out_the_scan_fails_and_prints_nothing(corpus: Path, capfdbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_when_retries_run_out_the_scan_fails_and_prints_nothing(
+    corpus: Path, capfdbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import dask
 
     from musetui.core import distributed as mdist
@@ -188,7 +206,11 @@ def test_workers_that_cannot_see_a_path_the_client_sees_fail_the_scan(cluster: A
 @pytest.mark.dask
 @pytest.mark.parametrize("cache", [["--no-cache"], []], ids=["no-cache", "cache"])
 def test_a_file_that_vanishes_after_the_walk_is_that_files_diagnostic(
-    cache: list[str], cluster: Any, tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes], monkeypatch: pytest.MonkeyPatch
+    cache: list[str],
+    cluster: Any,
+    tmp_path: Path,
+    capfdbinary: pytest.CaptureFixture[bytes],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """As in a local scan: exit 0, every other record, and the file's ``unreadable`` line on stderr."""
     from musetui.core import distributed as mdist
@@ -234,16 +256,27 @@ def test_workers_with_another_musetui_are_named_as_such(
     monkeypatch.setattr(mdist, "TASK_FORMAT", "musetui-dask-task-9/9.9")
     rc, out, err = _scan(capfdbinary, str(sample_dir), "--json", "--no-cache", "--dask", cluster.scheduler_address)
     assert rc == 1 and out == b"" and err.decode().count("\n") == 1
-    assert "run another musetui (musetui-dask-task-2/" in err.decode() and "install the same version on both" in err.decode()
+    assert (
+        "run another musetui (musetui-dask-task-2/" in err.decode()
+        and "install the same version on both" in err.decode()
+    )
 
 
-def _run_cli(*args: str, code: str = "", env: dict[str, str] | None = None, timeout: float = 120) -> tuple[int, str, str, float]:
+def _run_cli(
+    *args: str, code: str = "", env: dict[str, str] | None = None, timeout: float = 120
+) -> tuple[int, str, str, float]:
     """``musetui ARGS`` in a child process (bounded: the old code hung), after ``code``; rc, stdout, stderr, seconds."""
     root = str(Path(__file__).resolve().parents[2])
-    full = {**os.environ, **(env or {}), "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+    full = {
+        **os.environ,
+        **(env or {}),
+        "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])),
+    }
     script = f"import sys\n{code}\nfrom musetui.cli import main; sys.exit(main(sys.argv[1:]))"
     start = time.monotonic()
-    run = subprocess.run([sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=timeout, env=full)
+    run = subprocess.run(
+        [sys.executable, "-c", script, *args], capture_output=True, text=True, timeout=timeout, env=full
+    )
     return run.returncode, run.stdout, run.stderr, time.monotonic() - start
 
 
@@ -266,7 +299,16 @@ def scheduler_only() -> Iterator[Any]:
 @needs_dask
 @pytest.mark.dask
 def test_a_scheduler_without_workers_fails_within_the_timeout(scheduler_only: Any, sample_dir: Path) -> None:
-    rc, out, err, took = _run_cli("scan", str(sample_dir), "--json", "--no-cache", "--dask", scheduler_only.scheduler_address, "--dask-timeout", "2")
+    rc, out, err, took = _run_cli(
+        "scan",
+        str(sample_dir),
+        "--json",
+        "--no-cache",
+        "--dask",
+        scheduler_only.scheduler_address,
+        "--dask-timeout",
+        "2",
+    )
     assert rc == 1 and out == ""
     assert len(_lines(err)) == 1, err
     assert "has no workers: none joined within 2 s (--dask-timeout)" in err
@@ -292,7 +334,16 @@ d.DaskIndex._outcomes = outcomes
 
 def _workers(address: str, n: int = 2) -> list[subprocess.Popen[bytes]]:
     """``n`` worker processes without a nanny (a killed one stays dead)."""
-    cmd = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--no-nanny", "--nthreads", "1", "--no-dashboard"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "distributed.cli.dask_worker",
+        address,
+        "--no-nanny",
+        "--nthreads",
+        "1",
+        "--no-dashboard",
+    ]
     return [subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(n)]
 
 
@@ -325,7 +376,9 @@ def test_all_workers_killed_mid_scan_fail_within_the_timeout(scheduler_only: Any
         _stop(workers)
     assert rc == 1 and out == ""
     assert len(ours) == 1, ours
-    assert "lost all its workers mid-scan and none came back within 2 s (--dask-timeout); nothing was printed" in ours[0]
+    assert (
+        "lost all its workers mid-scan and none came back within 2 s (--dask-timeout); nothing was printed" in ours[0]
+    )
     assert took < 90
 
 
@@ -333,7 +386,18 @@ def test_all_workers_killed_mid_scan_fail_within_the_timeout(scheduler_only: Any
 @pytest.mark.dask
 def test_the_scheduler_killed_mid_scan_fails_on_one_line(corpus: Path, tmp_path: Path) -> None:
     info = tmp_path / "scheduler.json"
-    cmd = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard", "--scheduler-file", str(info)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "distributed.cli.dask_scheduler",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "0",
+        "--no-dashboard",
+        "--scheduler-file",
+        str(info),
+    ]
     scheduler = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     procs = [scheduler]
     try:
@@ -386,7 +450,9 @@ def test_an_address_that_is_not_a_dask_scheduler_says_so(sample_dir: Path) -> No
             (banner.getsockname()[1], "it answered in another protocol"),
         ):
             address = f"tcp://127.0.0.1:{port}"
-            rc, out, err, took = _run_cli("scan", str(sample_dir), "--json", "--no-cache", "--dask", address, "--dask-timeout", "2")
+            rc, out, err, took = _run_cli(
+                "scan", str(sample_dir), "--json", "--no-cache", "--dask", address, "--dask-timeout", "2"
+            )
             assert rc == 1 and out == "" and len(_lines(err)) == 1, err
             assert f"musetui scan: {address} is not a Dask scheduler: {why}" in err
             assert "internal error" not in err and took < 90
@@ -430,14 +496,24 @@ def test_a_tls_scheduler_takes_its_certificates_from_dasks_settings(
         assert rc == 0
         env = {"DASK_DISTRIBUTED__COMM__TLS__CA_FILE": cert, "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": cert,
                "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": key}  # fmt: skip
-        rc, out, err, _ = _run_cli("scan", str(sample_dir), "--json", "--no-cache", "--dask", address, "--dask-timeout", "20", env=env)
+        rc, out, err, _ = _run_cli(
+            "scan", str(sample_dir), "--json", "--no-cache", "--dask", address, "--dask-timeout", "20", env=env
+        )
         assert rc == 0 and out.encode() == local, err
         rc, out_b, err_b = _scan(capfdbinary, str(sample_dir), "--json", "--no-cache", "--dask", address)
         assert rc == 1 and out_b == b"" and err_b.decode().count("\n") == 1
         assert f"musetui scan: {address} needs Dask's TLS settings" in err_b.decode()
         plain = address.replace("tls://", "tcp://")
-        with dask.config.set({"distributed.comm.tls.ca-file": cert, "distributed.comm.tls.client.cert": cert, "distributed.comm.tls.client.key": key}):
-            rc, out_b, err_b = _scan(capfdbinary, str(sample_dir), "--json", "--no-cache", "--dask", plain, "--dask-timeout", "2")
+        with dask.config.set(
+            {
+                "distributed.comm.tls.ca-file": cert,
+                "distributed.comm.tls.client.cert": cert,
+                "distributed.comm.tls.client.key": key,
+            }
+        ):
+            rc, out_b, err_b = _scan(
+                capfdbinary, str(sample_dir), "--json", "--no-cache", "--dask", plain, "--dask-timeout", "2"
+            )
         assert rc == 1 and out_b == b"" and err_b.decode().count("\n") == 1
         assert "is not a Dask scheduler" in err_b.decode() and "needs a tls:// address" in err_b.decode()
     finally:
@@ -456,7 +532,9 @@ def test_unreachable_scheduler_fails_on_one_line(capfdbinary: pytest.CaptureFixt
 
 
 @needs_arrow
-def test_parquet_holds_the_same_records(tmp_path: Path, sample_dir: Path, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
+def test_parquet_holds_the_same_records(
+    tmp_path: Path, sample_dir: Path, capfdbinary: pytest.CaptureFixture[bytes]
+) -> None:
     from musetui.core.parquet import read_records
 
     pq = tmp_path / "scan.parquet"
@@ -494,7 +572,12 @@ def test_without_the_extra_the_options_say_what_to_install(sample_dir: Path) -> 
         "from musetui.cli import main; sys.exit(main(sys.argv[1:]))"
     )
     for opt in (["--dask", "tcp://127.0.0.1:8786"], ["--parquet", "x.parquet"]):
-        run = subprocess.run([sys.executable, "-c", code, "scan", str(sample_dir), "--json", *opt], capture_output=True, text=True, timeout=120)
+        run = subprocess.run(
+            [sys.executable, "-c", code, "scan", str(sample_dir), "--json", *opt],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         assert run.returncode == 2 and run.stdout == ""
         assert run.stderr.count("\n") == 1 and "pip install 'musetui[fleet]'" in run.stderr, run.stderr
 

@@ -164,9 +164,7 @@ def mutated(draw: st.DrawFn) -> str:
     return s
 
 
-FAST = settings(
-    max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None
-)
+FAST = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
 
 
 @FAST
@@ -243,9 +241,7 @@ def hexn(n: int) -> st.SearchStrategy[str]:
     hexn(2),
     hexn(16),
 )
-def test_new50_round_trip(
-    prefix: str, key: str, store: str, t: int, counter: str, mk: str, rnd: str
-) -> None:
+def test_new50_round_trip(prefix: str, key: str, store: str, t: int, counter: str, mk: str, rnd: str) -> None:
     ident = f"{prefix}_{key}{store}{t:08x}{counter}81{mk}{rnd}"
     got = d.decode_openai_item_id(ident)
     assert got is not None and got.genuine and got.provider == "openai"
@@ -263,9 +259,7 @@ def test_new50_round_trip(
     hexn(4),
     hexn(32),
 )
-def test_legacy48_window_and_marker(
-    prefix: str, t: int, counter: str, marker: str, rest: str
-) -> None:
+def test_legacy48_window_and_marker(prefix: str, t: int, counter: str, marker: str, rest: str) -> None:
     ident = f"{prefix}_{t:08x}{counter}{marker}{rest}"
     got = d.decode_openai_item_id(ident)
     assert got is not None and got.time == t
@@ -318,9 +312,7 @@ def test_fernet_round_trip_and_truncation(t: int, blocks: int, fill: bytes) -> N
 
 
 @FAST
-@given(
-    st.integers(d.WINDOW_MIN_MS, d.WINDOW_END_MS - 1), st.integers(0, (1 << 80) - 1), st.booleans()
-)
+@given(st.integers(d.WINDOW_MIN_MS, d.WINDOW_END_MS - 1), st.integers(0, (1 << 80) - 1), st.booleans())
 def test_ulid_round_trip(ms: int, rnd: int, lower: bool) -> None:
     alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
     value = (ms << 80) | rnd
@@ -332,9 +324,7 @@ def test_ulid_round_trip(ms: int, rnd: int, lower: bool) -> None:
 
 
 @FAST
-@given(
-    st.integers(d.WINDOW_MIN_MS, d.WINDOW_END_MS - 1), hexn(3), st.sampled_from("89ab"), hexn(15)
-)
+@given(st.integers(d.WINDOW_MIN_MS, d.WINDOW_END_MS - 1), hexn(3), st.sampled_from("89ab"), hexn(15))
 def test_uuid7_round_trip(ms: int, a: str, variant: str, b: str) -> None:
     h = f"{ms:012x}"
     text = f"{h[:8]}-{h[8:]}-7{a}-{variant}{b[:3]}-{b[3:]}"

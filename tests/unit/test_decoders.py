@@ -27,9 +27,7 @@ VERCEL = REAL / "vercel__ai"
 def real_file(name: str) -> Path:
     """Path of a file in ../shared/fixtures/real, or skip when the directory is absent."""
     if not REAL.is_dir():
-        pytest.skip(
-            f"real public captures not available at {REAL} (../shared is outside this repo)"
-        )
+        pytest.skip(f"real public captures not available at {REAL} (../shared is outside this repo)")
     path = REAL / name
     assert path.is_file(), f"{path} is missing from ../shared/fixtures/real (renamed? update the test)"
     return path
@@ -102,9 +100,7 @@ SECTION_4_2 = [
 
 
 @pytest.mark.parametrize(("ident", "layout", "when", "marker", "store"), SECTION_4_2)
-def test_openai_item_id_table(
-    ident: str, layout: str, when: str, marker: str, store: str | None
-) -> None:
+def test_openai_item_id_table(ident: str, layout: str, when: str, marker: str, store: str | None) -> None:
     got = d.decode_openai_item_id(ident)
     assert got is not None
     assert got.detector == "openai-item-id"
@@ -193,8 +189,7 @@ def test_lm_studio_meaning_example() -> None:
     got = d.decode_openai_item_id("resp_cc7bfe18e2f2eca93006515c0fd19cfed16e46a93a60444a")
     assert got is not None
     assert got.meaning == (
-        "resp_ + 48 hex but time 2078-09-17 is implausible and marker eca9 is not 81xx: "
-        "imitation (LM Studio style)"
+        "resp_ + 48 hex but time 2078-09-17 is implausible and marker eca9 is not 81xx: imitation (LM Studio style)"
     )
 
 
@@ -317,9 +312,7 @@ def test_fernet_unpadded_whole_token_is_ok() -> None:
     assert got is not None and got.problems == ()
 
 
-@pytest.mark.parametrize(
-    "text", ["gAAAAA", "gAAAAAB", "gAAAAAB$abcdefghijkl", "hAAAAABpAWb7", "gAAAAABp AWb7"]
-)
+@pytest.mark.parametrize("text", ["gAAAAA", "gAAAAAB", "gAAAAAB$abcdefghijkl", "hAAAAABpAWb7", "gAAAAABp AWb7"])
 def test_fernet_rejects(text: str) -> None:
     assert d.decode_fernet(text) is None
 
@@ -354,9 +347,7 @@ def test_fernet_rejects(text: str) -> None:
         ),
     ],
 )
-def test_fernet_real_tokens(
-    name: str, path: tuple[Any, ...] | None, nbytes: int, when: str
-) -> None:
+def test_fernet_real_tokens(name: str, path: tuple[Any, ...] | None, nbytes: int, when: str) -> None:
     prefix = (
         "packages__azure__src____fixtures____"
         if name.startswith("azure")
@@ -419,9 +410,7 @@ def test_fernet_real_chunk_tokens() -> None:
 def test_anthropic_uuid7_ids(ident: str, uuid: str | None, when: str, host: str | None) -> None:
     got = d.decode_anthropic_id(ident)
     assert got is not None
-    assert (
-        got.detector == "anthropic-id" and got.provider == "anthropic" and got.strength == "strong"
-    )
+    assert got.detector == "anthropic-id" and got.provider == "anthropic" and got.strength == "strong"
     assert got.host == host
     assert (field(got, "minted") or "").startswith(when)
     assert got.time is not None
@@ -529,11 +518,7 @@ WEB_SEARCH = (
 def test_er4b_signature_v11_no_model() -> None:
     got = d.decode_anthropic_signature(ER4B)
     assert got is not None
-    assert (
-        got.detector == "anthropic-signature"
-        and got.provider == "anthropic"
-        and got.strength == "strong"
-    )
+    assert got.detector == "anthropic-signature" and got.provider == "anthropic" and got.strength == "strong"
     assert field(got, "version") == "11"
     assert field(got, "model") is None
     assert field(got, "header bytes") == "70"
@@ -543,9 +528,7 @@ def test_er4b_signature_v11_no_model() -> None:
 
 
 def test_cais_signature_names_opus_5() -> None:
-    doc = vercel(
-        "packages__anthropic__src____fixtures____anthropic-claude-opus-5-reasoning-high.1.json"
-    )
+    doc = vercel("packages__anthropic__src____fixtures____anthropic-claude-opus-5-reasoning-high.1.json")
     sig = doc["content"][0]["signature"]
     assert sig.startswith("CAIS")
     got = d.decode_anthropic_signature(sig)
@@ -568,13 +551,7 @@ def make_signature(version: int, model: str | None, cipher: int = 200) -> str:
     header = pb(1, version) + pb(3, 2) + pb(5, bytes(range(64)))
     if model:
         header += pb(6, model.encode()) + pb(7, 0)
-    body = (
-        pb(1, header)
-        + pb(2, bytes(12))
-        + pb(3, bytes(12))
-        + pb(4, bytes(48))
-        + pb(5, bytes(cipher))
-    )
+    body = pb(1, header) + pb(2, bytes(12)) + pb(3, bytes(12)) + pb(4, bytes(48)) + pb(5, bytes(cipher))
     return base64.b64encode(pb(2, body) + pb(3, 1)).decode()
 
 
@@ -770,9 +747,7 @@ def test_gemini_response_id_rejects_out_of_window_and_scoping() -> None:
         ("85e4fd267", None, None, "9-char hex", "weak"),  # Cerebras (vercel/ai fixtures): no Groq credit
     ],
 )
-def test_tool_id_classes(
-    ident: str, provider: str | None, host: str | None, shape: str, strength: str
-) -> None:
+def test_tool_id_classes(ident: str, provider: str | None, host: str | None, shape: str, strength: str) -> None:
     got = d.classify_tool_id(ident)
     assert got is not None
     assert got.detector == "tool-id"
@@ -829,9 +804,7 @@ def test_chatcmpl_ids(ident: str, provider: str | None, shape: str) -> None:
     assert got.time is None and got.host is None
 
 
-@pytest.mark.parametrize(
-    "text", ["chatcmpl-tool-8f2c3a9e1b7d4c6e", "chatcmpl-test-tool", "chatcmpl-", "cmpl-x"]
-)
+@pytest.mark.parametrize("text", ["chatcmpl-tool-8f2c3a9e1b7d4c6e", "chatcmpl-test-tool", "chatcmpl-", "cmpl-x"])
 def test_chatcmpl_rejects(text: str) -> None:
     assert d.decode_chatcmpl_id(text) is None
 
@@ -886,9 +859,7 @@ def test_model_path() -> None:
     assert field(got, "model") == "kimi-k2p6"
     assert d.decode_model_path("accounts/fireworks/models/") is None
     assert d.decode_model_path("kimi-k3") is None
-    assert [x.host for x in d.decode_string("accounts/fireworks/models/kimi-k3", "model")] == [
-        "fireworks"
-    ]
+    assert [x.host for x in d.decode_string("accounts/fireworks/models/kimi-k3", "model")] == ["fireworks"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -920,9 +891,7 @@ def test_model_path() -> None:
         ("reasoning_content", "First, …", None, None, "weak"),
     ],
 )
-def test_decode_key(
-    key: str, value: object, provider: str | None, host: str | None, strength: str
-) -> None:
+def test_decode_key(key: str, value: object, provider: str | None, host: str | None, strength: str) -> None:
     got = d.decode_key(key, value)
     assert got is not None and got.detector == "key"
     assert (got.provider, got.host, got.strength) == (provider, host, strength)
@@ -1006,13 +975,9 @@ def test_decode_string_embedded_boundaries() -> None:
 
 def test_decode_string_strong_detectors_ignore_keys() -> None:
     for key in (None, "text", "whatever"):
-        assert [x.shape for x in d.decode_string("call_5tcmcvPueMOTIeYuTUGW0Ss3", key)] == [
-            "call_+24"
-        ]
+        assert [x.shape for x in d.decode_string("call_5tcmcvPueMOTIeYuTUGW0Ss3", key)] == ["call_+24"]
         assert [x.detector for x in d.decode_string(ER4B, key)] == ["anthropic-signature"]
-        assert [x.detector for x in d.decode_string("req_011CSkYzZmrLKTfC5kKrttht", key)] == [
-            "anthropic-id"
-        ]
+        assert [x.detector for x in d.decode_string("req_011CSkYzZmrLKTfC5kKrttht", key)] == ["anthropic-id"]
 
 
 @pytest.mark.parametrize(

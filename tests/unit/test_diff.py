@@ -34,9 +34,7 @@ def _run(*args: str, columns: int | None = None) -> subprocess.CompletedProcess[
     env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
     if columns is not None:
         env["COLUMNS"] = str(columns)
-    return subprocess.run(
-        [sys.executable, "-m", "musetui", "diff", *args], capture_output=True, text=True, env=env
-    )
+    return subprocess.run([sys.executable, "-m", "musetui", "diff", *args], capture_output=True, text=True, env=env)
 
 
 def _sample_sessions() -> list[SessionSummary]:
@@ -64,25 +62,18 @@ def test_muse_special_vs_avocado_sibling_names_the_differences() -> None:
     assert run.returncode == 0, run.stderr
     result = orjson.loads(run.stdout)
     assert set(result) == {"a", "b", "shared", "only_a", "only_b", "differ"}
-    assert (
-        result["a"]["session_id"] == special.session_id
-        and result["b"]["session_id"] == sibling.session_id
-    )
+    assert result["a"]["session_id"] == special.session_id and result["b"]["session_id"] == sibling.session_id
     differ = _entries(result, "differ")
     tool = differ[("tool-id class", "tool-id")]
     assert set(tool["a"]) == {"call_+24"} and set(tool["b"]) == {"call_+32hex"}
     reasoning = differ[("reasoning kind", "reasoning")]
     assert set(reasoning["a"]) == {"encrypted"} and set(reasoning["b"]) == {"empty-signature"}
-    assert differ[("verdict", "provider")]["a"] == {"openai": 1} and differ[
-        ("verdict", "provider")
-    ]["b"] == {"meta": 1}
+    assert differ[("verdict", "provider")]["a"] == {"openai": 1} and differ[("verdict", "provider")]["b"] == {"meta": 1}
     # indexed with its family, as show reports it
     assert "outlier" in differ[("verdict", "flags")]["a"]
     layout = _entries(result, "only_a")[("id layout", "openai-item-id")]
     assert set(layout["a"]) == {"new50"} and layout["b"] is None
-    assert _entries(result, "only_a")[("store byte", "openai-item-id")]["a"] == {
-        "00 (store:true)": 6
-    }
+    assert _entries(result, "only_a")[("store byte", "openai-item-id")]["a"] == {"00 (store:true)": 6}
     shared = _entries(result, "shared")
     assert ("declared", "format") in shared and shared[("id layout", "uuid7")]["a"] == {"uuid7": 1}
     # heaviest first: the verdict, then the attribution's strong evidence, then the rest
@@ -99,9 +90,7 @@ def test_text_view_fits_80_columns_and_lists_the_differences() -> None:
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert max(cell_len(line) for line in lines) <= 80
-    differ = lines[
-        lines.index(next(x for x in lines if x.startswith("Differ"))) : lines.index("Only in A (9)")
-    ]
+    differ = lines[lines.index(next(x for x in lines if x.startswith("Differ"))) : lines.index("Only in A (9)")]
     text = "\n".join(differ)
     assert "tool-id class: tool-id" in text and "call_+24 ×3" in text and "call_+32hex ×3" in text
     assert "reasoning kind: reasoning" in text and "encrypted ×3" in text
@@ -198,12 +187,8 @@ def test_compare_groups_and_orders_traits() -> None:
         ("verdict", "provider"),
         ("marker", "openai-item-id"),
     ]
-    assert [(e.kind, e.a, e.b) for e in cmp.shared] == [
-        ("tool-id class", {"call_+24": 3}, {"call_+24": 1})
-    ]
-    assert [e.name for e in cmp.only_a] == ["openai-item-id"] and [e.name for e in cmp.only_b] == [
-        "message"
-    ]
+    assert [(e.kind, e.a, e.b) for e in cmp.shared] == [("tool-id class", {"call_+24": 3}, {"call_+24": 1})]
+    assert [e.name for e in cmp.only_a] == ["openai-item-id"] and [e.name for e in cmp.only_b] == ["message"]
     assert cmp.shared[0].weight == 1.0  # the heavier side's weight
     text = render(cmp, 80)
     # a differing trait shows what differs, and how much is shared
@@ -282,9 +267,7 @@ def test_segments_and_usage_of_the_record_when_it_has_them() -> None:
         "meta → openai/azure": 1
     }
     assert differ[("segments", "switches")].b == {"1": 1}
-    assert (
-        compare(a, b).differ[0].kind == "segments"
-    )  # the verdict is the same: segments weigh most
+    assert compare(a, b).differ[0].kind == "segments"  # the verdict is the same: segments weigh most
 
 
 def test_a_bare_id_with_no_root_to_look_in_is_a_usage_error(tmp_path: Path) -> None:
@@ -314,9 +297,7 @@ def test_a_capture_profiles_its_responses_not_the_requests_it_replays(real_dir: 
     keys = {v for (kind, _name), t in a.traits.items() if kind == "response keys" for v in t.values}
     assert keys and all(k.startswith("response.") for k in keys)
     assert a.traits[("id layout", "openai-item-id")].values["new50"] >= 1
-    opened = open_session(
-        next(iter(Index([str(path)], workers=1, use_cache=False).scan().sessions))
-    )
+    opened = open_session(next(iter(Index([str(path)], workers=1, use_cache=False).scan().sessions)))
     answered = {
         d.value
         for it in opened.items

@@ -36,8 +36,14 @@ def drifted_tree(root: Path) -> dict[str, int]:
     return {
         "claude": _append(root / CLAUDE, claude),
         "codex": _append(root / CODEX, {"timestamp": meta["timestamp"], "type": "brand_new_record", "payload": {}}),
-        "muse": _append(root / MUSE, {"stream": {"kind": "session", "id": "x"}, "recorded_at": 1788300027536282,
-                                      "payload": {"kind": "run", "event": {"kind": "snapshot_taken"}}}),
+        "muse": _append(
+            root / MUSE,
+            {
+                "stream": {"kind": "session", "id": "x"},
+                "recorded_at": 1788300027536282,
+                "payload": {"kind": "run", "event": {"kind": "snapshot_taken"}},
+            },
+        ),
     }
 
 
@@ -54,7 +60,9 @@ def test_each_unknown_kind_and_key_is_counted_per_version_at_its_first_line(tmp_
     root = tmp_path / "tree"
     lines = drifted_tree(root)
     index = Index([str(root)], use_cache=False).scan()
-    found = {(r.format, r.version, r.what, r.name): (r.first_path, r.first_line, r.count) for r in tally(index.diagnostics)}
+    found = {
+        (r.format, r.version, r.what, r.name): (r.first_path, r.first_line, r.count) for r in tally(index.diagnostics)
+    }
     version = json.loads((root / CLAUDE).read_text().splitlines()[2])["version"]
     assert found[("claude-code", version, "line type", "teleport-marker")] == (CLAUDE, lines["claude"], 1)
     assert found[("claude-code", version, "top-level key", "teleportedFrom")] == (CLAUDE, lines["claude"], 1)
@@ -69,8 +77,14 @@ def test_a_kind_met_in_many_files_is_listed_once_at_its_first(tmp_path: Path) ->
     drifted_tree(root)
     muse = sorted(p for p in root.glob("muse-vm/**/session.jsonl") if "subagents" in str(p))
     for p in muse:
-        _append(p, {"stream": {"kind": "session", "id": "x"}, "recorded_at": 1788300027536282,
-                    "payload": {"kind": "run", "event": {"kind": "snapshot_taken"}}})
+        _append(
+            p,
+            {
+                "stream": {"kind": "session", "id": "x"},
+                "recorded_at": 1788300027536282,
+                "payload": {"kind": "run", "event": {"kind": "snapshot_taken"}},
+            },
+        )
     index = Index([str(root)], use_cache=False).scan()
     drift = [g for g in group(index.diagnostics) if g.kind == "drift" and '"snapshot_taken"' in g.reason]
     assert len(drift) == 1
@@ -89,7 +103,10 @@ def test_scan_diagnostics_and_stats_name_file_and_line(tmp_path: Path, capsys: p
     records = [orjson.loads(x) for x in out.read_bytes().splitlines()]
     drift = {(r["path"], r["line"]) for r in records if r["message"].startswith("drift: ")}
     assert {(CLAUDE, lines["claude"]), (CODEX, lines["codex"]), (MUSE, lines["muse"])} <= drift
-    assert f'{CODEX}:{lines["codex"]}: drift: codex version "0.141.0": unknown record type "brand_new_record" ×1 in 1 file' in err
+    assert (
+        f'{CODEX}:{lines["codex"]}: drift: codex version "0.141.0": unknown record type "brand_new_record" ×1 in 1 file'
+        in err
+    )
     assert f'{MUSE}:{lines["muse"]}: drift: muse (no version): unknown event kind "snapshot_taken" ×1 in 1 file' in err
     assert "musetui: drift: 5 unknown kinds or keys" in err
 
@@ -119,7 +136,9 @@ def test_an_append_is_read_alone_and_its_drift_joins_the_old(tmp_path: Path, mon
     assert later > lines["codex"]
 
 
-def test_following_a_growing_file_does_not_count_its_drift_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_following_a_growing_file_does_not_count_its_drift_twice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     root = tmp_path / "tree"
     lines = drifted_tree(root)
@@ -140,12 +159,14 @@ def test_the_report_appendix_tables_the_drift(tmp_path: Path) -> None:
     md = render_markdown(data)
     assert f"| codex | `0.141.0` | record type | `brand_new_record` | 1 | 1 | `{CODEX}:{lines['codex']}` |" in md
     html = render_html(data)
-    table = html[html.index('<table class="sortable drift"'):]
+    table = html[html.index('<table class="sortable drift"') :]
     table = table[: table.index("</table>")]
     assert "snapshot_taken" in table and f"{MUSE}:{lines['muse']}" in table and "teleport-marker" in table
 
 
-@pytest.mark.parametrize("line", [b"1", b"null", b'"text"', b"[1, 2]", b"{}", b'{"payload": 3}', b'{"payload": {"kind": 7}}'])
+@pytest.mark.parametrize(
+    "line", [b"1", b"null", b'"text"', b"[1, 2]", b"{}", b'{"payload": 3}', b'{"payload": {"kind": 7}}']
+)
 def test_records_that_are_not_objects_or_hold_odd_kinds_never_raise(line: bytes) -> None:
     import simdjson
 

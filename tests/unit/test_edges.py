@@ -104,7 +104,9 @@ _RECORDS = _lines(5).decode()
         ("utf-32-be", b"\x00\x00\xfe\xff", "UTF-32"),
     ],
 )
-def test_utf16_and_utf32_with_a_bom_are_named(tmp_path: Path, codec: str, bom: bytes, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_utf16_and_utf32_with_a_bom_are_named(
+    tmp_path: Path, codec: str, bom: bytes, name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     f = tmp_path / "u.jsonl"
     f.write_bytes(bom + _RECORDS.encode(codec))
     out = scan_file(str(f), "u.jsonl", str(tmp_path))
@@ -139,8 +141,14 @@ _REQUEST = '{request: {uri: "https://api.openai.com/v1/chat/completions", method
     "text",
     [
         "interactions: " + "[" * 150 + _REQUEST + "]" * 150 + "\n",  # flow style
-        "interactions:\n" + "- " * 150 + "request: {uri: 'https://api.openai.com/v1/chat/completions'}\n",  # block style
-        "interactions:\n" + "- " * 150 + "request: {uri: 'https://x/'}\n" + "  " * 150 + "response: {status: {code: 200}}\n",
+        "interactions:\n"
+        + "- " * 150
+        + "request: {uri: 'https://api.openai.com/v1/chat/completions'}\n",  # block style
+        "interactions:\n"
+        + "- " * 150
+        + "request: {uri: 'https://x/'}\n"
+        + "  " * 150
+        + "response: {status: {code: 200}}\n",
     ],
 )
 def test_a_deeply_nested_interactions_list_is_a_diagnostic(tmp_path: Path, text: str) -> None:
@@ -172,7 +180,9 @@ def test_invisible_characters_in_a_file_name_are_escaped_in_scan_and_show(
     assert f"- **File:** `{escape_name(str(f))}`" in md and mark not in md
 
 
-def test_a_resume_whose_file_shrinks_as_it_is_read_rescans_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_resume_whose_file_shrinks_as_it_is_read_rescans_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     f = tmp_path / "grow.jsonl"
     states = []
     for _ in range(2):

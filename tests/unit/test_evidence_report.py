@@ -30,7 +30,9 @@ MUSE_SPECIAL = "01a05efe-03bb-72c8-854a-4c1c088cc3b9"
 
 HOSTILE_ID = "javascript:alert(1)//<script>alert('id')</script>"
 HOSTILE_MODEL = "claude-3-opus<script>alert('model')</script><img src=x onerror=alert(1)>"
-HOSTILE_TEXT = "</textarea><script>alert('text')</script><img src=x onerror=alert(2)> \x1b[31mred\u202e [x](javascript:alert(3))"
+HOSTILE_TEXT = (
+    "</textarea><script>alert('text')</script><img src=x onerror=alert(2)> \x1b[31mred\u202e [x](javascript:alert(3))"
+)
 HOSTILE_NAME = "<img src=x onerror=alert(4)>.json"
 
 
@@ -38,11 +40,21 @@ def _hostile_tree(root: Path) -> Path:
     """Three ordinary OpenAI chat captures and one whose id, model, text and file name are markup."""
     root.mkdir()
     for i in (1, 2, 3):
-        rec = {"id": f"chatcmpl-{i}", "object": "chat.completion", "created": 1788300000, "model": "gpt-4o",
-               "choices": [{"index": 0, "message": {"role": "assistant", "content": "hello"}}]}
+        rec = {
+            "id": f"chatcmpl-{i}",
+            "object": "chat.completion",
+            "created": 1788300000,
+            "model": "gpt-4o",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "hello"}}],
+        }
         (root / f"ok{i}.json").write_text(json.dumps(rec) + "\n")
-    bad = {"id": HOSTILE_ID, "object": "chat.completion", "created": 1788300000, "model": HOSTILE_MODEL,
-           "choices": [{"index": 0, "message": {"role": "assistant", "content": HOSTILE_TEXT}}]}
+    bad = {
+        "id": HOSTILE_ID,
+        "object": "chat.completion",
+        "created": 1788300000,
+        "model": HOSTILE_MODEL,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": HOSTILE_TEXT}}],
+    }
     (root / HOSTILE_NAME).write_text(json.dumps(bad) + "\n")
     (root / "broken.jsonl").write_bytes(b'{"x": "</textarea><script>alert(5)</script>\n')
     return root
@@ -76,7 +88,19 @@ def _assert_inert(html: str) -> _Tags:
     names = [t for t, _ in parser.tags]
     assert names.count("script") == 1
     assert parser.scripts == [er.SCRIPT]
-    for forbidden in ("img", "iframe", "object", "embed", "link", "textarea", "form", "base", "video", "audio", "source"):
+    for forbidden in (
+        "img",
+        "iframe",
+        "object",
+        "embed",
+        "link",
+        "textarea",
+        "form",
+        "base",
+        "video",
+        "audio",
+        "source",
+    ):
         assert forbidden not in names, forbidden
     for tag, attrs in parser.tags:
         for k, v in attrs:
@@ -177,8 +201,17 @@ def test_the_raw_line_and_decoded_fields_are_text_not_markup() -> None:
     """A raw line and decoded fields full of markup, escapes and bidi controls reach the page inert."""
     raw = json.dumps({"id": "chatcmpl-1", "content": HOSTILE_TEXT}).encode() + b"\x1b[2J"
     item = Item(index=0, line=7, offset=100, length=len(raw), kind="message", role="<b>assistant</b>")
-    dec = Decoded("openai-item-id", HOSTILE_ID, "openai", None, "strong", "verified",
-                  fields=(("<i>layout</i>", HOSTILE_MODEL),), meaning=HOSTILE_TEXT, problems=("<u>bad</u>",))
+    dec = Decoded(
+        "openai-item-id",
+        HOSTILE_ID,
+        "openai",
+        None,
+        "strong",
+        "verified",
+        fields=(("<i>layout</i>", HOSTILE_MODEL),),
+        meaning=HOSTILE_TEXT,
+        problems=("<u>bad</u>",),
+    )
     block = report_html.raw_block(report_html.RawLine(item, raw, [dec]))
     _assert_inert(f"<script>{er.SCRIPT}</script>" + block)
     for bad in ("<script>alert", "<img", "</textarea>", "<b>", "<i>", "<u>", "\x1b", "\u202e"):
@@ -209,8 +242,15 @@ def test_segments_are_shown_when_the_record_has_them(sample_dir: Path) -> None:
     s = er.flagged_sessions(data.sessions)[0]
     if not getattr(s, "segments", None):
         assert segments_table(s) == ""
-    seg = {"first_line": 3, "last_line": 9, "items": 5, "provider": "openai", "host": "<azure>",
-           "started_at": s.started_at, "ended_at": s.ended_at}
+    seg = {
+        "first_line": 3,
+        "last_line": 9,
+        "items": 5,
+        "provider": "openai",
+        "host": "<azure>",
+        "started_at": s.started_at,
+        "ended_at": s.ended_at,
+    }
     for form in (seg, SimpleNamespace(**seg)):
         shown = segments_table(cast(SessionSummary, SimpleNamespace(segments=[form])))
         assert "3–9" in shown and "&lt;azure&gt;" in shown and er.esc(iso(s.started_at)) in shown
@@ -237,7 +277,9 @@ def _normalised(data: er.ReportData, repo: Path) -> str:
     md = er.render_markdown(data)
     for s in er.flagged_sessions(data.sessions):
         md = md.replace(session_markdown(s).rstrip("\n"), f"<session_markdown of {s.path}>")
-    return re.sub(r"\b[0-9a-f]{64}\b", lambda m: m.group(0) if m.group(0) in md_hashes(data) else "<seal>", md).replace(str(repo), "<repo>")
+    return re.sub(r"\b[0-9a-f]{64}\b", lambda m: m.group(0) if m.group(0) in md_hashes(data) else "<seal>", md).replace(
+        str(repo), "<repo>"
+    )
 
 
 def md_hashes(data: er.ReportData) -> set[str]:
@@ -282,7 +324,9 @@ def test_injection_reaches_nothing_unescaped(tmp_path: Path) -> None:
     assert "outlier" in md and HOSTILE_ID in md  # the hostile session is the flagged one
 
 
-def test_stdout_is_markdown_and_bad_extensions_are_usage_errors(sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_stdout_is_markdown_and_bad_extensions_are_usage_errors(
+    sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["report", str(sample_dir), "-o", "-", "--no-cache"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("# musetui evidence report") and "## Appendix B: every file" in out
@@ -304,8 +348,14 @@ def test_nothing_under_the_tree_is_written(sample_dir: Path, tmp_path: Path) -> 
 # ---------------------------------------------------------------- headless Chromium
 
 CHROMIUM_FLAGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--hide-scrollbars",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
 ]
 
 
@@ -319,7 +369,12 @@ def _chromium() -> str:
 
 def _run_chromium(binary: str, profile: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
     try:
-        return subprocess.run([binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args], capture_output=True, timeout=120, check=False)
+        return subprocess.run(
+            [binary, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *args],
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         pytest.fail(f"Chromium is installed but did not start: {exc}")
 
@@ -333,7 +388,9 @@ def test_html_renders_in_headless_chromium(sample_dir: Path, tmp_path: Path) -> 
     html_path = tmp_path / "r.html"
     assert main(["report", str(tree), "-o", str(html_path), "--no-cache"]) == 0
     shot = Path(os.environ.get("MUSETUI_REPORT_SCREENSHOT", str(tmp_path / "report.png")))
-    run = _run_chromium(binary, tmp_path / "profile", "--window-size=1280,2400", f"--screenshot={shot}", html_path.as_uri())
+    run = _run_chromium(
+        binary, tmp_path / "profile", "--window-size=1280,2400", f"--screenshot={shot}", html_path.as_uri()
+    )
     if run.returncode != 0 or not shot.exists():
         pytest.fail(f"Chromium could not render: exit {run.returncode}: {run.stderr.decode(errors='replace')[-300:]}")
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
@@ -345,7 +402,9 @@ def test_html_renders_in_headless_chromium(sample_dir: Path, tmp_path: Path) -> 
     assert tags == ["script"], tags  # after parsing, the hostile markup created no element
     assert text.count('<section class="session"') >= 2 and '<table class="evidence">' in text
     pdf = tmp_path / "a4.pdf"
-    run = _run_chromium(binary, tmp_path / "profile3", "--no-pdf-header-footer", f"--print-to-pdf={pdf}", html_path.as_uri())
+    run = _run_chromium(
+        binary, tmp_path / "profile3", "--no-pdf-header-footer", f"--print-to-pdf={pdf}", html_path.as_uri()
+    )
     if run.returncode != 0 or not pdf.exists():
         pytest.fail(f"Chromium could not print: exit {run.returncode}: {run.stderr.decode(errors='replace')[-300:]}")
     body = pdf.read_bytes()

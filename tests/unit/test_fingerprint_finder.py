@@ -75,9 +75,7 @@ HOSTILE = [
     b"abcdefghij_" + HEXID[:32] + b" abcdefghijk_" + HEXID[:32],
     b"x_" + HEXID[:32] + b"_" + HEXID[:32] + b"\n",
     b"call_00_" + b"A" * 24 + b" call_" + b"a1" * 12 + b" call_12345678",
-    b'"call_id": "functions.read_file:0" "tool_id":"abcdefghi" "x_id":"chatcmpl-tool-'
-    + b"0" * 20
-    + b'"',
+    b'"call_id": "functions.read_file:0" "tool_id":"abcdefghi" "x_id":"chatcmpl-tool-' + b"0" * 20 + b'"',
     b'"content_filters": null, "inference_geo":"us", "gpt_responses_v1:gAAAAABo2DUX' + b"A" * 90,
     b'"signature": "EqQBCkgIBxABGAIqQK' + b"A" * 40 + b'", "thoughtSignature":"",',
     b"msg_bdrk_01" + b"A" * 22 + b" msg_vrtx_01" + b"B" * 24 + b" toolu_01" + b"C" * 22,
@@ -95,9 +93,7 @@ def test_hostile_bytes_agree() -> None:
         assert _hits(data, None) == _hits(data, extract.candidates_re), data
 
 
-def test_every_head_is_sound_when_hyperscan_runs_every_pass(
-    sample_dir: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_every_head_is_sound_when_hyperscan_runs_every_pass(sample_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With every pass on Hyperscan (whatever the default), the heads give what re gives."""
     monkeypatch.setattr(patterns, "HS_PASSES", patterns.PASSES)
     monkeypatch.setattr(extract, "_DB", None)
@@ -158,7 +154,16 @@ def test_random_soup_agrees(data: bytes) -> None:
 
 
 _BODIES = st.sampled_from(
-    [HEXID[:32], HEXID[:48], HEXID, b"01" + b"A" * 22, b"bdrk_01" + b"B" * 22, b"00_" + b"C" * 24, b"a1" * 12, b"12345678"]
+    [
+        HEXID[:32],
+        HEXID[:48],
+        HEXID,
+        b"01" + b"A" * 22,
+        b"bdrk_01" + b"B" * 22,
+        b"00_" + b"C" * 24,
+        b"a1" * 12,
+        b"12345678",
+    ]
 )
 
 

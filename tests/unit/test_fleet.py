@@ -15,7 +15,9 @@ MUSE_SPECIAL = "01a05efe-03bb-72c8-854a-4c1c088cc3b9"
 KEYS = ["root", "sessions", "providers", "hosts", "flagged", "mismatches", "score", "top_sessions"]
 
 
-def _vms(sample: Path, base: Path, special_on: tuple[str, ...] = ("vm3",), names: tuple[str, ...] = ("vm1", "vm2", "vm3")) -> list[Path]:
+def _vms(
+    sample: Path, base: Path, special_on: tuple[str, ...] = ("vm3",), names: tuple[str, ...] = ("vm1", "vm2", "vm3")
+) -> list[Path]:
     """Copies of the sample; only the machines in ``special_on`` keep the muse-special worker."""
     out = []
     for name in names:
@@ -32,7 +34,9 @@ def _fleet_json(args: list[str], capsys: pytest.CaptureFixture[str]) -> list[dic
     return [json.loads(line) for line in capsys.readouterr().out.splitlines()]
 
 
-def test_the_machine_with_the_special_worker_ranks_first(sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_machine_with_the_special_worker_ranks_first(
+    sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     vms = _vms(sample_dir, tmp_path)
     rows = _fleet_json([str(v) for v in vms] + ["--no-cache"], capsys)
     assert rows[0]["root"] == str(vms[2])
@@ -47,7 +51,9 @@ def test_the_machine_with_the_special_worker_ranks_first(sample_dir: Path, tmp_p
     assert rows[1]["top_sessions"] == [] and rows[1]["flagged"] == 0
 
 
-def test_argument_order_does_not_change_the_ranking(sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_argument_order_does_not_change_the_ranking(
+    sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     vms = _vms(sample_dir, tmp_path, special_on=("vm1",))
     rows = _fleet_json([str(v) for v in reversed(vms)] + ["--no-cache"], capsys)
     assert rows[0]["root"] == str(vms[0])
@@ -60,7 +66,9 @@ def test_identical_machines_score_alike(sample_dir: Path, tmp_path: Path) -> Non
     assert [m.root for m in ranked] == sorted(str(v) for v in vms)  # ties: by root
 
 
-def test_saved_scan_outputs_rank_like_the_trees(sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_saved_scan_outputs_rank_like_the_trees(
+    sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     vms = _vms(sample_dir, tmp_path / "trees")
     saved = []
     for vm in vms:
@@ -95,7 +103,16 @@ def test_bad_saved_output_and_missing_root_are_usage_errors(tmp_path: Path, caps
     assert main(["fleet", str(tmp_path / "absent")]) == 2
     d = tmp_path / "saved"
     d.mkdir()
-    good = {"path": "a.jsonl", "format": "generic", "provider": "unknown", "host": None, "confidence": 0.0, "flags": [], "evidence": [], "items": 1}
+    good = {
+        "path": "a.jsonl",
+        "format": "generic",
+        "provider": "unknown",
+        "host": None,
+        "confidence": 0.0,
+        "flags": [],
+        "evidence": [],
+        "items": 1,
+    }
     (d / "out.jsonl").write_text(json.dumps(good) + "\n{not json\n")
     assert main(["fleet", str(d)]) == 2
     assert "out.jsonl:2" in capsys.readouterr().err
@@ -104,8 +121,19 @@ def test_bad_saved_output_and_missing_root_are_usage_errors(tmp_path: Path, caps
 
 def test_records_naming_several_roots_are_several_machines(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     def rec(root: str, provider: str, flags: list[str]) -> dict[str, object]:
-        return {"path": f"{provider}.jsonl", "root": root, "format": "codex", "provider": provider, "host": None,
-                "confidence": 0.9, "flags": flags, "evidence": [], "items": 3, "session_id": provider}
+        return {
+            "path": f"{provider}.jsonl",
+            "root": root,
+            "format": "codex",
+            "provider": provider,
+            "host": None,
+            "confidence": 0.9,
+            "flags": flags,
+            "evidence": [],
+            "items": 3,
+            "session_id": provider,
+        }
+
     lines = [rec(f"vm{i}", "openai", []) for i in range(1, 5)] + [rec("vm5", "moonshot", ["declared-mismatch"])]
     f = tmp_path / "fleet.jsonl"
     f.write_text("".join(json.dumps(r) + "\n" for r in lines))
@@ -114,7 +142,9 @@ def test_records_naming_several_roots_are_several_machines(tmp_path: Path, capsy
     assert rows[0]["mismatches"] == 1 and rows[0]["providers"] == {"moonshot": 1}
 
 
-def test_the_apps_ranking_from_indexed_sessions_is_the_clis(sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_apps_ranking_from_indexed_sessions_is_the_clis(
+    sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from musetui.core.index import Index
 
     vms = [str(v) for v in _vms(sample_dir, tmp_path)]

@@ -32,7 +32,10 @@ def _muse_line(sid: str, i: int, **extra: object) -> bytes:
     obj: dict[str, object] = {
         "stream": {"kind": "session", "id": sid},
         "recorded_at": 1790000000000000 + i * 1_000_000,
-        "payload": {"kind": "run", "event": {"kind": "assistant_message_committed", "message_id": f"m{i}", "text": "hi"}},
+        "payload": {
+            "kind": "run",
+            "event": {"kind": "assistant_message_committed", "message_id": f"m{i}", "text": "hi"},
+        },
     }
     obj.update(extra)
     return orjson.dumps(obj) + b"\n"
@@ -114,7 +117,9 @@ def test_unknown_jsonl_does_not_reuse_a_live_parser(tmp_path: Path, capsys: pyte
     assert code == 0 and "line 2" in out
 
 
-def test_real_codex_exec_stream_scans_and_shows(real_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_real_codex_exec_stream_scans_and_shows(
+    real_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     src = real_dir / "jnarowski__agentcmd" / "agent__research__codex__codex-samples__stream-output-5.jsonl"
     shutil.copy(src, tmp_path / "stream.jsonl")
     _good(tmp_path)
@@ -135,9 +140,15 @@ def test_type_that_is_a_list_is_no_crash(tmp_path: Path, capsys: pytest.CaptureF
     assert code == 0 and len(_records(out)) == 3 and "internal error" not in err
 
 
-def test_codex_record_whose_type_is_a_list_keeps_its_session(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_codex_record_whose_type_is_a_list_keeps_its_session(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A rollout line with ``"type": []`` (found by the pipeline property test) is an item, not a lost session."""
-    meta = {"timestamp": "2025-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "019c8a53-a0dd-7130-bcd7-95445d84846a"}}
+    meta = {
+        "timestamp": "2025-01-01T00:00:00Z",
+        "type": "session_meta",
+        "payload": {"id": "019c8a53-a0dd-7130-bcd7-95445d84846a"},
+    }
     odd = [
         {"timestamp": "2025-01-01T00:00:01Z", "type": [], "payload": {"type": []}},
         {"timestamp": "2025-01-01T00:00:02Z", "type": "response_item", "payload": {"type": [], "x": 1}},
@@ -152,7 +163,9 @@ def test_codex_record_whose_type_is_a_list_keeps_its_session(tmp_path: Path, cap
 
 @pytest.mark.parametrize("cache", [True, False])
 @pytest.mark.parametrize("value", [{"a": 1}, [1, 2]])
-def test_muse_recorded_at_object_or_array(tmp_path: Path, cache: bool, value: object, capsys: pytest.CaptureFixture[str]) -> None:
+def test_muse_recorded_at_object_or_array(
+    tmp_path: Path, cache: bool, value: object, capsys: pytest.CaptureFixture[str]
+) -> None:
     lines = [_muse_line("S", i) for i in range(30)]
     lines[1] = _muse_line("S", 1, recorded_at=value)
     _good(tmp_path, "S").write_bytes(b"".join(lines))
@@ -166,7 +179,9 @@ def test_muse_recorded_at_object_or_array(tmp_path: Path, cache: bool, value: ob
 
 
 def test_responses_output_that_is_a_number(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (tmp_path / "resp.json").write_bytes(orjson.dumps({"id": "resp_1", "object": "response", "model": "gpt-5", "output": 5}))
+    (tmp_path / "resp.json").write_bytes(
+        orjson.dumps({"id": "resp_1", "object": "response", "model": "gpt-5", "output": 5})
+    )
     code, out, err = _run(capsys, "show", str(tmp_path / "resp.json"), "--line", "1")
     assert code == 0 and "resp_1" in out, err
 
@@ -177,7 +192,11 @@ def test_deep_nesting_opens_and_shows(tmp_path: Path, kind: str, capsys: pytest.
     for i in range(1000):  # orjson and simdjson accept 1,024 levels; Python recursion stops near 1,000
         deep = b'{"content":' + deep + b"}" if i % 2 else b"[" + deep + b"]"
     if kind == "responses":
-        body = b'{"id":"resp_2","object":"response","model":"gpt-5","output":[{"type":"function_call","arguments":' + deep + b"}]}\n"
+        body = (
+            b'{"id":"resp_2","object":"response","model":"gpt-5","output":[{"type":"function_call","arguments":'
+            + deep
+            + b"}]}\n"
+        )
     elif kind == "generic":
         body = b'{"type":"message","content":' + deep + b'}\n{"type":"message","content":"hi"}\n'
     else:
@@ -228,7 +247,9 @@ def test_fs_root_symlink_search_is_quick(tmp_path: Path, capsys: pytest.CaptureF
     assert code == 1 and time.monotonic() - t0 < 2.0
 
 
-def test_non_utf8_names_everywhere(tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_non_utf8_names_everywhere(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.delenv("COLUMNS", raising=False)  # the table in a pipe: every value whole
     _good(tmp_path)
     bad_dir = os.fsdecode(b"dir\xfe")
@@ -271,7 +292,9 @@ def test_control_and_bidi_characters_in_names_are_escaped(
     assert unescape_name(escape_name(name)) == name
 
 
-@pytest.mark.parametrize("name", ["plain.jsonl", "a\\b", "x\ny", os.fsdecode(b"\xff\xfe"), "\u200b\u2066", "\x1b[31m", "é😀"])
+@pytest.mark.parametrize(
+    "name", ["plain.jsonl", "a\\b", "x\ny", os.fsdecode(b"\xff\xfe"), "\u200b\u2066", "\x1b[31m", "é😀"]
+)
 def test_escape_name_round_trips(name: str) -> None:
     e = escape_name(name)
     assert unescape_name(e) == name
@@ -400,7 +423,11 @@ def test_cache_path_is_a_directory(tmp_path: Path, capsys: pytest.CaptureFixture
     _good(tmp_path / "t")
     db = _db(tmp_path / "t")
     db.mkdir(parents=True)
-    for argv in (["scan", str(tmp_path / "t")], ["scan", str(tmp_path / "t"), "--json"], ["search", str(tmp_path / "t"), "provider:unknown"]):
+    for argv in (
+        ["scan", str(tmp_path / "t")],
+        ["scan", str(tmp_path / "t"), "--json"],
+        ["search", str(tmp_path / "t"), "provider:unknown"],
+    ):
         code, out, err = _run(capsys, *argv)
         assert code in (0, 1) and "Traceback" not in err
         assert err.count("unusable") <= 1
@@ -468,7 +495,14 @@ def _as_user(argv: list[str], cache: Path) -> tuple[int, str, str]:
             os.setuid(65534)
 
     try:
-        r = subprocess.run([sys.executable, "-m", "musetui", *argv], capture_output=True, text=True, env=env, preexec_fn=drop, timeout=120)
+        r = subprocess.run(
+            [sys.executable, "-m", "musetui", *argv],
+            capture_output=True,
+            text=True,
+            env=env,
+            preexec_fn=drop,
+            timeout=120,
+        )
     except PermissionError as exc:
         pytest.skip(f"running as root, and user nobody cannot run this Python ({exc})")
     if os.geteuid() == 0 and "No module named" in r.stderr:
@@ -539,7 +573,9 @@ def test_windowed_scan_equals_whole_scan(tmp_path: Path, monkeypatch: pytest.Mon
 
     shutil.copytree(SAMPLE / "muse-vm", tmp_path / "muse-vm")
     shutil.copytree(SAMPLE / "codex", tmp_path / "codex", dirs_exist_ok=True) if (SAMPLE / "codex").is_dir() else None
-    (tmp_path / "tail.jsonl").write_bytes(b"".join(_muse_line("T", i) for i in range(50)) + b"{broken\n" + b"x" * 20000 + b"\n")
+    (tmp_path / "tail.jsonl").write_bytes(
+        b"".join(_muse_line("T", i) for i in range(50)) + b"{broken\n" + b"x" * 20000 + b"\n"
+    )
 
     def scan() -> tuple[list[bytes], list[str], list[int]]:
         index = Index([str(tmp_path)], workers=1).scan()
@@ -574,7 +610,9 @@ def test_file_over_the_scan_limit_is_scanned_in_part(tmp_path: Path, monkeypatch
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("MUSETUI_SLOW"), reason="writes a 2 GB sparse file: MUSETUI_SLOW=1 pytest -m slow")
+@pytest.mark.skipif(
+    not os.environ.get("MUSETUI_SLOW"), reason="writes a 2 GB sparse file: MUSETUI_SLOW=1 pytest -m slow"
+)
 def test_two_gigabyte_sparse_file_scans_and_opens_in_bounded_memory(tmp_path: Path) -> None:
     import subprocess
     import sys
@@ -590,7 +628,12 @@ def test_two_gigabyte_sparse_file_scans_and_opens_in_bounded_memory(tmp_path: Pa
         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)"
     )
     for argv in (["scan", str(tmp_path), "--json", "--no-cache"], ["show", str(s), "--line", "1"]):
-        r = subprocess.run([sys.executable, "-c", probe, sys.executable, "-m", "musetui", *argv], capture_output=True, text=True, check=True)
+        r = subprocess.run(
+            [sys.executable, "-c", probe, sys.executable, "-m", "musetui", *argv],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         assert int(r.stdout) <= 300 * 1024, f"{argv[0]}: peak RSS {int(r.stdout) // 1024} MB"
 
 
@@ -618,7 +661,10 @@ def test_two_roots_each_line_says_its_root(tmp_path: Path, capsys: pytest.Captur
     starts = {line.split(":", 1)[0] for line in out.splitlines()}
     assert starts == {f"{one}/sessions/x/session.jsonl", f"{two}/sessions/x/session.jsonl"}
     code, out, _ = _run(capsys, "scan", str(one), str(two), "--json", "--no-cache")
-    assert sorted((r["root"], r["path"]) for r in _records(out)) == [(str(one), "sessions/x/session.jsonl"), (str(two), "sessions/x/session.jsonl")]
+    assert sorted((r["root"], r["path"]) for r in _records(out)) == [
+        (str(one), "sessions/x/session.jsonl"),
+        (str(two), "sessions/x/session.jsonl"),
+    ]
     for start in starts:  # what the text output prints, `show` takes as it is
         code, shown, _ = _run(capsys, "show", start, "--line", "1")
         assert code == 0 and "`x`" in shown
@@ -636,14 +682,18 @@ def test_lazy_opening_in_windows_equals_whole(tmp_path: Path, monkeypatch: pytes
 
     def rows() -> list[tuple[int, int, str, str]]:
         opened = open_lazily(s)
-        return [(it.line, it.offset, it.kind, it.text) for it in opened.items] + [(0, 0, "", repr(opened.raw(opened.items[-1])))]
+        return [(it.line, it.offset, it.kind, it.text) for it in opened.items] + [
+            (0, 0, "", repr(opened.raw(opened.items[-1])))
+        ]
 
     whole = rows()
     monkeypatch.setattr(scanner, "WINDOW_BYTES", 4096)
     assert rows() == whole and len(whole) > 300
 
 
-def test_an_outlier_whose_file_name_is_not_utf8_is_written_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_outlier_whose_file_name_is_not_utf8_is_written_as_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The outlier record names a session without an id by its path: a non-UTF-8 path is escaped, not fatal."""
     import shutil
 

@@ -37,7 +37,9 @@ _MESSAGE = {
 }
 
 
-def _round_trip(url_line: str, host: str, req: dict[str, Any], resp: dict[str, Any], headers: str, chunked: bool) -> bytes:
+def _round_trip(
+    url_line: str, host: str, req: dict[str, Any], resp: dict[str, Any], headers: str, chunked: bool
+) -> bytes:
     body = json.dumps(req)
     request = (
         f"POST {url_line} HTTP/1.1\r\nHost: {host}\r\nUser-Agent: Go-http-client/1.1\r\n"
@@ -82,7 +84,9 @@ def _anthropic_trip() -> bytes:
 def _scan(root: Path) -> tuple[list[dict[str, Any]], str]:
     out = subprocess.run(
         [sys.executable, "-m", "musetui", "scan", "--no-cache", "--json", str(root)],
-        capture_output=True, check=True, text=True,
+        capture_output=True,
+        check=True,
+        text=True,
     )
     return [json.loads(line) for line in out.stdout.splitlines()], out.stderr
 
@@ -139,7 +143,9 @@ def test_search_finds_text_in_an_httprr_body(tmp_path: Path) -> None:
     (tmp_path / "t.httprr").write_bytes(_trace(_openai_trip(chunked=False)))
     out = subprocess.run(
         [sys.executable, "-m", "musetui", "search", str(tmp_path), "chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT", "--json"],
-        capture_output=True, check=True, text=True,
+        capture_output=True,
+        check=True,
+        text=True,
     )
     hits = [json.loads(line) for line in out.stdout.splitlines()]
     assert hits and all(h["path"].endswith("t.httprr") for h in hits)
@@ -151,20 +157,28 @@ def test_files_that_look_like_captures_and_are_not_read_are_named(tmp_path: Path
     (tmp_path / "empty.har").write_text('{"log": {"version": "1.2", "entries": []}}')
     (tmp_path / "empty.httprr").write_bytes(httprr.MAGIC)
     run = subprocess.run(
-        [sys.executable, "-m", "musetui", "scan", "--no-cache", str(tmp_path)], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "musetui", "scan", "--no-cache", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert "no transcripts found under" in run.stderr and "looked at 3 files" in run.stderr
     for name in ("config.yaml", "empty.har", "empty.httprr"):
         assert f"{name}: not read: not a recognised format" in run.stderr, run.stderr
     (tmp_path / "ok.httprr").write_bytes(_trace(_openai_trip()))
     quiet = subprocess.run(
-        [sys.executable, "-m", "musetui", "scan", "--no-cache", "--json", str(tmp_path)], capture_output=True, text=True, check=True
+        [sys.executable, "-m", "musetui", "scan", "--no-cache", "--json", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert "3 files not read: not a recognised format (--stats lists them)" in quiet.stderr
     assert "config.yaml" not in quiet.stderr
     stats = subprocess.run(
         [sys.executable, "-m", "musetui", "scan", "--no-cache", "--json", "--stats", str(tmp_path)],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     assert "1 sessions, 3 not read" in stats.stderr or "1 session, 3 not read" in stats.stderr, stats.stderr
     assert "config.yaml: not read: not a recognised format (no interactions)" in stats.stderr

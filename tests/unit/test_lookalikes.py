@@ -17,13 +17,31 @@ from musetui.core.model import SessionSummary
 
 ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 #: Declared models of every non-OpenAI maker in the vocabulary (each resolves through the catalogue).
-NON_OPENAI = ["qwen3-max", "glm-4.7", "kimi-k2", "deepseek-chat", "mistral-large-latest", "grok-4",
-              "claude-sonnet-4-6", "gemini-2.5-pro", "llama-3.3-70b", "amazon.nova-pro-v1:0", "avocado-1.3"]
+NON_OPENAI = [
+    "qwen3-max",
+    "glm-4.7",
+    "kimi-k2",
+    "deepseek-chat",
+    "mistral-large-latest",
+    "grok-4",
+    "claude-sonnet-4-6",
+    "gemini-2.5-pro",
+    "llama-3.3-70b",
+    "amazon.nova-pro-v1:0",
+    "avocado-1.3",
+]
 
 
 def _summary(model: str) -> SessionSummary:
-    return SessionSummary(path="s.json", abspath="/x/s.json", root="/x", format="openai-chat", format_rule="",
-                          declared_model=model, models={model: 1})
+    return SessionSummary(
+        path="s.json",
+        abspath="/x/s.json",
+        root="/x",
+        format="openai-chat",
+        format_rule="",
+        declared_model=model,
+        models={model: 1},
+    )
 
 
 def _located(values: list[tuple[str, str]]) -> list[Located]:
@@ -84,13 +102,30 @@ def test_a_compatible_server_capture_is_its_makers(tmp_path: Path) -> None:
         "object": "chat.completion",
         "created": 1770764857,
         "model": "qwen3-max",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": "", "tool_calls": [
-            {"id": "call_Vx8Qm2LrT5pZ9sYb3NcKd7Wf", "type": "function",
-             "function": {"name": "weather", "arguments": "{}"}}]}}],
+        "choices": [
+            {
+                "index": 0,
+                "message": {
+                    "role": "assistant",
+                    "content": "",
+                    "tool_calls": [
+                        {
+                            "id": "call_Vx8Qm2LrT5pZ9sYb3NcKd7Wf",
+                            "type": "function",
+                            "function": {"name": "weather", "arguments": "{}"},
+                        }
+                    ],
+                },
+            }
+        ],
     }
     (tmp_path / "qwen.json").write_text(json.dumps(body), encoding="utf-8")
-    out = subprocess.run([sys.executable, "-m", "musetui", "scan", "--no-cache", "--json", str(tmp_path)],
-                         capture_output=True, check=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "musetui", "scan", "--no-cache", "--json", str(tmp_path)],
+        capture_output=True,
+        check=True,
+        text=True,
+    )
     rec = json.loads(out.stdout)
     assert rec["provider"] == "alibaba" and "declared-mismatch" not in rec["flags"]
 
@@ -100,8 +135,11 @@ def test_weak_imitable_shapes_alone_name_no_provider() -> None:
     nothing = SessionSummary(path="s.json", abspath="/x/s.json", root="/x", format="openai-chat", format_rule="")
     tier = decode_key("service_tier", "standard")  # Writer's Palmyra answers with one (traceloop/openllmetry)
     assert tier is not None and tier.provider == "anthropic" and tier.strength == "weak"
-    for located in ([Located(tier, 1, "service_tier", 0, None)], _located([("id", "ax9fskhev")]),
-                    _located([("id", "gSIMJiOkT")])):
+    for located in (
+        [Located(tier, 1, "service_tier", 0, None)],
+        _located([("id", "ax9fskhev")]),
+        _located([("id", "gSIMJiOkT")]),
+    ):
         values = [x.decoded.value for x in located]
         assert located and all(x.decoded.provider for x in located), values  # each is weak evidence for a maker ...
         a = attribute(nothing, located, builtin_catalogue().lookup)
@@ -119,8 +157,16 @@ def test_an_internal_model_name_in_a_signature_is_noted_not_flagged() -> None:
     from musetui.core.fingerprints.types import Decoded
 
     def sig(model: str) -> Located:
-        dec = Decoded("anthropic-signature", "EsgECmQIDxABGAIq", "anthropic", "bedrock", "strong", "verified",
-                      fields=(("version", "15"), ("model", model)), meaning=f"naming model {model}")
+        dec = Decoded(
+            "anthropic-signature",
+            "EsgECmQIDxABGAIq",
+            "anthropic",
+            "bedrock",
+            "strong",
+            "verified",
+            fields=(("version", "15"), ("model", model)),
+            meaning=f"naming model {model}",
+        )
         return Located(dec, 3, "signature", 0, None)
 
     declared = _summary("us.anthropic.claude-sonnet-5")

@@ -52,9 +52,7 @@ def test_scan_table_shows_names_visibly_and_nothing_raw(
         assert escape_name(str(target.relative_to(root))) in out  # (the root is printed once above)
 
 
-def test_scan_json_escapes_and_keeps_the_values(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_scan_json_escapes_and_keeps_the_values(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     base = tmp_path / f"r{NAMED}\u3164"  # a root whose own name is hostile too
     base.mkdir()
     target = hostile_tree(base)
@@ -104,9 +102,7 @@ def test_search_text_and_json(tree: tuple[Path, Path], capsys: pytest.CaptureFix
     assert any(r["session_id"] == SESSION_ID for r in map(orjson.loads, out.splitlines()))
 
 
-def test_report_markdown_and_html(
-    tree: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_report_markdown_and_html(tree: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     root, _target = tree
     code, out, err = _run(capsys, "report", str(root), "-o", "-")
     assert code == 0, err
@@ -168,9 +164,7 @@ def test_names_that_differ_only_by_invisible_characters_look_different(
 # -- Markdown -------------------------------------------------------------------------------
 
 
-def test_markdown_outputs_are_inert(
-    tree: tuple[Path, Path], capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_markdown_outputs_are_inert(tree: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     root, target = tree
     outputs = []
     for argv in (
@@ -183,15 +177,11 @@ def test_markdown_outputs_are_inert(
         assert code == 0, err
         outputs.append(out)
         assert_inert(out)
-    assert (
-        "<img src=x" in outputs[0] and "[a](http://127.0.0.1/)" in outputs[0]
-    )  # shown as text, in code spans
+    assert "<img src=x" in outputs[0] and "[a](http://127.0.0.1/)" in outputs[0]  # shown as text, in code spans
     assert "<img src=x" in outputs[1] and TEXT.split()[0] in outputs[1]
 
 
-def test_markdown_of_a_payload_everywhere_is_inert(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_markdown_of_a_payload_everywhere_is_inert(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The same payload as a file name, an id, a model, a provider, a field and a text (a Claude Code session)."""
     root = tmp_path / "projects" / "p"
     root.mkdir(parents=True)

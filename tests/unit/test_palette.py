@@ -23,8 +23,7 @@ def _closest(colours: dict[str, str], deficiency: str | None) -> tuple[float, st
         return c.filter(deficiency, method="machado") if deficiency else c
 
     return min(
-        (seen(x).delta_e(seen(y), method="2000"), a, b)
-        for (a, x), (b, y) in itertools.combinations(colours.items(), 2)
+        (seen(x).delta_e(seen(y), method="2000"), a, b) for (a, x), (b, y) in itertools.combinations(colours.items(), 2)
     )
 
 
@@ -49,8 +48,11 @@ def test_report_colours_are_distinct_under_deuteranopia(sample_dir: Path) -> Non
 def test_report_colours_stand_out_on_white() -> None:
     """Each bar and swatch has at least 3:1 contrast against the white page (WCAG 2.1, 1.4.11)."""
     white = Color("white")
-    low = {p: round(Color(c).contrast(white, method="wcag21"), 2) for p, c in PAGE_COLOURS.items()
-           if Color(c).contrast(white, method="wcag21") < 3.0}
+    low = {
+        p: round(Color(c).contrast(white, method="wcag21"), 2)
+        for p, c in PAGE_COLOURS.items()
+        if Color(c).contrast(white, method="wcag21") < 3.0
+    }
     assert not low, low
 
 

@@ -30,16 +30,38 @@ REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "sample_transcripts"
 SLOW = bool(os.environ.get("MUSETUI_SLOW"))
 
-_REAL_LINES = [
-    ln
-    for p in sorted(SAMPLE.rglob("*.jsonl"))
-    for ln in p.read_bytes().split(b"\n")
-    if ln.strip()
-][:60]
+_REAL_LINES = [ln for p in sorted(SAMPLE.rglob("*.jsonl")) for ln in p.read_bytes().split(b"\n") if ln.strip()][:60]
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(10**30), max_value=10**30) | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=30),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.sampled_from(["type", "id", "payload", "content", "kind", "text", "model", "stream", "output", "timestamp", "recorded_at", "x"]) | st.text(max_size=8), children, max_size=5),
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=30),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "type",
+                    "id",
+                    "payload",
+                    "content",
+                    "kind",
+                    "text",
+                    "model",
+                    "stream",
+                    "output",
+                    "timestamp",
+                    "recorded_at",
+                    "x",
+                ]
+            )
+            | st.text(max_size=8),
+            children,
+            max_size=5,
+        )
+    ),
     max_leaves=25,
 )
 
@@ -99,8 +121,20 @@ line_st = st.one_of(
 )
 
 names = st.sampled_from(
-    ["a.jsonl", "b.json", "c.ndjson", "d.txt", "new\nline.jsonl", "bidi\u202e.jsonl", "zw\u200b.jsonl",
-     os.fsdecode(b"bad\xff.jsonl"), "sp ace.jsonl", "-dash.jsonl", "x.log", "deep/er/e.jsonl"]
+    [
+        "a.jsonl",
+        "b.json",
+        "c.ndjson",
+        "d.txt",
+        "new\nline.jsonl",
+        "bidi\u202e.jsonl",
+        "zw\u200b.jsonl",
+        os.fsdecode(b"bad\xff.jsonl"),
+        "sp ace.jsonl",
+        "-dash.jsonl",
+        "x.log",
+        "deep/er/e.jsonl",
+    ]
 )
 
 
@@ -138,7 +172,9 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
     return code, out, err
 
 
-def _check_tree(tmp: Path, tree: list[tuple[str, bytes]], capsys: pytest.CaptureFixture[str], rng: random.Random) -> None:
+def _check_tree(
+    tmp: Path, tree: list[tuple[str, bytes]], capsys: pytest.CaptureFixture[str], rng: random.Random
+) -> None:
     root = tmp / f"t{rng.randrange(10**9)}"
     shutil.copytree(SAMPLE, root / "sample")
     gen = root / "gen"
@@ -197,7 +233,10 @@ def _check_tree(tmp: Path, tree: list[tuple[str, bytes]], capsys: pytest.Capture
 @settings(max_examples=8, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 @given(tree=tree_st, seed=st.integers(0, 2**32))
 def test_arbitrary_trees_scan_search_show_and_open(
-    tree: list[tuple[str, bytes]], seed: int, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+    tree: list[tuple[str, bytes]],
+    seed: int,
+    tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     _check_tree(tmp_path_factory.mktemp("prop"), tree, capsys, random.Random(seed))
 
@@ -207,6 +246,9 @@ def test_arbitrary_trees_scan_search_show_and_open(
 @settings(max_examples=150, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 @given(tree=tree_st, seed=st.integers(0, 2**32))
 def test_arbitrary_trees_deep(
-    tree: list[tuple[str, bytes]], seed: int, tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str]
+    tree: list[tuple[str, bytes]],
+    seed: int,
+    tmp_path_factory: pytest.TempPathFactory,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     _check_tree(tmp_path_factory.mktemp("prop"), tree, capsys, random.Random(seed))

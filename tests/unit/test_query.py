@@ -202,9 +202,7 @@ def test_html_escapes_of_go_encoders() -> None:
 def test_every_filter(src: str, name: str, values: tuple[str, ...]) -> None:
     f = flt(parse_query(src))
     assert f.name == name and f.values == values
-    assert f.session_level == (
-        name in ("provider", "host", "model", "format", "flag", "session", "path")
-    )
+    assert f.session_level == (name in ("provider", "host", "model", "format", "flag", "session", "path"))
 
 
 def test_field_names_are_case_insensitive() -> None:
@@ -372,7 +370,10 @@ def test_the_backtracking_bomb_of_the_hardening_issue_never_runs(tmp_path: Path)
     start = time.perf_counter()
     run = subprocess.run(
         [sys.executable, "-m", "musetui", "search", str(tmp_path), "/(a|a)+(?!q)q/"],
-        capture_output=True, text=True, timeout=30, check=False,
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
     )
     assert run.returncode == 2 and "look-around" in run.stderr and run.stderr.count("\n") == 1
     assert time.perf_counter() - start < 10.0  # interpreter start-up included
@@ -384,7 +385,7 @@ def test_a_regex_that_needs_a_newline_never_matches_a_line() -> None:
 
 
 #: Non-empty lines: on an empty one re's \B never matches (a quirk of re; rg and Hyperscan match).
-LINE_BYTES = st.text(alphabet="abAB-_.1 \"\\", min_size=1, max_size=10).map(str.encode)
+LINE_BYTES = st.text(alphabet='abAB-_.1 "\\', min_size=1, max_size=10).map(str.encode)
 
 
 @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -559,7 +560,7 @@ def test_non_text_is_refused() -> None:
 
 
 #: Lines full of near-misses of a lead: ``ab_`` and ``AB_`` (smart case) and partial ids.
-LEAD_LINES = st.text(alphabet="ab_AB019f \"", min_size=0, max_size=40).map(str.encode)
+LEAD_LINES = st.text(alphabet='ab_AB019f "', min_size=0, max_size=40).map(str.encode)
 #: Bounded pieces of a regex after its lead.
 LEAD_TAILS = st.lists(
     st.sampled_from(["[0-9a-f]", "\\d", "x", "_", "[ab]{2}", "(?:a|bb)", "[01]{1,3}", "f?", ".", "[^ ]"]),
@@ -580,7 +581,9 @@ def test_lead_windows_find_what_the_whole_scan_finds(lead: str, tail: str, data:
     match = st.from_regex(re.compile(lead + tail, t.matcher.flags), fullmatch=True).map(
         lambda x: x.encode("utf-8", "replace").replace(b"\n", b" ")
     )
-    lines = data.draw(st.lists(st.one_of(LEAD_LINES, match, st.tuples(LEAD_LINES, match, LEAD_LINES).map(b"".join)), max_size=40))
+    lines = data.draw(
+        st.lists(st.one_of(LEAD_LINES, match, st.tuples(LEAD_LINES, match, LEAD_LINES).map(b"".join)), max_size=40)
+    )
     buf = b"\n".join(lines)
     want = any(t.raw.search(line) for line in buf.split(b"\n"))
     assert lf.any(buf) == want, (lead, tail, lines)

@@ -16,7 +16,10 @@ from musetui.core.reasons import Anomaly, DeclaredMismatch, MixedProviders, Outl
 from musetui.widgets.text import hms
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_transcripts"
-OUTLIER = SAMPLE / "muse-vm/sessions/01a05efc-7bb7-7cd1-8155-66af75f0734c/subagents/01a05efe-03bb-72c8-854a-4c1c088cc3b9/session.jsonl"
+OUTLIER = (
+    SAMPLE
+    / "muse-vm/sessions/01a05efc-7bb7-7cd1-8155-66af75f0734c/subagents/01a05efe-03bb-72c8-854a-4c1c088cc3b9/session.jsonl"
+)
 
 
 def run_cli(*args: str) -> str:

@@ -73,9 +73,7 @@ def test_every_forbidden_character_through_every_helper() -> None:
         assert block == ("a\nb" if c in "\n\u2028\u2029" else s if c == "\t" else "ab"), hex(ord(c))
         assert one_line(s) == ("a b" if c in "\n\t\u2028\u2029" else "ab"), hex(ord(c))
         name = escape_name(s)
-        assert (
-            name.isprintable() and name.isascii() and unescape_name(name) == s and name != "ab"
-        ), hex(ord(c))
+        assert name.isprintable() and name.isascii() and unescape_name(name) == s and name != "ab", hex(ord(c))
         js = json_bytes(orjson.dumps({"k": s}))
         assert js.isascii() and orjson.loads(js) == {"k": s}, hex(ord(c))
         for md in (md_code(s), md_text(s), "\n".join(md_block(s))):
@@ -86,9 +84,7 @@ def test_every_forbidden_character_through_every_helper() -> None:
 def test_names_escape_visibly() -> None:
     assert escape_name("gpt\u3164") == "gpt\\u3164"
     assert escape_name("a\U000e0041") == "a\\U000e0041"
-    assert (
-        escape_name("soft\u00adhyphen\x85") == "soft\\u00adhyphen\\u0085"
-    )  # (\\xNN above 0x7f is a byte)
+    assert escape_name("soft\u00adhyphen\x85") == "soft\\u00adhyphen\\u0085"  # (\\xNN above 0x7f is a byte)
     assert escape_name("x\udcff") == "x\\xff"
     assert escape_name("plain-name_1.jsonl") == "plain-name_1.jsonl"
 

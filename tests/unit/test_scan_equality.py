@@ -74,7 +74,10 @@ def test_b64_head_is_the_head_of_b64_prefix(s: str, url: bool) -> None:
 
 
 @settings(max_examples=1000, deadline=None)
-@given(st.text(alphabet=anthropic.B58_ALPHABET, min_size=20, max_size=24), st.sampled_from(["msg_", "req_", "toolu_", "msg_bdrk_"]))
+@given(
+    st.text(alphabet=anthropic.B58_ALPHABET, min_size=20, max_size=24),
+    st.sampled_from(["msg_", "req_", "toolu_", "msg_bdrk_"]),
+)
 def test_anthropic_base58_is_the_plain_base58_value(digits: str, prefix: str) -> None:
     got = anthropic.decode_anthropic_id(prefix + "01" + digits)
     value = 0
@@ -119,7 +122,9 @@ def _in_string_reference(v: str, needle: str, key: str | None, sub: str) -> str:
     return sub
 
 
-_WORDS = st.sampled_from(["rs_1", "ab", "", "x rs_1", '{"a": "rs_1"}', '["rs_1"]', "key", '{".a": ["rs_1"]}', '[{"b": "x"}]'])
+_WORDS = st.sampled_from(
+    ["rs_1", "ab", "", "x rs_1", '{"a": "rs_1"}', '["rs_1"]', "key", '{".a": ["rs_1"]}', '[{"b": "x"}]']
+)
 _JSON = st.recursive(
     st.one_of(_WORDS, st.integers(), st.floats(allow_nan=False), st.booleans(), st.none()),
     lambda inner: st.one_of(

@@ -12,7 +12,7 @@ DATA = (
     b'{"timestamp":"2026-09-01T22:05:28.511Z","type":"session_meta","payload":{"id":"s1","cwd":"/w",'
     b'"originator":"codex_cli_rs","cli_version":"0.141.0"}}\n'
     b"\n"
-    b"  {\"a\": 1}  \r\n"
+    b'  {"a": 1}  \r\n'
     b"not json\n"
     b'{"b":2}\rX\n'
     b'{"c":3'

@@ -9,7 +9,12 @@ from musetui.screens.layout import TREE_STEP, stepped_delta, tree_width
 
 def test_layout_modes_change_at_150_and_100_columns() -> None:
     assert [layout.layout_mode(w) for w in (200, 150, 149, 100, 99, 80)] == [
-        "wide", "wide", "medium", "medium", "narrow", "narrow",
+        "wide",
+        "wide",
+        "medium",
+        "medium",
+        "narrow",
+        "narrow",
     ]
 
 

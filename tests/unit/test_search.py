@@ -45,16 +45,16 @@ CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069
 
 @pytest.fixture(scope="module")
 def sample() -> Path:
-    assert (SAMPLE / "muse-vm").is_dir(), f"the committed sample is missing at {SAMPLE} (python -m musetui_synth.sample)"
+    assert (SAMPLE / "muse-vm").is_dir(), (
+        f"the committed sample is missing at {SAMPLE} (python -m musetui_synth.sample)"
+    )
     return SAMPLE
 
 
 @pytest.fixture(scope="module")
 def real() -> Path:
     if not REAL.is_dir():
-        pytest.skip(
-            f"real public captures not available at {REAL} (they live in ../shared, outside this repo)"
-        )
+        pytest.skip(f"real public captures not available at {REAL} (they live in ../shared, outside this repo)")
     return REAL
 
 
@@ -163,9 +163,7 @@ def test_provider_openai_has_encrypted_lists_exactly_the_encrypted_items(sample:
     assert code == 0
     assert located(hits) == expected
     # The muse-special worker's reasoning items are all there, and they are its only ones.
-    reasoning = lines_where(
-        sample, lambda line: b'"kind":"reasoning_committed"' in line, [sample / worker]
-    )
+    reasoning = lines_where(sample, lambda line: b'"kind":"reasoning_committed"' in line, [sample / worker])
     assert reasoning and {x for x in located(hits) if x[0] == worker.as_posix()} == reasoning
     # Issue 5's criterion: exactly the muse-special worker's items (the sample's other OpenAI
     # sessions, the Codex pair and the Responses capture, carry no encrypted reasoning).
@@ -239,9 +237,7 @@ def test_real_session_ids_match_scan(real: Path) -> None:
 
 def test_real_document_fields(real: Path) -> None:
     hits = search([real], REAL_CALL)
-    assert [h.field for h in hits] and all(
-        re.fullmatch(r"output\[\d+\]\.call_id", h.field) for h in hits
-    )
+    assert [h.field for h in hits] and all(re.fullmatch(r"output\[\d+\]\.call_id", h.field) for h in hits)
     assert all(h.item_kind == "tool_call" for h in hits)
 
 
@@ -252,9 +248,7 @@ def test_real_has_encrypted_is_azure_and_openai_reasoning(real: Path) -> None:
     assert not any("anthropic" in p for p in paths)
     # The sanitized Codex rollouts hold no token, but their reasoning items were encrypted.
     redacted = [h for h in hits if "localpush" in h.path]
-    assert redacted and all(
-        h.item_kind == "reasoning" and "REDACTED_ENCRYPTED_CONTENT" in h.snippet for h in redacted
-    )
+    assert redacted and all(h.item_kind == "reasoning" and "REDACTED_ENCRYPTED_CONTENT" in h.snippet for h in redacted)
 
 
 # -- the library on crafted trees -----------------------------------------------------------------
@@ -262,9 +256,7 @@ def test_real_has_encrypted_is_azure_and_openai_reasoning(real: Path) -> None:
 
 def write_lines(path: Path, records: list[Any], raw: list[bytes] | None = None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    data = b"".join(orjson.dumps(r) + b"\n" for r in records) + b"".join(
-        line + b"\n" for line in raw or []
-    )
+    data = b"".join(orjson.dumps(r) + b"\n" for r in records) + b"".join(line + b"\n" for line in raw or [])
     path.write_bytes(data)
     return path
 
@@ -284,9 +276,7 @@ def test_phrase_matches_escaped_json(tmp_path: Path) -> None:
 
 
 def test_unicode_escaped_text_is_found(tmp_path: Path) -> None:
-    (tmp_path / "a.jsonl").write_text(
-        json.dumps(generic("un café crème"), ensure_ascii=True) + "\n"
-    )
+    (tmp_path / "a.jsonl").write_text(json.dumps(generic("un café crème"), ensure_ascii=True) + "\n")
     assert b"\\u00e9" in (tmp_path / "a.jsonl").read_bytes()
     hits = search([tmp_path], '"café crème"')
     assert len(hits) == 1 and hits[0].field == "text" and "café crème" in hits[0].snippet
@@ -397,41 +387,27 @@ def test_item_filters(sample: Path) -> None:
     assert [h.line for h in search([sample], f"{CALL} role:tool")] == [7]
     hits = search([sample], "kind:reasoning path:*03bb*")
     assert [h.line for h in hits] == sorted(
-        line
-        for _p, line in lines_where(
-            sample, lambda x: b"reasoning_committed" in x and OUTLIER.encode() in x
-        )
+        line for _p, line in lines_where(sample, lambda x: b"reasoning_committed" in x and OUTLIER.encode() in x)
     )
     assert all(h.item_kind == "reasoning" for h in hits)
 
 
 def test_has_signature_is_a_non_empty_signature(sample: Path) -> None:
-    expected = lines_where(
-        sample, lambda line: re.search(rb'ignature"\s*:\s*"[^"]', line) is not None
-    )
+    expected = lines_where(sample, lambda line: re.search(rb'ignature"\s*:\s*"[^"]', line) is not None)
     hits = search([sample], "has:signature")
     assert located(hits) == expected
     assert not located(search([sample], "has:signature model:avocado*"))
 
 
 def test_time_filters(sample: Path) -> None:
-    lines = (
-        sample
-        / "muse-vm/sessions/01a05efc-7bb7-7cd1-8155-66af75f0734c/subagents"
-        / OUTLIER
-        / "session.jsonl"
-    )
+    lines = sample / "muse-vm/sessions/01a05efc-7bb7-7cd1-8155-66af75f0734c/subagents" / OUTLIER / "session.jsonl"
     records = [json.loads(x) for x in lines.read_text().splitlines()]
     cut = records[5]["recorded_at"] / 1e6
     iso = datetime.fromtimestamp(cut, tz=UTC).isoformat().replace("+00:00", "Z")
     after = search([lines], f"after:{iso}")
     before = search([lines], f"before:{iso}")
-    assert [h.line for h in after] == [
-        i + 1 for i, r in enumerate(records) if r["recorded_at"] / 1e6 >= cut
-    ]
-    assert [h.line for h in before] == [
-        i + 1 for i, r in enumerate(records) if r["recorded_at"] / 1e6 < cut
-    ]
+    assert [h.line for h in after] == [i + 1 for i, r in enumerate(records) if r["recorded_at"] / 1e6 >= cut]
+    assert [h.line for h in before] == [i + 1 for i, r in enumerate(records) if r["recorded_at"] / 1e6 < cut]
     assert search([lines], "after:2030-01-01") == []
 
 
@@ -447,9 +423,7 @@ def test_session_filters(sample: Path) -> None:
     special = {p for p, r in scan.items() if r["declared_model"] == "muse-special"}
     assert {h.path for h in search([sample], "model:muse-spec* /./")} == special
     assert {h.path for h in search([sample], "model:MUSE-SPECIAL /./")} == special
-    assert {h.path for h in search([sample], "path:subagents /./")} == {
-        p for p in scan if "/subagents/" in p
-    }
+    assert {h.path for h in search([sample], "path:subagents /./")} == {p for p in scan if "/subagents/" in p}
     assert search([sample], "path:*.json /./") and all(
         h.path.endswith(".json") for h in search([sample], "path:*.json /./")
     )
@@ -500,9 +474,7 @@ def test_marker_digits_find_the_id(sample: Path) -> None:
 # -- raw hints are sound: a filter that drives the search finds what a full read finds ---------------
 
 
-@pytest.mark.parametrize(
-    "query", ["has:encrypted", "has:signature", "id:call_*", "has:encrypted kind:reasoning"]
-)
+@pytest.mark.parametrize("query", ["has:encrypted", "has:signature", "id:call_*", "has:encrypted kind:reasoning"])
 def test_filter_hints_agree_with_reading_every_item(sample: Path, real: Path, query: str) -> None:
     q = parse_query(query)
     assert q.driver >= 0
@@ -647,13 +619,8 @@ def test_search_sessions_uses_summaries_and_never_reads_pruned_ones(sample: Path
 
     sessions = Index([str(sample)], workers=1).scan().sessions
     expected = [h.record() for h in run_search([str(sample)], "provider:openai has:encrypted")]
-    assert [
-        h.record() for h in search_sessions(sessions, "provider:openai has:encrypted")
-    ] == expected
-    ghosts = [
-        dataclasses.replace(s, abspath=s.abspath + ".gone") if s.format != "codex" else s
-        for s in sessions
-    ]
+    assert [h.record() for h in search_sessions(sessions, "provider:openai has:encrypted")] == expected
+    ghosts = [dataclasses.replace(s, abspath=s.abspath + ".gone") if s.format != "codex" else s for s in sessions]
     run = search_sessions(ghosts, parse_query("format:codex call_"))
     hits = list(run)
     assert hits and {h.path for h in hits} <= {s.path for s in sessions if s.format == "codex"}
@@ -663,9 +630,7 @@ def test_search_sessions_uses_summaries_and_never_reads_pruned_ones(sample: Path
     assert [n for n in run.notes if "unreadable" in n], "unpruned sessions are read"
 
 
-def test_search_sessions_reads_only_what_was_indexed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_search_sessions_reads_only_what_was_indexed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Lines appended after indexing are not searched (the TUI re-indexes them first).
 
     Both ways of reading agree: the quick buffer check and the full read.
@@ -733,9 +698,7 @@ def test_exponential_pattern_runs_in_linear_time_on_a_1mb_line(tmp_path: Path) -
 
 def test_core_import_stays_free_of_textual() -> None:
     code = "import sys, musetui.core.search; list(musetui.core.search.run_search(['sample_transcripts'], 'kind:reasoning 2026')); print('textual' in sys.modules)"
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True
-    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, check=True)
     assert out.stdout.strip() == "False"
 
 
@@ -759,9 +722,7 @@ def test_literal_search_equals_naive_scan(lines: list[str], word: str) -> None:
         query = f'"{word}"' if word.startswith("-") else word  # -x would negate x
         cs = any(c.isupper() for c in word)
         needle = word.encode()
-        expected = [
-            i + 1 for i, r in enumerate(raw) if (needle in r if cs else needle.lower() in r.lower())
-        ]
+        expected = [i + 1 for i, r in enumerate(raw) if (needle in r if cs else needle.lower() in r.lower())]
         got = [h.line for h in run_search([str(path)], query)]
         assert got == expected, (query, lines)
         regex = "/" + re.escape(word) + "/"
@@ -785,9 +746,7 @@ def test_regex_led_by_a_literal_equals_a_line_search(lines: list[str], lead: str
         path = Path(tmp) / "s.jsonl"
         raw = [orjson.dumps({"text": line}) for line in lines]
         path.write_bytes(b"\n".join(raw) + b"\n")
-        expected = [
-            i + 1 for i, r in enumerate(raw) if re.search(pattern.encode(), r, flags) is not None
-        ]
+        expected = [i + 1 for i, r in enumerate(raw) if re.search(pattern.encode(), r, flags) is not None]
         got = [h.line for h in run_search([str(path)], f"/{pattern}/")]
         assert got == expected, (pattern, lines)
 
@@ -798,22 +757,16 @@ def test_regex_led_by_a_literal_equals_a_line_search(lines: list[str], lead: str
     word=st.text(alphabet='aZé"\\\n/<x', min_size=1, max_size=4),
     ascii_only=st.booleans(),
 )
-def test_phrases_find_every_decoded_occurrence(
-    texts: list[str], word: str, ascii_only: bool
-) -> None:
+def test_phrases_find_every_decoded_occurrence(texts: list[str], word: str, ascii_only: bool) -> None:
     """Whatever the JSON writer escaped, a phrase finds every record whose text holds it."""
     import tempfile
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "s.jsonl"
-        path.write_text(
-            "".join(json.dumps({"text": t}, ensure_ascii=ascii_only) + "\n" for t in texts), "utf-8"
-        )
+        path.write_text("".join(json.dumps({"text": t}, ensure_ascii=ascii_only) + "\n" for t in texts), "utf-8")
         phrase = '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
         cs = any(c.isupper() for c in word)
-        want = {
-            i + 1 for i, t in enumerate(texts) if (word in t if cs else word.lower() in t.lower())
-        }
+        want = {i + 1 for i, t in enumerate(texts) if (word in t if cs else word.lower() in t.lower())}
         got = {h.line for h in run_search([str(path)], phrase)}
         assert want <= got, (phrase, texts)
 
@@ -880,7 +833,16 @@ RG_GLOBS = ["*.jsonl", "*.json", "*.ndjson", "*.jsonlines", "*.txt", "*.log", "!
 @pytest.mark.skipif(RG is None, reason="ripgrep (rg) is not installed")
 @pytest.mark.parametrize(
     "pattern",
-    [r"rs_[0-9a-f]{18}", r"(\w+\s?)*$", r"^\{", r'"type":\s*"[a-z_]+"', r"\bmuse\b", r"call_[A-Za-z0-9]{24}", r"a\S+?z", r"[^\x00-\x7f]"],
+    [
+        r"rs_[0-9a-f]{18}",
+        r"(\w+\s?)*$",
+        r"^\{",
+        r'"type":\s*"[a-z_]+"',
+        r"\bmuse\b",
+        r"call_[A-Za-z0-9]{24}",
+        r"a\S+?z",
+        r"[^\x00-\x7f]",
+    ],
 )
 def test_regex_hits_are_rgs_lines(sample: Path, pattern: str) -> None:
     """Every regex hit is a line rg reports for the same pattern (smart case), and no other."""

@@ -70,7 +70,11 @@ def _search_modules(root: Path, queries: list[list[str]]) -> tuple[list[int], se
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     out = subprocess.run(
         [sys.executable, "-c", _CODE, str(root), json.dumps(queries)],
-        capture_output=True, text=True, check=True, env=env, cwd=str(REPO),
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=str(REPO),
     )
     got = json.loads(out.stdout.strip().splitlines()[-1])
     return got["codes"], set(got["modules"])
@@ -82,7 +86,9 @@ def _heavy(modules: set[str]) -> list[str]:
 
 @pytest.fixture(scope="module")
 def sample() -> Path:
-    assert (SAMPLE / "muse-vm").is_dir(), f"the committed sample is missing at {SAMPLE} (python -m musetui_synth.sample)"
+    assert (SAMPLE / "muse-vm").is_dir(), (
+        f"the committed sample is missing at {SAMPLE} (python -m musetui_synth.sample)"
+    )
     return SAMPLE
 
 
@@ -112,7 +118,10 @@ def test_an_http_capture_hit_loads_no_email_parser(tmp_path: Path) -> None:
         "response": {
             "status": 200,
             "headers": [{"name": "content-type", "value": "application/json"}],
-            "content": {"mimeType": "application/json", "text": json.dumps({"id": "resp_1", "model": "gpt-5", "output": []})},
+            "content": {
+                "mimeType": "application/json",
+                "text": json.dumps({"id": "resp_1", "model": "gpt-5", "output": []}),
+            },
         },
     }
     (tmp_path / "capture.har").write_text(json.dumps({"log": {"version": "1.2", "entries": [entry]}}))

@@ -26,7 +26,9 @@ SAMPLE = REPO / "sample_transcripts"
 
 @pytest.fixture
 def sample() -> Path:
-    assert (SAMPLE / "muse-vm").is_dir(), f"the committed sample is missing at {SAMPLE} (python -m musetui_synth.sample)"
+    assert (SAMPLE / "muse-vm").is_dir(), (
+        f"the committed sample is missing at {SAMPLE} (python -m musetui_synth.sample)"
+    )
     return SAMPLE
 
 
@@ -242,12 +244,16 @@ def test_a_kept_pool_finds_what_one_process_finds(sample: Path, small_pools: Non
                 assert kept == serial, query
         assert outcome(search_sessions(ghosts, "muse", workers=1))[1], "the gone files are noted"
         limited = list(search_sessions(sessions, "/./", pool=pool, limit=7))
-        assert [h.record() for h in limited] == [h.record() for h in search_sessions(sessions, "/./", workers=1, limit=7)]
+        assert [h.record() for h in limited] == [
+            h.record() for h in search_sessions(sessions, "/./", workers=1, limit=7)
+        ]
     finally:
         pool.close()
 
 
-def test_the_first_pass_sends_paths_not_sessions(sample: Path, small_pools: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_first_pass_sends_paths_not_sessions(
+    sample: Path, small_pools: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Only the files the driving group matched travel as tasks, with their session's details."""
     from musetui.core.index import Index
 

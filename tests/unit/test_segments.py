@@ -72,24 +72,34 @@ def _show(path: Path, line: int, capsys: pytest.CaptureFixture[str]) -> list[str
     return capsys.readouterr().out.splitlines()
 
 
-def test_a_real_claude_session_that_switches_has_two_segments(sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_real_claude_session_that_switches_has_two_segments(
+    sample_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Two segments with the right lines, provider-switch at line 19, and show --line names each segment's provider."""
     path = _claude_switched(sample_dir, tmp_path)
     s = _scan(path)
     segs = [g.record() for g in s.segments]
-    assert [(g["first_line"], g["last_line"], g["provider"]) for g in segs] == [(1, 18, "anthropic"), (19, 22, "openai")]
+    assert [(g["first_line"], g["last_line"], g["provider"]) for g in segs] == [
+        (1, 18, "anthropic"),
+        (19, 22, "openai"),
+    ]
     assert segs[1]["items"] == 4 and segs[1]["started_at"] == "2026-09-01T22:45:00.000Z"
     a = s.attribution
     assert a.provider == "anthropic"  # the session's verdict is still the session's
     assert "provider-switch" in a.flags and "declared-mismatch" in a.flags and "time-mismatch" in a.flags
     texts = {r.flag: r.text for r in a.reasons if r.flag in ("provider-switch", "declared-mismatch", "time-mismatch")}
-    assert texts["provider-switch"] == "the provider changes at line 19: anthropic for lines 1–18, then openai from line 19"
+    assert (
+        texts["provider-switch"]
+        == "the provider changes at line 19: anthropic for lines 1–18, then openai from line 19"
+    )
     assert "lines 19–22" in texts["declared-mismatch"]
     assert texts["time-mismatch"] == "recorded times run backwards: line 21 is recorded −262.5 d from line 20"
     record = s.record()
     assert record["flags"].index("provider-switch") < len(record["flags"]) and record["segments"] == segs
     first = _show(path, 4, capsys)
-    assert first[2].startswith("- **Item verdict:** anthropic") and first[3].endswith("lines 1–18 (18 items), anthropic")
+    assert first[2].startswith("- **Item verdict:** anthropic") and first[3].endswith(
+        "lines 1–18 (18 items), anthropic"
+    )
     assert first[4].startswith("- **Verdict:** anthropic")
     second = _show(path, 20, capsys)
     assert second[2].startswith("- **Item verdict:** openai") and second[3].endswith("lines 19–22 (4 items), openai")
@@ -201,7 +211,9 @@ def test_fleet_counts_the_segments_of_a_switched_session(sample_dir: Path, tmp_p
     assert all(m.parts["D"] > 0 and m.parts["r"] == 0 for m in ranked[1:])  # (the others lack the openai stretch)
 
 
-def test_segments_of_a_file_read_in_slices_and_of_an_append(sample_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_segments_of_a_file_read_in_slices_and_of_an_append(
+    sample_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The lines and item counts are those of a whole read when the file is sliced, or resumed after an append."""
     from musetui.core import scanner
     from musetui.core.scanner import resume_file
@@ -232,13 +244,20 @@ def test_a_host_change_is_a_switch_and_an_unshown_host_is_not() -> None:
     from musetui.core.fingerprints.segments import ItemVerdict, conclude_capture
     from musetui.core.model import Attribution
 
-    s = SessionSummary("c.yaml", "/c.yaml", "/", "http-capture", "", items=4, attribution=Attribution("openai", "azure", 0.9))
+    s = SessionSummary(
+        "c.yaml", "/c.yaml", "/", "http-capture", "", items=4, attribution=Attribution("openai", "azure", 0.9)
+    )
     votes = [
         (1, ItemVerdict("openai", "azure", 0.9, "evidence", STRONG_ANCHOR)),
         (5, ItemVerdict("openai", None, 0.9, "evidence", STRONG_ANCHOR)),
         (9, ItemVerdict("openai", "fireworks", 0.9, "evidence", STRONG_ANCHOR)),
     ]
     conclude_capture(s, [1, 5, 9, 13], votes)
-    assert [(g.first_line, g.last_line, g.items, g.host) for g in s.segments] == [(1, 5, 2, "azure"), (9, 13, 2, "fireworks")]
+    assert [(g.first_line, g.last_line, g.items, g.host) for g in s.segments] == [
+        (1, 5, 2, "azure"),
+        (9, 13, 2, "fireworks"),
+    ]
     (switch,) = [r for r in s.attribution.reasons if r.flag == "provider-switch"]
-    assert switch.text == "the provider changes at line 9: openai/azure for lines 1–5, then openai/fireworks from line 9"
+    assert (
+        switch.text == "the provider changes at line 9: openai/azure for lines 1–5, then openai/fireworks from line 9"
+    )

@@ -51,7 +51,9 @@ def test_added_sessions_link_to_parents_by_id_and_the_links_round_trip(index: In
     assert not forest.adopt(*forest.links())  # its own links are no change
     tops, children = forest.links()
     assert {s.key for s in tops} == {s.key for s in index.top}
-    assert {k: [c.key for c in v] for k, v in children.items()} == {k: [c.key for c in v] for k, v in index.children.items()}
+    assert {k: [c.key for c in v] for k, v in children.items()} == {
+        k: [c.key for c in v] for k, v in index.children.items()
+    }
     for siblings in [*children.values(), *(forest.tops(g) for g in forest.group_order())]:
         assert [forest.place(s) for s in siblings] == list(range(len(siblings)))
 
@@ -76,7 +78,12 @@ def test_every_filter_and_order_gives_consistent_orders_and_counts(index: Index,
     forest = forest_of(index)
     providers = collections.Counter(s.attribution.provider for s in forest.sessions)
     assert forest.set_order(order) == (order != "path")
-    for provider, flagged in [(None, False), (None, True), (providers.most_common()[-1][0], False), (providers.most_common(1)[0][0], True)]:
+    for provider, flagged in [
+        (None, False),
+        (None, True),
+        (providers.most_common()[-1][0], False),
+        (providers.most_common(1)[0][0], True),
+    ]:
         forest.clear_filters()
         forest.set_filter(provider)
         forest.set_flagged_only(flagged)
@@ -106,8 +113,12 @@ def test_the_prefix_length_tells_siblings_apart_and_follows_new_siblings(index: 
     before = forest.prefix_length(group)
     assert twin.session_id is not None
     clone = SessionSummary(
-        path=twin.path + ".copy", abspath=twin.abspath + ".copy", root=twin.root, format=twin.format,
-        format_rule=twin.format_rule, session_id=twin.session_id[:-1] + ("x" if twin.session_id[-1] != "x" else "y"),
+        path=twin.path + ".copy",
+        abspath=twin.abspath + ".copy",
+        root=twin.root,
+        format=twin.format,
+        format_rule=twin.format_rule,
+        session_id=twin.session_id[:-1] + ("x" if twin.session_id[-1] != "x" else "y"),
     )
     forest.add([clone])
     assert forest.prefix_length(group) == max(before, min(len(twin.session_id), MAX_PREFIX))

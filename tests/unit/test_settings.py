@@ -36,7 +36,9 @@ def test_defaults_without_a_file(tmp_path: Path) -> None:
         ("theme = \n", {}, "config.toml"),
     ],
 )
-def test_a_bad_value_names_the_setting_and_its_source(tmp_path: Path, text: str, env: dict[str, str], needle: str) -> None:
+def test_a_bad_value_names_the_setting_and_its_source(
+    tmp_path: Path, text: str, env: dict[str, str], needle: str
+) -> None:
     (tmp_path / "config.toml").write_text(text)
     with pytest.raises(SettingsError) as caught:
         settings.load({"MUSETUI_CONFIG_DIR": str(tmp_path), **env})
@@ -47,8 +49,13 @@ def test_the_command_line_reports_a_bad_setting_in_one_line(tmp_path: Path) -> N
     (tmp_path / "config.toml").write_text("max_file_bytes = 0\n")
     run = subprocess.run(
         [sys.executable, "-m", "musetui", "scan", "--json", str(REPO / "sample_transcripts")],
-        capture_output=True, text=True, env={"MUSETUI_CONFIG_DIR": str(tmp_path), "PATH": "/usr/bin:/bin",
-                                             "MUSETUI_CACHE_DIR": str(tmp_path / "cache")},
+        capture_output=True,
+        text=True,
+        env={
+            "MUSETUI_CONFIG_DIR": str(tmp_path),
+            "PATH": "/usr/bin:/bin",
+            "MUSETUI_CACHE_DIR": str(tmp_path / "cache"),
+        },
         check=False,
     )
     assert run.returncode == 2 and "Traceback" not in run.stderr

@@ -37,7 +37,10 @@ def _flags(index: Index) -> dict[str, list[str]]:
 
 def test_each_format_names_its_tree_root() -> None:
     s = os.sep
-    assert family_root(f"{s}h{s}.codex{s}sessions{s}2026{s}09{s}01{s}rollout-2026-09-01T1-x.jsonl") == f"{s}h{s}.codex{s}sessions"
+    assert (
+        family_root(f"{s}h{s}.codex{s}sessions{s}2026{s}09{s}01{s}rollout-2026-09-01T1-x.jsonl")
+        == f"{s}h{s}.codex{s}sessions"
+    )
     assert family_root(f"{s}h{s}.codex{s}archived_sessions{s}rollout-x.jsonl") == f"{s}h{s}.codex{s}archived_sessions"
     assert family_root(f"{s}m{s}sessions{s}P{s}subagents{s}C{s}session.jsonl") == f"{s}m{s}sessions"
     assert family_root(f"{s}m{s}sessions{s}P{s}session.jsonl") == f"{s}m{s}sessions"
@@ -123,6 +126,8 @@ def test_show_uses_the_discovered_root_that_holds_the_file(
         assert show_context(str(f)) == str(muse)
         summary, _ = show_summary(str(f), use_cache=False)
         assert summary is not None and list(summary.attribution.flags) == scanned[str(f)], f
-    top = next(muse.glob("*/session.jsonl"))  # a top-level session under a folder not named sessions: read alone if not discovered
+    top = next(
+        muse.glob("*/session.jsonl")
+    )  # a top-level session under a folder not named sessions: read alone if not discovered
     monkeypatch.delenv("MUSE_SESSIONS_DIR")
     assert show_context(str(top)) == str(top)

@@ -71,9 +71,7 @@ def dec_anthropic(s: str) -> dict[str, Any]:
     assert n.bit_length() <= 128
     b = n.to_bytes(16, "big")
     ms = int.from_bytes(b[0:6], "big")
-    is_v7 = (
-        (b[6] >> 4) == 7 and (b[8] >> 6) == 0b10 and 1_577_836_800_000 <= ms <= 2_082_758_400_000
-    )
+    is_v7 = (b[6] >> 4) == 7 and (b[8] >> 6) == 0b10 and 1_577_836_800_000 <= ms <= 2_082_758_400_000
     return {"v7": is_v7, "ms": ms, "uuid": str(uuid.UUID(bytes=b))}
 
 
@@ -203,9 +201,7 @@ def test_call_ids() -> None:
 
 def test_anthropic_ids() -> None:
     rng = random.Random(5)
-    rand = [mint.toolu_id(rng) for _ in range(200)] + [
-        mint.anthropic_random_id(rng, "msg") for _ in range(200)
-    ]
+    rand = [mint.toolu_id(rng) for _ in range(200)] + [mint.anthropic_random_id(rng, "msg") for _ in range(200)]
     decoded = [dec_anthropic(x) for x in rand]
     assert all(x.startswith(("toolu_01", "msg_01")) for x in rand)
     assert sum(d["v7"] for d in decoded) < 20  # random 128-bit: version/variant match 1 in 64
@@ -260,11 +256,7 @@ def test_signatures(model: str, version: int, first: str) -> None:
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-    }
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 def _jsonl(data: bytes) -> list[dict[str, Any]]:
@@ -337,11 +329,7 @@ def test_sample_files(sample_tree: tuple[Path, dict[str, Any]]) -> None:
 
 def _muse(out: Path, info: dict[str, Any], sid: str) -> list[dict[str, Any]]:
     root = out / "muse-vm" / "sessions" / info["muse_parent"]
-    path = (
-        root / "session.jsonl"
-        if sid == info["muse_parent"]
-        else root / "subagents" / sid / "session.jsonl"
-    )
+    path = root / "session.jsonl" if sid == info["muse_parent"] else root / "subagents" / sid / "session.jsonl"
     return _jsonl(path.read_bytes())
 
 
@@ -366,15 +354,8 @@ def test_sample_muse(sample_tree: tuple[Path, dict[str, Any]]) -> None:
         rec = lines[0]["payload"]["record"]
         assert set(rec) == {"workspace_root", "cwd", "provider_id", "model_id"}
         events = [ln["payload"]["event"] for ln in lines if ln["payload"]["kind"] == "run"]
-        calls = [
-            c
-            for e in events
-            if e["kind"] == "assistant_tool_calls_committed"
-            for c in e["tool_calls"]
-        ]
-        results = [
-            r for e in events if e["kind"] == "tool_result_batch_committed" for r in e["results"]
-        ]
+        calls = [c for e in events if e["kind"] == "assistant_tool_calls_committed" for c in e["tool_calls"]]
+        results = [r for e in events if e["kind"] == "tool_result_batch_committed" for r in e["results"]]
         assert {r["tool_call_id"] for r in results} == {c["call_id"] for c in calls}
         assert all(isinstance(c["args"], dict) for c in calls)
         if sid == info["muse_workers"]["a11y_audit_outlier"]:
@@ -464,9 +445,7 @@ def test_sample_codex(sample_tree: tuple[Path, dict[str, Any]]) -> None:
                 assert re.fullmatch(r"call_[A-Za-z0-9]{24}", p["call_id"])
         assert len(keys) == 1
     src = child[0]["payload"]["source"]
-    assert src == {
-        "subagent": {"thread_spawn": {"parent_thread_id": info["codex_parent"], "depth": 1}}
-    }
+    assert src == {"subagent": {"thread_spawn": {"parent_thread_id": info["codex_parent"], "depth": 1}}}
     assert child[0]["payload"]["agent_nickname"] and child[0]["payload"]["agent_role"]
     types = {(ln["type"], ln["payload"].get("type")) for ln in parent}
     for needed in [
@@ -545,11 +524,7 @@ def test_sample_api(sample_tree: tuple[Path, dict[str, Any]]) -> None:
     assert d["prefix"] == "resp" and d["t"] == r["created_at"] and d["store"] == "00"
     for it in r["output"]:
         di = dec_openai(it["id"])
-        assert (
-            di["key"] == d["key"]
-            and di["marker"] == d["marker"]
-            and 0 <= di["t"] - r["created_at"] < 45
-        )
+        assert di["key"] == d["key"] and di["marker"] == d["marker"] and 0 <= di["t"] - r["created_at"] < 45
     summary = next(it["summary"] for it in r["output"] if it["type"] == "reasoning")
     assert summary[0]["type"] == "summary_text" and summary[0]["text"]
     assert {it["id"].split("_")[0] for it in r["output"]} == {"rs", "msg", "fc"}

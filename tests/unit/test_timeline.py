@@ -19,8 +19,14 @@ def _ts(text: str) -> float:
     return datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp()
 
 
-def _row(when: str | None, provider: str = "openai", host: str | None = None, model: str | None = "m",
-         path: str = "a.jsonl", items: int = 1) -> tl.Row:
+def _row(
+    when: str | None,
+    provider: str = "openai",
+    host: str | None = None,
+    model: str | None = "m",
+    path: str = "a.jsonl",
+    items: int = 1,
+) -> tl.Row:
     return tl.Row(None if when is None else _ts(when), provider, host, model, "/r", path, 1, items)
 
 
@@ -29,7 +35,9 @@ def _run(args: list[str], capsys: pytest.CaptureFixture[str]) -> str:
     return capsys.readouterr().out
 
 
-def test_sample_shows_the_special_worker_first_seen_at_22_01(sample_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_sample_shows_the_special_worker_first_seen_at_22_01(
+    sample_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = _run([str(sample_dir)], capsys)
     lines = out.splitlines()
     assert all(cell_len(line) <= 80 for line in lines), [line for line in lines if cell_len(line) > 80]
@@ -53,7 +61,9 @@ def test_json_shapes_and_counts(sample_dir: Path, capsys: pytest.CaptureFixture[
         assert b["sessions"] == sum(p["sessions"] for p in b["providers"])
         assert b["items"] == sum(p["items"] for p in b["providers"])
         assert all(set(p) == {"provider", "host", "sessions", "items"} for p in b["providers"])
-    assert all(set(e) == {"provider", "host", "declared_model", "time", "bucket", "root", "path", "line"} for e in events)
+    assert all(
+        set(e) == {"provider", "host", "declared_model", "time", "bucket", "root", "path", "line"} for e in events
+    )
     special = [e for e in events if e["host"] == "azure"]
     assert len(special) == 1
     assert special[0]["provider"] == "openai" and special[0]["declared_model"] == "muse-special"
@@ -90,7 +100,10 @@ def test_first_seen_is_the_earliest_dated_row_of_each_combination() -> None:
     t = tl.build(rows)
     assert t.by == "hour" and t.chosen and t.span == pytest.approx(24.5 * 3600)
     assert [e.row.path for e in t.first_seen] == [
-        "first.jsonl", "azure.jsonl", "other-model.jsonl", "bad-time.jsonl",
+        "first.jsonl",
+        "azure.jsonl",
+        "other-model.jsonl",
+        "bad-time.jsonl",
     ]
     assert t.first_seen[0].bucket == _ts("2026-03-01T09:00:00")
     assert t.buckets[-1].start is None and t.buckets[-1].sessions == 2 and t.buckets[-1].items == 4
@@ -99,8 +112,17 @@ def test_first_seen_is_the_earliest_dated_row_of_each_combination() -> None:
 
 
 def test_glyphs_are_distinct_and_unknown_is_a_question_mark() -> None:
-    keys = [("openai", None), ("anthropic", None), ("openai", "azure"), ("anthropic", "azure"), ("unknown", None),
-            ("meta", None), ("meta", "bedrock"), ("mistral", None), ("moonshot", None)]
+    keys = [
+        ("openai", None),
+        ("anthropic", None),
+        ("openai", "azure"),
+        ("anthropic", "azure"),
+        ("unknown", None),
+        ("meta", None),
+        ("meta", "bedrock"),
+        ("mistral", None),
+        ("moonshot", None),
+    ]
     marks = tl.glyphs(keys)
     assert len(set(marks.values())) == len(keys)
     assert marks[("openai", None)] == "O" and marks[("openai", "azure")] == "Z" and marks[("unknown", None)] == "?"
@@ -130,8 +152,10 @@ def test_the_timeline_core_and_command_import_no_textual() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, musetui.core.timeline, musetui.cli.timeline\n"
-            "print(','.join(m for m in sys.modules if m == 'textual' or m.startswith('textual.')))\n")
+    code = (
+        "import sys, musetui.core.timeline, musetui.cli.timeline\n"
+        "print(','.join(m for m in sys.modules if m == 'textual' or m.startswith('textual.')))\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
 
@@ -172,7 +196,9 @@ def test_the_html_report_charts_the_timeline_buckets(sample_dir: Path) -> None:
     svg = er._timeline_chart(sessions)
     bars = re.findall(r"<title>([^<]*)</title>", svg)
     assert bars == [  # the buckets of musetui timeline: hours from 22:00 UTC, openai and openai/azure stacked as openai
-        "2026-09-01T22:00:00.000Z: 4 meta", "2026-09-01T22:00:00.000Z: 2 anthropic", "2026-09-01T22:00:00.000Z: 3 openai",
+        "2026-09-01T22:00:00.000Z: 4 meta",
+        "2026-09-01T22:00:00.000Z: 2 anthropic",
+        "2026-09-01T22:00:00.000Z: 3 openai",
         "2026-09-01T23:00:00.000Z: 1 openai",
     ]
     assert "one bar per hour (UTC); 1 without a start time not shown" in svg

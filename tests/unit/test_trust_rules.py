@@ -36,9 +36,7 @@ def _cassette(uri: str, body: dict[str, Any], headers: dict[str, list[str]], mod
                 "method": "POST",
                 "uri": uri,
                 "headers": {"Content-Type": ["application/json"]},
-                "body": json.dumps(
-                    {"model": model, "messages": [{"role": "user", "content": "hi"}]}
-                ),
+                "body": json.dumps({"model": model, "messages": [{"role": "user", "content": "hi"}]}),
             },
             "response": {
                 "status": {"code": 200, "message": "OK"},
@@ -85,15 +83,11 @@ LOOKALIKE_BODY = {
     "created": 1768062791,
     "model": "qwen2.5-7b-instruct",
     "system_fingerprint": "fp_eaab8d114b",
-    "choices": [
-        {"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}
-    ],
+    "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}],
 }
 
 
-def _one(
-    tmp_path: Path, uri: str, body: dict[str, Any], headers: dict[str, list[str]], model: str
-) -> dict[str, Any]:
+def _one(tmp_path: Path, uri: str, body: dict[str, Any], headers: dict[str, list[str]], model: str) -> dict[str, Any]:
     (tmp_path / "c.yaml").write_bytes(_cassette(uri, body, headers, model))
     (rec,) = _scan(tmp_path)
     return rec
@@ -103,9 +97,7 @@ def _header_evidence(rec: dict[str, Any], name: str) -> dict[str, Any]:
     return next(e for e in rec["evidence"] if e["field"] == name)
 
 
-@pytest.mark.parametrize(
-    "value", ["test_org", "xxx", "", "REDACTED", "<org>", "aaaaaaaa", "lcgo-tst"]
-)
+@pytest.mark.parametrize("value", ["test_org", "xxx", "", "REDACTED", "<org>", "aaaaaaaa", "lcgo-tst"])
 def test_placeholder_account_header_earns_nothing(tmp_path: Path, value: str) -> None:
     """A recorder's fixed openai-organization header no longer outvotes the declared model."""
     rec = _one(
@@ -192,11 +184,7 @@ def test_local_ollama_with_a_recorder_header_is_not_openai(tmp_path: Path) -> No
     )
     assert rec["provider"] == "alibaba"
     assert not {"declared-mismatch", "mixed-providers"} & set(rec["flags"])
-    shapes = {
-        e["value"]
-        for e in rec["evidence"]
-        if e["detector"] in ("chatcmpl-id", "system-fingerprint")
-    }
+    shapes = {e["value"] for e in rec["evidence"] if e["detector"] in ("chatcmpl-id", "system-fingerprint")}
     assert {"chatcmpl-774", "fp_ollama"} <= shapes
 
 
@@ -272,12 +260,9 @@ def test_placeholder_and_private_host_predicates() -> None:
     ):
         assert PLACEHOLDER.fullmatch(v), v
     assert all(
-        private_host(h)
-        for h in ("localhost", "127.0.0.1", "10.0.0.7", "172.16.3.4", "::1", "fe80::1", "api.local")
+        private_host(h) for h in ("localhost", "127.0.0.1", "10.0.0.7", "172.16.3.4", "::1", "fe80::1", "api.local")
     )
-    assert not any(
-        private_host(h) for h in ("api.openai.com", "8.8.8.8", "example.openai.azure.com")
-    )
+    assert not any(private_host(h) for h in ("api.openai.com", "8.8.8.8", "example.openai.azure.com"))
 
 
 def _converse(ids: list[str]) -> dict[str, Any]:
@@ -286,8 +271,7 @@ def _converse(ids: list[str]) -> dict[str, Any]:
             "message": {
                 "role": "assistant",
                 "content": [
-                    {"toolUse": {"toolUseId": i, "name": "get_weather", "input": {"city": "Paris"}}}
-                    for i in ids
+                    {"toolUse": {"toolUseId": i, "name": "get_weather", "input": {"city": "Paris"}}} for i in ids
                 ],
             }
         },
@@ -358,9 +342,7 @@ def test_host_evidence_that_agrees_raises_confidence(tmp_path: Path) -> None:
         "object": "chat.completion",
         "created": 1768062791,
         "model": "gpt-4o-2024-11-20",
-        "choices": [
-            {"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}
-        ],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"}, "finish_reason": "stop"}],
     }
     headers = {
         "apim-request-id": ["3b330e1f-f052-44da-a474-0c4f848a76cf"],
@@ -444,13 +426,9 @@ MISTRAL_CALL = _exchange(
         ([MISTRAL_CALL, OPENAI_CALL, OPENAI_CALL], "openai"),
     ],
 )
-def test_a_capture_is_judged_exchange_by_exchange(
-    tmp_path: Path, calls: list[dict[str, Any]], verdict: str
-) -> None:
+def test_a_capture_is_judged_exchange_by_exchange(tmp_path: Path, calls: list[dict[str, Any]], verdict: str) -> None:
     """A cassette that calls OpenAI, then Mistral: mixed-providers, and the majority of the calls decides."""
-    (tmp_path / "c.yaml").write_bytes(
-        yaml.safe_dump({"interactions": calls, "version": 1}, sort_keys=False).encode()
-    )
+    (tmp_path / "c.yaml").write_bytes(yaml.safe_dump({"interactions": calls, "version": 1}, sort_keys=False).encode())
     (rec,) = _scan(tmp_path)
     assert rec["provider"] == verdict
     # each call matches the model it names: no declared-mismatch; the calls' providers change: a switch
@@ -473,8 +451,6 @@ def test_one_provider_over_many_exchanges_is_not_mixed(tmp_path: Path) -> None:
             {"object": "list", "data": [], "model": "text-embedding-3-small"},
         ),
     ]
-    (tmp_path / "c.yaml").write_bytes(
-        yaml.safe_dump({"interactions": calls, "version": 1}, sort_keys=False).encode()
-    )
+    (tmp_path / "c.yaml").write_bytes(yaml.safe_dump({"interactions": calls, "version": 1}, sort_keys=False).encode())
     (rec,) = _scan(tmp_path)
     assert (rec["provider"], rec["flags"]) == ("openai", [])

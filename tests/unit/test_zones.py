@@ -66,9 +66,7 @@ OPENAI_FIXTURE = {
 }
 
 # An Anthropic Messages response (the repository's sample): signature, msg_, toolu_ and req_ ids.
-ANTHROPIC_FIXTURE = json.loads(
-    (SAMPLES / "api" / "anthropic-messages-thinking.json").read_text(encoding="utf-8")
-)
+ANTHROPIC_FIXTURE = json.loads((SAMPLES / "api" / "anthropic-messages-thinking.json").read_text(encoding="utf-8"))
 ANTHROPIC_FIXTURE["request_id"] = "req_011CedXKvKHE5PGDNovvuC4w"
 
 BAD_FLAGS = {"declared-mismatch", "mixed-providers", "outlier", "imitation-id", "time-mismatch"}
@@ -133,15 +131,11 @@ def test_muse_reply_quoting_openai_artifacts_keeps_its_verdict(tmp_path: Path) -
     before = _scan(root)[rel]
     _append(
         session,
-        _muse_event(
-            session, {"kind": "assistant_message_committed", "message_id": "msg-q1", "text": QUOTE}
-        ),
+        _muse_event(session, {"kind": "assistant_message_committed", "message_id": "msg-q1", "text": QUOTE}),
     )
     rec = _scan(root)[rel]
     _assert_own_verdict(rec, before["provider"], before)
-    assert any(
-        "text the model" in e["detail"] for e in rec["evidence"] if e["detector"] == "fernet"
-    )
+    assert any("text the model" in e["detail"] for e in rec["evidence"] if e["detector"] == "fernet")
 
 
 def test_muse_tool_call_arguments_quoting_openai_artifacts(tmp_path: Path) -> None:
@@ -328,9 +322,7 @@ def test_raw_zone_of_a_hit(line: bytes, needle: bytes, zone: int) -> None:
 
 
 def test_api_body_quoting_anthropic_ids_keeps_openai(tmp_path: Path) -> None:
-    body = json.loads(
-        (SAMPLES / "api" / "openai-responses-reasoning.json").read_text(encoding="utf-8")
-    )
+    body = json.loads((SAMPLES / "api" / "openai-responses-reasoning.json").read_text(encoding="utf-8"))
     (tmp_path / "before").mkdir()
     (tmp_path / "before" / "r.json").write_text(json.dumps(body), encoding="utf-8")
     before = _scan(tmp_path / "before")["r.json"]
@@ -342,15 +334,11 @@ def test_api_body_quoting_anthropic_ids_keeps_openai(tmp_path: Path) -> None:
             "content": [{"type": "output_text", "text": quoted}],
         }
     )
-    body["output"].append(
-        {"type": "function_call", "name": "save", "arguments": quoted, "call_id": CALL2}
-    )
+    body["output"].append({"type": "function_call", "name": "save", "arguments": quoted, "call_id": CALL2})
     (tmp_path / "after").mkdir()
     (tmp_path / "after" / "r.json").write_text(json.dumps(body), encoding="utf-8")
     rec = _scan(tmp_path / "after")["r.json"]
-    assert (
-        rec["provider"] == "openai" and rec["confidence"] >= before["confidence"]
-    )  # (its own call_id counts)
+    assert rec["provider"] == "openai" and rec["confidence"] >= before["confidence"]  # (its own call_id counts)
     assert not BAD_FLAGS & set(rec["flags"]), rec["flags"]
     assert [e for e in rec["evidence"] if e["provider"] == "anthropic"]
 
@@ -392,13 +380,9 @@ def test_responses_stream_deltas_quoting_anthropic_ids_keep_openai(tmp_path: Pat
             "delta": json.dumps({"body": ANTHROPIC_FIXTURE}),
         },
     ]
-    (tmp_path / "stream.chunks.txt").write_text(
-        "\n".join(json.dumps(e) for e in events) + "\n", encoding="utf-8"
-    )
+    (tmp_path / "stream.chunks.txt").write_text("\n".join(json.dumps(e) for e in events) + "\n", encoding="utf-8")
     (rec,) = _scan(tmp_path).values()
     assert rec["format"] == "openai-responses"
     assert rec["provider"] == "openai"
     assert not BAD_FLAGS & set(rec["flags"]), rec["flags"]
-    assert all(
-        "quoted: inside" in e["detail"] for e in rec["evidence"] if e["provider"] == "anthropic"
-    )
+    assert all("quoted: inside" in e["detail"] for e in rec["evidence"] if e["provider"] == "anthropic")

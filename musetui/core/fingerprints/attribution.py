@@ -41,7 +41,10 @@ STRENGTH_WEIGHT = {"strong": 1.0, "medium": 0.6, "weak": 0.2}
 HOST_AGREEMENT = 0.5
 #: Formats that only one cloud serves: the format itself is host evidence.
 FORMAT_HOSTS = {
-    "bedrock-converse": ("bedrock", "the Converse format (output.message, stopReason, metrics.latencyMs) is Amazon Bedrock's own API"),
+    "bedrock-converse": (
+        "bedrock",
+        "the Converse format (output.message, stopReason, metrics.latencyMs) is Amazon Bedrock's own API",
+    ),
 }
 QUOTED_FACTOR = 0.25
 #: Providers that serve other makers' open models: a model name does not contradict them.
@@ -51,7 +54,15 @@ SERVING_PROVIDERS = frozenset({"groq"})
 CLAUDE_FAMILIES = ("opus", "sonnet", "haiku", "instant")
 #: Detectors whose shapes point to self-hosted serving (no provider signature).
 SELF_HOSTED_SHAPES = frozenset(
-    {"call_+32hex", "chatcmpl-tool-hex", "chatcmpl-+digits", "chatcmpl-+32b62", "fp_ollama", "llama.cpp-build", "call_+8lower"}
+    {
+        "call_+32hex",
+        "chatcmpl-tool-hex",
+        "chatcmpl-+digits",
+        "chatcmpl-+32b62",
+        "fp_ollama",
+        "llama.cpp-build",
+        "call_+8lower",
+    }
 )
 #: OpenAI-credited shapes that OpenAI-compatible servers mint too (Together, Fireworks, vLLM,
 #: LiteLLM and others copy ``call_`` + 24 and ``chatcmpl-`` ids; xAI and Groq copy ``fp_``):
@@ -116,7 +127,11 @@ def _make_detail(dec: Decoded, loc: Located, delta: float | None) -> str:
         parts.append("problems: " + ", ".join(dec.problems))
     if loc.zone:
         where = ZONE_NAMES.get(loc.zone, "quoted text")
-        parts.append(f"inside {where} (down-weighted)" if loc.zone == 1 else f"quoted: inside {where} (down-weighted, never decides)")
+        parts.append(
+            f"inside {where} (down-weighted)"
+            if loc.zone == 1
+            else f"quoted: inside {where} (down-weighted, never decides)"
+        )
     parts.append(f"[{dec.tag}] (docs/fingerprints.md#{dec.detector})")
     return "; ".join(parts)
 
@@ -145,7 +160,9 @@ class _Tally:
         self.contributions: dict[str, list[float]] = defaultdict(list)
         self.quoted: dict[str, list[float]] = defaultdict(list)  # from quoted zones only: listed, never decisive
         self.hosts: dict[str, float] = defaultdict(float)
-        self.host_parts: dict[str, list[float]] = defaultdict(list)  # host-only evidence, per group (a noisy-or, as for providers)
+        self.host_parts: dict[str, list[float]] = defaultdict(
+            list
+        )  # host-only evidence, per group (a noisy-or, as for providers)
         self.host_makers: dict[str, set[str]] = defaultdict(set)  # the makers the host evidence itself names
         self.vias: dict[str, float] = defaultdict(float)
         self.lookalike_only: dict[str, bool] = {}
@@ -252,7 +269,9 @@ def _list_groups(
     """Each group's first examples and its anomalies, as evidence; counts store bytes and signature models."""
     anomalies, store_bytes, sig_models = tally.anomalies, tally.store_bytes, tally.sig_models
     evidence: list[Evidence] = []
-    for (key, locs), n_total in zip(groups.items(), totals, strict=False):  # (one total per group; strict costs per group)
+    for (key, locs), n_total in zip(
+        groups.items(), totals, strict=False
+    ):  # (one total per group; strict costs per group)
         detector, provider, host, _shape, genuine = key
         item_ids = detector == "openai-item-id" and genuine
         signatures = detector == "anthropic-signature"
@@ -306,7 +325,11 @@ def _anomaly(dec: Decoded, loc: Located, delta: float | None) -> str | None:
     if loc.zone:
         return None  # quoted text proves nothing about this session's stack, not even a broken copy
     if dec.problems:
-        if not _TRUNCATED.isdisjoint(dec.problems) and dec.detector in ("fernet", "anthropic-signature", "gemini-signature"):
+        if not _TRUNCATED.isdisjoint(dec.problems) and dec.detector in (
+            "fernet",
+            "anthropic-signature",
+            "gemini-signature",
+        ):
             return "truncated-blob"
         if not _IMITATION.isdisjoint(dec.problems) and dec.detector in ("openai-item-id", "anthropic-id", "fernet"):
             return "imitation-id"
@@ -337,7 +360,9 @@ def _evidence_counts(evidence: Sequence[Evidence]) -> str:
         who = e.provider or (e.host and f"host {e.host}") or "no provider"
         label = e.detector
         per[who][label] = max(per[who].get(label, 0), e.count)
-    return "; ".join(f"{who}: " + ", ".join(f"{d} ×{n}" for d, n in sorted(ds.items())) for who, ds in sorted(per.items()))
+    return "; ".join(
+        f"{who}: " + ", ".join(f"{d} ×{n}" for d, n in sorted(ds.items())) for who, ds in sorted(per.items())
+    )
 
 
 def declared_family(summary: SessionSummary, lookup: Any) -> tuple[str | None, str | None, str]:
@@ -398,7 +423,11 @@ def attribute(
     via = max(ev_vias.items(), key=lambda kv: kv[1])[0] if ev_vias else None
     if via:
         notes.append(f"routed via {via}")
-    ordered: list[str] = [f for f in ("declared-mismatch", "time-mismatch", "imitation-id", "mixed-providers", "truncated-blob") if f in flags]
+    ordered: list[str] = [
+        f
+        for f in ("declared-mismatch", "time-mismatch", "imitation-id", "mixed-providers", "truncated-blob")
+        if f in flags
+    ]
     return Attribution(
         provider=provider,
         host=host,
@@ -433,7 +462,8 @@ def _without_lookalikes(
     elif facts["self_hosted"] and d_provider is None:
         notes.append(
             "OpenAI-shaped ids only, beside a self-hosted server's own signs ("
-            + ", ".join(facts["self_hosted"]) + "): a look-alike, no OpenAI credit"
+            + ", ".join(facts["self_hosted"])
+            + "): a look-alike, no OpenAI credit"
         )
         scores = {p: v for p, v in scores.items() if p != "openai"}
     return scores
@@ -537,7 +567,12 @@ def _pick_host(
 
 
 def _check_store_bytes(
-    summary: SessionSummary, facts: dict[str, Any], host: str | None, d_desc: str, flags: list[str], reasons: list[Reason]
+    summary: SessionSummary,
+    facts: dict[str, Any],
+    host: str | None,
+    d_desc: str,
+    flags: list[str],
+    reasons: list[Reason],
 ) -> str | None:
     """Codex's known store policy (store:true only for Azure) against its item ids' store byte; the host it implies."""
     sb: dict[str, int] = facts["store_bytes"]
@@ -579,7 +614,11 @@ def _flag_mixed_and_anomalies(
         if anomalies.get(flag):
             ex = anomalies[flag][0]
             recorded = round(ex.time - ex.delta_s, 6) if ex.time is not None and ex.delta_s is not None else None
-            _raise(flags, reasons, Anomaly(flag, len(anomalies[flag]), ex.line, ex.detector, short_value(ex.value), ex.time, recorded))
+            _raise(
+                flags,
+                reasons,
+                Anomaly(flag, len(anomalies[flag]), ex.line, ex.detector, short_value(ex.value), ex.time, recorded),
+            )
 
 
 def _raise(flags: list[str], reasons: list[Reason], reason: Reason) -> None:

@@ -217,9 +217,7 @@ def _format_error(exc: ValidationError) -> str:
     return "; ".join(parts)
 
 
-def _validate_all(
-    doc: dict[str, Any], table: str, cls: type[_M], label: str, source: str
-) -> list[_M]:
+def _validate_all(doc: dict[str, Any], table: str, cls: type[_M], label: str, source: str) -> list[_M]:
     """Validate every ``[[table]]`` entry of ``doc`` as ``cls``; errors name the entry."""
     items: Any = doc.get(table, [])
     if not isinstance(items, list):

@@ -56,7 +56,9 @@ def judge_exchanges(
     """Judge a capture exchange by exchange: its verdict, ``mixed-providers``, then its segments."""
     votes = exchange_verdicts(summary, located, lookup, spans) if len(spans) >= 2 else []
     _majority(summary, votes)
-    items = [(span.line, ItemVerdict(v.provider, v.host, v.confidence, "evidence", STRONG_ANCHOR)) for _i, span, v in votes]
+    items = [
+        (span.line, ItemVerdict(v.provider, v.host, v.confidence, "evidence", STRONG_ANCHOR)) for _i, span, v in votes
+    ]
     conclude_capture(summary, [span.line for span in spans], items)
 
 
@@ -68,11 +70,7 @@ def _majority(summary: SessionSummary, votes: list[tuple[int, ExchangeSpan, Attr
     a = summary.attribution
     top_n = max(counts.values())
     tied = [p for p, n in counts.items() if n == top_n]
-    top = (
-        a.provider
-        if a.provider in tied
-        else next(v.provider for _i, _s, v in votes if v.provider in tied)
-    )
+    top = a.provider if a.provider in tied else next(v.provider for _i, _s, v in votes if v.provider in tied)
     if a.provider != top:  # the whole capture's evidence leaned to a minority: the calls decide
         major = [v for _i, _s, v in votes if v.provider == top]
         hosts = {v.host for v in major}
@@ -80,9 +78,7 @@ def _majority(summary: SessionSummary, votes: list[tuple[int, ExchangeSpan, Attr
         a.provider = top
         a.host = hosts.pop() if len(hosts) == 1 else None
         a.via = vias.pop() if len(vias) == 1 else None
-        a.confidence = round(
-            min(0.99, sum(v.confidence for v in major) / len(major) * top_n / len(votes)), 3
-        )
+        a.confidence = round(min(0.99, sum(v.confidence for v in major) / len(major) * top_n / len(votes)), 3)
     flags = set(a.flags) | {"mixed-providers"}
     # Each exchange was judged against the model it names: the whole capture's declared model
     # (its first) says nothing about the other provider's calls.

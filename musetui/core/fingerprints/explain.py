@@ -41,7 +41,7 @@ described in docs/fingerprints.md (shipped with musetui's source).
    strength and evidence class ([verified], [source] or [guess]).
    Identical values count once (replayed history does not add weight).
 
-2. Weights. strong = {strength_weight['strong']}, medium = {strength_weight['medium']}, weak = {strength_weight['weak']}.
+2. Weights. strong = {strength_weight["strong"]}, medium = {strength_weight["medium"]}, weak = {strength_weight["weak"]}.
    Zones: each format declares the fields its serving stack writes (ids,
    signatures, encrypted content, usage keys, the response envelope). Hits
    anywhere else are quoted: user prompts, tool results, base instructions,

@@ -118,7 +118,9 @@ def judge_item(artifacts: Iterable[tuple[Decoded, int]], declared: tuple[str | N
         conf = best_score * (1.0 - 0.5 * second)
         if d_provider == best:
             conf = 1.0 - (1.0 - conf) * 0.7
-        return ItemVerdict(best, host or (d_host if d_provider == best else None), round(min(conf, 0.99), 3), "evidence", STRONG_ANCHOR)
+        return ItemVerdict(
+            best, host or (d_host if d_provider == best else None), round(min(conf, 0.99), 3), "evidence", STRONG_ANCHOR
+        )
     if best is not None and d_provider == best:
         return ItemVerdict(best, host or d_host, round(min(0.5, best_score + 0.2), 3), "weak", CONFIRMS)
     if best is not None and d_provider is None and not imitable.get(best):
@@ -199,7 +201,9 @@ def _build(
     return out
 
 
-def _flag_segments(summary: SessionSummary, segs: list[Segment], runs: list[_Run], declared: tuple[str | None, str]) -> None:
+def _flag_segments(
+    summary: SessionSummary, segs: list[Segment], runs: list[_Run], declared: tuple[str | None, str]
+) -> None:
     """``provider-switch`` at each backed change, ``declared-mismatch`` for each contradicting segment."""
     if len(segs) < 2:
         return
@@ -208,10 +212,17 @@ def _flag_segments(summary: SessionSummary, segs: list[Segment], runs: list[_Run
     for k in range(1, len(segs)):
         before, after = runs[k - 1], runs[k]
         backed = bool(before.strong or after.strong)
-        clean = after.provider not in before.strong - {before.provider} and before.provider not in after.strong - {after.provider}
+        clean = after.provider not in before.strong - {before.provider} and before.provider not in after.strong - {
+            after.provider
+        }
         if backed and clean:
             b, g = segs[k - 1], segs[k]
-            _raise(a, ProviderSwitch(g.first_line, who(b.provider, b.host), who(g.provider, g.host), b.first_line, b.last_line))
+            _raise(
+                a,
+                ProviderSwitch(
+                    g.first_line, who(b.provider, b.host), who(g.provider, g.host), b.first_line, b.last_line
+                ),
+            )
     if d_provider is None:
         return
     for r, g in zip(runs, segs, strict=True):
@@ -254,7 +265,13 @@ def conclude_lines(
             _DECLARED[key] = declared
     d_provider, d_host, d_desc = declared
     runs = _line_runs(located, d_provider, d_host)
-    item_lines = [base_line + i + 1 for i in records] if len(runs) > 1 else [base_line + records[0] + 1, base_line + records[-1] + 1] if records else []
+    item_lines = (
+        [base_line + i + 1 for i in records]
+        if len(runs) > 1
+        else [base_line + records[0] + 1, base_line + records[-1] + 1]
+        if records
+        else []
+    )
 
     def at(j: int) -> float | None:
         i = records[j]
@@ -304,7 +321,9 @@ def _line_runs(located: Sequence[Located], d_provider: str | None, d_host: str |
 def one_segment(summary: SessionSummary, first_line: int, last_line: int) -> None:
     """The single segment of a session whose items are not told apart by line (a whole-file document)."""
     a = summary.attribution
-    summary.segments = [Segment(first_line, last_line, summary.items, a.provider, a.host, summary.started_at, summary.ended_at)]
+    summary.segments = [
+        Segment(first_line, last_line, summary.items, a.provider, a.host, summary.started_at, summary.ended_at)
+    ]
 
 
 def backwards(summary: SessionSummary, times: Sequence[Any], base_line: int, located: Sequence[Located]) -> None:
@@ -403,7 +422,9 @@ def item_verdict(summary: SessionSummary, raw: Any, lookup: Any | None = None) -
     zone_of = for_format(summary.format).zone_of
     arts: list[tuple[Decoded, int]] = []
     for obj in raw if isinstance(raw, list) else [raw]:
-        arts.extend((dec, zone_of(path, dec.detector.startswith("key"))) for dec, _key, path in extract.walk_record(obj))
+        arts.extend(
+            (dec, zone_of(path, dec.detector.startswith("key"))) for dec, _key, path in extract.walk_record(obj)
+        )
     return judge_item(arts, (d_provider, d_host))
 
 

@@ -29,7 +29,20 @@ DETECTORS = ("chatcmpl-id", "system-fingerprint", "tool-id")
 _STRENGTHS = ("strong", "medium", "weak")
 _TAGS = ("verified", "source", "guess")
 _ROW_KEYS = frozenset(
-    {"detector", "shape", "example", "pattern", "label", "prefix", "needs_id_key", "provider", "host", "strength", "tag", "meaning"}
+    {
+        "detector",
+        "shape",
+        "example",
+        "pattern",
+        "label",
+        "prefix",
+        "needs_id_key",
+        "provider",
+        "host",
+        "strength",
+        "tag",
+        "meaning",
+    }
 )
 
 
@@ -132,7 +145,11 @@ def _shape(row: Mapping[str, Any], first_fields: Mapping[str, str], n: int) -> S
 def parse(data: Mapping[str, Any]) -> ShapeTable:
     """Check a parsed ``shapes.toml`` and build its table."""
     first = data.get("first_field")
-    if not isinstance(first, dict) or set(first) != set(DETECTORS) or not all(isinstance(v, str) for v in first.values()):
+    if (
+        not isinstance(first, dict)
+        or set(first) != set(DETECTORS)
+        or not all(isinstance(v, str) for v in first.values())
+    ):
         raise ShapeTableError(f"{BUILTIN_PATH.name}: [first_field] must name the first field of {', '.join(DETECTORS)}")
     unknown = set(data) - {"first_field", "shape"}
     if unknown:

@@ -62,9 +62,21 @@ class Decoded:
         return not problems or all(p == "truncated" for p in problems)
 
 
-
 def _slot_setters() -> list[Callable[[Decoded, object], None]]:
-    names = ("detector", "value", "provider", "host", "strength", "tag", "time", "fields", "meaning", "problems", "shape", "via")
+    names = (
+        "detector",
+        "value",
+        "provider",
+        "host",
+        "strength",
+        "tag",
+        "time",
+        "fields",
+        "meaning",
+        "problems",
+        "shape",
+        "via",
+    )
     if tuple(Decoded.__slots__) != names:
         raise TypeError("Decoded's fields changed: update _init")
     return [Decoded.__dict__[name].__set__ for name in names]

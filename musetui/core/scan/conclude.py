@@ -58,4 +58,6 @@ def conclude(
         lines, probe, records = window.lines, seen.probe, checked.records
         raw_time = None if seen.observe_all else (lambda i: probe.time(lines[i]))
         before = (state.items - len(records), state.last_record_line)
-        segments.conclude_lines(summary, state.located, lookup(), records, window.base_line, seen.times, raw_time, before)
+        segments.conclude_lines(
+            summary, state.located, lookup(), records, window.base_line, seen.times, raw_time, before
+        )

@@ -110,7 +110,11 @@ def raw_evidence(
         zone = zone_of.get(li)
         if zone is None:
             zone = zone_of[li] = probe.zone(lines[li]) if probe is not None else zones[li]
-        if not zone and zone_at is not None and (dec.provider or dec.host or dec.via or dec.time is not None or dec.problems):
+        if (
+            not zone
+            and zone_at is not None
+            and (dec.provider or dec.host or dec.via or dec.time is not None or dec.problems)
+        ):
             # (a hit that names no provider or host, and carries no time, decides nothing: its line's zone will do)
             zone = zone_at(lines[li], pos - starts[li], dec.detector == "key")
         if dec.time is None and not dec.problems:
@@ -139,7 +143,12 @@ def raw_evidence(
 
 
 def walk_lines(
-    lines: list[bytes], base_line: int, times: list[Any], zones: bytearray, sse: bool, seen_b: set[bytes],
+    lines: list[bytes],
+    base_line: int,
+    times: list[Any],
+    zones: bytearray,
+    sse: bool,
+    seen_b: set[bytes],
     fmt: str | None = None,
 ) -> list[Located]:
     """Full walk of every record (API captures are small): every string through the decoders."""
@@ -158,5 +167,14 @@ def walk_lines(
             if dec.value and tag in seen_b:
                 continue
             seen_b.add(tag)
-            out.append(Located(dec, base_line + i + 1, path, zones[i] or zone_of(path, dec.detector.startswith("key")), t, after_tol=TOL_AFTER_CREATED_S))
+            out.append(
+                Located(
+                    dec,
+                    base_line + i + 1,
+                    path,
+                    zones[i] or zone_of(path, dec.detector.startswith("key")),
+                    t,
+                    after_tol=TOL_AFTER_CREATED_S,
+                )
+            )
     return out

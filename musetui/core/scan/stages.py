@@ -127,7 +127,12 @@ class ObserveStage(Protocol):
     """The sniff-and-observe stage."""
 
     def __call__(
-        self, window: Window, checked: Validated, summary: SessionSummary, observer: ScanObserver | None, fmt: str | None
+        self,
+        window: Window,
+        checked: Validated,
+        summary: SessionSummary,
+        observer: ScanObserver | None,
+        fmt: str | None,
     ) -> Observed: ...
 
 
@@ -140,5 +145,12 @@ class EvidenceStage(Protocol):
 class Conclude(Protocol):
     """The conclude stage: finish and attribute the summary once, after the last window."""
 
-    def __call__(self, summary: SessionSummary, observer: ScanObserver, state: ScanState, window: Window,
-                 seen: Observed, attribute_session: bool) -> None: ...
+    def __call__(
+        self,
+        summary: SessionSummary,
+        observer: ScanObserver,
+        state: ScanState,
+        window: Window,
+        seen: Observed,
+        attribute_session: bool,
+    ) -> None: ...

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from musetui.core.fingerprints.types import Decoded
     from musetui.core.model import Item
 
+
 def group_finder(group: tuple[Term, ...]) -> matcher.LineFinder | None:
     """One Hyperscan database for every expression of a group (cached per thread)."""
     pairs = tuple((e, i if e.exact else -1) for i, t in enumerate(group) for e in t.atom.exprs)
@@ -66,11 +67,7 @@ class _Unit:
             out: list[tuple[Decoded, str | None, str]] = []
             for obj in self.objs:
                 for dec, key, path in extract.walk_record(obj):
-                    if (
-                        self.doc
-                        and dec.value
-                        and dec.value.encode("utf-8", "replace") not in self.raw
-                    ):
+                    if self.doc and dec.value and dec.value.encode("utf-8", "replace") not in self.raw:
                         continue
                     out.append((dec, key, path))
             self.decoded = out
@@ -100,9 +97,7 @@ class FileSearch:
         try:
             data = read(t.abspath, t.read_limit)
         except OSError as exc:
-            self.stats.notes.append(
-                f"{t.path}: unreadable: {getattr(exc, 'strerror', None) or exc}"
-            )
+            self.stats.notes.append(f"{t.path}: unreadable: {getattr(exc, 'strerror', None) or exc}")
             return False
         if t.maybe:
             head = data[:4096].lstrip()
@@ -194,9 +189,7 @@ class FileSearch:
         from musetui.core.sources.registry import Sniffer
 
         t = self.task
-        summary = SessionSummary(
-            path=t.path, abspath=t.abspath, root=t.root, format="generic", format_rule=""
-        )
+        summary = SessionSummary(path=t.path, abspath=t.abspath, root=t.root, format="generic", format_rule="")
         observer: Any = None
         pending: list[tuple[int, Any]] = []
         times: list[Any] = []
@@ -208,7 +201,11 @@ class FileSearch:
                 return None
             models = tuple(dict.fromkeys([m for m in (summary.declared_model, *summary.models) if m]))
             self.info = Info(
-                summary.format, summary.session_id, summary.started_at, summary.ended_at, models,
+                summary.format,
+                summary.session_id,
+                summary.started_at,
+                summary.ended_at,
+                models,
                 full=self.need_full,
             )
             return self.info
@@ -239,9 +236,7 @@ class FileSearch:
         first = parse_time(known[0]) if known else None
         last = first if is_doc else (parse_time(known[-1]) if known else None)
         models = tuple(dict.fromkeys([m for m in (summary.declared_model, *summary.models) if m]))
-        self.info = Info(
-            summary.format, summary.session_id, first, last, models, full=self.need_full
-        )
+        self.info = Info(summary.format, summary.session_id, first, last, models, full=self.need_full)
         return self.info
 
     # -- candidates ----------------------------------------------------------------------------
@@ -276,9 +271,7 @@ class FileSearch:
         info = self.session()
         if info is None:
             return None
-        if self.session_groups and not session_passes(
-            self.query, info, self.task.path, self.session_groups
-        ):
+        if self.session_groups and not session_passes(self.query, info, self.task.path, self.session_groups):
             return None
         return info
 
@@ -356,9 +349,7 @@ class FileSearch:
         try:
             return sources.build_items(info.format, [Record(line, ls, le - ls, obj)])
         except Exception as exc:  # an adapter bug must not end the search
-            self.stats.notes.append(
-                f"{self.task.path}:{line}: items not built ({type(exc).__name__})"
-            )
+            self.stats.notes.append(f"{self.task.path}:{line}: items not built ({type(exc).__name__})")
             return []
 
     def _items_of_doc(self, info: Info, doc: list[Any]) -> list[Item]:
@@ -433,12 +424,7 @@ class FileSearch:
                 self.stats.long_lines += 1
         elif term.raw.search(unit.raw):
             how = "raw"
-        if (
-            how is None
-            and term.window is not None
-            and unit.objs
-            and self._decoded_in(term, unit) is not None
-        ):
+        if how is None and term.window is not None and unit.objs and self._decoded_in(term, unit) is not None:
             how = "meta"
         unit.memo[key] = how
         return how
@@ -528,14 +514,11 @@ class FileSearch:
         found = first_match(unit.objs, term.search, unit.raw if unit.doc else None)
         return found if found is not None else raw_location(term, unit.raw)
 
+
 def _identified(summary: Any, observer: Any, agent_file: bool) -> bool:
     """Whether the first records already fixed the session id (the rest cannot change it)."""
     if summary.format == "claude-code":
-        return (
-            bool(getattr(observer, "agent", None))
-            if agent_file
-            else bool(getattr(observer, "session", None))
-        )
+        return bool(getattr(observer, "agent", None)) if agent_file else bool(getattr(observer, "session", None))
     return summary.session_id is not None
 
 
@@ -556,9 +539,5 @@ def may_encode_bodies(path: str, data: bytes | memoryview) -> bool:
 
 def _line_items(items: list[Item], raw: bytes) -> list[Item]:
     """The items of a document written on this line (by their ids), else all of them."""
-    mine = [
-        it
-        for it in items
-        if any(i and orjson.dumps(i)[1:-1] in raw for i in it.ids if isinstance(i, str))
-    ]
+    mine = [it for it in items if any(i and orjson.dumps(i)[1:-1] in raw for i in it.ids if isinstance(i, str))]
     return mine or items

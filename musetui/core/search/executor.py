@@ -297,9 +297,7 @@ def _execute(
             work = list(split(cast("list[Task | Subtree]", work), stats.notes, nworkers * 32))
         ndirs, sizes = _shape(work)
         sized = bool(sizes) and ndirs == 0 and all(sizes)
-        big = (ndirs >= 16 or len(sizes) >= PARALLEL_MIN_FILES) and not (
-            sized and sum(sizes) < PARALLEL_MIN_BYTES
-        )
+        big = (ndirs >= 16 or len(sizes) >= PARALLEL_MIN_FILES) and not (sized and sum(sizes) < PARALLEL_MIN_BYTES)
     else:
         work = list(units)
         big = len(work) >= PARALLEL_MIN_FILES
@@ -427,8 +425,7 @@ def _two_passes(
     TUI search of every session then sends a fraction of what the tasks would weigh.
     """
     first: deque[tuple[int, Future[tuple[list[int], int, int]]]] = deque(
-        (a, executor.submit(_quick_chunk_of, (query, _light(work[a:b]))))
-        for a, b in bounds
+        (a, executor.submit(_quick_chunk_of, (query, _light(work[a:b])))) for a, b in bounds
     )
     second: deque[Future[tuple[list[PackedHit], Stats]]] = deque()
     try:
@@ -544,9 +541,7 @@ def _pack(units: list[Task | Subtree]) -> list[Any]:
 def _unpack(packed: list[Any]) -> list[Task | Subtree]:
     """The units :func:`_pack` packed."""
     return [
-        Task(x[0], x[1], x[2], x[3], x[4], x[5], None if x[6] is None else Info(*x[6]))
-        if type(x) is tuple
-        else x
+        Task(x[0], x[1], x[2], x[3], x[4], x[5], None if x[6] is None else Info(*x[6])) if type(x) is tuple else x
         for x in packed
     ]
 

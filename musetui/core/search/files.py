@@ -198,12 +198,8 @@ def _children(sub: Subtree, notes: list[str], fd: int) -> list[Task | Subtree]:
                 try:
                     if e.is_symlink():
                         real = os.path.realpath(path)
-                        if real == sub.root_real or real.startswith(
-                            sub.root_real.rstrip(os.sep) + os.sep
-                        ):
-                            notes.append(
-                                f"{rel}: skipped: symlink into the tree (searched under its real path)"
-                            )
+                        if real == sub.root_real or real.startswith(sub.root_real.rstrip(os.sep) + os.sep):
+                            notes.append(f"{rel}: skipped: symlink into the tree (searched under its real path)")
                             continue
                     est = os.stat(path)
                 except OSError:
@@ -213,9 +209,7 @@ def _children(sub: Subtree, notes: list[str], fd: int) -> list[Task | Subtree]:
                     notes.append(f"{rel}: skipped: symlink loop (directory already visited)")
                     continue
                 links = links | {ident}
-            keyed.append(
-                (name + "/", Subtree(path, rel, sub.root, sub.root_real, depth, links))
-            )
+            keyed.append((name + "/", Subtree(path, rel, sub.root, sub.root_real, depth, links)))
             continue
         cand = candidate(name)
         if cand is False:
@@ -299,9 +293,7 @@ def spread(sub: Subtree, notes: list[str], want: int) -> list[Task | Subtree | D
                 kids = plain_children(u[0], u[1])
                 if kids is None:
                     prefix = u[1]
-                    opened += children(
-                        Subtree(u[0], prefix[:-1], sub.root, sub.root_real, prefix.count("/")), notes
-                    )
+                    opened += children(Subtree(u[0], prefix[:-1], sub.root, sub.root_real, prefix.count("/")), notes)
                 else:
                     kids.reverse()
                     opened += kids
@@ -312,10 +304,7 @@ def spread(sub: Subtree, notes: list[str], want: int) -> list[Task | Subtree | D
 
 
 def tasks_of(sessions: Iterable[SessionSummary]) -> list[Task]:
-    tasks = [
-        Task(s.abspath, s.path, s.root, False, s.read_bytes or None, s.size, Info.of(s))
-        for s in sessions
-    ]
+    tasks = [Task(s.abspath, s.path, s.root, False, s.read_bytes or None, s.size, Info.of(s)) for s in sessions]
     tasks.sort(key=lambda t: (t.path, t.root))
     return tasks
 
@@ -323,7 +312,6 @@ def tasks_of(sessions: Iterable[SessionSummary]) -> list[Task]:
 # ---------------------------------------------------------------------------------------------
 # Session-level filters
 # ---------------------------------------------------------------------------------------------
-
 
 
 OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -355,4 +343,3 @@ def read(path: str, limit: int | None) -> bytes:
         return data
     finally:
         os.close(fd)
-

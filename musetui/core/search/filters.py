@@ -53,9 +53,7 @@ def session_filter(f: FieldFilter, info: Info, path: str) -> bool:
     return True
 
 
-def session_passes(
-    query: Query, info: Info | None, path: str, groups: Sequence[tuple[Term, ...]]
-) -> bool:
+def session_passes(query: Query, info: Info | None, path: str, groups: Sequence[tuple[Term, ...]]) -> bool:
     """Whether the session passes the groups made only of session-level filters."""
     for group in groups:
         ok = False
@@ -104,11 +102,7 @@ def item_filter(f: FieldFilter, raw: bytes, item: Item | None, info: Info, path:
     if name == "role":
         return (item.role or "").lower() in f.values
     if name == "id":
-        ids = (
-            item.ids
-            if f.case_sensitive
-            else [i.lower() for i in item.ids if isinstance(i, str)]
-        )
+        ids = item.ids if f.case_sensitive else [i.lower() for i in item.ids if isinstance(i, str)]
         return any(glob_match(i, v, False) for i in ids for v in f.values)
     return True
 
@@ -117,10 +111,7 @@ def has_fernet(raw: bytes) -> bool:
     """Whether the line holds a Fernet token that decodes (encrypted reasoning)."""
     from musetui.core.fingerprints.decoders import decode_fernet
 
-    for m in _FERNET_RE.finditer(raw):
-        if decode_fernet(m.group().decode("ascii")) is not None:
-            return True
-    return False
+    return any(decode_fernet(m.group().decode("ascii")) is not None for m in _FERNET_RE.finditer(raw))
 
 
 def filter_location(
@@ -130,9 +121,7 @@ def filter_location(
 
     ``entries``: the line's values and keys, as :func:`musetui.core.search.locate.values` walks them.
     """
-    filters = [
-        t.atom for t in terms if isinstance(t.atom, FieldFilter) and not t.negated
-    ]
+    filters = [t.atom for t in terms if isinstance(t.atom, FieldFilter) and not t.negated]
     wanted = {v for f in filters if f.name == "has" for v in f.values}
     id_filters = [f for f in filters if f.name == "id"]
     if "encrypted" in wanted:

@@ -145,9 +145,7 @@ def raw_location(term: TextTerm, raw: bytes) -> Located:
     return "raw", text, 0, 0
 
 
-def snippet(
-    text: str, s: int, e: int, terms: Sequence[TextTerm]
-) -> tuple[str, list[tuple[int, int]]]:
+def snippet(text: str, s: int, e: int, terms: Sequence[TextTerm]) -> tuple[str, list[tuple[int, int]]]:
     """At most :data:`SNIPPET_MAX` characters of ``text`` around ``[s, e)``, one clean line, and the terms' spans in it."""
     e = min(max(e, s), s + SNIPPET_MAX - 2)
     w0, w1 = max(0, s - 400), min(len(text), e + 400)

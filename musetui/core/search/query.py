@@ -317,9 +317,7 @@ def _regex_term(pattern: str) -> TextTerm:
             warnings.simplefilter("ignore")
             raw = re.compile(bpattern, flags | re.MULTILINE)
     except (re.error, ValueError, OverflowError, RecursionError, TypeError, IndexError) as exc:
-        raise QueryError(
-            f"invalid regex /{shown}/: {_reason(exc)} (regexes run over raw bytes)"
-        ) from exc
+        raise QueryError(f"invalid regex /{shown}/: {_reason(exc)} (regexes run over raw bytes)") from exc
     try:
         expr = regex_of(pattern, not cs)
     except (re.error, ValueError, OverflowError, RecursionError, TypeError, IndexError) as exc:
@@ -357,17 +355,13 @@ def _regex_has_upper(pattern: str) -> bool:
     return _has_upper(_ESCAPE_RE.sub("", pattern))
 
 
-
-
 #: Raw hints for ``has:``: an item can be "encrypted" (or carry a signature) only if its line
 #: holds one of these. Checked against every adapter (tests compare with the slow path).
 #: "encrypted" is decided case-sensitively by the adapters: a Fernet token, an
 #: ``encrypted…`` key or value, Gemini's ``thoughtSignature``, a compaction item. Hyperscan
 #: expressions (hints only: the filter itself decides).
 _HAS_HINTS: dict[str, tuple[Expr, ...]] = {
-    "encrypted": tuple(
-        Expr(n, False) for n in (b"gAAAAA", b"encrypt", b"Signature", b"compaction")
-    ),
+    "encrypted": tuple(Expr(n, False) for n in (b"gAAAAA", b"encrypt", b"Signature", b"compaction")),
     "signature": (Expr(b"[Ss][Ii][Gg][Nn][Aa][Tt][Uu][Rr][Ee]", False),),
 }
 
@@ -379,9 +373,7 @@ def _parse_instant(name: str, value: str) -> float:
     try:
         dt = datetime.fromisoformat(text)
     except ValueError as exc:
-        raise QueryError(
-            f"invalid date for {name}: {value!r} (use 2026-09-01 or 2026-09-01T22:01:03Z)"
-        ) from exc
+        raise QueryError(f"invalid date for {name}: {value!r} (use 2026-09-01 or 2026-09-01T22:01:03Z)") from exc
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
     try:
@@ -406,8 +398,7 @@ def _field_filter(name: str, raw_values: list[str]) -> FieldFilter:
     from musetui.core.model import FLAGS, FORMATS, HOSTS, PROVIDERS
 
     source = "|".join(
-        ('"' + v + '"') if (not v or any(ch.isspace() or ch == "|" for ch in v)) else v
-        for v in raw_values
+        ('"' + v + '"') if (not v or any(ch.isspace() or ch == "|" for ch in v)) else v for v in raw_values
     )
     values = [v.lower() for v in raw_values]
     cs = False
@@ -472,5 +463,3 @@ def _pick_driver(groups: tuple[tuple[Term, ...], ...]) -> int:
 # ---------------------------------------------------------------------------------------------
 # Hits
 # ---------------------------------------------------------------------------------------------
-
-

@@ -55,6 +55,7 @@ ATTRIBUTION_FIELDS = frozenset({"provider", "host", "flag"})
 ITEM_KINDS: tuple[str, ...] = get_args(ItemKind)
 HAS_VALUES: tuple[str, ...] = ("encrypted", "signature")
 
+
 class QueryError(ValueError):
     """A query that cannot be parsed or run; the message says why, on one line."""
 
@@ -95,11 +96,7 @@ class TextTerm:
     @property
     def lower(self) -> bool:
         """True when the literal is compared with a lowered line."""
-        return (
-            not self.case_sensitive
-            and self.literal is not None
-            and self.literal != self.literal.upper()
-        )
+        return not self.case_sensitive and self.literal is not None and self.literal != self.literal.upper()
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         """Where the term matches decoded ``text`` (character offsets)."""
@@ -185,23 +182,14 @@ class Query:
     needs_full_session: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
-        only = tuple(
-            g
-            for g in self.groups
-            if all(isinstance(t.atom, FieldFilter) and t.atom.session_level for t in g)
-        )
+        only = tuple(g for g in self.groups if all(isinstance(t.atom, FieldFilter) and t.atom.session_level for t in g))
         object.__setattr__(self, "session_only", only)
-        object.__setattr__(
-            self, "needs_full_session", bool(self.field_names() & {"model", "after", "before"})
-        )
+        object.__setattr__(self, "needs_full_session", bool(self.field_names() & {"model", "after", "before"}))
 
     @property
     def needs_attribution(self) -> bool:
         """True when a filter needs attribution verdicts (provider, host, flag)."""
-        return any(
-            isinstance(t.atom, FieldFilter) and t.atom.name in ATTRIBUTION_FIELDS
-            for t in self.terms
-        )
+        return any(isinstance(t.atom, FieldFilter) and t.atom.name in ATTRIBUTION_FIELDS for t in self.terms)
 
     @property
     def terms(self) -> list[Term]:

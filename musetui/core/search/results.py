@@ -102,9 +102,7 @@ class SearchRun:
     lines cut for regexes).
     """
 
-    def __init__(
-        self, query: Query, body: Callable[[SearchRun], Generator[Hit, None, None]]
-    ) -> None:
+    def __init__(self, query: Query, body: Callable[[SearchRun], Generator[Hit, None, None]]) -> None:
         self.query = query
         self.hits = 0
         self._stats = Stats()
@@ -152,4 +150,3 @@ class SearchRun:
 # ---------------------------------------------------------------------------------------------
 # What a file needs: where it is, and what is known of its session
 # ---------------------------------------------------------------------------------------------
-

@@ -37,7 +37,6 @@ def _session_units(sessions: Sequence[SessionSummary]) -> list[SessionItem]:
     return units
 
 
-
 def _as_query(query: Query | str) -> Query:
     return query if isinstance(query, Query) else parse_query(query)
 
@@ -124,20 +123,14 @@ def run_search(
             index = Index(roots, workers=workers, use_cache=use_cache, light=True).scan(cancelled)
             if cancelled is not None and cancelled():
                 return
-            keep = [
-                s for s in index.sessions if session_passes(q, Info.of(s), s.path, q.session_only)
-            ]
+            keep = [s for s in index.sessions if session_passes(q, Info.of(s), s.path, q.session_only)]
             yield from _execute(list[Unit](tasks_of(keep)), q, run, limit, cancelled, workers)
             return
         paths_only = [
-            g
-            for g in q.session_only
-            if all(isinstance(t.atom, FieldFilter) and t.atom.name == "path" for t in g)
+            g for g in q.session_only if all(isinstance(t.atom, FieldFilter) and t.atom.name == "path" for t in g)
         ]
         if len(roots) == 1 and not paths_only:
-            yield from _execute(
-                list[Unit](root_units(roots[0], run._stats.notes)), q, run, limit, cancelled, workers
-            )
+            yield from _execute(list[Unit](root_units(roots[0], run._stats.notes)), q, run, limit, cancelled, workers)
             return
         tasks = walk(roots, run._stats.notes)
         if paths_only:

@@ -12,9 +12,7 @@ from datetime import UTC, datetime, timedelta
 __all__ = ["time_patterns", "time_window"]
 
 
-_TIME_TERM_RE = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2})(?::(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?)?[Zz]?"
-)
+_TIME_TERM_RE = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2})(?::(\d{2})(?::(\d{2})(?:\.(\d{1,6}))?)?)?)?[Zz]?")
 #: Decoded times are plausible only in this window (the decoders' 2020–2035).
 _TIME_MIN = 1_577_836_800
 _TIME_MAX = 2_082_758_400
@@ -27,9 +25,7 @@ def time_window(text: str) -> tuple[float, float] | None:
         return None
     y, mo, d, hh, mm, ss, frac = m.groups()
     try:
-        start = datetime(
-            int(y), int(mo), int(d), int(hh or 0), int(mm or 0), int(ss or 0), tzinfo=UTC
-        )
+        start = datetime(int(y), int(mo), int(d), int(hh or 0), int(mm or 0), int(ss or 0), tzinfo=UTC)
     except ValueError:
         return None
     if frac is not None:
@@ -88,9 +84,7 @@ def _class(chars: str) -> str:
     return "[" + "".join("\\" + ch if ch in "\\]^-[" else ch for ch in chars) + "]"
 
 
-def _range_regex(
-    lo: int, hi: int, base: int, width: int, alphabet: str, insert: dict[int, str] | None = None
-) -> str:
+def _range_regex(lo: int, hi: int, base: int, width: int, alphabet: str, insert: dict[int, str] | None = None) -> str:
     """A regex for the fixed-width renderings of every value in ``[lo, hi]``.
 
     The common leading digits come first as a literal (so ``re`` can search for it fast);
@@ -134,10 +128,7 @@ def time_patterns(t0: float, t1: float) -> list[re.Pattern[bytes]]:
         # UUIDv7: 48-bit milliseconds in the first 12 hex digits (a dash after 8).
         out.append(_range_regex(m0, m1, 16, 12, _HEX, insert={8: "-"}) + r"-7[0-9a-f]{3}-[89ab]")
         # Anthropic ids: "01" + base58 of a UUIDv7 (milliseconds in the top 48 of 128 bits).
-        out.append(
-            _range_regex(m0 << 80, ((m1 + 1) << 80) - 1, 58, 22, _B58)
-            + r"(?<=_01[1-9A-HJ-NP-Za-km-z]{22})"
-        )
+        out.append(_range_regex(m0 << 80, ((m1 + 1) << 80) - 1, 58, 22, _B58) + r"(?<=_01[1-9A-HJ-NP-Za-km-z]{22})")
         # ULIDs: milliseconds in the first 10 Crockford characters.
         out.append(_range_regex(m0, m1, 32, 10, _CROCKFORD) + r"[0-9A-HJKMNP-TV-Z]{16}")
         out.append(_range_regex(m0, m1, 32, 10, _CROCKFORD.lower()) + r"[0-9a-hjkmnp-tv-z]{16}")

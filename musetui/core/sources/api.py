@@ -62,28 +62,54 @@ ZONES = Zones(
 #: summed when several). ``input`` counts the whole prompt (Anthropic's input_tokens leaves out cache
 #: reads and writes); ``reasoning`` is the breakdown the body gives of the output, where it gives one.
 USAGE: dict[str, tuple[str, dict[str, tuple[tuple[str, ...], ...]]]] = {
-    RESPONSES: ("usage", {
-        "input": (("input_tokens",),), "output": (("output_tokens",),),
-        "cached": (("input_tokens_details", "cached_tokens"),), "reasoning": (("output_tokens_details", "reasoning_tokens"),),
-    }),
-    CHAT: ("usage", {
-        "input": (("prompt_tokens",),), "output": (("completion_tokens",),),
-        "cached": (("prompt_tokens_details", "cached_tokens"),),
-        "reasoning": (("completion_tokens_details", "reasoning_tokens"),),
-    }),
-    ANTHROPIC: ("usage", {
-        "input": (("input_tokens",), ("cache_read_input_tokens",), ("cache_creation_input_tokens",)),
-        "output": (("output_tokens",),), "cached": (("cache_read_input_tokens",),),
-        "reasoning": (("output_tokens_details", "thinking_tokens"),),
-    }),
-    GEMINI: ("usageMetadata", {
-        "input": (("promptTokenCount",),), "output": (("candidatesTokenCount",),),
-        "cached": (("cachedContentTokenCount",),), "reasoning": (("thoughtsTokenCount",),),
-    }),
+    RESPONSES: (
+        "usage",
+        {
+            "input": (("input_tokens",),),
+            "output": (("output_tokens",),),
+            "cached": (("input_tokens_details", "cached_tokens"),),
+            "reasoning": (("output_tokens_details", "reasoning_tokens"),),
+        },
+    ),
+    CHAT: (
+        "usage",
+        {
+            "input": (("prompt_tokens",),),
+            "output": (("completion_tokens",),),
+            "cached": (("prompt_tokens_details", "cached_tokens"),),
+            "reasoning": (("completion_tokens_details", "reasoning_tokens"),),
+        },
+    ),
+    ANTHROPIC: (
+        "usage",
+        {
+            "input": (("input_tokens",), ("cache_read_input_tokens",), ("cache_creation_input_tokens",)),
+            "output": (("output_tokens",),),
+            "cached": (("cache_read_input_tokens",),),
+            "reasoning": (("output_tokens_details", "thinking_tokens"),),
+        },
+    ),
+    GEMINI: (
+        "usageMetadata",
+        {
+            "input": (("promptTokenCount",),),
+            "output": (("candidatesTokenCount",),),
+            "cached": (("cachedContentTokenCount",),),
+            "reasoning": (("thoughtsTokenCount",),),
+        },
+    ),
 }
 
 _ANTHROPIC_EVENTS = frozenset(
-    {"message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "ping"}
+    {
+        "message_start",
+        "content_block_start",
+        "content_block_delta",
+        "content_block_stop",
+        "message_delta",
+        "message_stop",
+        "ping",
+    }
 )
 
 
@@ -106,9 +132,17 @@ def sniff(obj: Any) -> tuple[str, str] | None:
         return CHAT, "openai-chat: has choices[]"
     if t == "message" and dig(obj, "role") == "assistant" and dig(obj, "content") is not None:
         return ANTHROPIC, "anthropic-messages: type == 'message', role == 'assistant'"
-    if isinstance(t, str) and t in _ANTHROPIC_EVENTS and (dig(obj, "message") is not None or dig(obj, "index") is not None or t in ("message_stop", "ping")):
+    if (
+        isinstance(t, str)
+        and t in _ANTHROPIC_EVENTS
+        and (dig(obj, "message") is not None or dig(obj, "index") is not None or t in ("message_stop", "ping"))
+    ):
         return ANTHROPIC, f"anthropic-messages: stream event {t!r}"
-    if dig(obj, "candidates") is not None and (dig(obj, "usageMetadata") is not None or dig(obj, "modelVersion") is not None or dig(obj, "responseId") is not None):
+    if dig(obj, "candidates") is not None and (
+        dig(obj, "usageMetadata") is not None
+        or dig(obj, "modelVersion") is not None
+        or dig(obj, "responseId") is not None
+    ):
         return GEMINI, "gemini: candidates with usageMetadata/modelVersion/responseId"
     return None
 
@@ -161,7 +195,11 @@ class ApiObserver(Observer):
         s = self.summary
         resp = dig(doc, "response")  # Responses stream events wrap the response
         message = dig(doc, "message")  # Anthropic message_start wraps the message
-        holder = resp if resp is not None and dig(resp, "id") is not None else (message if dig(message, "id") is not None else doc)
+        holder = (
+            resp
+            if resp is not None and dig(resp, "id") is not None
+            else (message if dig(message, "id") is not None else doc)
+        )
         rid = text_of(dig(holder, "id")) or text_of(dig(holder, "responseId"))
         if rid and s.session_id is None:
             s.session_id = rid
@@ -183,9 +221,19 @@ def items(fmt: str, records: list[Record]) -> list[Item]:
         obj = as_dict(rec.obj)
         if fmt == RESPONSES and obj.get("object") == "response":
             t = record_time(obj.get("created_at"))
-            out.append(new_item(rec, len(out), "meta", role="system", time=t, subkind="response",
-                                name=as_text(obj.get("model")), ids=[as_text(obj.get("id"))],
-                                text=f"response {as_text(obj.get('id'))} model={as_text(obj.get('model'))} store={as_text(obj.get('store'))}"))
+            out.append(
+                new_item(
+                    rec,
+                    len(out),
+                    "meta",
+                    role="system",
+                    time=t,
+                    subkind="response",
+                    name=as_text(obj.get("model")),
+                    ids=[as_text(obj.get("id"))],
+                    text=f"response {as_text(obj.get('id'))} model={as_text(obj.get('model'))} store={as_text(obj.get('store'))}",
+                )
+            )
             for it in as_list(obj.get("output")):
                 if isinstance(it, dict):
                     out.append(_responses_item(rec, len(out), t, it))
@@ -201,21 +249,61 @@ def items(fmt: str, records: list[Record]) -> list[Item]:
                     if isinstance(rd, dict):
                         enc = rd.get("type") == "reasoning.encrypted"
                         rid = rd.get("id")
-                        out.append(new_item(rec, len(out), "reasoning", role="assistant", time=t,
-                                            subkind=as_text(rd.get("type")), ids=[rid] if isinstance(rid, str) else [],
-                                            text="" if enc else as_text(rd.get("summary") or rd.get("text") or ""),
-                                            reasoning="encrypted" if enc else "visible"))
+                        out.append(
+                            new_item(
+                                rec,
+                                len(out),
+                                "reasoning",
+                                role="assistant",
+                                time=t,
+                                subkind=as_text(rd.get("type")),
+                                ids=[rid] if isinstance(rid, str) else [],
+                                text="" if enc else as_text(rd.get("summary") or rd.get("text") or ""),
+                                reasoning="encrypted" if enc else "visible",
+                            )
+                        )
                 if m.get("reasoning_content"):
-                    out.append(new_item(rec, len(out), "reasoning", role="assistant", time=t, subkind="reasoning_content",
-                                        text=as_text(m["reasoning_content"]), reasoning="visible"))
+                    out.append(
+                        new_item(
+                            rec,
+                            len(out),
+                            "reasoning",
+                            role="assistant",
+                            time=t,
+                            subkind="reasoning_content",
+                            text=as_text(m["reasoning_content"]),
+                            reasoning="visible",
+                        )
+                    )
                 if m.get("content"):
-                    out.append(new_item(rec, len(out), "message", role="assistant", time=t, subkind="message",
-                                        ids=[as_text(obj.get("id"))], text=as_text(m["content"])))
+                    out.append(
+                        new_item(
+                            rec,
+                            len(out),
+                            "message",
+                            role="assistant",
+                            time=t,
+                            subkind="message",
+                            ids=[as_text(obj.get("id"))],
+                            text=as_text(m["content"]),
+                        )
+                    )
                 for c in calls:
                     if isinstance(c, dict):
                         fn = as_dict(c.get("function"))
-                        out.append(new_item(rec, len(out), "tool_call", role="assistant", time=t, subkind="tool_call",
-                                            name=as_text(fn.get("name")), ids=[as_text(c.get("id"))], text=as_text(fn.get("arguments"))))
+                        out.append(
+                            new_item(
+                                rec,
+                                len(out),
+                                "tool_call",
+                                role="assistant",
+                                time=t,
+                                subkind="tool_call",
+                                name=as_text(fn.get("name")),
+                                ids=[as_text(c.get("id"))],
+                                text=as_text(fn.get("arguments")),
+                            )
+                        )
         elif fmt == ANTHROPIC and obj.get("type") == "message":
             ids = [as_text(obj.get("id"))]
             for b in as_list(obj.get("content")):
@@ -223,17 +311,56 @@ def items(fmt: str, records: list[Record]) -> list[Item]:
                     continue
                 bt = b.get("type")
                 if bt == "thinking":
-                    out.append(new_item(rec, len(out), "reasoning", role="assistant", subkind=bt, ids=list(ids),
-                                        text=as_text(b.get("thinking") or ""), reasoning="visible" if b.get("signature") else "empty-signature"))
+                    out.append(
+                        new_item(
+                            rec,
+                            len(out),
+                            "reasoning",
+                            role="assistant",
+                            subkind=bt,
+                            ids=list(ids),
+                            text=as_text(b.get("thinking") or ""),
+                            reasoning="visible" if b.get("signature") else "empty-signature",
+                        )
+                    )
                 elif bt == "redacted_thinking":
-                    out.append(new_item(rec, len(out), "reasoning", role="assistant", subkind=bt, ids=list(ids),
-                                        text="[redacted thinking]", reasoning="redacted"))
+                    out.append(
+                        new_item(
+                            rec,
+                            len(out),
+                            "reasoning",
+                            role="assistant",
+                            subkind=bt,
+                            ids=list(ids),
+                            text="[redacted thinking]",
+                            reasoning="redacted",
+                        )
+                    )
                 elif bt in ("tool_use", "server_tool_use"):
-                    out.append(new_item(rec, len(out), "tool_call", role="assistant", subkind=bt, name=as_text(b.get("name")),
-                                        ids=[as_text(b.get("id"))], text=json_text(b.get("input"))))
+                    out.append(
+                        new_item(
+                            rec,
+                            len(out),
+                            "tool_call",
+                            role="assistant",
+                            subkind=bt,
+                            name=as_text(b.get("name")),
+                            ids=[as_text(b.get("id"))],
+                            text=json_text(b.get("input")),
+                        )
+                    )
                 else:
-                    out.append(new_item(rec, len(out), "message", role="assistant", subkind=as_text(bt), ids=list(ids),
-                                        text=content_text([b])))
+                    out.append(
+                        new_item(
+                            rec,
+                            len(out),
+                            "message",
+                            role="assistant",
+                            subkind=as_text(bt),
+                            ids=list(ids),
+                            text=content_text([b]),
+                        )
+                    )
         elif fmt == GEMINI and "candidates" in obj:
             for cand in as_list(obj.get("candidates")):
                 parts = as_list(dig(cand, "content", "parts"))
@@ -242,14 +369,31 @@ def items(fmt: str, records: list[Record]) -> list[Item]:
                         continue
                     if "functionCall" in part:
                         fc = part["functionCall"] if isinstance(part["functionCall"], dict) else {}
-                        out.append(new_item(rec, len(out), "tool_call", role="assistant", subkind="functionCall",
-                                            name=as_text(fc.get("name")), text=json_text(fc.get("args")),
-                                            reasoning="encrypted" if part.get("thoughtSignature") else None))
+                        out.append(
+                            new_item(
+                                rec,
+                                len(out),
+                                "tool_call",
+                                role="assistant",
+                                subkind="functionCall",
+                                name=as_text(fc.get("name")),
+                                text=json_text(fc.get("args")),
+                                reasoning="encrypted" if part.get("thoughtSignature") else None,
+                            )
+                        )
                     else:
                         kind = "reasoning" if part.get("thought") else "message"
-                        out.append(new_item(rec, len(out), kind, role="assistant", subkind="part",
-                                            text=as_text(part.get("text") or ""),
-                                            reasoning=("visible" if kind == "reasoning" else None)))
+                        out.append(
+                            new_item(
+                                rec,
+                                len(out),
+                                kind,
+                                role="assistant",
+                                subkind="part",
+                                text=as_text(part.get("text") or ""),
+                                reasoning=("visible" if kind == "reasoning" else None),
+                            )
+                        )
         else:
             out.append(_event_item(fmt, rec, len(out), obj))
     return out
@@ -260,43 +404,97 @@ def _responses_item(rec: Record, idx: int, t: float | None, it: dict[str, Any]) 
     ids = [i for i in (it.get("id"), it.get("call_id")) if isinstance(i, str)]
     if typ == "reasoning":
         enc = it.get("encrypted_content")
-        return new_item(rec, idx, "reasoning", role="assistant", time=t, subkind=typ, ids=ids,
-                        text=content_text(it.get("content")) or content_text(it.get("summary")),
-                        reasoning="encrypted" if isinstance(enc, str) and enc else "visible")
+        return new_item(
+            rec,
+            idx,
+            "reasoning",
+            role="assistant",
+            time=t,
+            subkind=typ,
+            ids=ids,
+            text=content_text(it.get("content")) or content_text(it.get("summary")),
+            reasoning="encrypted" if isinstance(enc, str) and enc else "visible",
+        )
     if typ == "message":
-        return new_item(rec, idx, "message", role=as_text(it.get("role")), time=t, subkind=typ, ids=ids,
-                        text=content_text(it.get("content")))
+        return new_item(
+            rec,
+            idx,
+            "message",
+            role=as_text(it.get("role")),
+            time=t,
+            subkind=typ,
+            ids=ids,
+            text=content_text(it.get("content")),
+        )
     if typ.endswith("_call") or typ in ("program",):
         args = it.get("arguments", it.get("action", it.get("input")))
-        return new_item(rec, idx, "tool_call", role="assistant", time=t, subkind=typ, name=as_text(it.get("name") or typ),
-                        ids=ids, text=args if isinstance(args, str) else json_text(args))
+        return new_item(
+            rec,
+            idx,
+            "tool_call",
+            role="assistant",
+            time=t,
+            subkind=typ,
+            name=as_text(it.get("name") or typ),
+            ids=ids,
+            text=args if isinstance(args, str) else json_text(args),
+        )
     if typ.endswith("_output"):
-        return new_item(rec, idx, "tool_result", role="tool", time=t, subkind=typ, ids=ids,
-                        text=json_text(it.get("output")))
+        return new_item(
+            rec, idx, "tool_result", role="tool", time=t, subkind=typ, ids=ids, text=json_text(it.get("output"))
+        )
     if typ == "compaction":
-        return new_item(rec, idx, "summary", role="system", time=t, subkind=typ, ids=ids, text="compaction (encrypted)",
-                        reasoning="encrypted")
+        return new_item(
+            rec,
+            idx,
+            "summary",
+            role="system",
+            time=t,
+            subkind=typ,
+            ids=ids,
+            text="compaction (encrypted)",
+            reasoning="encrypted",
+        )
     return new_item(rec, idx, "unknown", time=t, subkind=typ, ids=ids, text=json_text(it)[:2000])
 
 
 def _event_item(fmt: str, rec: Record, idx: int, obj: dict[str, Any]) -> Item:
     """One stream event as an item."""
     t = obj.get("type") or obj.get("object") or "event"
-    ids = [i for i in (obj.get("id"), dig(obj, "item", "id"), dig(obj, "response", "id"), dig(obj, "message", "id")) if isinstance(i, str) and i]
+    ids = [
+        i
+        for i in (obj.get("id"), dig(obj, "item", "id"), dig(obj, "response", "id"), dig(obj, "message", "id"))
+        if isinstance(i, str) and i
+    ]
     text = ""
     delta = obj.get("delta")
     if isinstance(delta, str):
         text = delta
     elif isinstance(delta, dict):
-        text = as_text(delta.get("text") or delta.get("thinking") or delta.get("partial_json") or delta.get("content") or delta.get("reasoning_content") or "")
+        text = as_text(
+            delta.get("text")
+            or delta.get("thinking")
+            or delta.get("partial_json")
+            or delta.get("content")
+            or delta.get("reasoning_content")
+            or ""
+        )
     elif fmt == CHAT:
         for ch in as_list(obj.get("choices")):
             d = ch.get("delta") if isinstance(ch, dict) else None
             if isinstance(d, dict):
                 text += as_text(d.get("content") or d.get("reasoning_content") or "")
     kind = "reasoning" if ("reasoning" in as_text(t) or "thinking" in as_text(t)) else "event"
-    return new_item(rec, idx, kind, time=record_time(obj.get("created_at") or obj.get("created") or None),
-                    subkind=as_text(t), name=as_text(t), ids=ids, text=text)
+    return new_item(
+        rec,
+        idx,
+        kind,
+        time=record_time(obj.get("created_at") or obj.get("created") or None),
+        subkind=as_text(t),
+        name=as_text(t),
+        ids=ids,
+        text=text,
+    )
 
 
 def _spec(fmt: str) -> Format:

@@ -32,8 +32,10 @@ STREAM_EVENTS = frozenset(
 def sniff(obj: Any) -> str | None:
     """Recognise a Converse response or a ConverseStream event."""
     content = dig(obj, "output", "message", "content")
-    if content is not None and not isinstance(content, str | int | float) and (
-        dig(obj, "stopReason") is not None or dig(obj, "metrics", "latencyMs") is not None
+    if (
+        content is not None
+        and not isinstance(content, str | int | float)
+        and (dig(obj, "stopReason") is not None or dig(obj, "metrics", "latencyMs") is not None)
     ):
         return "bedrock-converse: output.message.content with stopReason/metrics"
     for key in ("messageStart", "contentBlockDelta", "contentBlockStart", "messageStop"):
@@ -58,8 +60,15 @@ def _block_item(rec: Record, idx: int, block: dict[str, Any], subkind: str) -> I
         rc = as_dict(block.get("reasoningContent"))
         rt = as_dict(rc.get("reasoningText")) or rc
         if rc.get("redactedContent") is not None:
-            return new_item(rec, idx, "reasoning", role="assistant", subkind=subkind, text="[redacted reasoning]",
-                            reasoning="redacted")
+            return new_item(
+                rec,
+                idx,
+                "reasoning",
+                role="assistant",
+                subkind=subkind,
+                text="[redacted reasoning]",
+                reasoning="redacted",
+            )
         sig = rt.get("signature")
         text = str(rt.get("text") or "")
         state = "visible" if sig or not text else "empty-signature"
@@ -68,14 +77,28 @@ def _block_item(rec: Record, idx: int, block: dict[str, Any], subkind: str) -> I
         tu = as_dict(block.get("toolUse"))
         tid = tu.get("toolUseId")
         inp = tu.get("input")
-        return new_item(rec, idx, "tool_call", role="assistant", subkind=subkind, name=str(tu.get("name")),
-                        ids=[tid] if isinstance(tid, str) else [],
-                        text=inp if isinstance(inp, str) else orjson.dumps(inp).decode())
+        return new_item(
+            rec,
+            idx,
+            "tool_call",
+            role="assistant",
+            subkind=subkind,
+            name=str(tu.get("name")),
+            ids=[tid] if isinstance(tid, str) else [],
+            text=inp if isinstance(inp, str) else orjson.dumps(inp).decode(),
+        )
     if "toolResult" in block:
         tr = as_dict(block.get("toolResult"))
         tid = tr.get("toolUseId")
-        return new_item(rec, idx, "tool_result", role="tool", subkind=subkind, ids=[tid] if isinstance(tid, str) else [],
-                        text=orjson.dumps(tr.get("content")).decode())
+        return new_item(
+            rec,
+            idx,
+            "tool_result",
+            role="tool",
+            subkind=subkind,
+            ids=[tid] if isinstance(tid, str) else [],
+            text=orjson.dumps(tr.get("content")).decode(),
+        )
     said = block.get("text")
     if isinstance(said, str):
         return new_item(rec, idx, "message", role="assistant", subkind=subkind, text=said)
@@ -94,9 +117,17 @@ def items(records: list[Record]) -> list[Item]:
                     it = _block_item(rec, len(out), block, "contentBlock")
                     if it is not None:
                         out.append(it)
-            out.append(new_item(rec, len(out), "usage", role="system", subkind="stopReason",
-                                name=str(obj.get("stopReason")),
-                                text=orjson.dumps({k: obj.get(k) for k in ("stopReason", "usage", "metrics")}).decode()))
+            out.append(
+                new_item(
+                    rec,
+                    len(out),
+                    "usage",
+                    role="system",
+                    subkind="stopReason",
+                    name=str(obj.get("stopReason")),
+                    text=orjson.dumps({k: obj.get(k) for k in ("stopReason", "usage", "metrics")}).decode(),
+                )
+            )
             continue
         key: str | None = next((k for k in STREAM_EVENTS if k in obj), None)
         ev = as_dict(obj.get(key)) if key else {}
@@ -107,8 +138,14 @@ def items(records: list[Record]) -> list[Item]:
             start = as_dict(ev.get("start"))
             it = _block_item(rec, len(out), start, key) if start else None
         if it is None:
-            it = new_item(rec, len(out), "event", subkind=key or "event", name=key or "event",
-                          text=orjson.dumps(ev if key else obj).decode()[:2000])
+            it = new_item(
+                rec,
+                len(out),
+                "event",
+                subkind=key or "event",
+                name=key or "event",
+                text=orjson.dumps(ev if key else obj).decode()[:2000],
+            )
         out.append(it)
     return out
 

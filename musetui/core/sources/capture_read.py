@@ -129,8 +129,12 @@ def _is_interaction(x: Any) -> bool:
     if not isinstance(x, dict):
         return False
     req, resp = x.get("request"), x.get("response")
-    return (isinstance(req, dict) and isinstance(req.get("uri") or req.get("url"), str)
-            and isinstance(resp, dict) and ("status" in resp or "status_code" in resp))  # (status_code: httpx/requests names)
+    return (
+        isinstance(req, dict)
+        and isinstance(req.get("uri") or req.get("url"), str)
+        and isinstance(resp, dict)
+        and ("status" in resp or "status_code" in resp)
+    )  # (status_code: httpx/requests names)
 
 
 def _is_lone_response(x: dict[str, Any]) -> bool:
@@ -155,7 +159,12 @@ def _paired(document: dict[str, Any]) -> list[dict[str, Any]] | None:
     if not isinstance(reqs, list) or not isinstance(resps, list) or not reqs or len(reqs) != len(resps):
         return None
     items = [{"request": q, "response": r} for q, r in zip(reqs, resps, strict=True)]
-    return items if all(isinstance(q, dict) and isinstance(r, dict) for q, r in zip(reqs, resps, strict=True)) and _is_interaction(items[0]) else None
+    return (
+        items
+        if all(isinstance(q, dict) and isinstance(r, dict) for q, r in zip(reqs, resps, strict=True))
+        and _is_interaction(items[0])
+        else None
+    )
 
 
 def json_interactions(document: Any) -> list[dict[str, Any]] | None:
@@ -339,7 +348,9 @@ def parse_yaml(data: bytes, document: Any = None, budget: Budget | None = None) 
             return [_vcr_exchange(i, x, spans[i], starts, budget) for i, x in enumerate(paired)], starts
     if not isinstance(inter, list) or not inter:
         raise NotACapture("no interactions")
-    items = _aliases_within(data, doc, ("interactions", "http_interactions"), [x for x in inter if isinstance(x, dict)], budget)
+    items = _aliases_within(
+        data, doc, ("interactions", "http_interactions"), [x for x in inter if isinstance(x, dict)], budget
+    )
     if not items:  # (a list of lists, 150 deep: once an internal error in _spans)
         raise CaptureError(f"interactions hold no request/response mapping ({_list_depth(inter)})")
     hits = _interaction_starts(data)
@@ -347,7 +358,9 @@ def parse_yaml(data: bytes, document: Any = None, budget: Budget | None = None) 
     return [_vcr_exchange(i, x, spans[i], starts, budget) for i, x in enumerate(items)], starts
 
 
-def _aliases_within(data: bytes, doc: dict[str, Any], keys: tuple[str, str], inter: list[Any], budget: Budget) -> list[Any]:
+def _aliases_within(
+    data: bytes, doc: dict[str, Any], keys: tuple[str, str], inter: list[Any], budget: Budget
+) -> list[Any]:
     """The interactions that fit the budget once YAML aliases are expanded (checked only where anchors are).
 
     Raises:

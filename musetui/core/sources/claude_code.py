@@ -45,22 +45,31 @@ FORMAT = "claude-code"
 #: Where Anthropic's stack writes in a Claude Code line, and what the model wrote
 #: (docs/fingerprints.md#zones): text and thinking blocks and tool_use inputs (a Write's file
 #: content, say) are quoted; user lines, tool results and summaries are quoted input.
-ZONES = (
-    Zones(
-        stack=(
-            "message.id", "message.model", "message.content[].id", "message.content[].signature",
-            "message.content[].data", "message.usage*", "message.container*", "requestId",
-            "parent_tool_use_id", "message.content[].tool_use_id", "sessionId", "session_id", "uuid",
-            "parentUuid", "agentId",
-        ),
-        quoted=(
-            ("message.content[].input", ZONE_TOOL_ARGS),
-            ("message.content[].text", ZONE_TEXT),
-            ("message.content[].thinking", ZONE_TEXT),
-            ("message.content[].content", ZONE_QUOTED),
-            ("toolUseResult", ZONE_QUOTED),
-        ),
-    )
+ZONES = Zones(
+    stack=(
+        "message.id",
+        "message.model",
+        "message.content[].id",
+        "message.content[].signature",
+        "message.content[].data",
+        "message.usage*",
+        "message.container*",
+        "requestId",
+        "parent_tool_use_id",
+        "message.content[].tool_use_id",
+        "sessionId",
+        "session_id",
+        "uuid",
+        "parentUuid",
+        "agentId",
+    ),
+    quoted=(
+        ("message.content[].input", ZONE_TOOL_ARGS),
+        ("message.content[].text", ZONE_TEXT),
+        ("message.content[].thinking", ZONE_TEXT),
+        ("message.content[].content", ZONE_QUOTED),
+        ("toolUseResult", ZONE_QUOTED),
+    ),
 )
 
 LINE_TYPES = frozenset(
@@ -88,23 +97,87 @@ KNOWN = Known(
     keys=frozenset(
         {
             # every line of a project transcript
-            "type", "uuid", "parentUuid", "logicalParentUuid", "sessionId", "timestamp", "version", "cwd",
-            "isSidechain", "userType", "gitBranch", "slug", "agentId", "teamName", "entrypoint", "message",
-            "requestId", "error", "isApiErrorMessage", "attributionSkill", "effort",
+            "type",
+            "uuid",
+            "parentUuid",
+            "logicalParentUuid",
+            "sessionId",
+            "timestamp",
+            "version",
+            "cwd",
+            "isSidechain",
+            "userType",
+            "gitBranch",
+            "slug",
+            "agentId",
+            "teamName",
+            "entrypoint",
+            "message",
+            "requestId",
+            "error",
+            "isApiErrorMessage",
+            "attributionSkill",
+            "effort",
             # user lines
-            "toolUseResult", "sourceToolAssistantUUID", "sourceToolUseID", "promptId", "permissionMode", "isMeta",
-            "isCompactSummary", "isVisibleInTranscriptOnly", "thinkingMetadata", "todos", "imagePasteIds",
+            "toolUseResult",
+            "sourceToolAssistantUUID",
+            "sourceToolUseID",
+            "promptId",
+            "permissionMode",
+            "isMeta",
+            "isCompactSummary",
+            "isVisibleInTranscriptOnly",
+            "thinkingMetadata",
+            "todos",
+            "imagePasteIds",
             "planContent",
             # system, progress, summary, snapshot and queue lines
-            "subtype", "level", "content", "compactMetadata", "retryInMs", "retryAttempt", "maxRetries",
-            "durationMs", "hookCount", "hookInfos", "hookErrors", "preventedContinuation", "stopReason",
-            "hasOutput", "toolUseID", "parentToolUseID", "data", "summary", "leafUuid", "messageId", "snapshot",
-            "isSnapshotUpdate", "operation",
+            "subtype",
+            "level",
+            "content",
+            "compactMetadata",
+            "retryInMs",
+            "retryAttempt",
+            "maxRetries",
+            "durationMs",
+            "hookCount",
+            "hookInfos",
+            "hookErrors",
+            "preventedContinuation",
+            "stopReason",
+            "hasOutput",
+            "toolUseID",
+            "parentToolUseID",
+            "data",
+            "summary",
+            "leafUuid",
+            "messageId",
+            "snapshot",
+            "isSnapshotUpdate",
+            "operation",
             # the headless stream (claude -p --output-format stream-json)
-            "session_id", "parent_tool_use_id", "tools", "mcp_servers", "model", "apiKeySource",
-            "claude_code_version", "output_style", "agents", "skills", "plugins", "slash_commands", "is_error",
-            "duration_ms", "duration_api_ms", "num_turns", "result", "total_cost_usd", "usage", "modelUsage",
-            "permission_denials", "event",
+            "session_id",
+            "parent_tool_use_id",
+            "tools",
+            "mcp_servers",
+            "model",
+            "apiKeySource",
+            "claude_code_version",
+            "output_style",
+            "agents",
+            "skills",
+            "plugins",
+            "slash_commands",
+            "is_error",
+            "duration_ms",
+            "duration_api_ms",
+            "num_turns",
+            "result",
+            "total_cost_usd",
+            "usage",
+            "modelUsage",
+            "permission_denials",
+            "event",
         }
     ),
     version=(("version",), ("claude_code_version",)),
@@ -129,9 +202,7 @@ class ClaudeProbe(Probe):
 
     def wants(self, line: bytes) -> bool:
         return (
-            b'"type":"assistant"' in line
-            or b'"agentId"' in line
-            or (_spaced(line) and b'"type": "assistant"' in line)
+            b'"type":"assistant"' in line or b'"agentId"' in line or (_spaced(line) and b'"type": "assistant"' in line)
         )
 
     def glean(self, line: bytes, observer: Observer) -> bool:
@@ -144,7 +215,9 @@ class ClaudeProbe(Probe):
             return True
         spaced = line.find(b'": ', 0, 64) >= 0  # _spaced, inline
         if spaced and (
-            b'"type": "assistant"' in line or b'"type": "summary"' in line or line.find(b'"subtype": "init"', 0, 200) >= 0
+            b'"type": "assistant"' in line
+            or b'"type": "summary"' in line
+            or line.find(b'"subtype": "init"', 0, 200) >= 0
         ):
             return True
         return observer.summary.title is None and (b'"type":"user"' in line or (spaced and b'"type": "user"' in line))
@@ -161,8 +234,11 @@ class ClaudeProbe(Probe):
 def sniff(obj: Any) -> str | None:
     """Recognise a Claude Code line."""
     t = dig(obj, "type")
-    if isinstance(t, str) and t in LINE_TYPES and dig(obj, "sessionId") is not None and (
-        dig(obj, "uuid") is not None or dig(obj, "parentUuid") is not None or t == "progress"
+    if (
+        isinstance(t, str)
+        and t in LINE_TYPES
+        and dig(obj, "sessionId") is not None
+        and (dig(obj, "uuid") is not None or dig(obj, "parentUuid") is not None or t == "progress")
     ):
         return f"claude-code: type == {t!r} with sessionId and uuid"
     if t == "summary" and dig(obj, "leafUuid") is not None:
@@ -233,8 +309,11 @@ class ClaudeObserver(Observer):
             usage = dig(msg, "usage")
             if usage is not None and model != "<synthetic>":
                 self.usages[f"{mid}|{rid}" if mid else f"line {line}"] = [
-                    dig(usage, "input_tokens"), dig(usage, "output_tokens"), dig(usage, "cache_read_input_tokens"),
-                    dig(usage, "cache_creation_input_tokens"), dig(usage, "output_tokens_details", "thinking_tokens"),
+                    dig(usage, "input_tokens"),
+                    dig(usage, "output_tokens"),
+                    dig(usage, "cache_read_input_tokens"),
+                    dig(usage, "cache_creation_input_tokens"),
+                    dig(usage, "output_tokens_details", "thinking_tokens"),
                 ]
             if mid:
                 key = (mid, rid)
@@ -320,28 +399,87 @@ def items(records: list[Record]) -> list[Item]:
             out.append(item)
         elif ltype == "user":
             content = msg.get("content")
-            results = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"] if isinstance(content, list) else []
+            results = (
+                [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+                if isinstance(content, list)
+                else []
+            )
             if results:
                 rid = [b["tool_use_id"] for b in results if isinstance(b.get("tool_use_id"), str)]
-                text = "\n".join(content_text(b.get("content")) if not isinstance(b.get("content"), str) else b["content"] for b in results)
-                out.append(new_item(rec, idx, "tool_result", role="tool", time=t, subkind=ltype,
-                                    name="tool_result" + side, ids=rid, text=text))
+                text = "\n".join(
+                    content_text(b.get("content")) if not isinstance(b.get("content"), str) else b["content"]
+                    for b in results
+                )
+                out.append(
+                    new_item(
+                        rec,
+                        idx,
+                        "tool_result",
+                        role="tool",
+                        time=t,
+                        subkind=ltype,
+                        name="tool_result" + side,
+                        ids=rid,
+                        text=text,
+                    )
+                )
             else:
-                out.append(new_item(rec, idx, "message", role="user", time=t, subkind=ltype, name="user" + side,
-                                    text=content_text(content)))
+                out.append(
+                    new_item(
+                        rec,
+                        idx,
+                        "message",
+                        role="user",
+                        time=t,
+                        subkind=ltype,
+                        name="user" + side,
+                        text=content_text(content),
+                    )
+                )
         elif ltype == "summary":
-            out.append(new_item(rec, idx, "summary", role="system", time=t, subkind=ltype, name="summary",
-                                text=as_text(obj.get("summary") or "")))
+            out.append(
+                new_item(
+                    rec,
+                    idx,
+                    "summary",
+                    role="system",
+                    time=t,
+                    subkind=ltype,
+                    name="summary",
+                    text=as_text(obj.get("summary") or ""),
+                )
+            )
         else:
-            etext = obj.get("content") if isinstance(obj.get("content"), str) else _j({k: v for k, v in obj.items() if k not in ("parentUuid", "uuid", "sessionId", "cwd", "version", "gitBranch", "userType")})
-            out.append(new_item(rec, idx, "event", role="system", time=t, subkind=ltype, name=ltype, text=as_text(etext)))
+            etext = (
+                obj.get("content")
+                if isinstance(obj.get("content"), str)
+                else _j(
+                    {
+                        k: v
+                        for k, v in obj.items()
+                        if k not in ("parentUuid", "uuid", "sessionId", "cwd", "version", "gitBranch", "userType")
+                    }
+                )
+            )
+            out.append(
+                new_item(rec, idx, "event", role="system", time=t, subkind=ltype, name=ltype, text=as_text(etext))
+            )
     return out
 
 
 def _assistant(rec: Record, idx: int, t: float | None, msg: dict[str, Any], ids: list[str]) -> Item:
     content = as_list(msg.get("content"))
-    item = new_item(rec, idx, "message", role="assistant", time=t, subkind="assistant",
-                    name=as_text(msg.get("model") or ""), ids=ids, text="")
+    item = new_item(
+        rec,
+        idx,
+        "message",
+        role="assistant",
+        time=t,
+        subkind="assistant",
+        name=as_text(msg.get("model") or ""),
+        ids=ids,
+        text="",
+    )
     item.raw = [rec.obj]
     _apply_blocks(item, content)
     return item
@@ -399,4 +537,14 @@ def family_root(parts: Sequence[str]) -> str | None:
     return None
 
 
-SPEC = Format(FORMAT, "records", sniff, ClaudeObserver, items, probe=ClaudeProbe, family_root=family_root, zones=ZONES, known=KNOWN)
+SPEC = Format(
+    FORMAT,
+    "records",
+    sniff,
+    ClaudeObserver,
+    items,
+    probe=ClaudeProbe,
+    family_root=family_root,
+    zones=ZONES,
+    known=KNOWN,
+)

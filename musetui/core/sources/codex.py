@@ -35,27 +35,33 @@ FORMAT = "codex"
 #: Where OpenAI's stack writes in a rollout line, and what the model wrote
 #: (docs/fingerprints.md#zones): message and reasoning-summary text, tool-call arguments and
 #: custom tool inputs are quoted; tool outputs, user messages and instructions are quoted input.
-ZONES = (
-    Zones(
-        stack=(
-            "payload.id", "payload.call_id", "payload.encrypted_content", "payload.info*",
-            "payload.rate_limits*", "payload.model_provider", "payload.model", "payload.turn_id",
-            "thread_id", "item.id", "usage*",
-        ),
-        quoted=(
-            ("payload.arguments", ZONE_TOOL_ARGS),
-            ("payload.input", ZONE_TOOL_ARGS),
-            ("payload.action", ZONE_TOOL_ARGS),
-            ("item.command", ZONE_TOOL_ARGS),
-            ("payload.content", ZONE_TEXT),
-            ("payload.summary", ZONE_TEXT),
-            ("payload.message", ZONE_TEXT),
-            ("payload.text", ZONE_TEXT),
-            ("item.text", ZONE_TEXT),
-            ("payload.output", ZONE_QUOTED),
-            ("item.aggregated_output", ZONE_QUOTED),
-        ),
-    )
+ZONES = Zones(
+    stack=(
+        "payload.id",
+        "payload.call_id",
+        "payload.encrypted_content",
+        "payload.info*",
+        "payload.rate_limits*",
+        "payload.model_provider",
+        "payload.model",
+        "payload.turn_id",
+        "thread_id",
+        "item.id",
+        "usage*",
+    ),
+    quoted=(
+        ("payload.arguments", ZONE_TOOL_ARGS),
+        ("payload.input", ZONE_TOOL_ARGS),
+        ("payload.action", ZONE_TOOL_ARGS),
+        ("item.command", ZONE_TOOL_ARGS),
+        ("payload.content", ZONE_TEXT),
+        ("payload.summary", ZONE_TEXT),
+        ("payload.message", ZONE_TEXT),
+        ("payload.text", ZONE_TEXT),
+        ("item.text", ZONE_TEXT),
+        ("payload.output", ZONE_QUOTED),
+        ("item.aggregated_output", ZONE_QUOTED),
+    ),
 )
 
 RECORD_TYPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
@@ -75,9 +81,19 @@ EXEC_TYPES = frozenset(
 #: ``response_item`` payload types, as real rollouts (0.104, 0.141; FINGERPRINTS.md §2) write them.
 RESPONSE_TYPES = frozenset(
     {
-        "message", "reasoning", "function_call", "function_call_output", "custom_tool_call",
-        "custom_tool_call_output", "local_shell_call", "web_search_call", "tool_search_call",
-        "image_generation_call", "compaction", "compaction_summary", "ghost_snapshot",
+        "message",
+        "reasoning",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "local_shell_call",
+        "web_search_call",
+        "tool_search_call",
+        "image_generation_call",
+        "compaction",
+        "compaction_summary",
+        "ghost_snapshot",
     }
 )
 #: What Codex writes: anything else is drift, counted per ``session_meta.payload.cli_version``.
@@ -147,7 +163,12 @@ def _exec_item_type(line: bytes) -> bytes | None:
 def sniff(obj: Any) -> str | None:
     """Recognise a rollout line (a known ``type`` with ``payload`` and ``timestamp``) or an exec event."""
     t = dig(obj, "type")
-    if isinstance(t, str) and t in RECORD_TYPES and dig(obj, "payload") is not None and dig(obj, "timestamp") is not None:
+    if (
+        isinstance(t, str)
+        and t in RECORD_TYPES
+        and dig(obj, "payload") is not None
+        and dig(obj, "timestamp") is not None
+    ):
         return f"codex: type == {t!r} with payload and timestamp"
     if t == "thread.started" and isinstance(dig(obj, "thread_id"), str):
         return "codex: codex exec --json stream (thread.started with thread_id)"
@@ -225,8 +246,12 @@ class CodexObserver(Observer):
             elif rtype == "turn.completed":  # one turn's own counts
                 usage = dig(doc, "usage")
                 if usage is not None:
-                    self.add_usage(dig(usage, "input_tokens"), dig(usage, "output_tokens"),
-                                   dig(usage, "cached_input_tokens"), dig(usage, "reasoning_output_tokens"))
+                    self.add_usage(
+                        dig(usage, "input_tokens"),
+                        dig(usage, "output_tokens"),
+                        dig(usage, "cached_input_tokens"),
+                        dig(usage, "reasoning_output_tokens"),
+                    )
             elif text_of(dig(doc, "item", "type")) in _EXEC_QUOTED:
                 zone = ZONE_QUOTED
         elif isinstance(rtype, str):
@@ -236,8 +261,12 @@ class CodexObserver(Observer):
     def finish(self) -> None:
         t = self.totals
         if t is not None:  # running totals: the last event holds the session's
-            self.add_usage(t.get("input_tokens"), t.get("output_tokens"), t.get("cached_input_tokens"),
-                           t.get("reasoning_output_tokens"))
+            self.add_usage(
+                t.get("input_tokens"),
+                t.get("output_tokens"),
+                t.get("cached_input_tokens"),
+                t.get("reasoning_output_tokens"),
+            )
         if self.unknown:
             kinds = ", ".join(f"{k} ×{n}" for k, n in sorted(self.unknown.items()))
             self.summary.notes.append(f"unknown rollout record types kept as generic items: {kinds}")
@@ -257,23 +286,61 @@ def items(records: list[Record]) -> list[Item]:
         ids = [pid] if isinstance(pid, str) else []
         if rtype == "session_meta":
             src = p.get("source")
-            out.append(new_item(rec, idx, "meta", role="system", time=t, subkind=rtype, name="session_meta",
-                                ids=ids, text=f"session {as_text(p.get('id'))} provider={as_text(p.get('model_provider'))} "
-                                f"originator={as_text(p.get('originator'))} cli={as_text(p.get('cli_version'))} source={_j(src)}"))
+            out.append(
+                new_item(
+                    rec,
+                    idx,
+                    "meta",
+                    role="system",
+                    time=t,
+                    subkind=rtype,
+                    name="session_meta",
+                    ids=ids,
+                    text=f"session {as_text(p.get('id'))} provider={as_text(p.get('model_provider'))} "
+                    f"originator={as_text(p.get('originator'))} cli={as_text(p.get('cli_version'))} source={_j(src)}",
+                )
+            )
         elif rtype == "turn_context":
-            out.append(new_item(rec, idx, "meta", role="system", time=t, subkind=rtype, name="turn_context",
-                                text=f"model={as_text(p.get('model'))} effort={as_text(p.get('effort'))} cwd={as_text(p.get('cwd'))}"))
+            out.append(
+                new_item(
+                    rec,
+                    idx,
+                    "meta",
+                    role="system",
+                    time=t,
+                    subkind=rtype,
+                    name="turn_context",
+                    text=f"model={as_text(p.get('model'))} effort={as_text(p.get('effort'))} cwd={as_text(p.get('cwd'))}",
+                )
+            )
         elif rtype == "response_item":
             out.append(_response_item(rec, idx, t, p, ids))
         elif rtype == "event_msg":
             kind = "usage" if ptype == "token_count" else "event"
-            role = "user" if ptype == "user_message" else ("assistant" if ptype in ("agent_message", "agent_reasoning") else None)
+            role = (
+                "user"
+                if ptype == "user_message"
+                else ("assistant" if ptype in ("agent_message", "agent_reasoning") else None)
+            )
             text = p.get("message") or p.get("text") or _j({k: v for k, v in p.items() if k != "type"})
-            out.append(new_item(rec, idx, kind, role=role, time=t, subkind=as_text(ptype), name=as_text(ptype),
-                                text=as_text(text)))
+            out.append(
+                new_item(
+                    rec, idx, kind, role=role, time=t, subkind=as_text(ptype), name=as_text(ptype), text=as_text(text)
+                )
+            )
         elif rtype == "compacted":
-            out.append(new_item(rec, idx, "summary", role="system", time=t, subkind=rtype, name="compacted",
-                                text=as_text(p.get("message") or "")))
+            out.append(
+                new_item(
+                    rec,
+                    idx,
+                    "summary",
+                    role="system",
+                    time=t,
+                    subkind=rtype,
+                    name="compacted",
+                    text=as_text(p.get("message") or ""),
+                )
+            )
         elif rtype in EXEC_TYPES:
             out.append(_exec_item(rec, idx, obj))
         else:
@@ -288,22 +355,43 @@ def _exec_item(rec: Record, idx: int, obj: dict[str, Any]) -> Item:
     itype = str(it.get("type") or "")
     ids = [i for i in (it.get("id"), obj.get("thread_id")) if isinstance(i, str)]
     if itype == "reasoning":
-        return new_item(rec, idx, "reasoning", role="assistant", subkind=itype, name=rtype, ids=ids,
-                        text=str(it.get("text") or ""), reasoning="visible")
+        return new_item(
+            rec,
+            idx,
+            "reasoning",
+            role="assistant",
+            subkind=itype,
+            name=rtype,
+            ids=ids,
+            text=str(it.get("text") or ""),
+            reasoning="visible",
+        )
     if itype == "agent_message":
-        return new_item(rec, idx, "message", role="assistant", subkind=itype, name=rtype, ids=ids,
-                        text=str(it.get("text") or ""))
+        return new_item(
+            rec, idx, "message", role="assistant", subkind=itype, name=rtype, ids=ids, text=str(it.get("text") or "")
+        )
     if itype == "command_execution":
         kind = "tool_result" if rtype == "item.completed" else "tool_call"
-        text = str(it.get("command") or "") + ("\n" + str(it.get("aggregated_output") or "") if kind == "tool_result" else "")
-        return new_item(rec, idx, kind, role="tool" if kind == "tool_result" else "assistant", subkind=itype,
-                        name="command_execution", ids=ids, text=text)
+        text = str(it.get("command") or "") + (
+            "\n" + str(it.get("aggregated_output") or "") if kind == "tool_result" else ""
+        )
+        return new_item(
+            rec,
+            idx,
+            kind,
+            role="tool" if kind == "tool_result" else "assistant",
+            subkind=itype,
+            name="command_execution",
+            ids=ids,
+            text=text,
+        )
     if rtype == "turn.completed":
         return new_item(rec, idx, "usage", subkind=rtype, name=rtype, text=_j(obj.get("usage")))
     if itype:
         return new_item(rec, idx, "event", subkind=itype, name=rtype, ids=ids, text=_j(it))
-    return new_item(rec, idx, "event", subkind=rtype, name=rtype, ids=ids,
-                    text=_j({k: v for k, v in obj.items() if k != "type"}))
+    return new_item(
+        rec, idx, "event", subkind=rtype, name=rtype, ids=ids, text=_j({k: v for k, v in obj.items() if k != "type"})
+    )
 
 
 def _response_item(rec: Record, idx: int, t: float | None, p: dict[str, Any], ids: list[str]) -> Item:
@@ -312,27 +400,79 @@ def _response_item(rec: Record, idx: int, t: float | None, p: dict[str, Any], id
     if isinstance(cid, str):
         ids.append(cid)
     if ptype == "message":
-        return new_item(rec, idx, "message", role=as_text(p.get("role")), time=t, subkind=ptype,
-                        name=as_text(p.get("phase") or ""), ids=ids, text=content_text(p.get("content")))
+        return new_item(
+            rec,
+            idx,
+            "message",
+            role=as_text(p.get("role")),
+            time=t,
+            subkind=ptype,
+            name=as_text(p.get("phase") or ""),
+            ids=ids,
+            text=content_text(p.get("content")),
+        )
     if ptype == "reasoning":
         summary = content_text(p.get("summary"))
         visible = content_text(p.get("content"))
         enc = p.get("encrypted_content")
         state = "encrypted" if isinstance(enc, str) and enc else "visible"
-        return new_item(rec, idx, "reasoning", role="assistant", time=t, subkind=ptype, ids=ids,
-                        text=visible or summary, reasoning=state)
-    if ptype in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call",
-                 "tool_search_call", "image_generation_call"):
+        return new_item(
+            rec,
+            idx,
+            "reasoning",
+            role="assistant",
+            time=t,
+            subkind=ptype,
+            ids=ids,
+            text=visible or summary,
+            reasoning=state,
+        )
+    if ptype in (
+        "function_call",
+        "custom_tool_call",
+        "local_shell_call",
+        "web_search_call",
+        "tool_search_call",
+        "image_generation_call",
+    ):
         args = p.get("arguments", p.get("input", p.get("action")))
-        return new_item(rec, idx, "tool_call", role="assistant", time=t, subkind=ptype,
-                        name=as_text(p.get("name") or ptype), ids=ids, text=args if isinstance(args, str) else _j(args))
+        return new_item(
+            rec,
+            idx,
+            "tool_call",
+            role="assistant",
+            time=t,
+            subkind=ptype,
+            name=as_text(p.get("name") or ptype),
+            ids=ids,
+            text=args if isinstance(args, str) else _j(args),
+        )
     if ptype in ("function_call_output", "custom_tool_call_output"):
         o = p.get("output")
-        return new_item(rec, idx, "tool_result", role="tool", time=t, subkind=ptype, name=ptype, ids=ids,
-                        text=o if isinstance(o, str) else content_text(o) or _j(o))
+        return new_item(
+            rec,
+            idx,
+            "tool_result",
+            role="tool",
+            time=t,
+            subkind=ptype,
+            name=ptype,
+            ids=ids,
+            text=o if isinstance(o, str) else content_text(o) or _j(o),
+        )
     if ptype in ("compaction", "compaction_summary"):
-        return new_item(rec, idx, "summary", role="system", time=t, subkind=ptype, name=ptype, ids=ids,
-                        text="compaction (encrypted)", reasoning="encrypted")
+        return new_item(
+            rec,
+            idx,
+            "summary",
+            role="system",
+            time=t,
+            subkind=ptype,
+            name=ptype,
+            ids=ids,
+            text="compaction (encrypted)",
+            reasoning="encrypted",
+        )
     return new_item(rec, idx, "unknown", time=t, subkind=ptype, name=ptype, ids=ids, text=_j(p))
 
 
@@ -355,4 +495,6 @@ def family_root(parts: Sequence[str]) -> str | None:
     return None
 
 
-SPEC = Format(FORMAT, "records", sniff, CodexObserver, items, probe=CodexProbe, family_root=family_root, zones=ZONES, known=KNOWN)
+SPEC = Format(
+    FORMAT, "records", sniff, CodexObserver, items, probe=CodexProbe, family_root=family_root, zones=ZONES, known=KNOWN
+)

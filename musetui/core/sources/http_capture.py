@@ -104,7 +104,9 @@ def _signal(
         strength=strength,
         tag=tag,
         fields=fields,
-        meaning=meaning + (f" ({entry.note})" if entry.note else "") + (f": {_NO_CREDIT[problem]}, no credit" if problem else ""),
+        meaning=meaning
+        + (f" ({entry.note})" if entry.note else "")
+        + (f": {_NO_CREDIT[problem]}, no credit" if problem else ""),
         problems=(problem,) if problem else (),
         shape=str(getattr(entry, "match", None) or getattr(entry, "name", "")),
         via=entry.via,
@@ -180,7 +182,11 @@ def upstream_evidence(obj: Any, via_hint: str | None) -> Decoded | None:
         )
     where = f"host {entry.host}" if entry.host else "no cloud host (the maker's own API)"
     return _signal(
-        "router-upstream", name, entry, f"{router} names its upstream {name!r}: {where}", (("router", router), ("upstream", name))
+        "router-upstream",
+        name,
+        entry,
+        f"{router} names its upstream {name!r}: {where}",
+        (("router", router), ("upstream", name)),
     )
 
 
@@ -289,8 +295,14 @@ def scan(
                 entry = cat.header(name, value)
                 if entry is not None and (zone_name == "response" or entry.via) and got.new(f"header:{name}"):
                     shown = value if len(value) <= 80 else value[:77] + "…"
-                    dec = _signal("http-header", f"{name}: {shown}", entry, f"{zone_name} header {name}",
-                                  (("header", name), ("value", shown)), header_problem(entry, value, private))
+                    dec = _signal(
+                        "http-header",
+                        f"{name}: {shown}",
+                        entry,
+                        f"{zone_name} header {name}",
+                        (("header", name), ("value", shown)),
+                        header_problem(entry, value, private),
+                    )
                     field_name = name if zone_name == "response" else f"request.{name}"
                     got.add(f"header:{name}", Located(dec, loc.line(ex, name), field_name, ZONE_MODEL, None))
                 if zone_name == "response" and len(value) >= 9:
@@ -300,7 +312,9 @@ def scan(
         t_line = _exchange_time(ex)
         fmt = body_format(ex.records)
         if fmt == CONVERSE and got.new("format:converse"):
-            got.add("format:converse", Located(CONVERSE_HOST, loc.line(ex, "output"), "response.body", ZONE_MODEL, None))
+            got.add(
+                "format:converse", Located(CONVERSE_HOST, loc.line(ex, "output"), "response.body", ZONE_MODEL, None)
+            )
         body_zone = zone_table(fmt).zone_of
         for rec in ex.records:
             for dec, _key, path in walk_body(rec, via_hint):
@@ -444,7 +458,9 @@ def _declare(summary: SessionSummary, model: str | None) -> None:
 
 def records(data: bytes, path: str) -> list[Record]:
     """One record per exchange (its normalised request/response), for opening the session."""
-    return [Record(ex.line, ex.offset, ex.length, ex.normalized(body_format(ex.records))) for ex in _exchanges(data, path)]
+    return [
+        Record(ex.line, ex.offset, ex.length, ex.normalized(body_format(ex.records))) for ex in _exchanges(data, path)
+    ]
 
 
 def _exchanges(data: bytes, path: str) -> list[Exchange]:
@@ -482,15 +498,28 @@ def items(recs: list[Record]) -> list[Item]:
             inner = sources.build_items(str(fmt), [Record(rec.line, rec.offset, rec.length, b) for b in body_recs])
         head = f"{req.get('method')} {req.get('uri')} → {resp.get('status')}"
         kinds = [i.kind for i in inner if i.kind not in ("event", "meta", "usage", "unknown")]
-        text = "\n".join([head, *(i.text for i in inner if i.text)]) if inner else f"{head}\n{preview(str(body or ''), 2000)}"
+        text = (
+            "\n".join([head, *(i.text for i in inner if i.text)])
+            if inner
+            else f"{head}\n{preview(str(body or ''), 2000)}"
+        )
         ids: list[str] = []
         for i in inner:
             ids.extend(x for x in i.ids if x not in ids)
         states = [i.reasoning for i in inner if i.reasoning]
         reasoning = "encrypted" if "encrypted" in states else (states[0] if states else None)
-        item = new_item(rec, len(out), kinds[0] if kinds else "event", role="assistant" if kinds else None,
-                        time=next((i.time for i in inner if i.time), None), name=str(fmt or obj.get("body_kind")),
-                        subkind="interaction", ids=ids[:32], text=text[:20000], reasoning=reasoning)
+        item = new_item(
+            rec,
+            len(out),
+            kinds[0] if kinds else "event",
+            role="assistant" if kinds else None,
+            time=next((i.time for i in inner if i.time), None),
+            name=str(fmt or obj.get("body_kind")),
+            subkind="interaction",
+            ids=ids[:32],
+            text=text[:20000],
+            reasoning=reasoning,
+        )
         out.append(item)
     return out
 

@@ -54,8 +54,19 @@ def parse(data: bytes, document: Any = None, budget: Budget | None = None) -> tu
         n, m = int(sizes[0]), int(sizes[1])
         body = nl + 1
         if body + n + m > len(data):
-            raise CaptureError(f"{_where(exchanges, starts, pos)}: its sizes ({n} + {m} bytes) run past the end of the file")
-        exchanges.append(_exchange(len(exchanges), data[body : body + n], data[body + n : body + n + m], (pos, body + n + m - pos), starts, budget))
+            raise CaptureError(
+                f"{_where(exchanges, starts, pos)}: its sizes ({n} + {m} bytes) run past the end of the file"
+            )
+        exchanges.append(
+            _exchange(
+                len(exchanges),
+                data[body : body + n],
+                data[body + n : body + n + m],
+                (pos, body + n + m - pos),
+                starts,
+                budget,
+            )
+        )
         pos = body + n + m
     if not exchanges:
         raise NotACapture("an httprr trace with no round trips")

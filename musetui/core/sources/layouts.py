@@ -49,7 +49,9 @@ def claims(path: str, data: bytes) -> str | None:
     return None
 
 
-def parse(data: bytes, kind: str, document: Any = None, budget: Budget | None = None) -> tuple[list[Exchange], list[int]]:
+def parse(
+    data: bytes, kind: str, document: Any = None, budget: Budget | None = None
+) -> tuple[list[Exchange], list[int]]:
     """Read a capture of layout ``kind`` into exchanges and the file's line starts.
 
     Raises:

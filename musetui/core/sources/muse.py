@@ -38,20 +38,23 @@ FORMAT = "muse"
 #: Where the serving stack writes in a Muse record, and what the model or the harness wrote
 #: (docs/fingerprints.md#zones): the reply and reasoning text and the tool calls' arguments are
 #: quoted, whatever they hold; started prompts and tool results are quoted input.
-ZONES = (
-    Zones(
-        stack=(
-            "stream.id", "payload.record.*", "payload.event.message_id", "payload.event.signature",
-            "payload.event.tool_calls[].call_id", "payload.event.tool_calls[].id", "payload.event.usage*",
-            "payload.event.model",
-        ),
-        quoted=(
-            ("payload.event.tool_calls[].args", ZONE_TOOL_ARGS),
-            ("payload.event.text", ZONE_TEXT),
-            ("payload.event.prompt", ZONE_QUOTED),
-            ("payload.event.results", ZONE_QUOTED),
-        ),
-    )
+ZONES = Zones(
+    stack=(
+        "stream.id",
+        "payload.record.*",
+        "payload.event.message_id",
+        "payload.event.signature",
+        "payload.event.tool_calls[].call_id",
+        "payload.event.tool_calls[].id",
+        "payload.event.usage*",
+        "payload.event.model",
+    ),
+    quoted=(
+        ("payload.event.tool_calls[].args", ZONE_TOOL_ARGS),
+        ("payload.event.text", ZONE_TEXT),
+        ("payload.event.prompt", ZONE_QUOTED),
+        ("payload.event.results", ZONE_QUOTED),
+    ),
 )
 
 KNOWN_EVENTS = frozenset(
@@ -79,8 +82,13 @@ _EVENT_KIND = b'"event":{"kind":"'
 _EVENT_KIND_LEN = len(_EVENT_KIND)
 #: Event kinds whose records carry nothing for the summary (the observer can skip them).
 _PLAIN_EVENTS = frozenset(
-    {b"started", b"reasoning_committed", b"assistant_tool_calls_committed",
-     b"tool_result_batch_committed", b"assistant_message_committed"}
+    {
+        b"started",
+        b"reasoning_committed",
+        b"assistant_tool_calls_committed",
+        b"tool_result_batch_committed",
+        b"assistant_message_committed",
+    }
 )
 _QUOTED_EVENTS = frozenset({b"tool_result_batch_committed", b"started"})
 
@@ -190,8 +198,12 @@ class MuseObserver(Observer):
                     self.declare_model(text_of(event.get("model")))
                     usage = event.get("usage")  # one model call's own counts
                     if usage is not None:
-                        self.add_usage(usage.get("input_tokens"), usage.get("output_tokens"),
-                                       usage.get("cached_tokens"), usage.get("reasoning_tokens"))
+                        self.add_usage(
+                            usage.get("input_tokens"),
+                            usage.get("output_tokens"),
+                            usage.get("cached_tokens"),
+                            usage.get("reasoning_tokens"),
+                        )
                 elif isinstance(ekind, str) and ekind not in KNOWN_EVENTS:
                     self.unknown[ekind] = self.unknown.get(ekind, 0) + 1
                 record = payload.get("record")
@@ -236,31 +248,63 @@ def items(records: list[Record]) -> list[Item]:
         t = record_time(obj.get("recorded_at"))
         payload = as_dict(obj.get("payload"))
         pkind = payload.get("kind")
-        event = (as_dict(payload.get("event")) or None)
-        record = (as_dict(payload.get("record")) or None)
+        event = as_dict(payload.get("event")) or None
+        record = as_dict(payload.get("record")) or None
         idx = len(out)
         if record is not None and event is None:
             prov, model = record.get("provider_id"), record.get("model_id")
             out.append(
-                new_item(rec, idx, "meta", role="system", time=t, subkind=as_text(pkind), name=as_text(pkind),
-                         text=f"{as_text(pkind)}: provider_id={as_text(prov)} model_id={as_text(model)} cwd={as_text(record.get('cwd'))}")
+                new_item(
+                    rec,
+                    idx,
+                    "meta",
+                    role="system",
+                    time=t,
+                    subkind=as_text(pkind),
+                    name=as_text(pkind),
+                    text=f"{as_text(pkind)}: provider_id={as_text(prov)} model_id={as_text(model)} cwd={as_text(record.get('cwd'))}",
+                )
             )
             continue
         if event is None:
-            out.append(new_item(rec, idx, "unknown", time=t, subkind=as_text(pkind), text=f"payload kind {as_text(pkind)}"))
+            out.append(
+                new_item(rec, idx, "unknown", time=t, subkind=as_text(pkind), text=f"payload kind {as_text(pkind)}")
+            )
             continue
         ek = as_text(event.get("kind"))
         mid = event.get("message_id")
         ids = [mid] if isinstance(mid, str) else []
         if ek == "started":
-            out.append(new_item(rec, idx, "message", role="user", time=t, subkind=ek, name=ek,
-                                text=as_text(event.get("prompt") or "")))
+            out.append(
+                new_item(
+                    rec,
+                    idx,
+                    "message",
+                    role="user",
+                    time=t,
+                    subkind=ek,
+                    name=ek,
+                    text=as_text(event.get("prompt") or ""),
+                )
+            )
         elif ek == "reasoning_committed":
             sig = event.get("signature")
             text = as_text(event.get("text") or "")
             state = _reasoning_state(text, sig)
-            out.append(new_item(rec, idx, "reasoning", role="assistant", time=t, subkind=ek, name=ek,
-                                ids=ids, text=text, reasoning=state))
+            out.append(
+                new_item(
+                    rec,
+                    idx,
+                    "reasoning",
+                    role="assistant",
+                    time=t,
+                    subkind=ek,
+                    name=ek,
+                    ids=ids,
+                    text=text,
+                    reasoning=state,
+                )
+            )
         elif ek == "assistant_tool_calls_committed":
             calls = as_list(event.get("tool_calls"))
             names = []
@@ -271,8 +315,19 @@ def items(records: list[Record]) -> list[Item]:
                         ids.append(cid)
                     names.append(as_text(c.get("name")))
             args = [c.get("args") or c.get("arguments") for c in calls if isinstance(c, dict)]
-            out.append(new_item(rec, idx, "tool_call", role="assistant", time=t, subkind=ek,
-                                name=", ".join(names), ids=ids, text=_short_json(args)))
+            out.append(
+                new_item(
+                    rec,
+                    idx,
+                    "tool_call",
+                    role="assistant",
+                    time=t,
+                    subkind=ek,
+                    name=", ".join(names),
+                    ids=ids,
+                    text=_short_json(args),
+                )
+            )
         elif ek == "tool_result_batch_committed":
             results = as_list(event.get("results"))
             texts = []
@@ -283,18 +338,52 @@ def items(records: list[Record]) -> list[Item]:
                         ids.append(cid)
                     v = r.get("text", r.get("output"))
                     texts.append(v if isinstance(v, str) else _short_json(v))
-            out.append(new_item(rec, idx, "tool_result", role="tool", time=t, subkind=ek, name=ek,
-                                ids=ids, text="\n".join(texts)))
+            out.append(
+                new_item(
+                    rec, idx, "tool_result", role="tool", time=t, subkind=ek, name=ek, ids=ids, text="\n".join(texts)
+                )
+            )
         elif ek == "model_completed":
             usage = event.get("usage")
-            out.append(new_item(rec, idx, "usage", role="system", time=t, subkind=ek,
-                                name=as_text(event.get("model")), text=f"model {as_text(event.get('model'))} usage {_short_json(usage)}"))
+            out.append(
+                new_item(
+                    rec,
+                    idx,
+                    "usage",
+                    role="system",
+                    time=t,
+                    subkind=ek,
+                    name=as_text(event.get("model")),
+                    text=f"model {as_text(event.get('model'))} usage {_short_json(usage)}",
+                )
+            )
         elif ek == "assistant_message_committed":
-            out.append(new_item(rec, idx, "message", role="assistant", time=t, subkind=ek, name=ek,
-                                ids=ids, text=as_text(event.get("text") or "")))
+            out.append(
+                new_item(
+                    rec,
+                    idx,
+                    "message",
+                    role="assistant",
+                    time=t,
+                    subkind=ek,
+                    name=ek,
+                    ids=ids,
+                    text=as_text(event.get("text") or ""),
+                )
+            )
         else:
-            out.append(new_item(rec, idx, "event", time=t, subkind=ek, name=ek, ids=ids,
-                                text=_short_json({k: v for k, v in event.items() if k != "kind"})))
+            out.append(
+                new_item(
+                    rec,
+                    idx,
+                    "event",
+                    time=t,
+                    subkind=ek,
+                    name=ek,
+                    ids=ids,
+                    text=_short_json({k: v for k, v in event.items() if k != "kind"}),
+                )
+            )
     return out
 
 
@@ -321,4 +410,6 @@ def family_root(parts: Sequence[str]) -> str | None:
     return None
 
 
-SPEC = Format(FORMAT, "records", sniff, MuseObserver, items, probe=MuseProbe, family_root=family_root, zones=ZONES, known=KNOWN)
+SPEC = Format(
+    FORMAT, "records", sniff, MuseObserver, items, probe=MuseProbe, family_root=family_root, zones=ZONES, known=KNOWN
+)

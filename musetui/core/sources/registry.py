@@ -218,8 +218,10 @@ def _one_line_array(data: bytes) -> list[Any] | None:
 
 def _one_line_capture(data: bytes) -> Any:
     """The document of a one-line file that is an HTTP capture (HAR or JSON cassette), else None."""
-    if len(data) > MAX_DOCUMENT_BYTES or data.lstrip()[:1] != b"{" or (
-        b'"request"' not in data and b'"log"' not in data and b'"status"' not in data
+    if (
+        len(data) > MAX_DOCUMENT_BYTES
+        or data.lstrip()[:1] != b"{"
+        or (b'"request"' not in data and b'"log"' not in data and b'"status"' not in data)
     ):
         return None
     try:

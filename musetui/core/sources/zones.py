@@ -84,24 +84,14 @@ class Zones:
         # alone: a key that also names a container of stack fields (``content`` in
         # ``message.content[].id``) cannot be told apart there, and is left out.
         containers = {part.removesuffix("[]") for p in self.stack for part in p.split(".")[:-1]}
-        names = sorted(
-            {
-                _leaf(p)
-                for p, zone in self.quoted
-                if zone == ZONE_TOOL_ARGS and _leaf(p) not in containers
-            }
-        )
+        names = sorted({_leaf(p) for p, zone in self.quoted if zone == ZONE_TOOL_ARGS and _leaf(p) not in containers})
         objects = tuple(f'"{name}":'.encode() for name in names)
         object.__setattr__(self, "stack_keys", keys)
         object.__setattr__(self, "key_zones", key_zones)
         object.__setattr__(self, "objects", objects)
-        object.__setattr__(
-            self, "_stack_re", re.compile("|".join(_pattern(p) for p in self.stack) + r"\Z")
-        )
+        object.__setattr__(self, "_stack_re", re.compile("|".join(_pattern(p) for p in self.stack) + r"\Z"))
         # a quoted field holds everything under it: its own path, then any key or index below
-        quoted = tuple(
-            (re.compile(_pattern(p) + r"(?:[.\[].*)?\Z"), zone) for p, zone in self.quoted
-        )
+        quoted = tuple((re.compile(_pattern(p) + r"(?:[.\[].*)?\Z"), zone) for p, zone in self.quoted)
         object.__setattr__(self, "_quoted_re", quoted)
         keep = re.compile("|".join(_pattern(p) for p in self.keep) + r"\Z") if self.keep else None
         object.__setattr__(self, "_keep_re", keep)
@@ -117,9 +107,7 @@ class Zones:
         if "<json>" in path:
             if self.default != ZONE_MODEL:
                 return ZONE_ESCAPED
-            path = path.replace(
-                "<json>", ""
-            )  # a raw API body: the parsed string's own fields decide
+            path = path.replace("<json>", "")  # a raw API body: the parsed string's own fields decide
         norm = _INDEX.sub("[]", path)
         if self._keep_re is not None and self._keep_re.match(norm):
             return ZONE_MODEL
@@ -138,14 +126,10 @@ class Zones:
         if q and line[q - 1] == 92 and _escaped(line, q):
             return ZONE_ESCAPED
         if not is_key:
-            if line[q - 2 : q] == b'":':  # the common case, compact JSON: "key":"value
-                key = line[line.rfind(b'"', 0, q - 2) + 1 : q - 2]
-            else:
-                key = _spaced_key(line, q)
+            # The common case is compact JSON ("key":"value); else the key is found past spaces.
+            key = line[line.rfind(b'"', 0, q - 2) + 1 : q - 2] if line[q - 2 : q] == b'":' else _spaced_key(line, q)
             if key not in self.stack_keys:
-                return self.key_zones.get(
-                    key, self.default if self.default != ZONE_MODEL else ZONE_TEXT
-                )
+                return self.key_zones.get(key, self.default if self.default != ZONE_MODEL else ZONE_TEXT)
         # A stack key's name, or a key hit: unless it sits inside arguments the model wrote
         # (searched backwards from the hit: only the bytes before it are read).
         for name in self.objects:

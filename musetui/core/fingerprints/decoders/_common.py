@@ -157,9 +157,7 @@ _HEAD_B64_RE = re.compile(r"[A-Za-z0-9+/_\-]{16}")
 _HEAD_CHARS = 64  # enough base64 for every envelope header check (48 bytes)
 
 
-def _walk_fields(
-    data: bytes, start: int, end: int
-) -> tuple[list[tuple[int, int, int | bytes]], bool]:
+def _walk_fields(data: bytes, start: int, end: int) -> tuple[list[tuple[int, int, int | bytes]], bool]:
     """Walk protobuf fields in ``data[start:end]``; return (fields, complete).
 
     Each field is (number, wire type, varint value or bytes). The walk stops at an unknown

@@ -262,7 +262,9 @@ def decode_anthropic_signature(s: str) -> Decoded | None:
     )
 
 
-def _header_fields(header: list[tuple[int, int, int | bytes]], fields: list[tuple[str, str]]) -> tuple[str | None, bool]:
+def _header_fields(
+    header: list[tuple[int, int, int | bytes]], fields: list[tuple[str, str]]
+) -> tuple[str | None, bool]:
     """Add the header's fields after the version to ``fields``; the model it names (f6) and the Bedrock mark (f2 = 1)."""
     model: str | None = None
     bedrock = False
@@ -292,9 +294,7 @@ def _signature_meaning(version: int, model: str | None, truncated: bool, bedrock
     if model:
         meaning = f"Anthropic thinking signature (protobuf header v{version}) naming model {model}"
     elif version >= 12 and truncated:
-        meaning = (
-            f"Anthropic thinking signature (protobuf header v{version}; cut before the model field)"
-        )
+        meaning = f"Anthropic thinking signature (protobuf header v{version}; cut before the model field)"
     else:
         meaning = f"Anthropic thinking signature (protobuf header v{version}, no model field)"
     if bedrock:

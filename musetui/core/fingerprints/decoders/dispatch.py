@@ -92,9 +92,7 @@ def _muse_tag(s: str) -> Decoded:
     )
 
 
-_B64_INDEX = {
-    c: i for i, c in enumerate(string.ascii_uppercase + string.ascii_lowercase + "0123456789+/")
-}
+_B64_INDEX = {c: i for i, c in enumerate(string.ascii_uppercase + string.ascii_lowercase + "0123456789+/")}
 _SHORT_LEN = frozenset("ghijklmn")  # second char when the first length byte is < 0x80
 _LONG_LEN = frozenset("opqrstuv")  # … when it carries the continuation bit
 
@@ -266,9 +264,7 @@ def _prefix_start(value: str, underscore: int, route_segment: bool) -> int:
     return i
 
 
-def _embedded_ids(
-    value: str, candidates: re.Pattern[str], token: re.Pattern[str], anthropic: bool
-) -> list[Decoded]:
+def _embedded_ids(value: str, candidates: re.Pattern[str], token: re.Pattern[str], anthropic: bool) -> list[Decoded]:
     """Decode OpenAI or Anthropic ids found inside a longer string (deduplicated, capped)."""
     out: list[Decoded] = []
     seen: set[str] = set()

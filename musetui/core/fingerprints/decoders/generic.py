@@ -11,13 +11,9 @@ from musetui.core.fingerprints.types import Decoded
 # Time-bearing generic ids: UUIDv7 and ULID
 # ---------------------------------------------------------------------------------------------
 
-_UUID7_RE = re.compile(
-    r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-7[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}"
-)
+_UUID7_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-7[0-9a-fA-F]{3}-[89abAB][0-9a-fA-F]{3}-[0-9a-fA-F]{12}")
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-_CROCKFORD_INDEX = {c: i for i, c in enumerate(_CROCKFORD)} | {
-    c.lower(): i for i, c in enumerate(_CROCKFORD)
-}
+_CROCKFORD_INDEX = {c: i for i, c in enumerate(_CROCKFORD)} | {c.lower(): i for i, c in enumerate(_CROCKFORD)}
 _ULID_RE = re.compile(r"[0-7][0-9A-HJKMNP-TV-Za-hjkmnp-tv-z]{25}")
 
 

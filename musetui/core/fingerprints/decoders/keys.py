@@ -152,7 +152,9 @@ def _service_tier(key: str, value: object) -> Decoded | None:
         return None  # null (OpenAI stream events, Fireworks' Anthropic endpoint): no weight
     tier = _TIERS.get(value)
     if tier is None:
-        return _key(key, None, None, "weak", "guess", f"service_tier {value!r}: shared by Anthropic, OpenAI and Groq", value)
+        return _key(
+            key, None, None, "weak", "guess", f"service_tier {value!r}: shared by Anthropic, OpenAI and Groq", value
+        )
     return _key(key, tier[0], None, "weak", "guess", f"service_tier {value!r}: {tier[1]} tier names", value)
 
 

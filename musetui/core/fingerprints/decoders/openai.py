@@ -45,13 +45,9 @@ OPENAI_ITEM_TYPES: dict[str, str] = {
     "cmo": "program_output",
 }
 _OPENAI_PREFIX_ALT = "|".join(sorted(OPENAI_ITEM_TYPES, key=len, reverse=True))
-_OPENAI_ID_RE = re.compile(
-    rf"({_OPENAI_PREFIX_ALT})_([0-9a-f]{{50}}|[0-9a-f]{{48}}|[0-9a-f]{{32}})"
-)
+_OPENAI_ID_RE = re.compile(rf"({_OPENAI_PREFIX_ALT})_([0-9a-f]{{50}}|[0-9a-f]{{48}}|[0-9a-f]{{32}})")
 #: Anchored at a computed start: the prefix, the body, and no id character after it.
-_OPENAI_TOKEN_RE = re.compile(
-    rf"(?:{_OPENAI_PREFIX_ALT})_(?:[0-9a-f]{{50}}|[0-9a-f]{{48}})(?![0-9A-Za-z])"
-)
+_OPENAI_TOKEN_RE = re.compile(rf"(?:{_OPENAI_PREFIX_ALT})_(?:[0-9a-f]{{50}}|[0-9a-f]{{48}})(?![0-9A-Za-z])")
 #: Literal-anchored candidate finder (fast): an ``_`` followed by 48 hex.
 _OPENAI_CANDIDATE_RE = re.compile(r"_[0-9a-f]{48}")
 _MARKER_RE = re.compile(r"81[0-9a-f]{2}")
@@ -157,6 +153,7 @@ def decode_openai_item_id(s: str) -> Decoded | None:
 # Chat Completions ids and system_fingerprint (§4.5, §8): rows of the id-shape table
 # ---------------------------------------------------------------------------------------------
 
+
 def _by_table(detector: str, s: str) -> Decoded | None:
     """The first row of the id-shape table (``shapes.toml``) for ``detector`` that ``s`` fits."""
     for row in shapes.table().of(detector):
@@ -221,17 +218,12 @@ def decode_fernet(s: str) -> Decoded | None:
     else:
         problems.append("bad-structure")
         fields.append(("ciphertext", f"{n - FERNET_FRAMING} bytes"))
-        fields.append(
-            ("structure", f"bad: (len-57) = {n - FERNET_FRAMING} is not a positive multiple of 16")
-        )
+        fields.append(("structure", f"bad: (len-57) = {n - FERNET_FRAMING} is not a positive multiple of 16"))
     if not _in_window_s(ts):
         problems.append("implausible-time")
     genuine = all(p == "truncated" for p in problems)
     if genuine:
-        meaning = (
-            f"Fernet token minted {_iso_s(ts)}: encrypted reasoning/compaction blob of the "
-            f"{_OPENAI_STACK}"
-        )
+        meaning = f"Fernet token minted {_iso_s(ts)}: encrypted reasoning/compaction blob of the {_OPENAI_STACK}"
         if "truncated" in problems:
             meaning += "; truncated, header only"
         return Decoded(
