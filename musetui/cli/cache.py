@@ -15,7 +15,8 @@ def cmd_cache(argv: Sequence[str]) -> int:
     p.add_argument("action", choices=("info", "clear"))
     p.add_argument("paths", nargs="*", metavar="PATH", help="only the databases of these roots")
     ns = p.parse_args(list(argv))
-    from musetui.core.cache import cache_files, db_path
+    from musetui.core.cache import db_path
+    from musetui.core.cache_files import cache_files
     from musetui.core.config import cache_dir
 
     d = cache_dir()

@@ -15,7 +15,6 @@ directory is refused (the scan then goes on without the cache).
 from __future__ import annotations
 
 import contextlib
-import errno
 import hashlib
 import os
 import sqlite3
@@ -30,6 +29,7 @@ import orjson
 
 from musetui import __version__
 from musetui.core.cache_codec import Invalid, deflate, dump, inflate, load
+from musetui.core.cache_files import Refused, create_private, inside, no_links, private_dir
 from musetui.core.config import cache_dir
 
 #: The light snapshot is cut into this many blobs by a hash of the path, so that a change
@@ -139,15 +139,15 @@ class IndexCache:
             self.notices.append(note)
 
     def _open(self) -> None:
-        if any(_inside(self.path, r) for r in self.roots):  # before anything is created
+        if any(inside(self.path, r) for r in self.roots):  # before anything is created
             self.notices.append("cache disabled: the cache directory lies inside a scanned root")
             return
         if self.readonly:
             self._open_readonly()
             return
         try:
-            _private_dir(self.path.parent)
-        except _Refused as exc:
+            private_dir(self.path.parent)
+        except Refused as exc:
             self._disable(str(exc))
             return
         except OSError as exc:
@@ -157,7 +157,7 @@ class IndexCache:
             try:
                 self.conn = self._connect()
                 return
-            except _Refused as exc:
+            except Refused as exc:
                 self._disable(str(exc))
                 return
             except _Stale as exc:
@@ -177,9 +177,9 @@ class IndexCache:
     def _open_readonly(self) -> None:
         try:
             if stat.S_ISLNK(os.lstat(self.path.parent).st_mode):
-                raise _Refused(f"{self.path.parent} is a symlink: not followed")
-            _no_links(self.path)
-        except _Refused as exc:
+                raise Refused(f"{self.path.parent} is a symlink: not followed")
+            no_links(self.path)
+        except Refused as exc:
             self._disable(str(exc))
             return
         except OSError:
@@ -206,7 +206,7 @@ class IndexCache:
             conn.close()
 
     def _connect(self) -> sqlite3.Connection:
-        _create_private(self.path)
+        create_private(self.path)
         conn = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT_S, isolation_level=None)
         try:
             conn.execute("PRAGMA page_size=1024")  # (a new database only) small pages waste less under each blob
@@ -275,7 +275,7 @@ class IndexCache:
             return
         try:
             self.conn = self._connect()
-        except (sqlite3.Error, OSError, _Stale, _Refused) as exc2:
+        except (sqlite3.Error, OSError, _Stale, Refused) as exc2:
             self._disable(exc2)
 
     @property
@@ -570,74 +570,3 @@ def _light(blob: bytes | None) -> Any:
 
 class _Stale(Exception):
     """The database exists but cannot be used as it is."""
-
-
-class _Refused(Exception):
-    """The cache location is not safe to use (a symlink, or not a regular file)."""
-
-
-_SIDECARS = ("-wal", "-shm", "-journal")
-
-
-def _private_dir(d: Path) -> None:
-    """Create the cache directory (mode 0700, parents too) unless it exists; refuse it when it is a symlink."""
-    os.makedirs(d, mode=0o700, exist_ok=True)
-    st = os.lstat(d)
-    if stat.S_ISLNK(st.st_mode):
-        raise _Refused(f"cache directory {d} is a symlink: not followed")
-    if not stat.S_ISDIR(st.st_mode):
-        raise _Refused(f"{d} is not a directory")
-
-
-def _no_links(path: Path) -> None:
-    """Refuse a database whose file or journal files are symlinks (SQLite would write through them)."""
-    for suffix in ("", *_SIDECARS):
-        p = str(path) + suffix
-        try:
-            if stat.S_ISLNK(os.lstat(p).st_mode):
-                raise _Refused(f"{p} is a symlink: not followed")
-        except FileNotFoundError:
-            pass
-
-
-def _create_private(path: Path) -> None:
-    """Open (creating with mode 0600) the database file without following a symlink, before SQLite opens it.
-
-    A symlink, or anything but a regular file, is refused; an existing database of ours
-    that others could read is made private.
-    """
-    _no_links(path)
-    flags = (
-        os.O_RDWR
-        | os.O_CREAT
-        | getattr(os, "O_NOFOLLOW", 0)
-        | getattr(os, "O_NONBLOCK", 0)
-        | getattr(os, "O_CLOEXEC", 0)
-    )
-    try:
-        fd = os.open(path, flags, 0o600)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise _Refused(f"{path} is a symlink: not followed") from exc
-        raise
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise _Refused(f"{path} is not a regular file")
-        if st.st_mode & 0o077 and hasattr(os, "fchmod") and st.st_uid == getattr(os, "getuid", lambda: -1)():
-            os.fchmod(fd, 0o600)
-    finally:
-        os.close(fd)
-
-
-def _inside(path: Path, root: str) -> bool:
-    try:
-        return os.path.commonpath([str(path.resolve()), os.path.realpath(root)]) == os.path.realpath(root)
-    except ValueError:
-        return False
-
-
-def cache_files() -> list[Path]:
-    """The database files in the cache directory."""
-    d = cache_dir()
-    return sorted(p for p in d.glob("index-*.sqlite3*")) if d.is_dir() else []
