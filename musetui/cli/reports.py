@@ -36,6 +36,7 @@ def cmd_report(argv: Sequence[str]) -> int:
     check_output_outside(args.output, args.paths, "-o")
     filters = filters_from(args, "musetui report")
     from musetui.core import evidence_report as er
+    from musetui.core.report_page import render_html
 
     try:
         fmt = er.format_for(args.output, args.format)
@@ -49,7 +50,7 @@ def cmd_report(argv: Sequence[str]) -> int:
         use_cache=not args.no_cache,
         workers=args.workers,
     )
-    text = er.render_html(data) if fmt == "html" else er.render_markdown(data)
+    text = render_html(data) if fmt == "html" else er.render_markdown(data)
     if args.output == "-":
         sys.stdout.write(text)
         sys.stdout.flush()

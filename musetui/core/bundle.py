@@ -363,6 +363,7 @@ def _add_reports(
 ) -> None:
     """The HTML and Markdown reports of the bundled sessions, with the custody block."""
     from musetui.core import evidence_report as er
+    from musetui.core.report_page import render_html
 
     data = er.from_index(roots, sessions, files, diagnostics)
     for rec in data.files:
@@ -372,5 +373,5 @@ def _add_reports(
     data.custody = dataclasses.replace(
         block, inputs=[], inputs_note="of the bundled files in appendix B; of every input file in MANIFEST.json"
     )
-    w.add_bytes(REPORT_HTML, er.render_html(data).encode("utf-8"), now)
+    w.add_bytes(REPORT_HTML, render_html(data).encode("utf-8"), now)
     w.add_bytes(REPORT_MD, er.render_markdown(data).encode("utf-8"), now)

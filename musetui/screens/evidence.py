@@ -149,13 +149,14 @@ class EvidenceExport:
 
     def _write_report(self, sessions: list[SessionSummary], files: list[Any], diagnostics: list[Any]) -> None:
         from musetui.core import evidence_report as er
+        from musetui.core.report_page import render_html
 
         screen = self.screen
         try:
             path = er.default_output(screen.roots)
             data = er.from_index(screen.roots, sessions, files, diagnostics)
             with open(path, "w", encoding="utf-8") as f:
-                f.write(er.render_html(data))
+                f.write(render_html(data))
         except OSError as exc:
             screen.app.call_from_thread(
                 screen.notify, escape(clean(f"Report not written: {exc}", 300)), severity="error"

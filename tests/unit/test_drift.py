@@ -151,7 +151,8 @@ def test_following_a_growing_file_does_not_count_its_drift_twice(
 
 
 def test_the_report_appendix_tables_the_drift(tmp_path: Path) -> None:
-    from musetui.core.evidence_report import collect, render_html, render_markdown
+    from musetui.core.evidence_report import collect, render_markdown
+    from musetui.core.report_page import render_html
 
     root = tmp_path / "tree"
     lines = drifted_tree(root)

@@ -18,7 +18,7 @@ import pytest
 
 from musetui.cli import main
 from musetui.core import evidence_report as er
-from musetui.core import report_html
+from musetui.core import report_html, report_page
 from musetui.core.fingerprints.types import Decoded
 from musetui.core.model import Item, SessionSummary, iso
 from musetui.core.reasons import flag_sentences
@@ -87,7 +87,7 @@ def _assert_inert(html: str) -> _Tags:
     parser.feed(html)
     names = [t for t, _ in parser.tags]
     assert names.count("script") == 1
-    assert parser.scripts == [er.SCRIPT]
+    assert parser.scripts == [report_page.SCRIPT]
     for forbidden in (
         "img",
         "iframe",
@@ -172,7 +172,7 @@ def _visible_text(html: str) -> str:
 def test_html_evidence_is_html_with_the_facts_of_show(sample_dir: Path) -> None:
     """Cards and tables, not Markdown in a <pre>; every reason, value and detail that ``show`` prints."""
     data = er.collect([str(sample_dir)], use_cache=False)
-    html = er.render_html(data)
+    html = report_page.render_html(data)
     text = _visible_text(html)
     for markdown in ("- **", "**Verdict:**", "**Why:**", "#### ", "```"):
         assert markdown not in text, markdown
@@ -184,16 +184,16 @@ def test_html_evidence_is_html_with_the_facts_of_show(sample_dir: Path) -> None:
     for s, section in zip(flagged, sections, strict=True):
         assert 'class="card verdict"' in section and '<table class="evidence">' in section
         for flag, reason in flag_sentences(s.attribution.flags, s.attribution.reasons):
-            assert er.esc(flag) in section and er.esc(reason) in section
+            assert report_html.esc(flag) in section and report_html.esc(reason) in section
         for e in s.attribution.evidence:
             if e.detector != "outlier":
-                assert er.esc(e.value) in section and er.esc(e.detail) in section
+                assert report_html.esc(e.value) in section and report_html.esc(e.detail) in section
     first = sections[0]
     worker = next(sample_dir.rglob(f"{MUSE_SPECIAL}/session.jsonl"))
     lines = worker.read_bytes().split(b"\n")
     line = strongest_line(flagged[0])
     assert line is not None and f"Raw line {line}" in first
-    assert er.esc(lines[line - 1].decode()) in first  # the raw line, escaped, in a monospace block
+    assert report_html.esc(lines[line - 1].decode()) in first  # the raw line, escaped, in a monospace block
     assert '<pre class="raw">' in first and '<table class="decoded">' in first
 
 
@@ -213,10 +213,12 @@ def test_the_raw_line_and_decoded_fields_are_text_not_markup() -> None:
         problems=("<u>bad</u>",),
     )
     block = report_html.raw_block(report_html.RawLine(item, raw, [dec]))
-    _assert_inert(f"<script>{er.SCRIPT}</script>" + block)
+    _assert_inert(f"<script>{report_page.SCRIPT}</script>" + block)
     for bad in ("<script>alert", "<img", "</textarea>", "<b>", "<i>", "<u>", "\x1b", "\u202e"):
         assert bad not in block, bad
-    assert '<pre class="raw">' in block and er.esc(HOSTILE_ID) in block and "&lt;i&gt;layout&lt;/i&gt;" in block
+    assert (
+        '<pre class="raw">' in block and report_html.esc(HOSTILE_ID) in block and "&lt;i&gt;layout&lt;/i&gt;" in block
+    )
 
 
 def test_flagged_session_shows_its_title_and_time_span(sample_dir: Path) -> None:
@@ -225,7 +227,7 @@ def test_flagged_session_shows_its_title_and_time_span(sample_dir: Path) -> None
     started = next(json.loads(x) for x in worker.read_text().splitlines() if '"started"' in x)
     prompt = started["payload"]["event"]["prompt"]
     data = er.collect([str(sample_dir)], use_cache=False)
-    first = er.render_html(data).split('<section class="session"', 2)[1]
+    first = report_page.render_html(data).split('<section class="session"', 2)[1]
     heading = re.search(r'<span class="title">(.*?)</span>', first)
     assert heading is not None
     shown = html_lib.unescape(heading.group(1))
@@ -233,7 +235,7 @@ def test_flagged_session_shows_its_title_and_time_span(sample_dir: Path) -> None
     s = er.flagged_sessions(data.sessions)[0]
     assert s.started_at is not None and s.ended_at is not None
     for t in (s.started_at, s.ended_at):
-        assert er.esc(iso(t)) in first
+        assert report_html.esc(iso(t)) in first
 
 
 def test_segments_are_shown_when_the_record_has_them(sample_dir: Path) -> None:
@@ -253,12 +255,12 @@ def test_segments_are_shown_when_the_record_has_them(sample_dir: Path) -> None:
     }
     for form in (seg, SimpleNamespace(**seg)):
         shown = segments_table(cast(SessionSummary, SimpleNamespace(segments=[form])))
-        assert "3–9" in shown and "&lt;azure&gt;" in shown and er.esc(iso(s.started_at)) in shown
+        assert "3–9" in shown and "&lt;azure&gt;" in shown and report_html.esc(iso(s.started_at)) in shown
 
 
 def test_paths_break_at_slashes_and_the_appendix_path_column_is_wide(sample_dir: Path) -> None:
     data = er.collect([str(sample_dir)], use_cache=False)
-    html = er.render_html(data)
+    html = report_page.render_html(data)
     appendix = html.split('id="sessions"', 1)[1].split('id="files"', 1)[0]
     assert '<col class="c-path">' in appendix
     width = re.search(r"table\.sessions col\.c-path \{ width: (\d+)%", report_html.CSS)
@@ -305,7 +307,7 @@ def test_the_report_carries_its_own_hash(fmt: str, sample_dir: Path, tmp_path: P
     assert len(found) == 1
     digest = found[0]
     check = er.seal_check(digest)
-    assert (er.esc(check) if fmt == "html" else check) in text
+    assert (report_html.esc(check) if fmt == "html" else check) in text
     assert hashlib.sha256(text.replace(digest, er.SEAL_ZEROS).encode("utf-8")).hexdigest() == digest
     changed = text.replace("sessions", "Sessions", 1)
     assert hashlib.sha256(changed.replace(digest, er.SEAL_ZEROS).encode("utf-8")).hexdigest() != digest
@@ -318,7 +320,11 @@ def test_injection_reaches_nothing_unescaped(tmp_path: Path) -> None:
     for raw in ("<script>alert", "<img", "</textarea>", "\x1b", "\u202e"):
         assert raw not in html, raw
     # What the transcript said did reach the report, as text.
-    assert er.esc(HOSTILE_ID) in html and er.esc(HOSTILE_MODEL) in html and er.esc(HOSTILE_NAME) in html
+    assert (
+        report_html.esc(HOSTILE_ID) in html
+        and report_html.esc(HOSTILE_MODEL) in html
+        and report_html.esc(HOSTILE_NAME) in html
+    )
     md = _report([str(tree)], "md", tmp_path)
     assert "\x1b" not in md and "\u202e" not in md
     assert "outlier" in md and HOSTILE_ID in md  # the hostile session is the flagged one

@@ -8,6 +8,7 @@ from pathlib import Path
 from coloraide import Color
 
 from musetui.core import evidence_report as er
+from musetui.core import report_html, report_page
 from musetui.core.model import PROVIDERS
 from musetui.core.palette import PAGE_COLOURS, SCREEN_COLOURS
 
@@ -30,8 +31,8 @@ def _closest(colours: dict[str, str], deficiency: str | None) -> tuple[float, st
 def _report_colours(sample_dir: Path) -> dict[str, str]:
     """Each provider's colour as the rendered report paints it (its swatches and bars)."""
     data = er.collect([str(sample_dir)], use_cache=False)
-    html = er.render_html(data)
-    shown = {p: er.colour(p) for p in PROVIDERS}
+    html = report_page.render_html(data)
+    shown = {p: report_html.colour(p) for p in PROVIDERS}
     for p in {s.attribution.provider for s in data.sessions}:
         assert f'fill="{shown[p]}"' in html, p
     return shown

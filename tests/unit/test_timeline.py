@@ -189,11 +189,11 @@ def test_a_warm_timeline_reuses_the_stored_rows_until_a_file_changes(
 def test_the_html_report_charts_the_timeline_buckets(sample_dir: Path) -> None:
     import re
 
-    from musetui.core import evidence_report as er
     from musetui.core.index import Index
+    from musetui.core.report_charts import timeline_chart
 
     sessions = Index([str(sample_dir)], use_cache=False).scan().sessions
-    svg = er._timeline_chart(sessions)
+    svg = timeline_chart(sessions)
     bars = re.findall(r"<title>([^<]*)</title>", svg)
     assert bars == [  # the buckets of musetui timeline: hours from 22:00 UTC, openai and openai/azure stacked as openai
         "2026-09-01T22:00:00.000Z: 4 meta",
