@@ -45,9 +45,9 @@ TREE_BOX_CHROME = 3
 #: The started column's width without the year (``09-01 22:01``).
 STARTED_W = 11
 #: The columns after the id, in the order they claim the tree's width (the title takes what is
-#: left; tokens only when some session records usage). On the row they read: id, provider, items,
-#: tokens, started, model, title.
-COLUMN_PRIORITY = ("provider", "items", "model", "started", "tokens")
+#: left; tokens only when some session records usage, in what the whole model name leaves). On
+#: the row they read: id, provider, items, tokens, started, model, title.
+COLUMN_PRIORITY = ("provider", "items", "model", "started")
 #: The tokens column's width: input plus output tokens, compact (``12.3k``), under its header.
 TOKENS_W = 6
 #: The model column's first claim (a longer model is cut to fit, with …, when the width is short).
@@ -481,7 +481,8 @@ class TreeRows:
         """Which columns show in a tree ``width`` cells wide, and how wide: see :data:`COLUMN_PRIORITY`.
 
         The model first claims :data:`MODEL_MIN` cells (a longer one is cut with …); what the
-        columns leave then widens it up to its longest value, and the title takes the rest.
+        columns leave then widens it up to its longest value; the tokens column shows only in
+        what is left after that, and the title takes the rest.
         """
         wp, wi, wm = self.widths()
         name = self.name_width(rows) or 12
@@ -489,8 +490,6 @@ class TreeRows:
         want = {"provider": max(wp, 8), "items": max(wi, 5), "model": min(max(wm, 5), MODEL_MIN), "started": started}
         left = width - name
         got: dict[str, int] = {}
-        if self.has_usage():
-            want["tokens"] = TOKENS_W
         for col in COLUMN_PRIORITY:
             if col in want and left >= want[col] + 1:
                 got[col] = want[col]
@@ -499,6 +498,9 @@ class TreeRows:
             grow = min(left, max(wm, 5) - got["model"])
             got["model"] += grow
             left -= grow
+        if self.has_usage() and left >= TOKENS_W + 1:  # tokens: last, from what the whole model name leaves
+            got["tokens"] = TOKENS_W
+            left -= TOKENS_W + 1
         return Columns(
             name,
             got.get("provider", 0),
