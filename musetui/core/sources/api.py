@@ -8,6 +8,7 @@ session; its id is the response id.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from musetui.core.model import Item
@@ -214,189 +215,202 @@ class ApiObserver(Observer):
         return t, ZONE_MODEL
 
 
+#: Appends the items of one record (a whole response object) to the list.
+_Builder = Callable[[Record, dict[str, Any], list[Item]], None]
+
+
 def items(fmt: str, records: list[Record]) -> list[Item]:
     """Items for an API capture: the output items of each object, or one per stream event."""
     out: list[Item] = []
+    whole = _WHOLE.get(fmt)
     for rec in records:
         obj = as_dict(rec.obj)
-        if fmt == RESPONSES and obj.get("object") == "response":
-            t = record_time(obj.get("created_at"))
+        if whole is not None and whole[0](obj):
+            whole[1](rec, obj, out)
+        else:
+            out.append(_event_item(fmt, rec, len(out), obj))
+    return out
+
+
+def _responses_object(rec: Record, obj: dict[str, Any], out: list[Item]) -> None:
+    t = record_time(obj.get("created_at"))
+    out.append(
+        new_item(
+            rec,
+            len(out),
+            "meta",
+            role="system",
+            time=t,
+            subkind="response",
+            name=as_text(obj.get("model")),
+            ids=[as_text(obj.get("id"))],
+            text=f"response {as_text(obj.get('id'))} model={as_text(obj.get('model'))} store={as_text(obj.get('store'))}",
+        )
+    )
+    for it in as_list(obj.get("output")):
+        if isinstance(it, dict):
+            out.append(_responses_item(rec, len(out), t, it))
+
+
+def _chat_object(rec: Record, obj: dict[str, Any], out: list[Item]) -> None:
+    t = record_time(obj.get("created"))
+    for ch in as_list(obj.get("choices")):
+        m = ch.get("message") if isinstance(ch, dict) else None
+        if isinstance(m, dict):
+            _chat_reasoning(rec, t, m, out)
+            _chat_message(rec, t, obj, m, out)
+
+
+def _chat_reasoning(rec: Record, t: float | None, m: dict[str, Any], out: list[Item]) -> None:
+    for rd in as_list(m.get("reasoning_details")):
+        # OpenRouter passes the upstream's reasoning through: summaries, text, encrypted blobs
+        if isinstance(rd, dict):
+            enc = rd.get("type") == "reasoning.encrypted"
+            rid = rd.get("id")
             out.append(
                 new_item(
                     rec,
                     len(out),
-                    "meta",
-                    role="system",
+                    "reasoning",
+                    role="assistant",
                     time=t,
-                    subkind="response",
-                    name=as_text(obj.get("model")),
-                    ids=[as_text(obj.get("id"))],
-                    text=f"response {as_text(obj.get('id'))} model={as_text(obj.get('model'))} store={as_text(obj.get('store'))}",
+                    subkind=as_text(rd.get("type")),
+                    ids=[rid] if isinstance(rid, str) else [],
+                    text="" if enc else as_text(rd.get("summary") or rd.get("text") or ""),
+                    reasoning="encrypted" if enc else "visible",
                 )
             )
-            for it in as_list(obj.get("output")):
-                if isinstance(it, dict):
-                    out.append(_responses_item(rec, len(out), t, it))
-        elif fmt == CHAT and obj.get("object") == "chat.completion":
-            t = record_time(obj.get("created"))
-            for ch in as_list(obj.get("choices")):
-                m = ch.get("message") if isinstance(ch, dict) else None
-                if not isinstance(m, dict):
-                    continue
-                calls = as_list(m.get("tool_calls"))
-                for rd in as_list(m.get("reasoning_details")):
-                    # OpenRouter passes the upstream's reasoning through: summaries, text, encrypted blobs
-                    if isinstance(rd, dict):
-                        enc = rd.get("type") == "reasoning.encrypted"
-                        rid = rd.get("id")
-                        out.append(
-                            new_item(
-                                rec,
-                                len(out),
-                                "reasoning",
-                                role="assistant",
-                                time=t,
-                                subkind=as_text(rd.get("type")),
-                                ids=[rid] if isinstance(rid, str) else [],
-                                text="" if enc else as_text(rd.get("summary") or rd.get("text") or ""),
-                                reasoning="encrypted" if enc else "visible",
-                            )
-                        )
-                if m.get("reasoning_content"):
-                    out.append(
-                        new_item(
-                            rec,
-                            len(out),
-                            "reasoning",
-                            role="assistant",
-                            time=t,
-                            subkind="reasoning_content",
-                            text=as_text(m["reasoning_content"]),
-                            reasoning="visible",
-                        )
-                    )
-                if m.get("content"):
-                    out.append(
-                        new_item(
-                            rec,
-                            len(out),
-                            "message",
-                            role="assistant",
-                            time=t,
-                            subkind="message",
-                            ids=[as_text(obj.get("id"))],
-                            text=as_text(m["content"]),
-                        )
-                    )
-                for c in calls:
-                    if isinstance(c, dict):
-                        fn = as_dict(c.get("function"))
-                        out.append(
-                            new_item(
-                                rec,
-                                len(out),
-                                "tool_call",
-                                role="assistant",
-                                time=t,
-                                subkind="tool_call",
-                                name=as_text(fn.get("name")),
-                                ids=[as_text(c.get("id"))],
-                                text=as_text(fn.get("arguments")),
-                            )
-                        )
-        elif fmt == ANTHROPIC and obj.get("type") == "message":
-            ids = [as_text(obj.get("id"))]
-            for b in as_list(obj.get("content")):
-                if not isinstance(b, dict):
-                    continue
-                bt = b.get("type")
-                if bt == "thinking":
-                    out.append(
-                        new_item(
-                            rec,
-                            len(out),
-                            "reasoning",
-                            role="assistant",
-                            subkind=bt,
-                            ids=list(ids),
-                            text=as_text(b.get("thinking") or ""),
-                            reasoning="visible" if b.get("signature") else "empty-signature",
-                        )
-                    )
-                elif bt == "redacted_thinking":
-                    out.append(
-                        new_item(
-                            rec,
-                            len(out),
-                            "reasoning",
-                            role="assistant",
-                            subkind=bt,
-                            ids=list(ids),
-                            text="[redacted thinking]",
-                            reasoning="redacted",
-                        )
-                    )
-                elif bt in ("tool_use", "server_tool_use"):
-                    out.append(
-                        new_item(
-                            rec,
-                            len(out),
-                            "tool_call",
-                            role="assistant",
-                            subkind=bt,
-                            name=as_text(b.get("name")),
-                            ids=[as_text(b.get("id"))],
-                            text=json_text(b.get("input")),
-                        )
-                    )
-                else:
-                    out.append(
-                        new_item(
-                            rec,
-                            len(out),
-                            "message",
-                            role="assistant",
-                            subkind=as_text(bt),
-                            ids=list(ids),
-                            text=content_text([b]),
-                        )
-                    )
-        elif fmt == GEMINI and "candidates" in obj:
-            for cand in as_list(obj.get("candidates")):
-                parts = as_list(dig(cand, "content", "parts"))
-                for part in parts:
-                    if not isinstance(part, dict):
-                        continue
-                    if "functionCall" in part:
-                        fc = part["functionCall"] if isinstance(part["functionCall"], dict) else {}
-                        out.append(
-                            new_item(
-                                rec,
-                                len(out),
-                                "tool_call",
-                                role="assistant",
-                                subkind="functionCall",
-                                name=as_text(fc.get("name")),
-                                text=json_text(fc.get("args")),
-                                reasoning="encrypted" if part.get("thoughtSignature") else None,
-                            )
-                        )
-                    else:
-                        kind = "reasoning" if part.get("thought") else "message"
-                        out.append(
-                            new_item(
-                                rec,
-                                len(out),
-                                kind,
-                                role="assistant",
-                                subkind="part",
-                                text=as_text(part.get("text") or ""),
-                                reasoning=("visible" if kind == "reasoning" else None),
-                            )
-                        )
-        else:
-            out.append(_event_item(fmt, rec, len(out), obj))
-    return out
+    if m.get("reasoning_content"):
+        out.append(
+            new_item(
+                rec,
+                len(out),
+                "reasoning",
+                role="assistant",
+                time=t,
+                subkind="reasoning_content",
+                text=as_text(m["reasoning_content"]),
+                reasoning="visible",
+            )
+        )
+
+
+def _chat_message(rec: Record, t: float | None, obj: dict[str, Any], m: dict[str, Any], out: list[Item]) -> None:
+    calls = as_list(m.get("tool_calls"))
+    if m.get("content"):
+        out.append(
+            new_item(
+                rec,
+                len(out),
+                "message",
+                role="assistant",
+                time=t,
+                subkind="message",
+                ids=[as_text(obj.get("id"))],
+                text=as_text(m["content"]),
+            )
+        )
+    for c in calls:
+        if isinstance(c, dict):
+            fn = as_dict(c.get("function"))
+            out.append(
+                new_item(
+                    rec,
+                    len(out),
+                    "tool_call",
+                    role="assistant",
+                    time=t,
+                    subkind="tool_call",
+                    name=as_text(fn.get("name")),
+                    ids=[as_text(c.get("id"))],
+                    text=as_text(fn.get("arguments")),
+                )
+            )
+
+
+def _anthropic_object(rec: Record, obj: dict[str, Any], out: list[Item]) -> None:
+    ids = [as_text(obj.get("id"))]
+    for b in as_list(obj.get("content")):
+        if isinstance(b, dict):
+            bt = b.get("type")
+            block = _ANTHROPIC_BLOCKS.get(bt) if isinstance(bt, str) else None
+            out.append((block or _anthropic_other)(rec, len(out), ids, b))
+
+
+def _anthropic_thinking(rec: Record, idx: int, ids: list[str], b: dict[str, Any]) -> Item:
+    reasoning = "visible" if b.get("signature") else "empty-signature"
+    text = as_text(b.get("thinking") or "")
+    return new_item(
+        rec, idx, "reasoning", role="assistant", subkind=b["type"], ids=list(ids), text=text, reasoning=reasoning
+    )
+
+
+def _anthropic_redacted(rec: Record, idx: int, ids: list[str], b: dict[str, Any]) -> Item:
+    text = "[redacted thinking]"
+    return new_item(
+        rec, idx, "reasoning", role="assistant", subkind=b["type"], ids=list(ids), text=text, reasoning="redacted"
+    )
+
+
+def _anthropic_tool_use(rec: Record, idx: int, ids: list[str], b: dict[str, Any]) -> Item:
+    name, own = as_text(b.get("name")), [as_text(b.get("id"))]
+    text = json_text(b.get("input"))
+    return new_item(rec, idx, "tool_call", role="assistant", subkind=b["type"], name=name, ids=own, text=text)
+
+
+def _anthropic_other(rec: Record, idx: int, ids: list[str], b: dict[str, Any]) -> Item:
+    subkind = as_text(b.get("type"))
+    return new_item(rec, idx, "message", role="assistant", subkind=subkind, ids=list(ids), text=content_text([b]))
+
+
+#: A message's content block type -> its item (any other type is a message).
+_ANTHROPIC_BLOCKS: dict[str, Callable[[Record, int, list[str], dict[str, Any]], Item]] = {
+    "thinking": _anthropic_thinking,
+    "redacted_thinking": _anthropic_redacted,
+    "tool_use": _anthropic_tool_use,
+    "server_tool_use": _anthropic_tool_use,
+}
+
+
+def _gemini_object(rec: Record, obj: dict[str, Any], out: list[Item]) -> None:
+    for cand in as_list(obj.get("candidates")):
+        for part in as_list(dig(cand, "content", "parts")):
+            if isinstance(part, dict):
+                out.append(_gemini_part(rec, len(out), part))
+
+
+def _gemini_part(rec: Record, idx: int, part: dict[str, Any]) -> Item:
+    if "functionCall" in part:
+        fc = part["functionCall"] if isinstance(part["functionCall"], dict) else {}
+        return new_item(
+            rec,
+            idx,
+            "tool_call",
+            role="assistant",
+            subkind="functionCall",
+            name=as_text(fc.get("name")),
+            text=json_text(fc.get("args")),
+            reasoning="encrypted" if part.get("thoughtSignature") else None,
+        )
+    kind = "reasoning" if part.get("thought") else "message"
+    return new_item(
+        rec,
+        idx,
+        kind,
+        role="assistant",
+        subkind="part",
+        text=as_text(part.get("text") or ""),
+        reasoning=("visible" if kind == "reasoning" else None),
+    )
+
+
+#: Format -> (is this record a whole response object?, its items); other records are stream events.
+_WHOLE: dict[str, tuple[Callable[[dict[str, Any]], bool], _Builder]] = {
+    RESPONSES: (lambda obj: obj.get("object") == "response", _responses_object),
+    CHAT: (lambda obj: obj.get("object") == "chat.completion", _chat_object),
+    ANTHROPIC: (lambda obj: obj.get("type") == "message", _anthropic_object),
+    GEMINI: (lambda obj: "candidates" in obj, _gemini_object),
+}
 
 
 def _responses_item(rec: Record, idx: int, t: float | None, it: dict[str, Any]) -> Item:

@@ -14,7 +14,7 @@ that carry ``parent_tool_use_id``, and a closing ``result`` line.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from musetui.core.drift import Known
@@ -382,89 +382,87 @@ def items(records: list[Record]) -> list[Item]:
         ltype = as_text(obj.get("type"))
         msg = as_dict(obj.get("message"))
         side = " (sidechain)" if obj.get("isSidechain") else ""
-        if ltype == "assistant" and isinstance(msg.get("id"), str):
-            key = (msg["id"], as_text(obj.get("requestId") or ""))
-            prev = by_key.get(key)
-            if prev is not None:
-                _merge(prev, rec, msg)
-                continue
-        idx = len(out)
-        ids = [i for i in (msg.get("id"), obj.get("requestId")) if isinstance(i, str)]
         if ltype == "assistant":
-            item = _assistant(rec, idx, t, msg, ids)
-            if side:
-                item.name = (item.name or "") + side
-            if isinstance(msg.get("id"), str):
-                by_key[(msg["id"], as_text(obj.get("requestId") or ""))] = item
-            out.append(item)
-        elif ltype == "user":
-            content = msg.get("content")
-            results = (
-                [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
-                if isinstance(content, list)
-                else []
-            )
-            if results:
-                rid = [b["tool_use_id"] for b in results if isinstance(b.get("tool_use_id"), str)]
-                text = "\n".join(
-                    content_text(b.get("content")) if not isinstance(b.get("content"), str) else b["content"]
-                    for b in results
-                )
-                out.append(
-                    new_item(
-                        rec,
-                        idx,
-                        "tool_result",
-                        role="tool",
-                        time=t,
-                        subkind=ltype,
-                        name="tool_result" + side,
-                        ids=rid,
-                        text=text,
-                    )
-                )
-            else:
-                out.append(
-                    new_item(
-                        rec,
-                        idx,
-                        "message",
-                        role="user",
-                        time=t,
-                        subkind=ltype,
-                        name="user" + side,
-                        text=content_text(content),
-                    )
-                )
-        elif ltype == "summary":
-            out.append(
-                new_item(
-                    rec,
-                    idx,
-                    "summary",
-                    role="system",
-                    time=t,
-                    subkind=ltype,
-                    name="summary",
-                    text=as_text(obj.get("summary") or ""),
-                )
-            )
+            _assistant_line(rec, t, obj, msg, side, out, by_key)
         else:
-            etext = (
-                obj.get("content")
-                if isinstance(obj.get("content"), str)
-                else _j(
-                    {
-                        k: v
-                        for k, v in obj.items()
-                        if k not in ("parentUuid", "uuid", "sessionId", "cwd", "version", "gitBranch", "userType")
-                    }
-                )
-            )
-            out.append(
-                new_item(rec, idx, "event", role="system", time=t, subkind=ltype, name=ltype, text=as_text(etext))
-            )
+            out.append(_LINES.get(ltype, _event_line)(rec, len(out), t, ltype, obj, msg, side))
     return out
+
+
+def _assistant_line(
+    rec: Record,
+    t: float | None,
+    obj: dict[str, Any],
+    msg: dict[str, Any],
+    side: str,
+    out: list[Item],
+    by_key: dict[tuple[str, str], Item],
+) -> None:
+    """An assistant line: a new item, or merged into the item of the same message and request."""
+    mid = msg.get("id")
+    key = (mid, as_text(obj.get("requestId") or "")) if isinstance(mid, str) else None
+    if key is not None:
+        prev = by_key.get(key)
+        if prev is not None:
+            _merge(prev, rec, msg)
+            return
+    ids = [i for i in (mid, obj.get("requestId")) if isinstance(i, str)]
+    item = _assistant(rec, len(out), t, msg, ids)
+    if side:
+        item.name = (item.name or "") + side
+    if key is not None:
+        by_key[key] = item
+    out.append(item)
+
+
+def _user_line(
+    rec: Record, idx: int, t: float | None, ltype: str, obj: dict[str, Any], msg: dict[str, Any], side: str
+) -> Item:
+    """A user line: the results of tool calls, else the user's message."""
+    content = msg.get("content")
+    results = (
+        [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+        if isinstance(content, list)
+        else []
+    )
+    if not results:
+        return new_item(
+            rec, idx, "message", role="user", time=t, subkind=ltype, name="user" + side, text=content_text(content)
+        )
+    rid = [b["tool_use_id"] for b in results if isinstance(b.get("tool_use_id"), str)]
+    text = "\n".join(
+        content_text(b.get("content")) if not isinstance(b.get("content"), str) else b["content"] for b in results
+    )
+    return new_item(
+        rec, idx, "tool_result", role="tool", time=t, subkind=ltype, name="tool_result" + side, ids=rid, text=text
+    )
+
+
+def _summary_line(
+    rec: Record, idx: int, t: float | None, ltype: str, obj: dict[str, Any], msg: dict[str, Any], side: str
+) -> Item:
+    text = as_text(obj.get("summary") or "")
+    return new_item(rec, idx, "summary", role="system", time=t, subkind=ltype, name="summary", text=text)
+
+
+#: Keys of a line that every line repeats (left out of an event's text).
+_COMMON_KEYS = ("parentUuid", "uuid", "sessionId", "cwd", "version", "gitBranch", "userType")
+
+
+def _event_line(
+    rec: Record, idx: int, t: float | None, ltype: str, obj: dict[str, Any], msg: dict[str, Any], side: str
+) -> Item:
+    """Any other line: its ``content`` text, else the line's own fields."""
+    content = obj.get("content")
+    etext = content if isinstance(content, str) else _j({k: v for k, v in obj.items() if k not in _COMMON_KEYS})
+    return new_item(rec, idx, "event", role="system", time=t, subkind=ltype, name=ltype, text=as_text(etext))
+
+
+#: A line's type -> its item (assistant lines are merged apart; any other type is an event).
+_LINES: dict[str, Callable[[Record, int, float | None, str, dict[str, Any], dict[str, Any], str], Item]] = {
+    "user": _user_line,
+    "summary": _summary_line,
+}
 
 
 def _assistant(rec: Record, idx: int, t: float | None, msg: dict[str, Any], ids: list[str]) -> Item:

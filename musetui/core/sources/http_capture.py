@@ -266,9 +266,6 @@ def scan(
     Raises:
         NotACapture, CaptureError: see :func:`parse`.
     """
-    from musetui.core.fingerprints import extract
-    from musetui.core.fingerprints.attribution import TOL_AFTER_CREATED_S, Located
-
     exchanges, starts = parse(data, kind, document, budget)
     cat = _catalogue()
     loc = _Locator(data, starts)
@@ -277,65 +274,87 @@ def scan(
         got.mine, got.mine_seen = [], set()
         parts = urlsplit(ex.uri)
         hostname = (parts.hostname or "").lower()
-        via_hint: str | None = None
-        endpoint = cat.endpoint(hostname) if hostname else None
-        if endpoint is not None:
-            via_hint = endpoint.via
-            dec = _signal(
-                "http-endpoint",
-                hostname + parts.path,
-                endpoint,
-                f"request sent to {hostname}",
-                (("host", hostname), ("path", parts.path)),
-            )
-            got.add("endpoint:" + hostname, Located(dec, loc.line(ex, ex.uri), "request.uri", ZONE_MODEL, None))
-        private = private_host(hostname)
-        for zone_name, headers in (("response", ex.resp_headers), ("request", ex.req_headers)):
-            for name, value in headers:
-                entry = cat.header(name, value)
-                if entry is not None and (zone_name == "response" or entry.via) and got.new(f"header:{name}"):
-                    shown = value if len(value) <= 80 else value[:77] + "…"
-                    dec = _signal(
-                        "http-header",
-                        f"{name}: {shown}",
-                        entry,
-                        f"{zone_name} header {name}",
-                        (("header", name), ("value", shown)),
-                        header_problem(entry, value, private),
-                    )
-                    field_name = name if zone_name == "response" else f"request.{name}"
-                    got.add(f"header:{name}", Located(dec, loc.line(ex, name), field_name, ZONE_MODEL, None))
-                if zone_name == "response" and len(value) >= 9:
-                    for dec in _decode_value(value, name):
-                        if got.new(dec.value):
-                            got.add(dec.value, Located(dec, loc.line(ex, dec.value), name, ZONE_MODEL, None))
-        t_line = _exchange_time(ex)
-        fmt = body_format(ex.records)
-        if fmt == CONVERSE and got.new("format:converse"):
-            got.add(
-                "format:converse", Located(CONVERSE_HOST, loc.line(ex, "output"), "response.body", ZONE_MODEL, None)
-            )
-        body_zone = zone_table(fmt).zone_of
-        for rec in ex.records:
-            for dec, _key, path in walk_body(rec, via_hint):
-                tag = dec.value or f"{dec.detector}:{path}"
-                if dec.value and not got.new(tag):
-                    continue
-                got.add(tag, Located(dec, loc.line(ex, dec.value or path.rsplit(".", 1)[-1]), "response.body." + path,
-                                     body_zone(path, dec.detector.startswith("key")), t_line, after_tol=TOL_AFTER_CREATED_S),
-                        always=not dec.value)  # fmt: skip
+        via_hint = _endpoint_evidence(ex, hostname, parts.path, cat, loc, got) if hostname else None
+        _header_evidence(ex, private_host(hostname), cat, loc, got)
+        _body_evidence(ex, via_hint, loc, got)
         if isinstance(ex.req_body, dict | list):
-            for dec, _key, path in extract.walk_record(ex.req_body):
-                tag = dec.value or f"{dec.detector}:request:{path}"
-                if dec.value and not got.new(tag):
-                    continue
-                got.add(tag, Located(dec, loc.line(ex, dec.value or path), "request.body." + path, ZONE_QUOTED, None),
-                        always=not dec.value)  # fmt: skip
+            _request_evidence(ex, loc, got)
         if spans is not None:
             spans.append(ExchangeSpan(got.mine, exchange_model(ex), ex.line))
     located = got.located
     summarize(exchanges, summary)
     return located, [ex.offset for ex in exchanges]
+
+
+def _endpoint_evidence(ex: Exchange, hostname: str, path: str, cat: Any, loc: _Locator, got: _Collected) -> str | None:
+    """The catalogue's word on the host the request went to; returns the router it names, if any."""
+    from musetui.core.fingerprints.attribution import Located
+
+    endpoint = cat.endpoint(hostname)
+    if endpoint is None:
+        return None
+    fields = (("host", hostname), ("path", path))
+    dec = _signal("http-endpoint", hostname + path, endpoint, f"request sent to {hostname}", fields)
+    got.add("endpoint:" + hostname, Located(dec, loc.line(ex, ex.uri), "request.uri", ZONE_MODEL, None))
+    via: str | None = endpoint.via
+    return via
+
+
+def _header_evidence(ex: Exchange, private: bool, cat: Any, loc: _Locator, got: _Collected) -> None:
+    """The catalogue's headers (a request's only when they name a router) and decodable response header values."""
+    from musetui.core.fingerprints.attribution import Located
+
+    for zone_name, headers in (("response", ex.resp_headers), ("request", ex.req_headers)):
+        for name, value in headers:
+            entry = cat.header(name, value)
+            if entry is not None and (zone_name == "response" or entry.via) and got.new(f"header:{name}"):
+                shown = value if len(value) <= 80 else value[:77] + "…"
+                dec = _signal(
+                    "http-header",
+                    f"{name}: {shown}",
+                    entry,
+                    f"{zone_name} header {name}",
+                    (("header", name), ("value", shown)),
+                    header_problem(entry, value, private),
+                )
+                field_name = name if zone_name == "response" else f"request.{name}"
+                got.add(f"header:{name}", Located(dec, loc.line(ex, name), field_name, ZONE_MODEL, None))
+            if zone_name == "response" and len(value) >= 9:
+                for dec in _decode_value(value, name):
+                    if got.new(dec.value):
+                        got.add(dec.value, Located(dec, loc.line(ex, dec.value), name, ZONE_MODEL, None))
+
+
+def _body_evidence(ex: Exchange, via_hint: str | None, loc: _Locator, got: _Collected) -> None:
+    """The response body's artifacts, each in the zone its format puts its path in."""
+    from musetui.core.fingerprints.attribution import TOL_AFTER_CREATED_S, Located
+
+    t_line = _exchange_time(ex)
+    fmt = body_format(ex.records)
+    if fmt == CONVERSE and got.new("format:converse"):
+        got.add("format:converse", Located(CONVERSE_HOST, loc.line(ex, "output"), "response.body", ZONE_MODEL, None))
+    body_zone = zone_table(fmt).zone_of
+    for rec in ex.records:
+        for dec, _key, path in walk_body(rec, via_hint):
+            tag = dec.value or f"{dec.detector}:{path}"
+            if dec.value and not got.new(tag):
+                continue
+            got.add(tag, Located(dec, loc.line(ex, dec.value or path.rsplit(".", 1)[-1]), "response.body." + path,
+                                 body_zone(path, dec.detector.startswith("key")), t_line, after_tol=TOL_AFTER_CREATED_S),
+                    always=not dec.value)  # fmt: skip
+
+
+def _request_evidence(ex: Exchange, loc: _Locator, got: _Collected) -> None:
+    """The request body's artifacts: quoted text (what the client sent), never the provider's own."""
+    from musetui.core.fingerprints import extract
+    from musetui.core.fingerprints.attribution import Located
+
+    for dec, _key, path in extract.walk_record(ex.req_body):
+        tag = dec.value or f"{dec.detector}:request:{path}"
+        if dec.value and not got.new(tag):
+            continue
+        got.add(tag, Located(dec, loc.line(ex, dec.value or path), "request.body." + path, ZONE_QUOTED, None),
+                always=not dec.value)  # fmt: skip
 
 
 def _exchange_time(ex: Exchange) -> float | None:

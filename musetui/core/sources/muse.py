@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from musetui.core.drift import Known
@@ -247,144 +247,108 @@ def items(records: list[Record]) -> list[Item]:
         obj = as_dict(rec.obj)
         t = record_time(obj.get("recorded_at"))
         payload = as_dict(obj.get("payload"))
-        pkind = payload.get("kind")
         event = as_dict(payload.get("event")) or None
         record = as_dict(payload.get("record")) or None
-        idx = len(out)
-        if record is not None and event is None:
-            prov, model = record.get("provider_id"), record.get("model_id")
-            out.append(
-                new_item(
-                    rec,
-                    idx,
-                    "meta",
-                    role="system",
-                    time=t,
-                    subkind=as_text(pkind),
-                    name=as_text(pkind),
-                    text=f"{as_text(pkind)}: provider_id={as_text(prov)} model_id={as_text(model)} cwd={as_text(record.get('cwd'))}",
-                )
-            )
-            continue
         if event is None:
-            out.append(
-                new_item(rec, idx, "unknown", time=t, subkind=as_text(pkind), text=f"payload kind {as_text(pkind)}")
-            )
+            out.append(_payload_item(rec, len(out), t, payload.get("kind"), record))
             continue
         ek = as_text(event.get("kind"))
         mid = event.get("message_id")
         ids = [mid] if isinstance(mid, str) else []
-        if ek == "started":
-            out.append(
-                new_item(
-                    rec,
-                    idx,
-                    "message",
-                    role="user",
-                    time=t,
-                    subkind=ek,
-                    name=ek,
-                    text=as_text(event.get("prompt") or ""),
-                )
-            )
-        elif ek == "reasoning_committed":
-            sig = event.get("signature")
-            text = as_text(event.get("text") or "")
-            state = _reasoning_state(text, sig)
-            out.append(
-                new_item(
-                    rec,
-                    idx,
-                    "reasoning",
-                    role="assistant",
-                    time=t,
-                    subkind=ek,
-                    name=ek,
-                    ids=ids,
-                    text=text,
-                    reasoning=state,
-                )
-            )
-        elif ek == "assistant_tool_calls_committed":
-            calls = as_list(event.get("tool_calls"))
-            names = []
-            for c in calls:
-                if isinstance(c, dict):
-                    cid = c.get("call_id") or c.get("id")
-                    if isinstance(cid, str):
-                        ids.append(cid)
-                    names.append(as_text(c.get("name")))
-            args = [c.get("args") or c.get("arguments") for c in calls if isinstance(c, dict)]
-            out.append(
-                new_item(
-                    rec,
-                    idx,
-                    "tool_call",
-                    role="assistant",
-                    time=t,
-                    subkind=ek,
-                    name=", ".join(names),
-                    ids=ids,
-                    text=_short_json(args),
-                )
-            )
-        elif ek == "tool_result_batch_committed":
-            results = as_list(event.get("results"))
-            texts = []
-            for r in results:
-                if isinstance(r, dict):
-                    cid = r.get("tool_call_id")
-                    if isinstance(cid, str):
-                        ids.append(cid)
-                    v = r.get("text", r.get("output"))
-                    texts.append(v if isinstance(v, str) else _short_json(v))
-            out.append(
-                new_item(
-                    rec, idx, "tool_result", role="tool", time=t, subkind=ek, name=ek, ids=ids, text="\n".join(texts)
-                )
-            )
-        elif ek == "model_completed":
-            usage = event.get("usage")
-            out.append(
-                new_item(
-                    rec,
-                    idx,
-                    "usage",
-                    role="system",
-                    time=t,
-                    subkind=ek,
-                    name=as_text(event.get("model")),
-                    text=f"model {as_text(event.get('model'))} usage {_short_json(usage)}",
-                )
-            )
-        elif ek == "assistant_message_committed":
-            out.append(
-                new_item(
-                    rec,
-                    idx,
-                    "message",
-                    role="assistant",
-                    time=t,
-                    subkind=ek,
-                    name=ek,
-                    ids=ids,
-                    text=as_text(event.get("text") or ""),
-                )
-            )
-        else:
-            out.append(
-                new_item(
-                    rec,
-                    idx,
-                    "event",
-                    time=t,
-                    subkind=ek,
-                    name=ek,
-                    ids=ids,
-                    text=_short_json({k: v for k, v in event.items() if k != "kind"}),
-                )
-            )
+        out.append(_EVENTS.get(ek, _other_event)(rec, len(out), t, ek, event, ids))
     return out
+
+
+def _payload_item(rec: Record, idx: int, t: float | None, pkind: Any, record: dict[str, Any] | None) -> Item:
+    """A record without an event: the session's metadata, else an unknown payload."""
+    if record is None:
+        return new_item(rec, idx, "unknown", time=t, subkind=as_text(pkind), text=f"payload kind {as_text(pkind)}")
+    prov, model = record.get("provider_id"), record.get("model_id")
+    return new_item(
+        rec,
+        idx,
+        "meta",
+        role="system",
+        time=t,
+        subkind=as_text(pkind),
+        name=as_text(pkind),
+        text=f"{as_text(pkind)}: provider_id={as_text(prov)} model_id={as_text(model)} cwd={as_text(record.get('cwd'))}",
+    )
+
+
+def _started(rec: Record, idx: int, t: float | None, ek: str, event: dict[str, Any], ids: list[str]) -> Item:
+    text = as_text(event.get("prompt") or "")
+    return new_item(rec, idx, "message", role="user", time=t, subkind=ek, name=ek, text=text)
+
+
+def _reasoning(rec: Record, idx: int, t: float | None, ek: str, event: dict[str, Any], ids: list[str]) -> Item:
+    text = as_text(event.get("text") or "")
+    state = _reasoning_state(text, event.get("signature"))
+    return new_item(
+        rec, idx, "reasoning", role="assistant", time=t, subkind=ek, name=ek, ids=ids, text=text, reasoning=state
+    )
+
+
+def _tool_calls(rec: Record, idx: int, t: float | None, ek: str, event: dict[str, Any], ids: list[str]) -> Item:
+    calls = as_list(event.get("tool_calls"))
+    names = []
+    for c in calls:
+        if isinstance(c, dict):
+            cid = c.get("call_id") or c.get("id")
+            if isinstance(cid, str):
+                ids.append(cid)
+            names.append(as_text(c.get("name")))
+    args = [c.get("args") or c.get("arguments") for c in calls if isinstance(c, dict)]
+    return new_item(
+        rec,
+        idx,
+        "tool_call",
+        role="assistant",
+        time=t,
+        subkind=ek,
+        name=", ".join(names),
+        ids=ids,
+        text=_short_json(args),
+    )
+
+
+def _tool_results(rec: Record, idx: int, t: float | None, ek: str, event: dict[str, Any], ids: list[str]) -> Item:
+    texts = []
+    for r in as_list(event.get("results")):
+        if isinstance(r, dict):
+            cid = r.get("tool_call_id")
+            if isinstance(cid, str):
+                ids.append(cid)
+            v = r.get("text", r.get("output"))
+            texts.append(v if isinstance(v, str) else _short_json(v))
+    return new_item(rec, idx, "tool_result", role="tool", time=t, subkind=ek, name=ek, ids=ids, text="\n".join(texts))
+
+
+def _model_completed(rec: Record, idx: int, t: float | None, ek: str, event: dict[str, Any], ids: list[str]) -> Item:
+    model = as_text(event.get("model"))
+    text = f"model {model} usage {_short_json(event.get('usage'))}"
+    return new_item(rec, idx, "usage", role="system", time=t, subkind=ek, name=model, text=text)
+
+
+def _assistant_message(rec: Record, idx: int, t: float | None, ek: str, event: dict[str, Any], ids: list[str]) -> Item:
+    text = as_text(event.get("text") or "")
+    return new_item(rec, idx, "message", role="assistant", time=t, subkind=ek, name=ek, ids=ids, text=text)
+
+
+def _other_event(rec: Record, idx: int, t: float | None, ek: str, event: dict[str, Any], ids: list[str]) -> Item:
+    text = _short_json({k: v for k, v in event.items() if k != "kind"})
+    return new_item(rec, idx, "event", time=t, subkind=ek, name=ek, ids=ids, text=text)
+
+
+#: An event's kind -> its item (any other kind is a generic event).
+_EVENTS: dict[str, Callable[[Record, int, float | None, str, dict[str, Any], list[str]], Item]] = {
+    "started": _started,
+    "reasoning_committed": _reasoning,
+    "assistant_tool_calls_committed": _tool_calls,
+    "tool_result_batch_committed": _tool_results,
+    "model_completed": _model_completed,
+    "assistant_message_committed": _assistant_message,
+}
 
 
 def _reasoning_state(text: str, sig: Any) -> str:
