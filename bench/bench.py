@@ -75,9 +75,12 @@ if what == "scan":
     try:  # what a worker sends its parent (a plain tuple since the cache holds checked data)
         from musetui.core import scanner
         from musetui.core.stored import light_from as light_blob
-    except ImportError:  # (an older checkout, before musetui.core: its marshal'd blob)
+    except ImportError:  # an older checkout, before musetui.core
         from musetui import scanner
-        from musetui.index import light_blob
+        try:  # (its workers already sent the plain tuple)
+            from musetui.stored import light_from as light_blob
+        except ImportError:  # (older still: the marshal'd blob its workers sent)
+            from musetui.index import light_blob
     scanner.prepare()
     for p in files[:3]:
         light_blob(scanner.scan_file(p, os.path.relpath(p, root), root))  # warm: first-use tables
