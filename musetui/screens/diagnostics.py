@@ -57,8 +57,11 @@ class DiagnosticsScreen(ModalScreen[str | None]):
 
     def _title(self) -> str:
         drift = sum(1 for g in self.groups if g.kind == "drift")
-        kinds = f" · format drift: {drift:,} unknown kinds or keys" if drift else ""
-        return f"Diagnostics · {self.total:,} in {len(self.groups):,} lines{kinds} · enter: open the session (▸) · esc"
+        what = "kind or key" if drift == 1 else "kinds or keys"
+        kinds = f" · format drift: {drift:,} unknown {what}" if drift else ""
+        n = len(self.groups)
+        lines = f"{n:,} line{'s' if n != 1 else ''}"
+        return f"Diagnostics · {self.total:,} in {lines}{kinds} · enter: open the session (▸) · esc"
 
     def _options(self) -> list[Option]:
         options: list[Option] = []

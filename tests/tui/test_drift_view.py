@@ -35,3 +35,15 @@ async def test_diagnostics_view_lists_each_unknown_kind_with_file_and_line(tmp_p
         ):
             assert any(t.startswith(f"{path}:{line}: drift: ") and what in t for t in texts), (what, texts)
         assert "format drift: 5 unknown kinds or keys" in (view.query_one("#diagnostics-dialog").border_title or "")
+
+
+async def test_the_title_counts_one_in_the_singular(sample_root: str) -> None:
+    """The sample's one planted Muse kind: "1 in 1 line", "1 unknown kind or key" (not "1 lines", "kinds")."""
+    app = MuseApp([sample_root])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await press(pilot, "D")
+        view = app.screen
+        assert isinstance(view, DiagnosticsScreen)
+        title = str(view.query_one("#diagnostics-dialog").border_title)
+        assert "Diagnostics · 1 in 1 line · format drift: 1 unknown kind or key · " in title, title
