@@ -27,7 +27,13 @@ settings.load_profile(
 
 @pytest.fixture(autouse=True)
 def _isolated_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Keep every test's cache and config out of the real user directories."""
+    """Keep every test's cache and config out of the real user directories, and every width its own.
+
+    A terminal's ``COLUMNS``/``LINES`` (pytest-xdist's workers export 80x24) would size the scan
+    table and the app in tmux: a test that needs a width sets it.
+    """
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
     base = tmp_path_factory.mktemp("xdg")
     monkeypatch.setenv("MUSETUI_CACHE_DIR", str(base / "cache"))
     monkeypatch.setenv("MUSETUI_CONFIG_DIR", str(base / "config"))
