@@ -68,6 +68,10 @@ SNIFF_RECORDS = 8
 #: The rule of a stream that no format's sniffer recognised.
 GENERIC_RULE = "generic: no format rule matched the first records"
 
+#: Every format's name (a scan record's ``format``), in the same order: the values of the
+#: ``format:`` search filter, and the order in which a root's groups are shown.
+NAMES: tuple[str, ...] = tuple(f.name for f in FORMATS)
+
 _BY_NAME: dict[str, Format] = {f.name: f for f in FORMATS}
 # Each format's zone table is part of its entry; the scan's hot path looks it up by name.
 _ZONES: dict[str, Zones] = {f.name: f.zones for f in FORMATS if f.zones is not None}
