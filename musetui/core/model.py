@@ -15,20 +15,6 @@ from musetui.core._pickling import reduce_by_fields
 if TYPE_CHECKING:
     from musetui.core.reasons import Reason
 
-Format = Literal[
-    "muse",
-    "codex",
-    "claude-code",
-    "openai-responses",
-    "openai-chat",
-    "anthropic-messages",
-    "gemini",
-    "bedrock-converse",
-    "http-capture",
-    "generic",
-]
-FORMATS: tuple[str, ...] = get_args(Format)
-
 Provider = Literal[
     "openai",
     "anthropic",

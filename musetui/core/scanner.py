@@ -42,8 +42,7 @@ from musetui.core.scan.stages import ScanObserver, Window
 from musetui.core.scan.state import Outcome, ScanState, new_state
 from musetui.core.scan.validate import LONE_CR, validate
 from musetui.core.sources.layouts import JSON_LAYOUT
-from musetui.core.sources.registry import identify, sniff_first
-from musetui.core.sources.zones import for_format as zone_table
+from musetui.core.sources.registry import LOOKUP, identify, sniff_first, zone_table
 
 __all__ = [
     "LONE_CR",
@@ -527,7 +526,7 @@ def _scan_capture(
     cap = sources.http_capture
     spans: list[Any] = []
     try:
-        located, offsets = cap.scan(data, summary, kind, document, spans, budget)
+        located, offsets = cap.scan(data, summary, kind, LOOKUP, document, spans, budget)
     except cap.NotACapture as exc:  # a name that suggests a capture, and no exchange in it: said, not silent
         return Outcome(None, [unread(summary.path, str(exc))])
     except cap.CaptureError as exc:

@@ -24,7 +24,7 @@ from musetui.core.reader import (
     sse_payload,
 )
 from musetui.core.sources.base import Record
-from musetui.core.sources.registry import identify, is_capture
+from musetui.core.sources.registry import LOOKUP, identify, is_capture
 
 
 @dataclass(slots=True)
@@ -233,7 +233,7 @@ def open_session(summary: SessionSummary) -> OpenedSession:
     except TooLarge:
         return _open_windows(summary)
     if is_capture(summary.format):
-        records = sources.http_capture.records(fd.data, summary.path)
+        records = sources.http_capture.records(fd.data, summary.path, LOOKUP)
         starts = [0, *(i + 1 for i, c in enumerate(fd.data) if c == 10)]
         items, diags = build_items_safely(summary.format, records, summary.path)
         return OpenedSession(summary, items, fd.data, starts, diags)

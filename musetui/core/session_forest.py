@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Iterator, Mapping
 
-from musetui.core.model import FORMATS, SessionSummary
+from musetui.core.model import SessionSummary
+from musetui.core.sources.registry import NAMES
 
 #: Id prefixes are at least this long (longer when siblings share more).
 MIN_PREFIX = 6
@@ -66,11 +67,11 @@ def unique_prefix_length(ids: Iterable[str], minimum: int = MIN_PREFIX, maximum:
 
 
 def format_rank(fmt: str) -> int:
-    """Groups of one root are shown in the order of :data:`musetui.core.model.FORMATS`."""
+    """Groups of one root are shown in the order of the format registry (:data:`musetui.core.sources.registry.NAMES`)."""
     try:
-        return FORMATS.index(fmt)
+        return NAMES.index(fmt)
     except ValueError:
-        return len(FORMATS)
+        return len(NAMES)
 
 
 def session_ident(s: SessionSummary) -> str:

@@ -25,6 +25,7 @@ from musetui.core.fingerprints.decoders import (
 from musetui.core.index import Index
 from musetui.core.session import open_session
 from musetui.core.sources import bedrock, capture_read, cassette_yaml, http_capture
+from musetui.core.sources.registry import LOOKUP
 
 
 def _scan(root: Path) -> list[dict[str, Any]]:
@@ -131,7 +132,10 @@ def test_vcr_body_string_binary_headers_and_eventstream(tmp_path: Path) -> None:
     fields = {e["field"] for e in rec["evidence"]}
     assert {"request.uri", "x-amzn-bedrock-output-token-count"} <= fields
     exchanges, _ = http_capture.parse((tmp_path / "c.yaml").read_bytes(), "vcr")
-    assert exchanges[0].body_kind == "eventstream" and http_capture.body_format(exchanges[0].records) == bedrock.FORMAT
+    assert (
+        exchanges[0].body_kind == "eventstream"
+        and http_capture.body_format(exchanges[0].records, LOOKUP) == bedrock.FORMAT
+    )
 
 
 def test_vcr_sse_body_and_opened_items(tmp_path: Path) -> None:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import time
 from collections import deque
 from concurrent.futures import Future
+
+import pytest
 
 from musetui.core import parallel
 
@@ -48,3 +52,29 @@ def test_a_started_pool_runs_work_and_stops() -> None:
         assert not parallel.is_broken(pool)
     finally:
         parallel.stop_pool(pool)
+
+
+def test_forked_batches_come_back_in_order_with_what_the_helpers_packed() -> None:
+    """Any result crosses (None too); a helper's is packed there and unpacked here."""
+    parent = os.getpid()
+
+    def run(i: int, _cancelled: object) -> tuple[int, bool] | None:
+        time.sleep(0.01)  # (so that every process surely takes some)
+        return None if i == 3 else (i, os.getpid() == parent)
+
+    def pack(result: tuple[int, bool] | None) -> object:
+        return ("packed", result)
+
+    def unpack(packed: tuple[str, tuple[int, bool] | None]) -> tuple[int, bool] | None:
+        assert packed[0] == "packed"
+        return packed[1]
+
+    got = list(parallel.forked_batches(40, run, 2, None, pack, unpack))
+    assert [r[0] if r else None for r in got] == [None if i == 3 else i for i in range(40)]
+    here = sum(1 for r in got if r and r[1])
+    assert 0 < here < 39  # both this process and the helpers ran batches
+
+
+def test_forked_batches_refuse_more_batches_than_the_pipe_holds() -> None:
+    with pytest.raises(ValueError, match="batches"):
+        next(parallel.forked_batches(parallel.MAX_FORKED_BATCHES + 1, lambda i, _c: i, 1))

@@ -625,3 +625,15 @@ def test_case_modes_and_regex_words() -> None:
     assert atoms() == [("word", True), ("word", False)]  # the options end with their parse
     quoted = parse_query('"ba.r"', regex_words=True).groups[0][0].atom
     assert quoted.kind == "phrase"  # type: ignore[union-attr]
+
+
+def test_format_values_are_the_registry_names(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A format added to the registry is a ``format:`` value at once: there is no second list to keep."""
+    from musetui.core.sources import registry
+
+    for name in registry.NAMES:
+        assert parse_query(f"format:{name}").needs_attribution is False
+    with pytest.raises(QueryError, match="unknown format 'aider'"):
+        parse_query("format:aider")
+    monkeypatch.setattr(registry, "NAMES", (*registry.NAMES, "aider"))
+    assert not parse_query("format:aider").needs_attribution

@@ -894,16 +894,16 @@ def test_a_busy_machine_searches_in_process_unless_workers_are_asked_for(
         started.append(nworkers)
         return real(nworkers, *args, **kwargs)
 
-    from musetui.core.search import forked
+    from musetui.core import parallel
 
-    real_forked = forked.search_forked
+    real_forked = parallel.forked_batches
 
     def counting_forked(nbatches: int, run_batch: Any, helpers: int, *args: Any) -> Any:
         started.append(helpers + 1)  # the caller searches too
         return real_forked(nbatches, run_batch, helpers, *args)
 
     monkeypatch.setattr(executor, "_new_executor", counting)
-    monkeypatch.setattr(forked, "search_forked", counting_forked)
+    monkeypatch.setattr(parallel, "forked_batches", counting_forked)
     busy = [h.record() for h in run_search([str(sample)], "muse-special")]
     assert started == [] and busy
     asked = [h.record() for h in run_search([str(sample)], "muse-special", workers=2)]

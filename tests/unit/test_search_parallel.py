@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from musetui.core.search import SearchPool, forked, run_search, search_sessions
+from musetui.core import parallel as parallel_mod
+from musetui.core.search import SearchPool, run_search, search_sessions
 from musetui.core.search import executor as executor_mod
 from musetui.core.search.results import Hit, Stats
 
@@ -79,15 +80,16 @@ def outcome(run: Any) -> tuple[list[dict[str, Any]], list[str], int, int]:
 #: Runs run_search in a fresh process (one thread: helpers are forked only there); prints what it found.
 FRESH = r"""
 import json, os, sys
-from musetui.core.search import executor, forked, run_search
+from musetui.core import parallel
+from musetui.core.search import executor, run_search
 executor.PARALLEL_MIN_FILES, executor.PARALLEL_MIN_BYTES = 1, 0
 tree, workers, queries = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
 helpers = []
-real = forked.search_forked
+real = parallel.forked_batches
 def counting(nbatches, run_batch, n, *args):
     helpers.append(n)
     return real(nbatches, run_batch, n, *args)
-forked.search_forked = counting
+parallel.forked_batches = counting
 out = {}
 for q in queries:
     run = run_search([tree], q, workers=workers)
@@ -170,15 +172,21 @@ def batches(
     return run
 
 
+def forked(nbatches: int, run_batch: Callable[[int, Any], tuple[list[Hit], Stats]], helpers: int) -> Any:
+    """The search's batches through the forked helpers, as the executor runs them (hits packed to cross)."""
+    pack, unpack = executor_mod._pack_result, executor_mod._unpack_result
+    return parallel_mod.forked_batches(nbatches, run_batch, helpers, None, pack, unpack)
+
+
 def paths(results: Iterator[tuple[list[Hit], Stats]]) -> list[str]:
     return [h.path for hits, _stats in results for h in hits]
 
 
 def test_batches_come_back_in_order_whoever_searched_them() -> None:
     parent_ran: list[int] = []
-    assert paths(forked.search_forked(50, batches(parent_ran=parent_ran), 2)) == [f"b{i}" for i in range(50)]
+    assert paths(forked(50, batches(parent_ran=parent_ran), 2)) == [f"b{i}" for i in range(50)]
     assert len(parent_ran) < 50  # the helpers searched some
-    assert paths(forked.search_forked(1, batches(), 1)) == ["b0"]
+    assert paths(forked(1, batches(), 1)) == ["b0"]
 
 
 def test_a_helper_that_dies_leaves_its_batches_to_the_caller() -> None:
@@ -190,7 +198,7 @@ def test_a_helper_that_dies_leaves_its_batches_to_the_caller() -> None:
             os._exit(3)
 
     parent_ran: list[int] = []
-    got = paths(forked.search_forked(30, batches(die_on_the_second, parent_ran), 1))
+    got = paths(forked(30, batches(die_on_the_second, parent_ran), 1))
     assert got == [f"b{i}" for i in range(30)]
     assert len(parent_ran) == 29  # all but the helper's first batch: its second included
 
@@ -200,7 +208,7 @@ def test_a_helper_error_is_raised_in_the_caller() -> None:
         raise ValueError(f"batch {i} broke")
 
     with pytest.raises(ValueError, match="broke"):
-        paths(forked.search_forked(40, batches(fail), 1))
+        paths(forked(40, batches(fail), 1))
 
 
 def test_a_threaded_process_forks_no_helper(
@@ -209,13 +217,13 @@ def test_a_threaded_process_forks_no_helper(
     """With another thread alive, a pool of fresh processes is used instead (as before)."""
     tree = hostile_tree(tmp_path / "t", sample)
     called: list[int] = []
-    real = forked.search_forked
+    real = parallel_mod.forked_batches
 
     def counting(*args: Any) -> Any:
         called.append(1)
         return real(*args)
 
-    monkeypatch.setattr(forked, "search_forked", counting)
+    monkeypatch.setattr(parallel_mod, "forked_batches", counting)
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait)
     thread.start()

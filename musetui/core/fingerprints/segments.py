@@ -412,14 +412,14 @@ def segment_at(segments: Sequence[Segment], line: int) -> Segment | None:
 def item_verdict(summary: SessionSummary, raw: Any, lookup: Any | None = None) -> ItemVerdict:
     """The own verdict of an item of ``summary`` whose parsed record(s) are ``raw``: what ``show --line`` prints first."""
     from musetui.core.fingerprints import extract
-    from musetui.core.sources.zones import for_format
+    from musetui.core.sources.registry import zone_table
 
     if lookup is None:
         from musetui.core.fingerprints.catalogue_lookup import scan_lookup
 
         lookup = scan_lookup()
     d_provider, d_host, _desc = declared_family(summary, lookup)
-    zone_of = for_format(summary.format).zone_of
+    zone_of = zone_table(summary.format).zone_of
     arts: list[tuple[Decoded, int]] = []
     for obj in raw if isinstance(raw, list) else [raw]:
         arts.extend(

@@ -19,7 +19,7 @@ from musetui.core.fingerprints.attribution import EXAMPLES, TOL_AFTER_CREATED_S,
 from musetui.core.model import parse_time
 from musetui.core.reader import sse_payload
 from musetui.core.sources.base import ZONE_MODEL
-from musetui.core.sources.zones import for_format as zone_table
+from musetui.core.sources.registry import zone_table
 
 if TYPE_CHECKING:
     from musetui.core.scan.stages import LineProbe, Observed, Window

@@ -117,13 +117,13 @@ class FileSearch:
         """The records of a whole-file JSON document (as the scanner decides), or None for lines."""
         if self._doc is _UNSET:
             from musetui.core.sources import http_capture
-            from musetui.core.sources.registry import identify
+            from musetui.core.sources.registry import LOOKUP, identify
 
             self._doc = None
             shape = identify(self.task.path, self.data)
             if shape.kind == "capture":
                 self._capture = True
-                self._capture_records = http_capture.records(self.data, self.task.path)
+                self._capture_records = http_capture.records(self.data, self.task.path, LOOKUP)
                 self._doc = [r.obj for r in self._capture_records] or None
             elif shape.kind == "document":
                 whole = shape.document
@@ -196,8 +196,9 @@ class FileSearch:
         is_doc = self.document() is not None
         if self._capture:
             from musetui.core.sources import http_capture
+            from musetui.core.sources.registry import LOOKUP
 
-            if not http_capture.identify(self.data, summary):
+            if not http_capture.identify(self.data, summary, LOOKUP):
                 return None
             models = tuple(dict.fromkeys([m for m in (summary.declared_model, *summary.models) if m]))
             self.info = Info(

@@ -359,8 +359,10 @@ def _pooled(
 
 
 def _can_fork() -> bool:
-    """Whether helpers can be forked (this process has no other thread; see :func:`musetui.core.parallel.pool_context`)."""
-    return hasattr(os, "fork") and threading.active_count() == 1
+    """Whether helpers can be forked (:func:`musetui.core.parallel.can_fork`; imported only for a parallel search)."""
+    from musetui.core.parallel import can_fork
+
+    return can_fork()
 
 
 def _forked(
@@ -372,8 +374,8 @@ def _forked(
     cancelled: Callable[[], bool] | None,
     base: tuple[str, str],
 ) -> Generator[list[Hit], None, None]:
-    """The hits of each batch, in order, searched here and by forked helpers (see :mod:`musetui.core.search.forked`)."""
-    from musetui.core.search.forked import search_forked
+    """The hits of each batch, in order, searched here and by forked helpers (:func:`musetui.core.parallel.forked_batches`)."""
+    from musetui.core import parallel
 
     def run_batch(i: int, cancelled: Callable[[], bool] | None) -> tuple[list[Hit], Stats]:
         a, b = bounds[i]
@@ -383,13 +385,22 @@ def _forked(
             hits.extend(found)
         return hits, part
 
-    results = search_forked(len(bounds), run_batch, helpers, cancelled)
+    results = parallel.forked_batches(len(bounds), run_batch, helpers, cancelled, _pack_result, _unpack_result)
     try:
         for hits, part in results:
             stats.add(part)
             yield hits
     finally:
         results.close()
+
+
+def _pack_result(result: tuple[list[Hit], Stats]) -> tuple[list[PackedHit], Stats]:
+    """A batch's result as a forked helper sends it (hits as tuples: see :func:`pack_hits`)."""
+    return pack_hits(result[0]), result[1]
+
+
+def _unpack_result(packed: tuple[list[PackedHit], Stats]) -> tuple[list[Hit], Stats]:
+    return unpack_hits(packed[0]), packed[1]
 
 
 def _results(

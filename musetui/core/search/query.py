@@ -395,7 +395,7 @@ def _glob_literal(glob: str) -> str:
 
 
 def _field_filter(name: str, raw_values: list[str]) -> FieldFilter:
-    from musetui.core.model import FLAGS, FORMATS, HOSTS, PROVIDERS
+    from musetui.core.model import FLAGS, HOSTS, PROVIDERS
 
     source = "|".join(
         ('"' + v + '"') if (not v or any(ch.isspace() or ch == "|" for ch in v)) else v for v in raw_values
@@ -410,7 +410,9 @@ def _field_filter(name: str, raw_values: list[str]) -> FieldFilter:
     elif name == "host":
         _check_known(name, values, (*HOSTS, "none"))
     elif name == "format":
-        _check_known(name, values, FORMATS)
+        from musetui.core.sources.registry import NAMES
+
+        _check_known(name, values, NAMES)
     elif name == "flag":
         _check_known(name, values, FLAGS)
     elif name == "kind":

@@ -4,10 +4,15 @@
 response body is handed to the API adapter that matches it, and the request URL and the headers
 are evidence too: what they point to lives in the catalogue (``[[endpoint]]``, ``[[header]]``
 and ``[[upstream]]`` tables), not here.
+
+Which adapter matches a body, its zone table and its items are the registry's answers: the
+readers here take them as a :class:`~musetui.core.sources.spec.Lookup` (the registry's own
+:data:`~musetui.core.sources.registry.LOOKUP`), so that this module never imports the registry.
 """
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from bisect import bisect_right
@@ -35,8 +40,7 @@ from musetui.core.sources.capture_read import is_capture_document as is_capture_
 from musetui.core.sources.generic import GenericObserver
 from musetui.core.sources.layouts import JSON_LAYOUT, parse
 from musetui.core.sources.layouts import claims as claims
-from musetui.core.sources.spec import Format
-from musetui.core.sources.zones import for_format as zone_table
+from musetui.core.sources.spec import Format, Lookup
 
 if TYPE_CHECKING:
     from musetui.core.fingerprints.attribution import Located
@@ -62,11 +66,9 @@ def _catalogue() -> Any:
     return _CATALOGUE
 
 
-def body_format(records: list[Any]) -> str | None:
+def body_format(records: list[Any], formats: Lookup) -> str | None:
     """The API format of a response body's records (the first that any adapter recognises)."""
-    from musetui.core.sources.registry import sniff_first
-
-    found = sniff_first(records)
+    found = formats.sniff_first(records)
     return found[0] if found is not None else None
 
 
@@ -254,6 +256,7 @@ def scan(
     data: bytes,
     summary: SessionSummary,
     kind: str,
+    formats: Lookup,
     document: Any = None,
     spans: list[ExchangeSpan] | None = None,
     budget: Budget | None = None,
@@ -261,7 +264,8 @@ def scan(
     """Fill ``summary`` from a capture and return its located evidence and the exchanges' offsets (within ``budget``).
 
     With ``spans``, each exchange's slice of the evidence and the model it names are appended
-    to it, for judging the capture exchange by exchange.
+    to it, for judging the capture exchange by exchange. ``formats``: the registry's answers
+    (the response bodies' formats and zones).
 
     Raises:
         NotACapture, CaptureError: see :func:`parse`.
@@ -276,13 +280,13 @@ def scan(
         hostname = (parts.hostname or "").lower()
         via_hint = _endpoint_evidence(ex, hostname, parts.path, cat, loc, got) if hostname else None
         _header_evidence(ex, private_host(hostname), cat, loc, got)
-        _body_evidence(ex, via_hint, loc, got)
+        _body_evidence(ex, via_hint, loc, got, formats)
         if isinstance(ex.req_body, dict | list):
             _request_evidence(ex, loc, got)
         if spans is not None:
             spans.append(ExchangeSpan(got.mine, exchange_model(ex), ex.line))
     located = got.located
-    summarize(exchanges, summary)
+    summarize(exchanges, summary, formats)
     return located, [ex.offset for ex in exchanges]
 
 
@@ -325,15 +329,15 @@ def _header_evidence(ex: Exchange, private: bool, cat: Any, loc: _Locator, got: 
                         got.add(dec.value, Located(dec, loc.line(ex, dec.value), name, ZONE_MODEL, None))
 
 
-def _body_evidence(ex: Exchange, via_hint: str | None, loc: _Locator, got: _Collected) -> None:
+def _body_evidence(ex: Exchange, via_hint: str | None, loc: _Locator, got: _Collected, formats: Lookup) -> None:
     """The response body's artifacts, each in the zone its format puts its path in."""
     from musetui.core.fingerprints.attribution import TOL_AFTER_CREATED_S, Located
 
     t_line = _exchange_time(ex)
-    fmt = body_format(ex.records)
+    fmt = body_format(ex.records, formats)
     if fmt == CONVERSE and got.new("format:converse"):
         got.add("format:converse", Located(CONVERSE_HOST, loc.line(ex, "output"), "response.body", ZONE_MODEL, None))
-    body_zone = zone_table(fmt).zone_of
+    body_zone = formats.zone_table(fmt).zone_of
     for rec in ex.records:
         for dec, _key, path in walk_body(rec, via_hint):
             tag = dec.value or f"{dec.detector}:{path}"
@@ -405,13 +409,13 @@ def exchange_model(ex: Exchange) -> str | None:
     return model_from_uri(ex.uri) or next((m for m in map(_record_model, ex.records) if m), None)
 
 
-def summarize(exchanges: list[Exchange], summary: SessionSummary) -> None:
+def summarize(exchanges: list[Exchange], summary: SessionSummary, formats: Lookup) -> None:
     """Fill the summary fields of a capture: format, session id, declared models, times, items."""
-    formats: dict[str, int] = {}
+    counts: dict[str, int] = {}
     times: list[float] = []
     for ex in exchanges:
-        fmt = body_format(ex.records)
-        formats[fmt or ex.body_kind] = formats.get(fmt or ex.body_kind, 0) + 1
+        fmt = body_format(ex.records, formats)
+        counts[fmt or ex.body_kind] = counts.get(fmt or ex.body_kind, 0) + 1
         for rec in ex.records:
             if summary.session_id is None:
                 summary.session_id = _record_id(rec)
@@ -431,7 +435,7 @@ def summarize(exchanges: list[Exchange], summary: SessionSummary) -> None:
     summary.items = len(exchanges)
     if times:
         summary.started_at, summary.ended_at = min(times), max(times)
-    bodies = ", ".join(f"{k} ×{n}" for k, n in sorted(formats.items()))
+    bodies = ", ".join(f"{k} ×{n}" for k, n in sorted(counts.items()))
     summary.notes.append(f"{what}: {len(exchanges)} interaction(s); response bodies: {bodies}")
 
 
@@ -475,10 +479,11 @@ def _declare(summary: SessionSummary, model: str | None) -> None:
 # ---------------------------------------------------------------------------------------------
 
 
-def records(data: bytes, path: str) -> list[Record]:
+def records(data: bytes, path: str, formats: Lookup) -> list[Record]:
     """One record per exchange (its normalised request/response), for opening the session."""
     return [
-        Record(ex.line, ex.offset, ex.length, ex.normalized(body_format(ex.records))) for ex in _exchanges(data, path)
+        Record(ex.line, ex.offset, ex.length, ex.normalized(body_format(ex.records, formats)))
+        for ex in _exchanges(data, path)
     ]
 
 
@@ -491,19 +496,17 @@ def _exchanges(data: bytes, path: str) -> list[Exchange]:
     return exchanges
 
 
-def identify(data: bytes, summary: SessionSummary) -> bool:
+def identify(data: bytes, summary: SessionSummary, formats: Lookup) -> bool:
     """Fill ``summary`` from a capture's bytes without reading evidence (for search); False: not one."""
     exchanges = _exchanges(data, summary.path)
     if not exchanges:
         return False
-    summarize(exchanges, summary)
+    summarize(exchanges, summary, formats)
     return True
 
 
-def items(recs: list[Record]) -> list[Item]:
+def items(formats: Lookup, recs: list[Record]) -> list[Item]:
     """One item per exchange; the body's own adapter names what the response holds."""
-    from musetui.core import sources
-
     out: list[Item] = []
     for rec in recs:
         obj = rec.obj if isinstance(rec.obj, dict) else {}
@@ -514,7 +517,7 @@ def items(recs: list[Record]) -> list[Item]:
         body_recs = body if isinstance(body, list) else ([body] if isinstance(body, dict) else [])
         inner: list[Item] = []
         if fmt and body_recs:
-            inner = sources.build_items(str(fmt), [Record(rec.line, rec.offset, rec.length, b) for b in body_recs])
+            inner = formats.build_items(str(fmt), [Record(rec.line, rec.offset, rec.length, b) for b in body_recs])
         head = f"{req.get('method')} {req.get('uri')} → {resp.get('status')}"
         kinds = [i.kind for i in inner if i.kind not in ("event", "meta", "usage", "unknown")]
         text = (
@@ -543,4 +546,6 @@ def items(recs: list[Record]) -> list[Item]:
     return out
 
 
-SPEC = Format(FORMAT, "capture", None, GenericObserver, items)
+def spec(formats: Lookup) -> Format:
+    """The registry's entry for captures, given the registry's answers for the bodies they hold."""
+    return Format(FORMAT, "capture", None, GenericObserver, functools.partial(items, formats))

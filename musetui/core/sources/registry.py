@@ -25,12 +25,31 @@ from musetui.core.sources import (
     generic,
     http_capture,
     muse,
-    zones,
 )
 from musetui.core.sources.base import Observer, Probe, Record
 from musetui.core.sources.layouts import JSON_LAYOUT, claims
 from musetui.core.sources.spec import Format
+from musetui.core.sources.zones import EVERYWHERE, Zones
 from musetui.core.validate import parses
+
+
+class _Lookup:
+    """The registry's answers that a capture asks of it for its response bodies (see :class:`~.spec.Lookup`)."""
+
+    __slots__ = ()
+
+    def sniff_first(self, records: list[Any]) -> tuple[str, str] | None:
+        return sniff_first(records)
+
+    def zone_table(self, fmt: str | None) -> Zones:
+        return zone_table(fmt)
+
+    def build_items(self, fmt: str, records: list[Record]) -> list[Item]:
+        return build_items(fmt, records)
+
+
+#: What the registry hands a format that holds other formats' records, and the callers of its readers.
+LOOKUP = _Lookup()
 
 #: Every format, in the order its sniffer is tried on a record.
 FORMATS: tuple[Format, ...] = (
@@ -39,7 +58,7 @@ FORMATS: tuple[Format, ...] = (
     claude_code.SPEC,
     *api.SPECS,
     bedrock.SPEC,
-    http_capture.SPEC,
+    http_capture.spec(LOOKUP),
     generic.SPEC,
 )
 
@@ -49,9 +68,13 @@ SNIFF_RECORDS = 8
 #: The rule of a stream that no format's sniffer recognised.
 GENERIC_RULE = "generic: no format rule matched the first records"
 
+#: Every format's name (a scan record's ``format``), in the same order: the values of the
+#: ``format:`` search filter, and the order in which a root's groups are shown.
+NAMES: tuple[str, ...] = tuple(f.name for f in FORMATS)
+
 _BY_NAME: dict[str, Format] = {f.name: f for f in FORMATS}
 # Each format's zone table is part of its entry; the scan's hot path looks it up by name.
-zones.BY_FORMAT.update({f.name: f.zones for f in FORMATS if f.zones is not None})
+_ZONES: dict[str, Zones] = {f.name: f.zones for f in FORMATS if f.zones is not None}
 _SNIFFERS = tuple((f.name, f.sniff) for f in FORMATS if f.sniff is not None)
 _PROBES: dict[str, Probe] = {}
 
@@ -80,6 +103,11 @@ def sniff_first(records: list[Any]) -> tuple[str, str] | None:
         if found is not None:
             return found
     return None
+
+
+def zone_table(fmt: str | None) -> Zones:
+    """The zone table of ``fmt``'s entry (:data:`~.zones.EVERYWHERE` for a format that declares none)."""
+    return _ZONES.get(fmt or "", EVERYWHERE)
 
 
 def observer_for(fmt: str, summary: SessionSummary) -> Observer:

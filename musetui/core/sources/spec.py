@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from musetui.core.drift import Known
 from musetui.core.model import Item, SessionSummary
@@ -56,6 +56,26 @@ class Format:
     api_body: bool = False
     zones: Zones | None = None
     known: Known | None = None
+
+
+class Lookup(Protocol):
+    """The registry's answers, for a format whose files hold other formats' records (a capture's bodies).
+
+    The registry hands its own (:data:`musetui.core.sources.registry.LOOKUP`) to such a format's
+    entry and to the callers of its readers: a format module never imports the registry.
+    """
+
+    def sniff_first(self, records: list[Any]) -> tuple[str, str] | None:
+        """(format, rule) of the first of ``records`` that a format recognises, or None."""
+        ...
+
+    def zone_table(self, fmt: str | None) -> Zones:
+        """The zone table of format ``fmt``."""
+        ...
+
+    def build_items(self, fmt: str, records: list[Record]) -> list[Item]:
+        """The items of records of format ``fmt``."""
+        ...
 
 
 #: One recorder's file -> its exchanges and the file's line starts (``document``: already parsed;

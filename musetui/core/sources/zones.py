@@ -182,18 +182,6 @@ def _inside(line: bytes, start: int, end: int) -> bool:
     return outside.count(b"{") + outside.count(b"[") > outside.count(b"}") + outside.count(b"]")
 
 
-#: Each format's table, declared by the format's own module (:func:`declare`).
-#: Each format's zone table, by name: filled from the registry's entries (see :func:`for_format`).
-BY_FORMAT: dict[str, Zones] = {}
 #: Formats without a table: every field counts as the stack's (the line's own zone still applies).
+#: (Each format's own table is its registry entry's: :func:`musetui.core.sources.registry.zone_table`.)
 EVERYWHERE = Zones(stack=("*",), default=ZONE_MODEL)
-
-
-def for_format(fmt: str | None) -> Zones:
-    """The zone table of ``fmt`` (:data:`EVERYWHERE` for a format that declares none).
-
-    The tables are the registry's (each format's ``Format.zones``), filled in when it is imported.
-    """
-    if not BY_FORMAT:
-        import musetui.core.sources.registry  # noqa: F401  (fills BY_FORMAT)
-    return BY_FORMAT.get(fmt or "", EVERYWHERE)
