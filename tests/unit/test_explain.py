@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from musetui.core.fingerprints import attribution
+from musetui.core.fingerprints import attribution, host
 from musetui.core.fingerprints.explain import SECTIONS, Numbers, explain_text
 
 
@@ -34,7 +34,7 @@ def test_the_numbers_shown_are_the_scorings_own() -> None:
     weights = attribution.STRENGTH_WEIGHT
     assert f"strong = {weights['strong']}, medium = {weights['medium']}, weak = {weights['weak']}." in text
     assert f"(weight x {attribution.QUOTED_FACTOR}, the" in text
-    assert f"(1 - {attribution.HOST_AGREEMENT} * host confidence)" in text
+    assert f"(1 - {host.HOST_AGREEMENT} * host confidence)" in text
     assert f"minted more than {attribution.TOL_AFTER_S:.0f} s AFTER" in text
     assert f"up to {attribution.TOL_AFTER_CREATED_S:.0f} s after it" in text
     assert f"than {attribution.TOL_BEFORE_S:.0f} s BEFORE its line" in text
