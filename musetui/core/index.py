@@ -7,7 +7,6 @@ skipped without being opened; symlink loops are detected by directory identity.
 from __future__ import annotations
 
 import collections
-import dataclasses
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -19,6 +18,7 @@ from musetui.core import parallel, stored
 from musetui.core.cache import LIGHT, CachedFile, IndexCache
 from musetui.core.cache_codec import Invalid, load
 from musetui.core.diagnostics import internal_error
+from musetui.core.index_follow import Refresh
 from musetui.core.index_result import IndexResult
 from musetui.core.model import Diagnostic, SessionSummary
 from musetui.core.reader import is_gzip_name
@@ -154,18 +154,6 @@ class _Tally:
     done: int = 0
     bytes_done: int = 0
     scanned: int = 0
-
-
-@dataclass(slots=True)
-class Refresh:
-    """What :meth:`Index.refresh` changed."""
-
-    added: list[SessionSummary] = field(default_factory=list)
-    changed: list[SessionSummary] = field(default_factory=list)
-    removed: list[SessionSummary] = field(default_factory=list)
-    resumed: int = 0
-    rescanned: int = 0
-    bytes_read: int = 0
 
 
 @dataclass
@@ -394,78 +382,15 @@ class Index:
         held (files modified within ``active_window_s`` keep one); other changed files
         are rescanned whole; vanished files are dropped. Outliers are recomputed.
         """
-        window = self.active_window_s if active_window_s is None else active_window_s
-        diags: list[Diagnostic] = []
-        files = walk_roots(self.roots, diags, self.follow_symlinks)
-        held = self.result
-        previous = {e.abspath: e for e in held.files}
-        by_path = {s.abspath: s for s in held.sessions}
-        result = Refresh()
-        now_ns = time.time_ns()
-        for e in files:
-            old = previous.get(e.abspath)
-            if old is not None and (old.dev, old.ino, old.size, old.mtime_ns) == (e.dev, e.ino, e.size, e.mtime_ns):
-                continue
-            outcome: Outcome | None = None
-            kept = held.states.get(e.abspath)
-            if (
-                kept is not None
-                and old is not None
-                and (old.dev, old.ino) == (e.dev, e.ino)
-                and e.size > old.size
-                and stored.prefix_digest(e.abspath, kept[0].offset) == kept[1]  # an append, not a rewrite
-            ):
-                state = kept[0]
-                before = state.offset
-                outcome = resume_file(state, e.abspath, keep_offsets=self.keep_offsets)
-                if outcome is not None and outcome.summary is not None:
-                    result.bytes_read += outcome.summary.read_bytes - before
-                    result.resumed += 1
-            resumed = outcome is not None  # (its diagnostics are the appended lines' own)
-            if outcome is None:
-                outcome = _scan_entry(e, self.keep_offsets, want_state=True)
-                result.bytes_read += e.size
-                result.rescanned += 1
-            s = outcome.summary
-            prefix = (
-                stored.prefix_digest(e.abspath, outcome.state.offset, (s.size, s.mtime_ns, s.inode))
-                if outcome.state is not None and s is not None and now_ns - e.mtime_ns < window * 1e9
-                else None
-            )
-            if prefix is not None:
-                held.states[e.abspath] = (outcome.state, prefix)
-            else:
-                held.states.pop(e.abspath, None)
-            outcome.state = None
-            held.diagnostics.extend(
-                d for d in outcome.diagnostics if resumed or "malformed" not in d.message or old is None
-            )
-            prev = by_path.get(e.abspath)
-            if prev is not None and outcome.summary is not None:
-                # Same session, new content: update the object everyone already holds.
-                for f in dataclasses.fields(prev):
-                    setattr(prev, f.name, getattr(outcome.summary, f.name))
-                result.changed.append(prev)
-            elif prev is not None:
-                held.drop(prev)
-                result.removed.append(prev)
-            elif outcome.summary is not None:
-                held.add(outcome.summary)
-                result.added.append(outcome.summary)
-        present = {e.abspath for e in files}
-        for path, s in list(by_path.items()):
-            if path not in present:
-                held.drop(s)
-                held.states.pop(path, None)
-                result.removed.append(s)
-        held.files = files
-        if result.added or result.changed or result.removed:
-            before_flags = {s.key: tuple(s.attribution.flags) for s in held.sessions}
-            held.finalize()
-            moved = [s for s in held.sessions if tuple(s.attribution.flags) != before_flags.get(s.key)]
-            seen = {x.key for x in result.changed + result.added}
-            result.changed.extend(s for s in moved if s.key not in seen)
-        return result
+        from musetui.core.index_follow import refresh
+
+        return refresh(
+            self.result,
+            walk_roots(self.roots, [], self.follow_symlinks),
+            self.active_window_s if active_window_s is None else active_window_s,
+            self.keep_offsets,
+            lambda e: _scan_entry(e, self.keep_offsets, want_state=True),
+        )
 
     def scan(self, cancelled: Callable[[], bool] | None = None) -> Index:
         """Scan everything, then build the tree and flag outliers."""
