@@ -111,13 +111,13 @@ def print_stats(index: object, sessions: int, *, cache: bool) -> None:
     assert isinstance(index, Index)
     from musetui.core.diagnostics import is_unread
 
-    unread = sum(1 for d in index.diagnostics if is_unread(d))
+    r = index.result
+    unread = sum(1 for d in r.diagnostics if is_unread(d))
     err(
-        f"musetui: {len(index.files)} files, {sessions} sessions, {unread} not read; cache {'on' if cache else 'off'}: "
-        f"{index.cache_hits} unchanged, {index.resumed} resumed ({index.resumed_bytes} bytes read), "
-        f"{index.scanned_files} scanned"
+        f"musetui: {len(r.files)} files, {sessions} sessions, {unread} not read; cache {'on' if cache else 'off'}: "
+        f"{r.cache_hits} unchanged, {r.resumed} resumed ({r.resumed_bytes} bytes read), {r.scanned_files} scanned"
     )
-    print_drift(index.diagnostics)
+    print_drift(r.diagnostics)
 
 
 def print_drift(diags: Sequence[object]) -> None:

@@ -272,9 +272,7 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
             return 0
     from musetui.core.index import Index
 
-    index = Index(
-        paths, workers=args.workers, use_cache=True, light=True, files=files, diagnostics=walk_diags, walked=True
-    )
+    index = Index(paths, workers=args.workers, use_cache=True, light=True, prewalked=(files, walk_diags))
     index.scan()
     for notice in notices + [n for n in index.notices if n not in notices]:
         err(f"musetui: {notice}")

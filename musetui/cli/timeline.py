@@ -180,7 +180,7 @@ def load_rows(paths: Sequence[str], *, use_cache: bool = True, workers: int | No
             return rows
     from musetui.core.index import Index  # (not before: a stored answer needs no index)
 
-    index = Index(list(paths), workers=workers, use_cache=True, light=True, files=files, diagnostics=diags, walked=True)
+    index = Index(list(paths), workers=workers, use_cache=True, light=True, prewalked=(files, diags))
     index.scan()
     for notice in index.notices:
         err(f"musetui: {notice}")

@@ -7,7 +7,6 @@ skipped without being opened; symlink loops are detected by directory identity.
 from __future__ import annotations
 
 import collections
-import dataclasses
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -19,11 +18,11 @@ from musetui.core import parallel, stored
 from musetui.core.cache import LIGHT, CachedFile, IndexCache
 from musetui.core.cache_codec import Invalid, load
 from musetui.core.diagnostics import internal_error
-from musetui.core.fingerprints.attribution import mark_outliers
+from musetui.core.index_follow import Refresh
+from musetui.core.index_result import IndexResult
 from musetui.core.model import Diagnostic, SessionSummary
 from musetui.core.reader import is_gzip_name
 from musetui.core.scanner import Outcome, prepare, resume_file, scan_file
-from musetui.core.session_links import link_sessions
 from musetui.core.stored import light_blob, light_from
 from musetui.core.walk import FileEntry, iter_walk, walk_roots
 
@@ -157,44 +156,23 @@ class _Tally:
     scanned: int = 0
 
 
-@dataclass(slots=True)
-class Refresh:
-    """What :meth:`Index.refresh` changed."""
-
-    added: list[SessionSummary] = field(default_factory=list)
-    changed: list[SessionSummary] = field(default_factory=list)
-    removed: list[SessionSummary] = field(default_factory=list)
-    resumed: int = 0
-    rescanned: int = 0
-    bytes_read: int = 0
-
-
 @dataclass
 class Index:
-    """The sessions under a set of roots, with their tree and verdicts."""
+    """The sessions under a set of roots, with their tree and verdicts.
+
+    Its fields are options (frozen for a scan run by :meth:`options`) and the caller's inputs;
+    what a scan produces is its :attr:`result`, which each run replaces as a whole.
+    """
 
     roots: list[str]
     workers: int | None = None
     keep_offsets: bool = False
     use_cache: bool = False
     light: bool = False  # cached sessions come back as light summaries (see SessionSummary.stored_record)
-    cache_hits: int = 0
-    scanned_files: int = 0
-    resumed: int = 0
-    resumed_bytes: int = 0
-    #: Live follow: the scan states of active files, each with the digest of the bytes before its offset.
-    states: dict[str, tuple[Any, str]] = field(default_factory=dict)
     follow: bool = False  # keep scan states of recently modified files, for refresh()
     active_window_s: float = 3600.0
-    notices: list[str] = field(default_factory=list)
-    sessions: list[SessionSummary] = field(default_factory=list)
-    diagnostics: list[Diagnostic] = field(default_factory=list)
-    offsets: dict[str, bytes] = field(default_factory=dict)
-    children: dict[str, list[SessionSummary]] = field(default_factory=dict)
-    top: list[SessionSummary] = field(default_factory=list)
-    by_key: dict[str, SessionSummary] = field(default_factory=dict)
-    files: list[FileEntry] = field(default_factory=list)
-    walked: bool = False  # ``files`` (and the walk's diagnostics) were supplied by the caller
+    #: A walk the caller did already (its files and their diagnostics): scanned as given, the roots not walked.
+    prewalked: tuple[list[FileEntry], list[Diagnostic]] | None = None
     head_start: int = 0  # scan the first this many files at once, before the walk ends (first paint)
     follow_symlinks: bool = False  # follow symlinks that leave the root (never loops)
     #: Added to the worker processes' niceness: the app's index yields the CPU to the app itself.
@@ -203,6 +181,37 @@ class Index:
     streams: ClassVar[bool] = True
     #: Outcomes read ahead (see :meth:`head`), by absolute path: adopted when the walk reaches an unchanged file.
     preloaded: dict[str, tuple[FileEntry, Outcome, Blobs | None]] = field(default_factory=dict)
+    result: IndexResult = field(default_factory=IndexResult)
+
+    @property
+    def sessions(self) -> list[SessionSummary]:
+        """The sessions found (the :attr:`result`'s)."""
+        return self.result.sessions
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        """What the walk and the scan reported (the :attr:`result`'s)."""
+        return self.result.diagnostics
+
+    @property
+    def files(self) -> list[FileEntry]:
+        """The files walked (the :attr:`result`'s)."""
+        return self.result.files
+
+    @property
+    def notices(self) -> list[str]:
+        """The caches' notices (the :attr:`result`'s)."""
+        return self.result.notices
+
+    @property
+    def children(self) -> dict[str, list[SessionSummary]]:
+        """Each session's children, by key (the :attr:`result`'s)."""
+        return self.result.children
+
+    @property
+    def top(self) -> list[SessionSummary]:
+        """The sessions at the top of the tree (the :attr:`result`'s)."""
+        return self.result.top
 
     def iter_scan(
         self, cancelled: Callable[[], bool] | None = None, tick: Callable[[Progress], None] | None = None
@@ -276,7 +285,7 @@ class Index:
             cache = caches[root] = IndexCache(root, readonly=readonly, roots=self.roots)
             if not readonly:
                 rows.update(cache.load(light=self.light))
-            self.notices.extend(cache.notices)
+            self.result.notices.extend(cache.notices)
         return cache
 
     def _from_cache(
@@ -298,7 +307,7 @@ class Index:
                 blob = cache.outcome_of(e.abspath)
                 outcome = stored.decode_outcome(blob) if blob is not None else None
             if isinstance(outcome, Outcome):
-                self.cache_hits += 1
+                self.result.cache_hits += 1
                 return outcome
             return None
         if (row.dev, row.ino) != (e.dev, e.ino) or e.size <= row.size or not row.has_state:
@@ -313,18 +322,10 @@ class Index:
         resumed = resume_file(state, e.abspath, keep_offsets=self.keep_offsets)
         if not isinstance(resumed, Outcome):
             return None
-        self.resumed += 1
-        self.resumed_bytes += (resumed.summary.read_bytes if resumed.summary else e.size) - old_offset
+        self.result.resumed += 1
+        self.result.resumed_bytes += (resumed.summary.read_bytes if resumed.summary else e.size) - old_offset
         fresh.append((e, _blobs(resumed)))
         return resumed
-
-    def _take(self, outcome: Outcome) -> None:
-        self.diagnostics.extend(outcome.diagnostics)
-        if outcome.summary is not None:
-            self.sessions.append(outcome.summary)
-            self.by_key[outcome.summary.key] = outcome.summary
-            if outcome.offsets:
-                self.offsets[outcome.summary.key] = outcome.offsets
 
     def _outcomes(
         self, files: list[FileEntry], workers: int, total_bytes: int, cancelled: Callable[[], bool] | None
@@ -381,80 +382,15 @@ class Index:
         held (files modified within ``active_window_s`` keep one); other changed files
         are rescanned whole; vanished files are dropped. Outliers are recomputed.
         """
-        window = self.active_window_s if active_window_s is None else active_window_s
-        diags: list[Diagnostic] = []
-        files = walk_roots(self.roots, diags, self.follow_symlinks)
-        previous = {e.abspath: e for e in self.files}
-        by_path = {s.abspath: s for s in self.sessions}
-        result = Refresh()
-        now_ns = time.time_ns()
-        for e in files:
-            old = previous.get(e.abspath)
-            if old is not None and (old.dev, old.ino, old.size, old.mtime_ns) == (e.dev, e.ino, e.size, e.mtime_ns):
-                continue
-            outcome: Outcome | None = None
-            held = self.states.get(e.abspath)
-            if (
-                held is not None
-                and old is not None
-                and (old.dev, old.ino) == (e.dev, e.ino)
-                and e.size > old.size
-                and stored.prefix_digest(e.abspath, held[0].offset) == held[1]  # an append, not a rewrite
-            ):
-                state = held[0]
-                before = state.offset
-                outcome = resume_file(state, e.abspath, keep_offsets=self.keep_offsets)
-                if outcome is not None and outcome.summary is not None:
-                    result.bytes_read += outcome.summary.read_bytes - before
-                    result.resumed += 1
-            resumed = outcome is not None  # (its diagnostics are the appended lines' own)
-            if outcome is None:
-                outcome = _scan_entry(e, self.keep_offsets, want_state=True)
-                result.bytes_read += e.size
-                result.rescanned += 1
-            s = outcome.summary
-            prefix = (
-                stored.prefix_digest(e.abspath, outcome.state.offset, (s.size, s.mtime_ns, s.inode))
-                if outcome.state is not None and s is not None and now_ns - e.mtime_ns < window * 1e9
-                else None
-            )
-            if prefix is not None:
-                self.states[e.abspath] = (outcome.state, prefix)
-            else:
-                self.states.pop(e.abspath, None)
-            outcome.state = None
-            self.diagnostics.extend(
-                d for d in outcome.diagnostics if resumed or "malformed" not in d.message or old is None
-            )
-            prev = by_path.get(e.abspath)
-            if prev is not None and outcome.summary is not None:
-                # Same session, new content: update the object everyone already holds.
-                for f in dataclasses.fields(prev):
-                    setattr(prev, f.name, getattr(outcome.summary, f.name))
-                result.changed.append(prev)
-            elif prev is not None:
-                self.sessions.remove(prev)
-                self.by_key.pop(prev.key, None)
-                result.removed.append(prev)
-            elif outcome.summary is not None:
-                self.sessions.append(outcome.summary)
-                self.by_key[outcome.summary.key] = outcome.summary
-                result.added.append(outcome.summary)
-        present = {e.abspath for e in files}
-        for path, s in list(by_path.items()):
-            if path not in present:
-                self.sessions.remove(s)
-                self.by_key.pop(s.key, None)
-                self.states.pop(path, None)
-                result.removed.append(s)
-        self.files = files
-        if result.added or result.changed or result.removed:
-            before_flags = {s.key: tuple(s.attribution.flags) for s in self.sessions}
-            self.finalize()
-            moved = [s for s in self.sessions if tuple(s.attribution.flags) != before_flags.get(s.key)]
-            seen = {x.key for x in result.changed + result.added}
-            result.changed.extend(s for s in moved if s.key not in seen)
-        return result
+        from musetui.core.index_follow import refresh
+
+        return refresh(
+            self.result,
+            walk_roots(self.roots, [], self.follow_symlinks),
+            self.active_window_s if active_window_s is None else active_window_s,
+            self.keep_offsets,
+            lambda e: _scan_entry(e, self.keep_offsets, want_state=True),
+        )
 
     def scan(self, cancelled: Callable[[], bool] | None = None) -> Index:
         """Scan everything, then build the tree and flag outliers."""
@@ -465,8 +401,7 @@ class Index:
 
     def finalize(self) -> None:
         """Link parents and children, note orphans, and flag fleet outliers."""
-        self.children, self.top = link_sessions(self.sessions)
-        mark_outliers(self.sessions)
+        self.result.finalize()
 
     def sorted_sessions(self) -> list[SessionSummary]:
         """Sessions sorted by path (the scan output order)."""

@@ -1,8 +1,8 @@
 """The scan driver of :class:`musetui.core.index.Index`: one run of the walk, the cache, the head start and the workers.
 
 :class:`IndexOptions` are the index's options, frozen for the run; :class:`ScanRun` holds
-what lives only while the run does; the index keeps the results (sessions, diagnostics,
-counters) and stores nothing of the run's own.
+what lives only while the run does; the results (sessions, diagnostics, counters) go to the
+:class:`~musetui.core.index_result.IndexResult` the run installs in the index as it starts.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from musetui.core import stored
 from musetui.core.cache import CachedFile, IndexCache
 from musetui.core.index import WALK_TICK, Blobs, Progress, _same_file, _Stream, _Tally, _under
+from musetui.core.index_result import IndexResult
 from musetui.core.scanner import Outcome
 from musetui.core.walk import FileEntry, iter_walk
 
@@ -48,8 +49,9 @@ class IndexOptions:
 class ScanRun:
     """One run of :meth:`Index.iter_scan`: the walk, the cache, the head start and the workers, in flight.
 
-    The index receives each outcome (:meth:`Index._take`) and, at the end, its counters and
-    the cache rows; this object holds what lives only while the run does.
+    The run's :attr:`result` (the index's, from the start) receives each outcome and the
+    counters; the caches receive the rows at the end; this object holds what lives only while
+    the run does.
     """
 
     def __init__(
@@ -70,27 +72,28 @@ class ScanRun:
         self.fresh: list[tuple[FileEntry, Blobs]] = []
         self.head_left = opts.head_start
         self.now_ns = time.time_ns()
-        self.walking = not index.walked
+        self.walking = index.prewalked is None
+        files, diagnostics = index.prewalked or ([], [])
+        self.result = IndexResult(files=list(files), diagnostics=list(diagnostics))
 
     def stop(self) -> bool:
         """Whether the caller cancelled the run."""
         return self.cancelled is not None and self.cancelled()
 
     def progress(self) -> Progress:
-        t, index = self.tally, self.index
-        return Progress(t.done, len(index.files), t.bytes_done, t.bytes_total, len(index.sessions), not self.walking)
+        t, result = self.tally, self.result
+        return Progress(t.done, len(result.files), t.bytes_done, t.bytes_total, len(result.sessions), not self.walking)
 
     def run(self) -> Iterator[tuple[Outcome, Progress]]:
         """Walk and scan, yielding each outcome with the progress so far; store what was scanned at the end."""
-        index = self.index
+        index, result = self.index, self.result
+        index.result = result  # (swapped whole: nothing of an earlier run's results carries over)
         walker: Iterable[FileEntry] = (
-            list(index.files)
-            if index.walked
-            else iter_walk(list(self.opts.roots), index.diagnostics, self.opts.follow_symlinks)
+            iter_walk(list(self.opts.roots), result.diagnostics, self.opts.follow_symlinks)
+            if self.walking
+            else list(result.files)
         )
-        if not index.walked:
-            index.files = []
-        self.tally.bytes_total = sum(f.size for f in index.files)
+        self.tally.bytes_total = sum(f.size for f in result.files)
         stream = _Stream(index, self.opts.workers, self.cancelled)
         complete = False
         try:
@@ -107,16 +110,16 @@ class ScanRun:
             complete = not self.stop()
         finally:
             stream.close()
-            index.scanned_files = self.tally.scanned
+            result.scanned_files = self.tally.scanned
             self.store(complete)
 
     def visit(self, e: FileEntry, stream: _Stream) -> Iterator[tuple[Outcome, Progress]]:
         """The walk reached ``e``: adopt it read ahead, take it from the cache, or scan it (now, or in a worker)."""
-        index, opts, tally = self.index, self.opts, self.tally
-        if not index.walked:
-            index.files.append(e)
+        index, opts, tally, result = self.index, self.opts, self.tally, self.result
+        if self.walking:
+            result.files.append(e)
             tally.bytes_total += e.size
-            if self.tick is not None and len(index.files) % WALK_TICK == 0:
+            if self.tick is not None and len(result.files) % WALK_TICK == 0:
                 self.tick(self.progress())
         pre = index.preloaded.pop(e.abspath, None) if index.preloaded else None
         if pre is not None and _same_file(pre[0], e):
@@ -127,15 +130,15 @@ class ScanRun:
             else:  # a cache hit ahead
                 tally.done += 1
                 tally.bytes_done += e.size
-                index.cache_hits += 1
-                index._take(pre[1])
+                result.cache_hits += 1
+                result.take(pre[1])
                 yield pre[1], self.progress()
             return
         outcome = index._from_cache(e, self.caches, self.rows, self.fresh) if opts.use_cache else None
         if outcome is not None:
             tally.done += 1
             tally.bytes_done += e.size
-            index._take(outcome)
+            result.take(outcome)
             yield outcome, self.progress()
             return
         # With the cache, every file keeps a resume state (about 30% of the file's size), so an
@@ -155,7 +158,7 @@ class ScanRun:
         self, outcomes: Iterator[tuple[Outcome, FileEntry, Blobs | None]]
     ) -> Iterator[tuple[Outcome, Progress]]:
         """Outcomes of files read here or by workers: counted, kept for the cache (and for follow), taken."""
-        index, opts, tally = self.index, self.opts, self.tally
+        opts, tally, result = self.opts, self.tally, self.result
         for outcome, entry, blobs in outcomes:
             tally.done += 1
             tally.bytes_done += entry.size
@@ -170,23 +173,23 @@ class ScanRun:
                 ):
                     got = stored.decode_state(blobs[1])
                     if got is not None:
-                        index.states[entry.abspath] = got
-            index._take(outcome)
+                        result.states[entry.abspath] = got
+            result.take(outcome)
             yield outcome, self.progress()
             if self.stop():
                 return
 
     def store(self, complete: bool) -> None:
         """Store the outcomes read in this run, per root (and, after a complete walk, forget vanished files)."""
-        index = self.index
+        result = self.result
         for root, cache in self.caches.items():
             rows_out = [
                 (e.abspath, e.dev, e.ino, e.size, e.mtime_ns, b[0], b[1], b[2], e.ctime_ns)
                 for e, b in self.fresh
                 if e.root == root
             ]
-            keep = {e.abspath for e in index.files if e.root == root} if complete else None
+            keep = {e.abspath for e in result.files if e.root == root} if complete else None
             if rows_out or (keep is not None and len(keep) != sum(1 for p in self.rows if _under(p, root))):
                 cache.store(rows_out, keep)
-            index.notices.extend(n for n in cache.notices if n not in index.notices)
+            result.notices.extend(n for n in cache.notices if n not in result.notices)
             cache.close()

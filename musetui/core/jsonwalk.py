@@ -64,6 +64,24 @@ def _frame(obj: dict[Any, Any] | list[Any], path: str, depth: int) -> _Frame:
     return iter(enumerate(obj)), path, depth, (path.rsplit(".", 1)[-1] if path else None), False
 
 
+def _leaf_root(
+    obj: Any, path: str, depth: int, nest: int, scalars: bool, json: bool, max_depth: int
+) -> tuple[list[Entry], list[_Frame]]:
+    """The walk of a root that is no container: its own entry, and the frame of the JSON a string holds."""
+    if isinstance(obj, str):
+        inner = inner_json(obj) if json else None
+        frames = (
+            [_frame(inner, path + "<json>", depth + nest)] if inner is not None and depth + nest <= max_depth else []
+        )
+        return [(path, None, None, obj, False, depth)], frames
+    return ([(path, None, None, obj, False, depth)] if scalars else []), []
+
+
+def _kind(v: Any) -> type | None:
+    """The orjson type an instance of another type stands for (a ``str``, ``dict`` or ``list`` subclass), or None."""
+    return str if isinstance(v, str) else dict if isinstance(v, dict) else list if isinstance(v, list) else None
+
+
 def entries(
     obj: Any,
     path: str = "",
@@ -93,18 +111,13 @@ def entries(
         max_depth: the deepest level walked.
     """
     nest = 1 if leaves_nest else 0
-    frames: list[_Frame] = []
     if depth > max_depth:
         return
     if isinstance(obj, dict | list):
-        frames.append(_frame(obj, path, depth))
-    elif isinstance(obj, str):
-        yield path, None, None, obj, False, depth
-        inner = inner_json(obj) if json else None
-        if inner is not None and depth + nest <= max_depth:
-            frames.append(_frame(inner, path + "<json>", depth + nest))
-    elif scalars:
-        yield path, None, None, obj, False, depth
+        frames = [_frame(obj, path, depth)]
+    else:
+        head, frames = _leaf_root(obj, path, depth, nest, scalars, json, max_depth)
+        yield from head
     while frames:
         it, base, d, list_key, is_dict = frames[-1]
         level = d + 1
@@ -120,15 +133,7 @@ def entries(
                 key = list_key
             tv: type | None = type(v)
             if tv not in _EXACT:  # a subclass, or a type orjson never builds
-                tv = (
-                    str
-                    if isinstance(v, str)
-                    else dict
-                    if isinstance(v, dict)
-                    else list
-                    if isinstance(v, list)
-                    else None
-                )
+                tv = _kind(v)
             if tv is str:
                 if nest and level > max_depth:
                     continue
@@ -140,15 +145,8 @@ def entries(
                         break
             elif tv is dict:
                 if level <= max_depth:
-                    frames.append(
-                        (
-                            iter(v.items()),
-                            (f"{base}.{k}" if base else k) if is_dict else f"{base}[{k}]",
-                            level,
-                            None,
-                            True,
-                        )
-                    )
+                    sub = (f"{base}.{k}" if base else k) if is_dict else f"{base}[{k}]"
+                    frames.append((iter(v.items()), sub, level, None, True))
                     break
             elif tv is list:
                 if level <= max_depth:

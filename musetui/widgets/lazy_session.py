@@ -129,31 +129,7 @@ class LazyItems(Sequence[Item]):
         # before the window (its continuation rows here are "merged") or end after it.
         lo = max(0, first - LOOKAROUND)
         hi = min(len(self.starts), last + LOOKAROUND)
-        records: list[Record] = []
-        row_of_line: dict[int, int] = {}
-        fillers: dict[int, Item] = {}
-        for row in range(lo, hi):
-            start, end = self._span(row)
-            line_no = self.numbers[row]
-            row_of_line[line_no] = row
-            if end - start > MAX_LINE_BYTES:  # malformed, as the scan said
-                if first <= row < last:
-                    fillers[row] = Item(
-                        row,
-                        line_no,
-                        start,
-                        end - start,
-                        "unknown",
-                        text=f"malformed line: {end - start:,} bytes, over the {MAX_LINE_BYTES // 2**20} MiB limit",
-                    )
-                continue
-            try:
-                obj = orjson.loads(self.data[start:end])
-            except orjson.JSONDecodeError as exc:
-                if first <= row < last:
-                    fillers[row] = Item(row, line_no, start, end - start, "unknown", text=f"malformed line: {exc}")
-                continue
-            records.append(Record(line_no, start, end - start, obj))
+        records, row_of_line, fillers = self._records(lo, hi, first, last)
         try:
             built = sources.build_items(self.format, records)
         except Exception as exc:  # an adapter bug must not blank the list
@@ -181,27 +157,45 @@ class LazyItems(Sequence[Item]):
                         subkind="merged",
                         text=f"(merged into the item on line {item.line})",
                     )
-        result: list[Item] = []
-        for i, item_or_none in enumerate(out):
-            row = first + i
-            if item_or_none is not None:
-                result.append(item_or_none)
-            elif row in fillers:
-                result.append(fillers[row])
-            else:
-                start, end = self._span(row)
-                result.append(
-                    Item(
+        return [self._gap(first + i, fillers) if item is None else item for i, item in enumerate(out)]
+
+    def _records(self, lo: int, hi: int, first: int, last: int) -> tuple[list[Record], dict[int, int], dict[int, Item]]:
+        """The records of rows ``lo`` to ``hi``, the row of each line, and the malformed rows from ``first`` to ``last``."""
+        records: list[Record] = []
+        row_of_line: dict[int, int] = {}
+        fillers: dict[int, Item] = {}
+        for row in range(lo, hi):
+            start, end = self._span(row)
+            line_no = self.numbers[row]
+            row_of_line[line_no] = row
+            if end - start > MAX_LINE_BYTES:  # malformed, as the scan said
+                if first <= row < last:
+                    fillers[row] = Item(
                         row,
-                        self.numbers[row],
+                        line_no,
                         start,
                         end - start,
-                        "meta",
-                        subkind="no item",
-                        text="(this line produced no item)",
+                        "unknown",
+                        text=f"malformed line: {end - start:,} bytes, over the {MAX_LINE_BYTES // 2**20} MiB limit",
                     )
-                )
-        return result
+                continue
+            try:
+                obj = orjson.loads(self.data[start:end])
+            except orjson.JSONDecodeError as exc:
+                if first <= row < last:
+                    fillers[row] = Item(row, line_no, start, end - start, "unknown", text=f"malformed line: {exc}")
+                continue
+            records.append(Record(line_no, start, end - start, obj))
+        return records, row_of_line, fillers
+
+    def _gap(self, row: int, fillers: dict[int, Item]) -> Item:
+        """The row of a line that gave no item: its malformed line's, or a placeholder."""
+        if row in fillers:
+            return fillers[row]
+        start, end = self._span(row)
+        return Item(
+            row, self.numbers[row], start, end - start, "meta", subkind="no item", text="(this line produced no item)"
+        )
 
 
 def open_lazily(summary: SessionSummary) -> OpenedSession:

@@ -22,7 +22,7 @@ async def test_rows_read_ahead_are_on_the_first_frame_and_are_the_index_s_own(sa
         tree = scr.session_tree
         assert len(tree.sessions) == len({s.key for s in tree.sessions}) == 11
         index = scr.indexer.index
-        assert all(index.by_key[s.key] is s for s in tree.sessions)  # one object per session, shared
+        assert all(index.result.by_key[s.key] is s for s in tree.sessions)  # one object per session, shared
         assert scr.status.index_text.startswith("Indexed: 11 sessions") and "1 outlier" in scr.status.index_text
         assert "avocado-1.3" in "\n".join(tree_rows(app))
 
@@ -49,7 +49,7 @@ async def test_a_session_that_changed_after_it_was_read_ahead_is_replaced(tmp_pa
         assert gone[1].summary.key not in now
         fresh = now[before.key]
         assert fresh.items == before.items - 1
-        assert fresh is main(app).indexer.index.by_key[before.key]
+        assert fresh is main(app).indexer.index.result.by_key[before.key]
 
 
 def _answered(head: HeadStart | None) -> HeadStart:

@@ -62,9 +62,9 @@ def test_cache_lives_in_the_cache_dir_not_the_tree(tree: Path) -> None:
 
 def test_unchanged_files_are_not_read(tree: Path) -> None:
     first = _scan(tree)
-    assert (first.cache_hits, first.scanned_files) == (0, 3)
+    assert (first.result.cache_hits, first.result.scanned_files) == (0, 3)
     second = _scan(tree)
-    assert (second.cache_hits, second.scanned_files) == (3, 0)
+    assert (second.result.cache_hits, second.result.scanned_files) == (3, 0)
     assert [s.record() for s in second.sorted_sessions()] == [s.record() for s in first.sorted_sessions()]
 
 
@@ -83,7 +83,7 @@ def test_invalidation_matrix(tree: Path) -> None:
     os.utime(c, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
     idx = _scan(tree)
     assert _items(idx) == {"A": 6, "B": 1, "C": 5}
-    assert (idx.resumed, idx.scanned_files, idx.cache_hits) == (1, 2, 0)
+    assert (idx.result.resumed, idx.result.scanned_files, idx.result.cache_hits) == (1, 2, 0)
     # replace (new inode, same size and mtime)
     data = c.read_bytes()
     st = c.stat()
@@ -92,7 +92,7 @@ def test_invalidation_matrix(tree: Path) -> None:
     os.replace(tmp, c)
     os.utime(c, ns=(st.st_atime_ns, st.st_mtime_ns))
     idx = _scan(tree)
-    assert idx.scanned_files == 1 and idx.cache_hits == 2
+    assert idx.result.scanned_files == 1 and idx.result.cache_hits == 2
     # delete
     a.unlink()
     idx = _scan(tree)
@@ -111,7 +111,7 @@ def test_corrupt_database_is_rebuilt(tree: Path) -> None:
     idx = _scan(tree)
     assert _items(idx) == {"A": 5, "B": 5, "C": 5}
     assert any("rebuilt" in n for n in idx.notices)
-    assert _scan(tree).cache_hits == 3
+    assert _scan(tree).result.cache_hits == 3
 
 
 def test_damaged_row_is_rescanned(tree: Path) -> None:
@@ -119,16 +119,16 @@ def test_damaged_row_is_rescanned(tree: Path) -> None:
     with sqlite3.connect(db_path(str(tree))) as conn:
         conn.execute("UPDATE files SET outcome = x'00ff00'")
     idx = _scan(tree)
-    assert idx.scanned_files == 3 and _items(idx) == {"A": 5, "B": 5, "C": 5}
+    assert idx.result.scanned_files == 3 and _items(idx) == {"A": 5, "B": 5, "C": 5}
 
 
 def test_schema_bump_rebuilds(tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _scan(tree)
     monkeypatch.setattr(cache_mod, "SCHEMA_VERSION", cache_mod.SCHEMA_VERSION + 1)
     idx = _scan(tree)
-    assert idx.scanned_files == 3
+    assert idx.result.scanned_files == 3
     assert any("schema" in n for n in idx.notices)
-    assert _scan(tree).cache_hits == 3
+    assert _scan(tree).result.cache_hits == 3
 
 
 def test_catalogue_change_invalidates(tree: Path) -> None:
@@ -137,7 +137,7 @@ def test_catalogue_change_invalidates(tree: Path) -> None:
     cfg.mkdir(parents=True, exist_ok=True)
     (cfg / "catalogue.toml").write_text("")
     idx = _scan(tree)
-    assert idx.scanned_files == 3
+    assert idx.result.scanned_files == 3
 
 
 def test_no_cache_bypasses_it(tree: Path) -> None:
@@ -157,7 +157,7 @@ def test_concurrent_processes(tree: Path) -> None:
     assert all(p.returncode == 0 for p in procs), [o[1] for o in outs]
     records = [[json.loads(x) for x in o[0].splitlines()] for o in outs]
     assert all(r == records[0] for r in records) and len(records[0]) == 43
-    assert _scan(tree).cache_hits == 43
+    assert _scan(tree).result.cache_hits == 43
 
 
 def test_append_resumes_from_the_last_line(tree: Path) -> None:
@@ -168,8 +168,8 @@ def test_append_resumes_from_the_last_line(tree: Path) -> None:
     with open(a, "ab") as f:
         f.write(extra)
     idx = _scan(tree)
-    assert idx.resumed == 1 and idx.scanned_files == 0 and idx.cache_hits == 2
-    assert idx.resumed_bytes == len(extra)
+    assert idx.result.resumed == 1 and idx.result.scanned_files == 0 and idx.result.cache_hits == 2
+    assert idx.result.resumed_bytes == len(extra)
     (s,) = [x for x in idx.sessions if x.session_id == "A"]
     assert s.items == 7 and s.read_bytes == before + len(extra)
     # The resumed verdict equals a full rescan.
@@ -197,7 +197,7 @@ def test_resume_matches_full_scan_on_real_shapes(tmp_path: Path, sample_dir: Pat
         with open(p, "ab") as f:
             f.write(tail)
     idx = _scan(root)
-    assert idx.resumed == len(tails) and idx.scanned_files == 0
+    assert idx.result.resumed == len(tails) and idx.result.scanned_files == 0
     full = Index([str(root)], workers=1, use_cache=False).scan()
     got = [x.record() for x in idx.sorted_sessions()]
     want = [x.record() for x in full.sorted_sessions()]
@@ -245,7 +245,7 @@ def test_an_old_file_that_starts_growing_resumes(tree: Path) -> None:
         with open(a, "ab") as f:
             f.write(_line("A", i))
         idx = _scan(tree)
-        assert (idx.resumed, idx.scanned_files, idx.resumed_bytes) == (1, 0, len(_line("A", i)))
+        assert (idx.result.resumed, idx.result.scanned_files, idx.result.resumed_bytes) == (1, 0, len(_line("A", i)))
 
 
 def test_refresh_keeps_session_objects(tree: Path) -> None:
@@ -365,7 +365,7 @@ def test_cache_hits_stream_with_the_walk_and_a_cancelled_scan_leaves_the_cache_u
     assert progress.total == 1  # yielded from the cache as soon as the walk reached it
     assert list(stream) == []  # cancelled: the scan stops, closing its database
     again = _scan(tree)
-    assert (again.cache_hits, again.scanned_files) == (3, 0)
+    assert (again.result.cache_hits, again.result.scanned_files) == (3, 0)
 
 
 def test_a_locked_database_is_waited_for_then_skipped_with_a_notice(
@@ -385,8 +385,8 @@ def test_a_locked_database_is_waited_for_then_skipped_with_a_notice(
         holder.execute("ROLLBACK")
         holder.close()
     after = _scan(tree)  # the lock is gone: the change is stored now
-    assert _items(after) == {"A": 6, "B": 5, "C": 5} and after.resumed == 1
-    assert _scan(tree).cache_hits == 3
+    assert _items(after) == {"A": 6, "B": 5, "C": 5} and after.result.resumed == 1
+    assert _scan(tree).result.cache_hits == 3
 
 
 def test_a_change_rewrites_only_its_snapshot_chunk(tree: Path) -> None:

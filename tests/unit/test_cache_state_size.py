@@ -43,11 +43,11 @@ def test_many_tiny_lines_resume_after_an_append(tmp_path: Path) -> None:
     root.mkdir()
     f = _tiny(root / "tiny.jsonl")
     first = Index([str(root)], workers=1, use_cache=True).scan()
-    assert first.scanned_files == 1
+    assert first.result.scanned_files == 1
     with f.open("ab") as fh:
         fh.write(b'{"a": 1}\n')
     idx = Index([str(root)], workers=1, use_cache=True).scan()
-    assert (idx.resumed, idx.scanned_files, idx.resumed_bytes) == (1, 0, len(b'{"a": 1}\n'))
+    assert (idx.result.resumed, idx.result.scanned_files, idx.result.resumed_bytes) == (1, 0, len(b'{"a": 1}\n'))
     full = Index([str(root)], workers=1, use_cache=False).scan()
     assert [s.record() for s in idx.sorted_sessions()] == [s.record() for s in full.sorted_sessions()]
     assert idx.sessions[0].items == LINES + 1

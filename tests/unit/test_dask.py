@@ -194,7 +194,7 @@ def test_workers_that_cannot_see_a_path_the_client_sees_fail_the_scan(cluster: A
     high = os.dup2(fd, 987)
     try:
         files[0].abspath = f"/proc/self/fd/{high}"
-        index = DaskIndex([str(tree)], light=True, address=cluster.scheduler_address, files=files, walked=True)
+        index = DaskIndex([str(tree)], light=True, address=cluster.scheduler_address, prewalked=(files, []))
         with pytest.raises(DaskScanError, match="which this machine sees: workers must see the same paths"):
             index.scan()
     finally:

@@ -117,7 +117,7 @@ def test_drift_survives_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     drifted_tree(root)
     cold = Index([str(root)], use_cache=True).scan()
     warm = Index([str(root)], use_cache=True).scan()
-    assert warm.cache_hits == len(warm.files)
+    assert warm.result.cache_hits == len(warm.files)
     assert tally(warm.diagnostics) == tally(cold.diagnostics) != []
 
 
@@ -129,7 +129,7 @@ def test_an_append_is_read_alone_and_its_drift_joins_the_old(tmp_path: Path, mon
     later = _append(root / CODEX, {"timestamp": "2026-09-01T23:09:00.000Z", "type": "brand_new_record", "payload": {}})
     extra = _append(root / CODEX, {"timestamp": "2026-09-01T23:09:01.000Z", "type": "another_record", "payload": {}})
     index = Index([str(root)], use_cache=True).scan()
-    assert index.resumed == 1
+    assert index.result.resumed == 1
     found = {(r.name, r.first_line, r.count, r.files) for r in tally(index.diagnostics) if r.format == "codex"}
     # the old kind keeps its first line and counts the appended one; the new one is at its own line
     assert found == {("brand_new_record", lines["codex"], 2, 1), ("another_record", extra, 1, 1)}

@@ -53,8 +53,8 @@ def test_adopted_outcomes_give_the_same_records_as_a_plain_scan(tree: Path, use_
     assert _records(index) == _records(plain)
     assert not index.preloaded  # every one was reached by the walk
     adopted = [o.summary for _e, o, _b in pre.values() if o.summary is not None]  # type: ignore[attr-defined]
-    assert adopted and all(index.by_key[s.key] is s for s in adopted)  # the same objects, not copies
-    assert index.scanned_files == len(index.files) - 0  # nothing cached yet: every file counts as read
+    assert adopted and all(index.result.by_key[s.key] is s for s in adopted)  # the same objects, not copies
+    assert index.result.scanned_files == len(index.files) - 0  # nothing cached yet: every file counts as read
 
 
 def test_the_child_writes_nothing_and_the_index_stores_what_it_read(tree: Path) -> None:
@@ -67,14 +67,14 @@ def test_the_child_writes_nothing_and_the_index_stores_what_it_read(tree: Path) 
         stored = db.execute("SELECT count(*) FROM files").fetchone()[0]
     assert stored == len(index.files)
     again = Index([str(tree)], workers=1, use_cache=True).scan()
-    assert again.scanned_files == 0 and again.cache_hits == len(index.files)
+    assert again.result.scanned_files == 0 and again.result.cache_hits == len(index.files)
     assert _records(again) == _records(index)
     # A warm head start serves cache hits (no blobs), which the index counts as such.
     warm = _head(tree, use_cache=True)
     assert all(b is None for _e, _o, b in warm)
     third = Index([str(tree)], workers=1, use_cache=True, preloaded={e.abspath: (e, o, b) for e, o, b in warm})  # type: ignore[attr-defined]
     third.scan()
-    assert third.scanned_files == 0 and third.cache_hits == len(index.files)
+    assert third.result.scanned_files == 0 and third.result.cache_hits == len(index.files)
     assert _records(third) == _records(index)
 
 
@@ -87,7 +87,7 @@ def test_a_file_changed_after_the_head_start_is_read_again(tree: Path) -> None:
     os.utime(path, ns=(time.time_ns(), time.time_ns() + 10**9))
     index = Index([str(tree)], workers=1, preloaded={e.abspath: (e, o, b) for e, o, b in got})  # type: ignore[attr-defined]
     index.scan()
-    fresh = index.by_key[outcome.summary.key]  # type: ignore[attr-defined]
+    fresh = index.result.by_key[outcome.summary.key]  # type: ignore[attr-defined]
     assert fresh is not outcome.summary  # type: ignore[attr-defined]
     assert fresh.size == path.stat().st_size
     assert _records(index) == _records(Index([str(tree)], workers=1).scan())

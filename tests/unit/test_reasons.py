@@ -74,7 +74,7 @@ def test_reasons_survive_the_cache(tmp_path: Path) -> None:
     cut.write_text(text[: token + 200] + text[token + 205 :], encoding="utf-8")  # a Fernet token cut short
     cold = Index([str(root)], workers=1, use_cache=True).scan()
     warm = Index([str(root)], workers=1, use_cache=True).scan()
-    assert warm.cache_hits == len(warm.files)
+    assert warm.result.cache_hits == len(warm.files)
     got = {s.path: (s.attribution.flags, s.attribution.reasons) for s in warm.sessions}
     assert got == {s.path: (s.attribution.flags, s.attribution.reasons) for s in cold.sessions}
     kinds = {type(r) for _f, rs in got.values() for r in rs}

@@ -82,7 +82,7 @@ def test_usage_survives_the_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     cold = {s.path: s.record()["usage"] for s in Index([str(SAMPLE)], use_cache=True).scan().sorted_sessions()}
     warm_index = Index([str(SAMPLE)], use_cache=True, light=True).scan()
     warm = {s.path: s.record()["usage"] for s in warm_index.sorted_sessions()}
-    assert warm_index.cache_hits == len(warm_index.files)
+    assert warm_index.result.cache_hits == len(warm_index.files)
     assert warm == cold and any(u["input"] for u in cold.values())
 
 

@@ -1,8 +1,9 @@
 """Evidence scoring: from located artifacts to a verdict (provider, host, confidence, flags).
 
 The scoring is documented in :data:`EXPLAIN` (printed by ``musetui scan --explain``; its text is
-:mod:`musetui.core.fingerprints.explain`). The fleet step, :func:`mark_outliers`, lives in
-:mod:`musetui.core.fingerprints.outliers` and stays importable from here.
+:mod:`musetui.core.fingerprints.explain`). The host step lives in :mod:`musetui.core.fingerprints.host`;
+the fleet step, :func:`mark_outliers`, lives in :mod:`musetui.core.fingerprints.outliers` and stays
+importable from here.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import Any
 
 from musetui.core._pickling import reduce_by_fields
 from musetui.core.fingerprints.explain import explain_text
+from musetui.core.fingerprints.host import FORMAT_HOSTS, HOST_AGREEMENT, add_format_host, pick_host
 from musetui.core.fingerprints.outliers import mark_outliers as mark_outliers
 from musetui.core.fingerprints.types import Decoded
 from musetui.core.model import HOSTS, PROVIDERS, Attribution, Evidence, SessionSummary, fmt_gap, iso
@@ -36,16 +38,6 @@ TOL_AFTER_CREATED_S = 600.0
 TOL_BEFORE_S = 600.0
 
 STRENGTH_WEIGHT = {"strong": 1.0, "medium": 0.6, "weak": 0.2}
-#: Host evidence that names no other maker raises the verdict's confidence by this share of
-#: the host's own confidence: 1 - (1 - c) * (1 - HOST_AGREEMENT * host_confidence).
-HOST_AGREEMENT = 0.5
-#: Formats that only one cloud serves: the format itself is host evidence.
-FORMAT_HOSTS = {
-    "bedrock-converse": (
-        "bedrock",
-        "the Converse format (output.message, stopReason, metrics.latencyMs) is Amazon Bedrock's own API",
-    ),
-}
 QUOTED_FACTOR = 0.25
 #: Providers that serve other makers' open models: a model name does not contradict them.
 SERVING_PROVIDERS = frozenset({"groq"})
@@ -401,7 +393,7 @@ def attribute(
     """
     evidence, facts = build_evidence(located, resolve)
     if summary.format in FORMAT_HOSTS:
-        _add_format_host(summary.format, evidence, facts)
+        add_format_host(summary.format, evidence, facts)
     d_provider, d_host, d_desc = declared_family(summary, lookup)
     flags: list[str] = []
     notes: list[str] = []
@@ -411,7 +403,7 @@ def attribute(
         scores = _without_lookalikes(scores, facts, d_provider, d_desc, notes)
     _note_artifacts(evidence, facts, notes)
     provider, conf = _pick_provider(scores, facts, d_provider, d_desc, notes, flags, reasons)
-    host, host_note, conf = _pick_host(facts, provider, conf, d_host, notes)
+    host, host_note, conf = pick_host(facts, provider, conf, d_host, notes)
     if summary.format == "codex" and provider == "openai":
         host = _check_store_bytes(summary, facts, host, d_desc, flags, reasons)
     if facts["sig_models"] and summary.models:
@@ -438,15 +430,6 @@ def attribute(
         summary="; ".join(notes),
         reasons=reasons,
     )
-
-
-def _add_format_host(fmt: str, evidence: list[Evidence], facts: dict[str, Any]) -> None:
-    """A format only one cloud serves is host evidence by itself."""
-    host_name, why = FORMAT_HOSTS[fmt]
-    facts["hosts"][host_name] = max(facts["hosts"].get(host_name, 0.0), 1.0)
-    facts["host_scores"][host_name] = 1.0 - (1.0 - facts["host_scores"].get(host_name, 0.0)) * 0.5
-    evidence.append(Evidence("format", None, host_name, 1.0, 1, "", fmt, why, tag="source"))
-    evidence.sort(key=lambda e: (-e.weight, e.line))
 
 
 def _without_lookalikes(
@@ -532,38 +515,6 @@ def _pick_provider(
         else:
             notes.append("no declaration and no provider artifacts")
     return provider, conf
-
-
-def _pick_host(
-    facts: dict[str, Any], provider: str, conf: float, d_host: str | None, notes: list[str]
-) -> tuple[str | None, str, float]:
-    """The host from host evidence, else from the declaration; its note; the confidence it raises.
-
-    The note is returned, not added: it follows the flags' notes.
-    """
-    host: str | None = None
-    host_note = ""
-    ev_hosts: dict[str, float] = facts["hosts"]
-    if ev_hosts and facts["first_party"]:
-        notes.append(
-            f"the request went to {', '.join(sorted(set(facts['first_party'])))}, a maker's own API: "
-            f"body keys shaped like a cloud's ({', '.join(sorted(ev_hosts))}) do not make it one"
-        )
-        ev_hosts = {}
-    if ev_hosts:
-        host = max(ev_hosts.items(), key=lambda kv: kv[1])[0]
-        host_conf = facts["host_scores"].get(host, 0.0)  # from evidence that shows the host and no maker
-        host_note = f"host {host} ({max(host_conf, ev_hosts[host]):.2f}) from host-only evidence"
-        makers: set[str] = facts["host_makers"].get(host, set())
-        if provider != "unknown" and not makers - {provider} and host_conf > 0:
-            # The host's own evidence names no other maker: it confirms where the provider's model ran.
-            raised = 1.0 - (1.0 - conf) * (1.0 - HOST_AGREEMENT * host_conf)
-            host_note += f", which agrees with {provider}: confidence {conf:.2f} -> {min(raised, 0.99):.2f}"
-            conf = raised
-    elif d_host and provider != "unknown":
-        host = d_host
-        host_note = f"host {host} (declared)"
-    return host, host_note, conf
 
 
 def _check_store_bytes(

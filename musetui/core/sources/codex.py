@@ -394,6 +394,19 @@ def _exec_item(rec: Record, idx: int, obj: dict[str, Any]) -> Item:
     )
 
 
+#: The rollout's ``response_item`` types that are a tool call (its arguments are the item's text).
+_TOOL_CALLS = frozenset(
+    {
+        "function_call",
+        "custom_tool_call",
+        "local_shell_call",
+        "web_search_call",
+        "tool_search_call",
+        "image_generation_call",
+    }
+)
+
+
 def _response_item(rec: Record, idx: int, t: float | None, p: dict[str, Any], ids: list[str]) -> Item:
     ptype = as_text(p.get("type"))
     cid = p.get("call_id")
@@ -427,14 +440,7 @@ def _response_item(rec: Record, idx: int, t: float | None, p: dict[str, Any], id
             text=visible or summary,
             reasoning=state,
         )
-    if ptype in (
-        "function_call",
-        "custom_tool_call",
-        "local_shell_call",
-        "web_search_call",
-        "tool_search_call",
-        "image_generation_call",
-    ):
+    if ptype in _TOOL_CALLS:
         args = p.get("arguments", p.get("input", p.get("action")))
         return new_item(
             rec,
