@@ -23,7 +23,8 @@ never guessed. A file's label is the label of the majority of its labelled model
 Scores per provider, host, format, repository and split (``split`` in eval_sources.toml):
 accuracy, abstention (``unknown``), false flags, confident-and-wrong (confidence >= 0.8 and a
 wrong provider or host) and calibration (a reliability table and the expected calibration error,
-over the verdicts that name a provider).
+over the verdicts that name a provider). A capture listed under ``[[edited]]`` (a person wrote or
+moved its ids, seen by reading it) keeps its ``imitation-id`` and ``time-mismatch``: there they are true.
 """
 
 from __future__ import annotations
@@ -127,6 +128,7 @@ class Case:
     mixed: bool = False
     also: tuple[Label, ...] = ()
     calls: str = ""  # a capture's labelled exchanges by label: "0,1,2 anthropic/-/-; 3,4 openai/-/-"
+    edited: bool = False  # eval_sources.toml [[edited]]: a person wrote its ids, so the id-time flags are true
 
     @property
     def provider_ok(self) -> bool:
@@ -160,7 +162,8 @@ class Case:
     def false_flags(self) -> list[str]:
         if self.mixed:  # two providers really served it: a declared model of one contradicts the other
             return [f for f in self.got["flags"] if f in ("time-mismatch", "imitation-id")]
-        return [f for f in self.got["flags"] if f in (*FALSE_FLAGS, "mixed-providers", "provider-switch")]
+        flags = [f for f in self.got["flags"] if f in (*FALSE_FLAGS, "mixed-providers", "provider-switch")]
+        return [f for f in flags if f not in ("imitation-id", "time-mismatch")] if self.edited else flags
 
 
 @dataclass
@@ -422,6 +425,9 @@ def evaluate(
     if bodies:
         with tempfile.TemporaryDirectory(prefix="musetui-eval-") as tmp:
             cases["body"], skipped = body_cases(caps, Path(tmp))
+    edited = frozenset((d["repo"], d["path"]) for d in conf.get("edited", []))
+    for case in (*cases["capture"], *cases["body"]):
+        case.edited = (case.repo, case.path) in edited
     exchanges = sum(len(c.exchanges) for c in caps)
     labelled = sum(len(c.labels) for c in caps)
     meta = {

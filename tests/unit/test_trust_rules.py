@@ -454,3 +454,78 @@ def test_one_provider_over_many_exchanges_is_not_mixed(tmp_path: Path) -> None:
     (tmp_path / "c.yaml").write_bytes(yaml.safe_dump({"interactions": calls, "version": 1}, sort_keys=False).encode())
     (rec,) = _scan(tmp_path)
     assert (rec["provider"], rec["flags"]) == ("openai", [])
+
+
+# ---------------------------------------------------------------------------------------------
+# OpenAI Responses ids: a new marker is not an imitation; a scrubbed id is a placeholder.
+# ---------------------------------------------------------------------------------------------
+
+# The Responses object api.openai.com returned to crmne/ruby_llm's gpt-5-nano run (2026-08-19,
+# spec/fixtures/vcr_cassettes/chat_basic_chat_functionality_openai_gpt-5-nano_*.yml): its new50 ids
+# carry marker 87d2 and decode to the response's own created_at second.
+RESP_87D2 = "resp_09b5d6c40dbecb43016a85bf277edc87d2913a865bc4ed4f76"
+MSG_87D2 = "msg_09b5d6c40dbecb43016a85bf29f95c87d293fccb099cbbbe72"
+
+
+def _responses_body(resp_id: str, msg_id: str, created: int) -> dict[str, Any]:
+    return {
+        "id": resp_id,
+        "object": "response",
+        "created_at": created,
+        "status": "completed",
+        "model": "gpt-5-nano-2025-08-07",
+        "output": [
+            {"id": msg_id, "type": "message", "status": "completed", "role": "assistant",
+             "content": [{"type": "output_text", "text": "hi", "annotations": []}]},
+        ],
+    }  # fmt: skip
+
+
+def test_a_new_marker_on_a_sound_new50_id_credits_openai() -> None:
+    got = d.decode_openai_item_id(RESP_87D2)
+    assert got is not None and got.provider == "openai" and not got.problems
+    assert got.time == 0x6A85BF27  # the created_at of its response
+    unseen = RESP_87D2.replace("87d2", "9e0f")  # a marker never seen: the layout still checks out
+    got = d.decode_openai_item_id(unseen)
+    assert got is not None and got.provider == "openai" and got.strength == "medium" and not got.problems
+    assert any(k == "marker" and "not seen before" in v for k, v in got.fields)
+
+
+def test_a_new_marker_in_a_capture_raises_no_imitation_id(tmp_path: Path) -> None:
+    body = _responses_body(RESP_87D2, MSG_87D2, 0x6A85BF27)
+    (tmp_path / "c.yaml").write_bytes(_cassette("https://api.openai.com/v1/responses", body, {}, "gpt-5-nano"))
+    (rec,) = _scan(tmp_path)
+    assert rec["provider"] == "openai" and "imitation-id" not in rec["flags"], rec["flags"]
+
+
+def test_a_legacy48_id_with_a_bad_marker_is_still_an_imitation() -> None:
+    # LM Studio's resp_ + 48 hex (vercel/ai open-responses fixtures): no key, no store byte to check.
+    got = d.decode_openai_item_id("resp_68b9bda8" + "1f5c" + "f5c8" + "a5a51a20a9f4150a000497db2a4c777b")
+    assert got is not None and got.provider is None and "bad-marker" in got.problems
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "resp_01000000000000000000000000000000000000000000000000",  # pydantic-ai's scrubbed ids
+        "msg_02000000000000000000000000000000000000000000000000",
+        "rs_000000000000000000000000000000000000000000000000",
+    ],
+)
+def test_a_scrubbed_id_is_a_placeholder(value: str) -> None:
+    got = d.decode_openai_item_id(value)
+    assert got is not None and got.provider is None and got.time is None
+    assert got.problems == ("placeholder",) and "placeholder" in got.meaning
+
+
+def test_scrubbed_ids_earn_nothing_and_raise_nothing(tmp_path: Path) -> None:
+    body = _responses_body(
+        "resp_01000000000000000000000000000000000000000000000000",
+        "msg_01000000000000000000000000000000000000000000000000",
+        1760000000,
+    )
+    (tmp_path / "c.yaml").write_bytes(_cassette("https://api.openai.com/v1/responses", body, {}, "gpt-5"))
+    (rec,) = _scan(tmp_path)
+    assert not {"imitation-id", "time-mismatch"} & set(rec["flags"]), rec["flags"]
+    ids = [e for e in rec["evidence"] if e["detector"] == "openai-item-id"]
+    assert ids and all(e["weight"] == 0 for e in ids), ids

@@ -50,7 +50,14 @@ _OPENAI_ID_RE = re.compile(rf"({_OPENAI_PREFIX_ALT})_([0-9a-f]{{50}}|[0-9a-f]{{4
 _OPENAI_TOKEN_RE = re.compile(rf"(?:{_OPENAI_PREFIX_ALT})_(?:[0-9a-f]{{50}}|[0-9a-f]{{48}})(?![0-9A-Za-z])")
 #: Literal-anchored candidate finder (fast): an ``_`` followed by 48 hex.
 _OPENAI_CANDIDATE_RE = re.compile(r"_[0-9a-f]{48}")
-_MARKER_RE = re.compile(r"81[0-9a-f]{2}")
+#: Markers seen on genuine ids: ``81xx`` (2025-2026, OpenAI and Azure), ``87d1`` (2026-08/09 Codex
+#: lines) and ``87d2`` (api.openai.com, 2026-08, 35 ruby_llm captures whose ids decode to their own
+#: second). A new50 id whose key, store byte and time check out but whose marker is new is still
+#: the stack's (markers change over time): medium, never an imitation.
+_MARKER_RE = re.compile(r"81[0-9a-f]{2}|87d[12]")
+#: A scrubbed or hand-written stand-in: the id's body is zeros save at most four digits
+#: (``resp_01000…``, ``msg_000…``). It earns nothing and raises nothing, as a placeholder header.
+_PLACEHOLDER_NONZERO = 4
 _MARKER_CODEX = "87d1"
 
 
@@ -73,11 +80,14 @@ def _read_item_id(item_type: str, body: str) -> _ItemId:
         reasons.append(f"time {_date(ts)} is implausible")
     if marker == _MARKER_CODEX:
         fields.append(("marker", f"{marker} (seen only in 2026-08/09 Codex lines: medium)"))
+    elif _MARKER_RE.fullmatch(marker) is not None:
+        fields.append(("marker", marker))
+    elif layout == "new50":
+        fields.append(("marker", f"{marker} (not seen before: the layout checks out, medium)"))
     else:
         fields.append(("marker", marker))
-        if _MARKER_RE.fullmatch(marker) is None:
-            problems.append("bad-marker")
-            reasons.append(f"marker {marker} is not 81xx")
+        problems.append("bad-marker")
+        reasons.append(f"marker {marker} is not 81xx")
     if layout == "new50":
         if store == "00" or store == "01":
             fields.append(("store byte", f"{store} (store:{'true' if store == '00' else 'false'})"))
@@ -89,6 +99,23 @@ def _read_item_id(item_type: str, body: str) -> _ItemId:
     elif layout == "legacy48":
         fields.append(("response suffix", body[32:48]))
     return layout, ts, marker, store, fields, problems, reasons
+
+
+def _placeholder_id(s: str, prefix: str, item_type: str) -> Decoded:
+    """A stand-in id (zeros save a few digits): shown, with no time, no credit and no flag."""
+    return Decoded(
+        detector="openai-item-id",
+        value=s,
+        provider=None,
+        host=None,
+        strength="weak",
+        tag="verified",
+        time=None,
+        fields=(("item type", item_type), ("body", "zeros save at most 4 digits")),
+        meaning=f"{prefix}_ id that is a placeholder (a scrubber's or a test author's, not the service's): no credit",
+        problems=("placeholder",),
+        shape="placeholder",
+    )
 
 
 _STORE_NOTES = {"00": ", store byte 00 (the request had store:true)", "01": ", store byte 01 (store:false)"}
@@ -105,6 +132,8 @@ def decode_openai_item_id(s: str) -> Decoded | None:
         return None
     prefix, body = m.group(1), m.group(2)
     item_type = OPENAI_ITEM_TYPES[prefix]
+    if len(body) - body.count("0") <= _PLACEHOLDER_NONZERO:
+        return _placeholder_id(s, prefix, item_type)
     layout, ts, marker, store, fields, problems, reasons = _read_item_id(item_type, body)
     if problems:
         if layout == "old32":
@@ -128,7 +157,8 @@ def decode_openai_item_id(s: str) -> Decoded | None:
             problems=tuple(problems),
             shape=layout,
         )
-    strength: Strength = "medium" if marker == _MARKER_CODEX or layout == "old32" else "strong"
+    known = _MARKER_RE.fullmatch(marker) is not None
+    strength: Strength = "medium" if not known or marker == _MARKER_CODEX or layout == "old32" else "strong"
     tag: Tag = "guess" if layout == "old32" else "verified"
     meaning = (
         f"OpenAI Responses {item_type} id ({layout}) minted {_iso_s(ts)}, marker {marker}"
