@@ -529,3 +529,45 @@ def test_scrubbed_ids_earn_nothing_and_raise_nothing(tmp_path: Path) -> None:
     assert not {"imitation-id", "time-mismatch"} & set(rec["flags"]), rec["flags"]
     ids = [e for e in rec["evidence"] if e["detector"] == "openai-item-id"]
     assert ids and all(e["weight"] == 0 for e in ids), ids
+
+
+# ---------------------------------------------------------------------------------------------
+# content_filters: null is written by Azure OpenAI and by DeepSeek's own Responses API.
+# ---------------------------------------------------------------------------------------------
+
+# DeepSeek's Responses object as api.deepseek.com returned it to pydantic-ai (2026-08,
+# tests/models/cassettes/test_deepseek_responses/test_deepseek_responses[function_tool].yaml), cut
+# to the keys that matter: UUID ids, a call_00_ tool id, usage with DeepSeek's cache keys absent.
+DEEPSEEK_RESPONSE = {
+    "background": False,
+    "completed_at": 1785967718,
+    "content_filters": None,
+    "created_at": 1785967717,
+    "error": None,
+    "id": "92471b7c-94ad-452f-a3f5-c29aa74a95e1",
+    "model": "deepseek-v4-flash",
+    "object": "response",
+    "output": [
+        {"arguments": '{"city": "Tokyo"}', "call_id": "call_00_iD0U8IMtyIljI0ET7GLz1318",
+         "id": "8fc1af85-3010-42b2-bcb8-1a6d5003ad3b", "name": "get_temperature", "status": "completed",
+         "type": "function_call"},
+    ],
+    "service_tier": "default",
+    "status": "completed",
+    "store": False,
+}  # fmt: skip
+
+
+def test_a_null_content_filters_beside_no_openai_stack_names_no_azure(tmp_path: Path) -> None:
+    (tmp_path / "deepseek.json").write_text(json.dumps(DEEPSEEK_RESPONSE))
+    (rec,) = _scan(tmp_path)
+    assert rec["provider"] == "deepseek" and rec["host"] is None, (rec["provider"], rec["host"], rec["confidence"])
+    ev = [e for e in rec["evidence"] if e["value"] == "content_filters"]
+    assert ev and "DeepSeek" in ev[0]["detail"]
+
+
+def test_a_null_content_filters_beside_openai_ids_is_azure(tmp_path: Path) -> None:
+    body = {**_responses_body(RESP_87D2, MSG_87D2, 0x6A85BF27), "content_filters": None}
+    (tmp_path / "azure.json").write_text(json.dumps(body))
+    (rec,) = _scan(tmp_path)
+    assert (rec["provider"], rec["host"]) == ("openai", "azure"), (rec["provider"], rec["host"])

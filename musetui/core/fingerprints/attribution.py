@@ -16,7 +16,13 @@ from typing import Any
 
 from musetui.core._pickling import reduce_by_fields
 from musetui.core.fingerprints.explain import explain_text
-from musetui.core.fingerprints.host import FORMAT_HOSTS, HOST_AGREEMENT, add_format_host, pick_host
+from musetui.core.fingerprints.host import (
+    FORMAT_HOSTS,
+    HOST_AGREEMENT,
+    HOST_ONLY_BESIDE,
+    add_format_host,
+    pick_host,
+)
 from musetui.core.fingerprints.outliers import mark_outliers as mark_outliers
 from musetui.core.fingerprints.types import Decoded
 from musetui.core.model import HOSTS, PROVIDERS, Attribution, Evidence, SessionSummary, fmt_gap, iso
@@ -144,8 +150,8 @@ class _Tally:
     """What one session's groups add up to, before their noisy-ors: the scoring inputs."""
 
     __slots__ = (
-        "anomalies", "contributions", "first_party", "host_makers", "host_parts", "hosts", "lookalike_only",
-        "quoted", "self_hosted", "sig_models", "store_bytes", "vias",
+        "anomalies", "contributions", "first_party", "host_beside", "host_makers", "host_parts", "hosts",
+        "lookalike_only", "quoted", "self_hosted", "sig_models", "store_bytes", "vias",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -156,6 +162,8 @@ class _Tally:
             list
         )  # host-only evidence, per group (a noisy-or, as for providers)
         self.host_makers: dict[str, set[str]] = defaultdict(set)  # the makers the host evidence itself names
+        # per host: the makers beside whose stack all its evidence counts (None: some counts anywhere)
+        self.host_beside: dict[str, frozenset[str] | None] = {}
         self.vias: dict[str, float] = defaultdict(float)
         self.lookalike_only: dict[str, bool] = {}
         self.first_party: list[str] = []
@@ -173,6 +181,7 @@ class _Tally:
             "hosts": dict(self.hosts),
             "host_scores": {h: 1.0 - _prod(1.0 - c for c in cs) for h, cs in self.host_parts.items()},
             "host_makers": dict(self.host_makers),
+            "host_only_beside": {h: m for h, m in self.host_beside.items() if m is not None},
             "vias": dict(self.vias),
             "lookalike_only": self.lookalike_only,
             "first_party": self.first_party,
@@ -244,6 +253,8 @@ def _weigh_groups(tally: _Tally, groups: dict[_Kind, list[Located]]) -> list[int
             tally.first_party.append(dec0.value.split("/", 1)[0])
         if host:
             hosts[host] = max(hosts[host], STRENGTH_WEIGHT.get(dec0.strength, 0.2))
+            only = HOST_ONLY_BESIDE.get(shape)
+            tally.host_beside[host] = only if tally.host_beside.get(host, only) is not None else None
             if provider:
                 host_makers[host].add(provider)
             else:  # host-only evidence (an endpoint, a header, a cloud's own id): independent of the maker's

@@ -22,6 +22,13 @@ FORMAT_HOSTS = {
     ),
 }
 
+#: Host evidence that a look-alike also writes, so it names its host only beside these makers'
+#: own stack: ``content_filters: null`` is on Azure OpenAI's Responses objects, and on DeepSeek's
+#: own Responses API too (pydantic-ai and ruby_llm cassettes of api.deepseek.com).
+HOST_ONLY_BESIDE: dict[str, frozenset[str]] = {
+    "content_filters:null": frozenset({"openai"}),
+}
+
 
 def add_format_host(fmt: str, evidence: list[Evidence], facts: dict[str, Any]) -> None:
     """A format only one cloud serves is host evidence by itself."""
@@ -42,6 +49,14 @@ def pick_host(
     host: str | None = None
     host_note = ""
     ev_hosts: dict[str, float] = facts["hosts"]
+    beside: dict[str, frozenset[str]] = facts["host_only_beside"]
+    if beside and any(provider not in beside.get(h, (provider,)) for h in ev_hosts):
+        dropped = sorted(h for h in ev_hosts if provider not in beside.get(h, (provider,)))
+        notes.append(
+            f"host {', '.join(dropped)}: its only evidence is also written by look-alikes, "
+            f"and counts only beside {', '.join(sorted(set().union(*(beside[h] for h in dropped))))}'s own stack"
+        )
+        ev_hosts = {h: w for h, w in ev_hosts.items() if h not in dropped}
     if ev_hosts and facts["first_party"]:
         notes.append(
             f"the request went to {', '.join(sorted(set(facts['first_party'])))}, a maker's own API: "

@@ -69,9 +69,6 @@ def _key(
 
 #: Keys whose presence alone is the evidence: key → (provider, host, strength, tag, meaning).
 _PRESENT: dict[str, tuple[str | None, str | None, Strength, Tag, str]] = {
-    "content_filters": (
-        None, "azure", "strong", "verified", "content_filters on a Responses object: served by Azure OpenAI",
-    ),
     "prompt_filter_results": (
         None, "azure", "strong", "verified",
         "prompt_filter_results: Azure content filtering (any model on Azure, DeepSeek included)",
@@ -158,8 +155,24 @@ def _service_tier(key: str, value: object) -> Decoded | None:
     return _key(key, tier[0], None, "weak", "guess", f"service_tier {value!r}: {tier[1]} tier names", value)
 
 
+def _content_filters(key: str, value: object) -> Decoded:
+    if value is not None:  # the filter results (Azure's own): the host, wherever the model came from
+        return _key(
+            key, None, "azure", "strong", "verified", "content_filters on a Responses object: served by Azure OpenAI"
+        )
+    meaning = (
+        "content_filters: null on a Responses object: Azure OpenAI writes it, and so does DeepSeek's own "
+        "Responses API: host azure only beside OpenAI's stack"
+    )
+    return Decoded(
+        detector="key", value=key, provider=None, host="azure", strength="strong", tag="verified",
+        fields=(("key", key), ("value", "null")), meaning=meaning, shape="content_filters:null",
+    )  # fmt: skip
+
+
 #: Keys whose value decides what their presence shows.
 _BY_VALUE: dict[str, Callable[[str, object], Decoded | None]] = {
+    "content_filters": _content_filters,
     "trafficType": _traffic_type,
     "createTime": _create_time,
     "inference_geo": _inference_geo,
