@@ -193,11 +193,12 @@ def test_lm_studio_meaning_example() -> None:
     )
 
 
-def test_hand_written_sh_id_fails_every_check() -> None:
+def test_hand_written_sh_id_fails_its_checks() -> None:
     got = d.decode_openai_item_id("sh_0f1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e50")
     assert got is not None
     assert got.shape == "new50"
-    assert set(got.problems) == {"implausible-time", "bad-marker", "bad-store-byte"}
+    # a new50 marker may be new (markers change); its time and store byte cannot be
+    assert set(got.problems) == {"implausible-time", "bad-store-byte"}
     assert got.provider is None and got.strength == "weak"
     assert (field(got, "minted") or "").startswith("2052")
     assert (field(got, "store byte") or "").startswith("8b")
