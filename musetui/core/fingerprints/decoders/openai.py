@@ -83,7 +83,7 @@ def _read_item_id(item_type: str, body: str) -> _ItemId:
     elif _MARKER_RE.fullmatch(marker) is not None:
         fields.append(("marker", marker))
     elif layout == "new50":
-        fields.append(("marker", f"{marker} (not seen before: the layout checks out, medium)"))
+        fields.append(("marker", f"{marker} (not seen before)"))
     else:
         fields.append(("marker", marker))
         problems.append("bad-marker")
