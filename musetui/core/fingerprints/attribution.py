@@ -16,6 +16,7 @@ from typing import Any
 
 from musetui.core._pickling import reduce_by_fields
 from musetui.core.fingerprints.explain import explain_text
+from musetui.core.fingerprints import calibration
 from musetui.core.fingerprints.host import (
     FORMAT_HOSTS,
     HOST_AGREEMENT,
@@ -414,6 +415,7 @@ def attribute(
         scores = _without_lookalikes(scores, facts, d_provider, d_desc, notes)
     _note_artifacts(evidence, facts, notes)
     provider, conf = _pick_provider(scores, facts, d_provider, d_desc, notes, flags, reasons)
+    decided = provider in scores and scores[provider] >= 0.5  # artifacts, not the declaration, decided it
     host, host_note, conf = pick_host(facts, provider, conf, d_host, notes)
     if summary.format == "codex" and provider == "openai":
         host = _check_store_bytes(summary, facts, host, d_desc, flags, reasons)
@@ -431,6 +433,10 @@ def attribute(
         for f in ("declared-mismatch", "time-mismatch", "imitation-id", "mixed-providers", "truncated-blob")
         if f in flags
     ]
+    if decided and not flags:
+        conf, why = calibration.calibrate(conf)
+        if why:
+            notes.append(why)
     return Attribution(
         provider=provider,
         host=host,
