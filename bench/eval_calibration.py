@@ -12,6 +12,7 @@ not read here; the next ``eval_attribution.py`` run scores the map on them.
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import sys
 from pathlib import Path
@@ -52,7 +53,7 @@ def fit(cases: list[Case]) -> list[dict[str, float | int]]:
     """One row per bin: its range, its floor, and the counts behind it."""
     rows: list[dict[str, float | int]] = []
     floor = 0.0
-    for low, high in zip(EDGES, EDGES[1:], strict=False):
+    for low, high in itertools.pairwise(EDGES):
         top = high if high < 1.0 else 1.0001
         group = [c for c in cases if low <= float(c.got["confidence"]) < top]
         right = sum(c.right for c in group)
@@ -96,7 +97,9 @@ def main(argv: list[str]) -> int:
     }
     Path(args.out).write_text(toml_text(rows, meta), encoding="utf-8")
     for r in rows:
-        print(f"{r['low']:.1f}-{min(float(r['high']), 1.0):.1f}: {r['right']}/{r['verdicts']} right -> floor {r['floor']}")
+        print(
+            f"{r['low']:.1f}-{min(float(r['high']), 1.0):.1f}: {r['right']}/{r['verdicts']} right -> floor {r['floor']}"
+        )
     return 0
 
 

@@ -15,8 +15,8 @@ from operator import attrgetter
 from typing import Any
 
 from musetui.core._pickling import reduce_by_fields
-from musetui.core.fingerprints.explain import explain_text
 from musetui.core.fingerprints import calibration
+from musetui.core.fingerprints.explain import explain_text
 from musetui.core.fingerprints.host import (
     FORMAT_HOSTS,
     HOST_AGREEMENT,

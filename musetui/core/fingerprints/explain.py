@@ -129,6 +129,17 @@ _VIA = """\
    (OpenRouter's gen-<seconds>-<random>). A router is never the provider."""
 
 
+#: 5b: the calibration map.
+_CALIBRATION = """\
+5b. Calibration. A verdict that artifacts decided (part 4) and that raised no flag
+   rises to the floor its raw confidence earned in the self-labelled evaluation
+   of real captures (musetui/core/fingerprints/calibration.toml, written by
+   bench/eval_calibration.py: per raw-confidence bin, the lower 95% Wilson bound
+   of the fraction right on the fit repositories; the held-out ones check it).
+   Nothing is lowered, and a declaration alone is never raised. The verdict's
+   summary says "calibrated a -> b" when it applies."""
+
+
 def _times(n: Numbers) -> str:
     """6: the time cross-checks and their tolerances."""
     return f"""\
@@ -204,6 +215,7 @@ SECTIONS: tuple[str | Callable[[Numbers], str], ...] = (
     _VERDICT,
     _host,
     _VIA,
+    _CALIBRATION,
     _times,
     _FLAGS,
     _OUTLIERS,
