@@ -93,9 +93,9 @@ def docs_section(result: dict[str, Any]) -> str:
         f"**What a confidence of 0.9 means.** Of full-capture verdicts at 0.9 or more, "
         f"{_bin_right(cap['reliability'], 0.9)} were right; body only, {_bin_right(body['reliability'], 0.9)}. "
         f"At 0.5–0.6 (a declared model with little else), {_bin_right(cap['reliability'], 0.5)} and "
-        f"{_bin_right(body['reliability'], 0.5)}: low confidence here means *little evidence*, not *likely "
-        "wrong*, so the scale is conservative below 0.8 (hence the ECE). `unknown` is an abstention, never "
-        "a guess.",
+        f"{_bin_right(body['reliability'], 0.5)}: a declaration alone stays at 0.5 by design (DESIGN.md: "
+        "medium at most), so low confidence means *little evidence*, not *likely wrong*; verdicts that "
+        "artifacts decided are [calibrated](#calibration). `unknown` is an abstention, never a guess.",
         "",
         "| confidence | full capture: verdicts | right | body only: verdicts | right |",
         "|---|---:|---:|---:|---:|",
@@ -130,8 +130,9 @@ def docs_section(result: dict[str, Any]) -> str:
         f"{oc['confident_wrong']} confident and wrong, {oc['false_flags']} with a false flag, ECE {oc['ece']}; "
         f"body only {_pct(ob['accuracy'])} right ({_pct(ob['committed_accuracy'] or 0)} of those not "
         f"abstaining), {_pct(ob['abstention'])} abstained, {ob['confident_wrong']} confident and wrong, "
-        f"{ob['false_flags']} with a false flag, ECE {ob['ece']}. Repositories held out for checking a "
-        f"calibration: {', '.join(m['holdout'])}. Per host, format and repository: run the script.",
+        f"{ob['false_flags']} with a false flag, ECE {ob['ece']}. Repositories held out for checking the "
+        f"calibration: {', '.join(m['holdout'])}; there, ECE {cap['split']['holdout']['ece']} (full capture) "
+        f"and {body['split']['holdout']['ece']} (body only). Per host, format and repository: run the script.",
         DOCS_END,
     ]
     return "\n".join(lines)
