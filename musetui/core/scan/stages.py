@@ -81,6 +81,11 @@ class LineProbe(Protocol):
         """The raw recorded time of the line (None when unknown)."""
         ...
 
+    @property
+    def time_key(self) -> bytes:
+        """The bytes :meth:`time` looks for (``b'"timestamp":"'``), before the time value; empty: none."""
+        ...
+
 
 @dataclass(slots=True)
 class Window:

@@ -182,6 +182,8 @@ class Probe:
     """
 
     observe_all = True
+    #: The bytes :meth:`time` looks for, just before a line's time value (empty: it reads no time).
+    time_key = b""
 
     def wants(self, line: bytes) -> bool:
         """Whether the observer must see this record."""

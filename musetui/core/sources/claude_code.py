@@ -199,6 +199,7 @@ class ClaudeProbe(Probe):
     """
 
     observe_all = False
+    time_key = b'"timestamp":"'
 
     def wants(self, line: bytes) -> bool:
         return (
@@ -227,7 +228,7 @@ class ClaudeProbe(Probe):
         return ZONE_MODEL if assistant else ZONE_QUOTED
 
     def time(self, line: bytes) -> Any:
-        v = find_string_value(line, b'"timestamp":"')
+        v = find_string_value(line, self.time_key)
         return v.decode("ascii", "replace") if v else None
 
 

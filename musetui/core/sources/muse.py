@@ -125,6 +125,7 @@ class MuseProbe(Probe):
     """Muse lines: the event kind sits near the start of the envelope."""
 
     observe_all = False
+    time_key = b'"recorded_at":'
 
     def wants(self, line: bytes) -> bool:
         return _event_kind(line) not in _PLAIN_EVENTS
@@ -152,7 +153,7 @@ class MuseProbe(Probe):
         return ZONE_QUOTED if _event_kind(line) in _QUOTED_EVENTS else ZONE_MODEL
 
     def time(self, line: bytes) -> Any:
-        return find_number_value(line, b'"recorded_at":')
+        return find_number_value(line, self.time_key)
 
 
 def sniff(obj: Any) -> str | None:
