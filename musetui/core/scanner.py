@@ -419,7 +419,7 @@ def _scan_lines(
     observer.raw_finish(data)
     first, last = record_times(window, checked, seen)
     if opts.attribute_session:
-        linetimes.track(state.clock, window.lines, checked.records, seen.times, seen.probe, seen.observe_all,
+        linetimes.track(state.clock, checked.records, checked.texts, seen.times, seen.probe, seen.observe_all,
                         window.base_line)  # fmt: skip
     if first is not None and state.first_time is None:
         state.first_time = first

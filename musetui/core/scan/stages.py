@@ -86,6 +86,11 @@ class LineProbe(Protocol):
         """The bytes :meth:`time` looks for (``b'"timestamp":"'``), before the time value; empty: none."""
         ...
 
+    @property
+    def time_in_place(self) -> bool:
+        """Whether a file's lines have their :attr:`time_key` at one place (so their times are cut there)."""
+        ...
+
 
 @dataclass(slots=True)
 class Window:

@@ -184,6 +184,8 @@ class Probe:
     observe_all = True
     #: The bytes :meth:`time` looks for, just before a line's time value (empty: it reads no time).
     time_key = b""
+    #: Whether a file's lines have the time key at one place (the scan then cuts their times there).
+    time_in_place = False
 
     def wants(self, line: bytes) -> bool:
         """Whether the observer must see this record."""

@@ -121,6 +121,7 @@ class CodexProbe(Probe):
 
     observe_all = False
     time_key = b'"timestamp":"'
+    time_in_place = True
 
     def wants(self, line: bytes) -> bool:
         return find_string_value(line, b'"type":"', 96) not in (b"response_item", b"event_msg")

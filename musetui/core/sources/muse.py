@@ -126,6 +126,7 @@ class MuseProbe(Probe):
 
     observe_all = False
     time_key = b'"recorded_at":'
+    time_in_place = True  # (after the session's stream object)
 
     def wants(self, line: bytes) -> bool:
         return _event_kind(line) not in _PLAIN_EVENTS
