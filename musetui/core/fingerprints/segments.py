@@ -170,8 +170,13 @@ def _build(
     prior: tuple[int, int],
     span_times: Callable[[int, int], tuple[float | None, float | None]],
     last_line: int = 0,
+    merged: Sequence[int] = (),
 ) -> list[Segment]:
-    """Segments from the runs; ``item_lines`` (sorted) are the items' lines, ``prior`` the (items, lines) before them."""
+    """Segments from the runs; ``item_lines`` (sorted) are the records' lines, ``prior`` the (records, lines) before them.
+
+    ``merged`` (sorted): the lines of records that are not items of their own (they continue an
+    earlier record's item), left out of each segment's count as of the session's.
+    """
     a = summary.attribution
     prior_items, prior_lines = prior
     first = 1 if prior_items else (item_lines[0] if item_lines else 1)
@@ -190,6 +195,8 @@ def _build(
         n = bisect_right(item_lines, hi) - bisect_left(item_lines, lo)
         if lo <= prior_lines:  # (items of earlier slices are counted, not listed: they go to this segment)
             n += prior_items if hi >= prior_lines else 0
+        n -= bisect_right(merged, hi) - bisect_left(merged, lo)
+        if lo <= prior_lines:
             n = max(n, 1)
         host = r.host or (a.host if r.provider == a.provider else None)
         t0, t1 = span_times(lo, hi)
@@ -243,6 +250,7 @@ def conclude_lines(
     times: Sequence[Any],
     raw_time: Callable[[int], Any] | None,
     before: tuple[int, int] = (0, 0),
+    merged: Sequence[int] = (),
 ) -> None:
     """Set ``summary.segments`` (and the segment and line-time flags) of a session read line by line.
 
@@ -256,6 +264,8 @@ def conclude_lines(
         raw_time: the time of an unobserved line by index, read from its bytes (None: observed lines only).
         before: the records of earlier slices (counted, their lines not listed), and the line of the
             last record of the whole read (this part's, or an earlier slice's when this part has none).
+        merged: the lines of records that continue an earlier record's item (the observer's
+            ``merged_lines``): a segment counts items as the session does.
     """
     key = (summary.declared_provider, summary.declared_model, summary.format, id(lookup))
     declared = _DECLARED.get(key)
@@ -291,7 +301,7 @@ def conclude_lines(
         return t0, t1
 
     prior_items, last_line = before
-    segs = _build(summary, runs, item_lines, (prior_items, base_line), span_times, last_line)
+    segs = _build(summary, runs, item_lines, (prior_items, base_line), span_times, last_line, sorted(merged))
     summary.segments = segs
     _flag_segments(summary, segs, runs, (d_provider, d_desc))
 

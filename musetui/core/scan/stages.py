@@ -7,6 +7,7 @@ the located fingerprints, and the conclude stage finishes the summary.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -43,6 +44,11 @@ class ScanObserver(Protocol):
     @property
     def watch(self) -> RecordWatch | None:
         """The format's drift watch (None: the format lists no known kinds)."""
+        ...
+
+    @property
+    def merged_lines(self) -> Sequence[int]:
+        """The lines of records that continue an earlier record's item (not items of their own), in order."""
         ...
 
     def observe(self, doc: Any, line: int) -> tuple[Any, int]:
