@@ -110,8 +110,8 @@ described in docs/fingerprints.md (shipped with musetui's source).
    a [guess] layout (Gemini responseIds) is shown but never raises it.
    Recorded line times that run backwards (a line recorded more than {tol_before_s:.0f} s
    before the latest line above it) raise `time-mismatch` too, naming both lines.
-   The times compared are those the scan reads anyway: of the records its format
-   observes, and of every line that holds an artifact.
+   Every record's recorded time counts: what its format's reader took from it,
+   or else the value after the format's time key in its bytes.
 
 7. Flags. declared-mismatch (declared provider/model family differs from a
    >= 0.5 evidence verdict, or a signature names another public model; an internal name such as
