@@ -26,20 +26,31 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
+from typing import Any, Protocol
 
 from musetui.core.fingerprints.attribution import TOL_BEFORE_S
 from musetui.core.model import parse_time
 from musetui.core.reasons import TimeBackwards
-from musetui.core.scan.stages import LineProbe
 
-__all__ = ["Clock", "reason", "track"]
+__all__ = ["Clock", "TimeProbe", "reason", "track"]
 
 #: Every digit to 0: what is left is a cut time's shape.
 _ZEROS = bytes.maketrans(b"0123456789", b"0000000000")
 #: A time value with the byte after it: an ISO-8601 UTC time, or an integer.
 _ISO_Z = re.compile(rb'\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?Z"')
 _INT = re.compile(rb"[1-9]\d{0,19}[,}\s]")
+
+
+class TimeProbe(Protocol):
+    """What the check asks of a format's probe (:class:`musetui.core.scan.stages.LineProbe` has it)."""
+
+    @property
+    def time_key(self) -> bytes: ...
+
+    @property
+    def time_in_place(self) -> bool: ...
+
+    def time(self, line: bytes) -> Any: ...
 
 
 @dataclass(slots=True)
@@ -109,7 +120,7 @@ def track(
     records: Sequence[int],
     texts: list[bytes],
     times: Sequence[Any],
-    probe: LineProbe,
+    probe: TimeProbe,
     observe_all: bool,
     base_line: int,
 ) -> None:
