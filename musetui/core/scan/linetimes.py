@@ -15,7 +15,9 @@ Most windows are in order, and that is decided without reading a time per line i
 * Otherwise the key and time of each record are cut from its bytes (at the first record's
   place, or where each has its key) by C loops, the observed times joined in as the same
   bytes; when all have one shape (the key, then ISO-8601 UTC times ending in ``Z`` with the
-  same digits, or integers of one width), their byte order is their time order.
+  same digits, or integers of one width), their byte order is their time order: in order,
+  or walked with the latest time kept as bytes, only a step back parsed (Claude Code's
+  inline subagent lines often run a few seconds behind).
 
 Any other window is read record by record, each time parsed.
 """
@@ -215,7 +217,9 @@ def _in_place(clock: Clock, records: Sequence[int], texts: list[bytes], key: byt
     cuts = list(map(itemgetter(slice(j, e)), texts))
     if not _one_shape(cuts):
         return False
-    return clock.advance(cuts[0][s - j :], cuts[-1][s - j :], high_line)
+    if sorted(cuts) == cuts:
+        return clock.advance(cuts[0][s - j :], cuts[-1][s - j :], high_line)
+    return _walk(clock, cuts, [base_line + i + 1 for i in records], s - j)
 
 
 def _each_in_order(
@@ -229,7 +233,7 @@ def _each_in_order(
     width = 0
     cuts: list[bytes] = []
     text = key.decode()
-    last = 0
+    lines: list[int] = []
     for k, i in enumerate(records):
         t = times[i]
         if t is None:
@@ -249,20 +253,49 @@ def _each_in_order(
             cuts.append(b"%b%d," % (key, t))
         else:
             return False
-        last = i
+        lines.append(base_line + i + 1)
     if not cuts:
         return True
     if (_ISO_Z if key.endswith(b'"') else _INT).fullmatch(cuts[0], lk) is None or not _one_shape(cuts):
         return False
-    return clock.advance(cuts[0][lk:], cuts[-1][lk:], base_line + last + 1)
+    if sorted(cuts) == cuts:
+        return clock.advance(cuts[0][lk:], cuts[-1][lk:], lines[-1])
+    return _walk(clock, cuts, lines, lk)
+
+
+def _walk(clock: Clock, cuts: list[bytes], lines: list[int], lk: int) -> bool:
+    """Cuts of one shape, not in order (Claude Code's inline subagent lines run a little behind): ``clock`` moved.
+
+    The latest time so far is kept as bytes (byte order is time order); only a step back is
+    parsed, to weigh it against the tolerance. False: not decided (a window after another, or a
+    time that does not parse).
+    """
+    if clock.top_line:
+        return False  # (times of an earlier window are parsed: read record by record)
+    top, top_line, top_t = cuts[0], lines[0], None
+    for v, line in zip(cuts, lines, strict=True):
+        if v > top:
+            top, top_line, top_t = v, line, None
+        elif v < top:
+            if top_t is None:
+                top_t = _cut_time(top[lk:])
+            t = _cut_time(v[lk:])
+            if top_t is None or t is None:
+                return False
+            if top_t - t > TOL_BEFORE_S:
+                clock.steps += 1
+                if clock.back is None:
+                    clock.back = (top_line, line, top_t, t)
+    clock.top_line, clock.raw = top_line, top[lk:]
+    return True
 
 
 def _one_shape(cuts: list[bytes]) -> bool:
-    """Whether the cuts have the first's bytes but digits (its key, separators and end), and are in order.
+    """Whether the cuts have the first's bytes but digits (its key, separators and end).
 
     Times of one shape (ISO-8601 in UTC, or integers of one width) order as their bytes do.
     """
-    return b"".join(cuts).translate(_ZEROS) == cuts[0].translate(_ZEROS) * len(cuts) and sorted(cuts) == cuts
+    return b"".join(cuts).translate(_ZEROS) == cuts[0].translate(_ZEROS) * len(cuts)
 
 
 def _cut_time(cut: bytes) -> float | None:
