@@ -163,3 +163,39 @@ def test_the_check_agrees_with_parsing_every_line(tmp_path_factory: Any, steps: 
     got = [(r.line, r.later_line, r.count) for r in _backwards(path)]
     want = _reference(data)
     assert got == ([] if want is None else [want])
+
+
+def _reference_muse(data: bytes) -> tuple[int, int, int] | None:
+    top_line, top, first, n = 0, 0.0, None, 0
+    for k, raw in enumerate(data.split(b"\n"), 1):
+        if not raw:
+            continue
+        t = parse_time(orjson.loads(raw)["recorded_at"])
+        if t is None:
+            continue
+        if not top_line or t > top:
+            top_line, top = k, t
+        elif top - t > TOL_BEFORE_S:
+            n += 1
+            first = first or (top_line, k)
+    return None if first is None else (*first, n)
+
+
+@given(st.lists(st.tuples(_STEP, st.booleans(), st.booleans()), min_size=1, max_size=40))
+def test_muse_times_in_place_agree_with_parsing_every_line(
+    tmp_path_factory: Any, steps: list[tuple[int, bool, bool]]
+) -> None:
+    """Muse lines (the time at one place, in microseconds), observed or not, with ties and steps back."""
+    t = 1788630410_000000
+    lines = []
+    for step, tie, observed in steps:
+        t += 0 if tie else step * 1_000_000 + 7
+        kind = "model_completed_x" if observed else "assistant_message_committed"  # (an unknown kind is observed)
+        lines.append({"stream": {"kind": "session", "id": "01a072ae-25ea-7368-83f2-d8760375fc87"}, "recorded_at": t,
+                      "payload": {"kind": "run", "event": {"kind": kind, "text": "x"}}})  # fmt: skip
+    data = b"".join(orjson.dumps(r) + b"\n" for r in lines)
+    path = tmp_path_factory.mktemp("muse") / "session.jsonl"
+    path.write_bytes(data)
+    got = [(r.line, r.later_line, r.count) for r in _backwards(path)]
+    want = _reference_muse(data)
+    assert got == ([] if want is None else [want])
