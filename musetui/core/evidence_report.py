@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from musetui import __version__
 from musetui.core.drift import TABLE_HEADER, table_rows
 from musetui.core.fingerprints.catalogue import catalogue_digest
-from musetui.core.model import Diagnostic, SessionSummary, iso
+from musetui.core.model import Diagnostic, Segment, SessionSummary, iso
 from musetui.core.report import session_markdown
 from musetui.core.report_tallies import (
     counts,
@@ -135,6 +135,18 @@ def mtime_text(ns: int) -> str:
 # ---------------------------------------------------------------- Markdown
 
 
+def switched(sessions: Sequence[SessionSummary]) -> list[tuple[SessionSummary, list[Segment]]]:
+    """The sessions with more than one segment, each with its segments (as its scan record holds them)."""
+    from musetui.core.fingerprints.segments import segments_of
+
+    out = []
+    for s in sessions:
+        segs = segments_of(s)
+        if len(segs) > 1:
+            out.append((s, segs))
+    return out
+
+
 def _cell(text: object) -> str:
     """A Markdown table cell: one line of text, nothing in it live (see :func:`musetui.core.safetext.md_text`)."""
     return md_text(str(text), inline=True)
@@ -160,6 +172,7 @@ def render_markdown(data: ReportData) -> str:
         *_md_examined(data, flagged),
         *_md_attribution(data.sessions),
         *_md_flagged(data, flagged),
+        *_md_switched(data),
         *_md_appendices(data),
     ]
     head = "\n".join(out) + "\n"
@@ -237,6 +250,35 @@ def _md_flagged(data: ReportData, flagged: Sequence[SessionSummary]) -> list[str
         out.append(session_markdown(s).rstrip("\n"))
         out.append("")
     return out
+
+
+def _md_switched(data: ReportData) -> list[str]:
+    """Every session whose provider or host changes: a row per segment."""
+    rows = switched(data.sessions)
+    if not rows:
+        return []
+    out = [
+        f"## Sessions that change provider or host ({len(rows)})",
+        "",
+        *_md_table(
+            ["session", "declared model", "segment", "lines", "items", "provider", "started", "ended"],
+            (
+                [
+                    _code(where_of(s, data.roots)),
+                    _code(s.declared_model or "-"),
+                    f"{k} of {len(segs)}",
+                    f"{g.first_line}–{g.last_line}",
+                    str(g.items),
+                    _cell(g.provider + (f"/{g.host}" if g.host else "")),
+                    iso(g.started_at) or "-",
+                    iso(g.ended_at) or "-",
+                ]
+                for s, segs in rows
+                for k, g in enumerate(segs, 1)
+            ),
+        ),
+    ]
+    return [*out, ""]
 
 
 def _md_appendices(data: ReportData) -> list[str]:

@@ -157,8 +157,10 @@ def _seg(seg: Any, name: str) -> Any:
 
 
 def segments_table(s: SessionSummary) -> str:
-    """The session's segments (runs of items whose verdicts agree), when the summary records them."""
-    segments = getattr(s, "segments", None)
+    """The session's segments (runs of items whose verdicts agree), as its scan record holds them."""
+    from musetui.core.fingerprints.segments import segments_of
+
+    segments = segments_of(s)
     if not segments:
         return ""
     rows = []

@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 
 from musetui.core.drift import TABLE_HEADER, table_rows
-from musetui.core.evidence_report import SEAL_NOTE, ReportData, mtime_text, seal_check, sealed, where_of
+from musetui.core.evidence_report import SEAL_NOTE, ReportData, mtime_text, seal_check, sealed, switched, where_of
 from musetui.core.model import SessionSummary, iso
 from musetui.core.report_charts import mix_chart
 from musetui.core.report_charts import timeline_chart as _timeline_chart
@@ -110,6 +110,7 @@ def render_html(data: ReportData) -> str:
         _html_examined(data, flagged),
         *_html_attribution(data.sessions),
         *_html_flagged(data, flagged),
+        *_html_switched(data),
         '<h2 id="sessions">Appendix A: every session</h2>',
         _html_sessions(data),
         '<h2 id="files">Appendix B: every file</h2>',
@@ -208,6 +209,34 @@ def _html_flagged(data: ReportData, flagged: Sequence[SessionSummary]) -> list[s
         raw = raw_line(s) if i <= RAW_SESSIONS else None
         out.append(session_section(i, s, where_of(s, data.roots), hashes.get(s.abspath), raw))
     return out
+
+
+def _html_switched(data: ReportData) -> list[str]:
+    """Every session whose provider or host changes: a row per segment."""
+    rows = switched(data.sessions)
+    if not rows:
+        return []
+    table = _html_table(
+        [("session", False), ("declared model", False), ("segment", False), ("lines", False), ("items", True),
+         ("provider", False), ("host", False), ("started", False), ("ended", False)],
+        (
+            [
+                (path_code(where_of(s, data.roots)), where_of(s, data.roots)),
+                (f"<code>{esc_name(s.declared_model or '-')}</code>", s.declared_model or "-"),
+                (f"{k} of {len(segs)}", None),
+                (f"{g.first_line}–{g.last_line}", str(g.first_line)),
+                (str(g.items), str(g.items)),
+                _provider_cell(g.provider),
+                (esc(g.host or "-"), g.host or ""),
+                (esc(iso(g.started_at) or "-"), iso(g.started_at) or ""),
+                (esc(iso(g.ended_at) or "-"), iso(g.ended_at) or ""),
+            ]
+            for s, segs in rows
+            for k, g in enumerate(segs, 1)
+        ),
+        cls="sortable wide switched",
+    )  # fmt: skip
+    return [f'<h2 id="switched">Sessions that change provider or host ({len(rows)})</h2>', table]
 
 
 def _html_sessions(data: ReportData) -> str:

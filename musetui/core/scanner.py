@@ -34,7 +34,7 @@ from musetui.core.reader import (
     read_range,
     shrank_note,
 )
-from musetui.core.scan import windows
+from musetui.core.scan import linetimes, windows
 from musetui.core.scan.conclude import conclude, lookup
 from musetui.core.scan.evidence import extract_evidence, name_fields
 from musetui.core.scan.observe import observe, presniff, record_times
@@ -417,6 +417,9 @@ def _scan_lines(
             state.record_starts = offs.tobytes()
     observer.raw_finish(data)
     first, last = record_times(window, checked, seen)
+    if opts.attribute_session:
+        linetimes.track(state.clock, checked.records, checked.texts, seen.times, seen.probe, seen.observe_all,
+                        window.base_line)  # fmt: skip
     if first is not None and state.first_time is None:
         state.first_time = first
     if last is not None:

@@ -1,7 +1,8 @@
 """Sessions over time (``musetui timeline``): buckets per provider and host, and first-seen events.
 
-The input is a list of :class:`Row` (one per session today: its start time and first line;
-one per segment once records carry segments). Everything else is computed here, once: the
+The input is a list of :class:`Row`: one per session, or, for a session whose provider or
+host changes, one per segment (its start time and first line, from the record's
+``segments``). Everything else is computed here, once: the
 UTC buckets, the sessions and items per attributed provider and host in each, and the
 first-seen events (the first row of each provider, host and declared-model combination).
 The views (the text chart, ``--json``) only format a :class:`Timeline`.
@@ -30,7 +31,7 @@ Key = tuple[str, str | None]  # (provider, host)
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """One stretch of attributed work: a session (or, later, one of its segments).
+    """One stretch of attributed work: a session, or one of its segments.
 
     ``root`` is the directory ``path`` is relative to (a scan record's ``root``); ``line`` is
     the first line of the stretch; ``time`` is when it started (unix seconds, None when the
@@ -218,6 +219,9 @@ def _undated(r: Row) -> Row:
 def rows_from_sessions(sessions: Iterable[Any], names: dict[str, str] | None = None) -> list[Row]:
     """One row per session (:class:`~musetui.core.model.SessionSummary`): its start, line 1, its items.
 
+    A session with more than one segment gives a row per segment instead: its provider, host,
+    start, first line and items (so a switched session counts once for each provider it used).
+
     Args:
         sessions: the indexed sessions.
         names: absolute root directory -> the root as the user gave it (the rows' ``root``).
@@ -227,10 +231,28 @@ def rows_from_sessions(sessions: Iterable[Any], names: dict[str, str] | None = N
     for s in sessions:
         a = s.attribution
         root = names.get(s.root_dir, s.root_dir)
-        out.append(
-            Row(s.started_at, a.provider or "unknown", a.host, s.declared_model, root, s.path, 1, s.items, s.key)
-        )
+        segs = _switched(s)
+        if segs is None:
+            out.append(
+                Row(s.started_at, a.provider or "unknown", a.host, s.declared_model, root, s.path, 1, s.items, s.key)
+            )
+            continue
+        for g in segs:
+            t = g.started_at if g.started_at is not None else s.started_at
+            out.append(Row(t, g.provider, g.host, s.declared_model, root, s.path, g.first_line, g.items, s.key))
     return out
+
+
+def _switched(s: Any) -> list[Any] | None:
+    """The segments of a session that has more than one (read from its stored record only when it may)."""
+    if not s.segments:
+        rec = s.stored_record
+        if rec is None or b'},{"first_line":' not in rec:  # (one segment at most: the record is not parsed)
+            return None
+    from musetui.core.fingerprints.segments import segments_of
+
+    segs = segments_of(s)
+    return segs if len(segs) > 1 else None
 
 
 _ROW_FIELDS = ("time", "provider", "host", "declared_model", "root", "path", "line", "items", "key")

@@ -430,3 +430,34 @@ def test_the_apps_report_is_never_written_inside_a_root(tmp_path: Path, monkeypa
     assert not out.startswith(str(root) + os.sep) and out.endswith("musetui-report-19700101-000000.html")
     monkeypatch.chdir(tmp_path)
     assert er.default_output([str(root)], now=0) == str(tmp_path / "musetui-report-19700101-000000.html")
+
+
+def test_sessions_that_switch_are_listed_with_their_segments(sample_dir: Path, tmp_path: Path) -> None:
+    """A switched Claude Code session whose model name is markup: its segments in HTML and Markdown, escaped,
+    and its OpenAI stretch in the time chart (as ``musetui timeline`` counts it), though its verdict is anthropic."""
+    from tests_switched import claude_switched
+
+    path = claude_switched(sample_dir, tmp_path / "t")
+    path.write_bytes(path.read_bytes().replace(b"claude-sonnet-4-6", json.dumps(HOSTILE_MODEL)[1:-1].encode()))
+    data = er.collect([str(tmp_path / "t")], use_cache=False)
+    ((s, segs),) = er.switched(data.sessions)
+    assert s.declared_model == HOSTILE_MODEL and s.attribution.provider == "anthropic"
+    assert [(g.first_line, g.last_line, g.items, g.provider) for g in segs] == [
+        (1, 18, 16, "anthropic"),
+        (19, 22, 4, "openai"),
+    ]
+    page = report_page.render_html(data)
+    section = page[page.index('<h2 id="switched">') : page.index('<h2 id="sessions">')]
+    assert "Sessions that change provider or host (1)" in section
+    assert "<script>" not in section and "<img" not in section and report_html.esc_name(HOSTILE_MODEL) in section
+    for cell in ("1 of 2", "2 of 2", "1–18", "19–22", ">16<", ">4<", ">2026-09-01T22:45:00.000Z<"):
+        assert cell in section, cell
+    assert section.count("openai") >= 1 and section.count("anthropic") >= 1
+    chart = page[page.index('aria-label="sessions over time"') : page.index("Sessions over time")]
+    assert re.search(r"<title>[^<]*: 1 openai</title>", chart)
+    md = er.render_markdown(data)
+    part = md[md.index("## Sessions that change provider or host (1)") : md.index("## Appendix A")]
+    rows = [line for line in part.splitlines() if line.startswith("| `")]
+    assert len(rows) == 2
+    assert "| 1 of 2 | 1–18 | 16 | anthropic |" in rows[0] and "| 2 of 2 | 19–22 | 4 | openai |" in rows[1]
+    assert er._code(HOSTILE_MODEL) in rows[0]  # (a code span: nothing in it is live)

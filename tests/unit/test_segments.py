@@ -98,8 +98,9 @@ def test_a_real_claude_session_that_switches_has_two_segments(
     assert record["flags"].index("provider-switch") < len(record["flags"]) and record["segments"] == segs
     first = _show(path, 4, capsys)
     assert first[2].startswith("- **Item verdict:** anthropic") and first[3].endswith(
-        "lines 1–18 (18 items), anthropic"
+        "lines 1–18 (16 items), anthropic"  # (two of its lines continue a split API message)
     )
+    assert sum(g.items for g in s.segments) == s.items
     assert first[4].startswith("- **Verdict:** anthropic")
     second = _show(path, 20, capsys)
     assert second[2].startswith("- **Item verdict:** openai") and second[3].endswith("lines 19–22 (4 items), openai")
@@ -261,3 +262,36 @@ def test_a_host_change_is_a_switch_and_an_unshown_host_is_not() -> None:
     assert (
         switch.text == "the provider changes at line 9: openai/azure for lines 1–5, then openai/fireworks from line 9"
     )
+
+
+def test_segments_count_items_as_the_session_does(real_dir: Path, tmp_path: Path) -> None:
+    """A real Claude Code subagent transcript (16 of its 96 lines continue a split API message), then an
+    OpenAI stretch whose last two lines are one split message: the segments' items add up to the session's."""
+    src = real_dir / "marot__spotter" / "test__fixtures__transcripts__subagent.jsonl"
+    data = src.read_bytes()
+    last = orjson.loads(data.splitlines()[-1])
+    base = {k: last[k] for k in ("cwd", "sessionId", "version", "gitBranch", "userType") if k in last}
+    rng = random.Random(5)
+    conv = mint.new_openai_conversation(rng, store=True)
+    t = 1770900000.0
+
+    def assistant(mid: str, content: list[dict[str, Any]], k: int) -> dict[str, Any]:
+        return {**base, "parentUuid": None, "isSidechain": True, "type": "assistant", "uuid": mint.uuid4(rng),
+                "requestId": f"req_{k}", "timestamp": f"2026-02-12T13:{20 + k}:00.000Z",
+                "message": {"model": "claude-sonnet-4-6", "id": mid, "type": "message", "role": "assistant",
+                            "content": content}}  # fmt: skip
+
+    split = conv.item_id(rng, "msg", t + 2)
+    appended = [
+        assistant(conv.item_id(rng, "rs", t), [{"type": "thinking", "thinking": "Next.",
+                  "signature": mint.muse_gpt_responses_signature(rng, int(t))}], 1),
+        assistant(split, [{"type": "text", "text": "Running it."}], 2),
+        assistant(split, [{"type": "tool_use", "id": mint.openai_call_id(rng), "name": "Bash", "input": {}}], 2),
+    ]  # fmt: skip
+    path = tmp_path / "agent.jsonl"
+    path.write_bytes(data + _dump(appended))
+    s = _scan(path)
+    assert len(s.segments) == 2 and s.segments[1].provider == "openai", s.segments
+    assert s.items == 80 + 2  # (96 records, 16 of them merged; 3 appended, one merged)
+    assert [g.items for g in s.segments] == [80, 2]
+    assert sum(g.items for g in s.segments) == s.items == s.record()["items"]

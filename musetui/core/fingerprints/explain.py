@@ -155,8 +155,8 @@ def _times(n: Numbers) -> str:
    a [guess] layout (Gemini responseIds) is shown but never raises it.
    Recorded line times that run backwards (a line recorded more than {n.tol_before_s:.0f} s
    before the latest line above it) raise `time-mismatch` too, naming both lines.
-   The times compared are those the scan reads anyway: of the records its format
-   observes, and of every line that holds an artifact."""
+   Every record's recorded time counts: what its format's reader took from it,
+   or else the value after the format's time key in its bytes."""
 
 
 #: 7: the flags, each with its reason.

@@ -15,9 +15,9 @@ Segments are the maximal runs of agreeing anchors, each running until the next a
 disagrees (a provider, or two hosts that differ). A change between segments raises
 ``provider-switch`` when strong evidence backs it on at least one side and neither side holds
 strong evidence for the other's provider; a segment whose strong evidence contradicts the
-declaration raises ``declared-mismatch`` for its lines. Recorded line times that run
-backwards by more than :data:`~musetui.core.fingerprints.attribution.TOL_BEFORE_S` raise
-``time-mismatch``, naming both lines. Only evidence the scan already located is read.
+declaration raises ``declared-mismatch`` for its lines. Only evidence the scan already
+located is read. (Line times that run backwards are checked over every record as the scan
+reads it: :mod:`musetui.core.scan.linetimes`.)
 """
 
 from __future__ import annotations
@@ -32,17 +32,17 @@ from musetui.core.fingerprints.attribution import (
     SELF_HOSTED_SHAPES,
     SERVING_PROVIDERS,
     STRENGTH_WEIGHT,
-    TOL_BEFORE_S,
     Located,
     declared_family,
 )
 from musetui.core.fingerprints.types import Decoded
 from musetui.core.model import FLAGS, Attribution, Segment, SessionSummary, parse_time
-from musetui.core.reasons import ProviderSwitch, Reason, SegmentMismatch, TimeBackwards
+from musetui.core.reasons import ProviderSwitch, Reason, SegmentMismatch
 
 __all__ = [
     "STRONG",
     "ItemVerdict",
+    "add_reason",
     "conclude_capture",
     "conclude_lines",
     "describe",
@@ -155,7 +155,7 @@ def _runs(anchors: Iterable[tuple[int, ItemVerdict]]) -> list[_Run]:
     return runs
 
 
-def _raise(a: Attribution, reason: Reason) -> None:
+def add_reason(a: Attribution, reason: Reason) -> None:
     """Add a reason, and its flag in the scan record's order."""
     a.reasons.append(reason)
     if reason.flag not in a.flags:
@@ -170,8 +170,13 @@ def _build(
     prior: tuple[int, int],
     span_times: Callable[[int, int], tuple[float | None, float | None]],
     last_line: int = 0,
+    merged: Sequence[int] = (),
 ) -> list[Segment]:
-    """Segments from the runs; ``item_lines`` (sorted) are the items' lines, ``prior`` the (items, lines) before them."""
+    """Segments from the runs; ``item_lines`` (sorted) are the records' lines, ``prior`` the (records, lines) before them.
+
+    ``merged`` (sorted): the lines of records that are not items of their own (they continue an
+    earlier record's item), left out of each segment's count as of the session's.
+    """
     a = summary.attribution
     prior_items, prior_lines = prior
     first = 1 if prior_items else (item_lines[0] if item_lines else 1)
@@ -190,6 +195,8 @@ def _build(
         n = bisect_right(item_lines, hi) - bisect_left(item_lines, lo)
         if lo <= prior_lines:  # (items of earlier slices are counted, not listed: they go to this segment)
             n += prior_items if hi >= prior_lines else 0
+        n -= bisect_right(merged, hi) - bisect_left(merged, lo)
+        if lo <= prior_lines:
             n = max(n, 1)
         host = r.host or (a.host if r.provider == a.provider else None)
         t0, t1 = span_times(lo, hi)
@@ -217,7 +224,7 @@ def _flag_segments(
         }
         if backed and clean:
             b, g = segs[k - 1], segs[k]
-            _raise(
+            add_reason(
                 a,
                 ProviderSwitch(
                     g.first_line, who(b.provider, b.host), who(g.provider, g.host), b.first_line, b.last_line
@@ -227,7 +234,7 @@ def _flag_segments(
         return
     for r, g in zip(runs, segs, strict=True):
         if r.strong and g.provider != d_provider and g.provider not in SERVING_PROVIDERS and g.provider != "unknown":
-            _raise(a, SegmentMismatch(g.first_line, g.last_line, d_desc, d_provider, g.provider))
+            add_reason(a, SegmentMismatch(g.first_line, g.last_line, d_desc, d_provider, g.provider))
 
 
 #: declared_family per (declared provider, model, format, catalogue): a handful of distinct ones per corpus.
@@ -243,6 +250,7 @@ def conclude_lines(
     times: Sequence[Any],
     raw_time: Callable[[int], Any] | None,
     before: tuple[int, int] = (0, 0),
+    merged: Sequence[int] = (),
 ) -> None:
     """Set ``summary.segments`` (and the segment and line-time flags) of a session read line by line.
 
@@ -256,6 +264,8 @@ def conclude_lines(
         raw_time: the time of an unobserved line by index, read from its bytes (None: observed lines only).
         before: the records of earlier slices (counted, their lines not listed), and the line of the
             last record of the whole read (this part's, or an earlier slice's when this part has none).
+        merged: the lines of records that continue an earlier record's item (the observer's
+            ``merged_lines``): a segment counts items as the session does.
     """
     key = (summary.declared_provider, summary.declared_model, summary.format, id(lookup))
     declared = _DECLARED.get(key)
@@ -291,10 +301,9 @@ def conclude_lines(
         return t0, t1
 
     prior_items, last_line = before
-    segs = _build(summary, runs, item_lines, (prior_items, base_line), span_times, last_line)
+    segs = _build(summary, runs, item_lines, (prior_items, base_line), span_times, last_line, sorted(merged))
     summary.segments = segs
     _flag_segments(summary, segs, runs, (d_provider, d_desc))
-    backwards(summary, times, base_line, located)
 
 
 def _line_runs(located: Sequence[Located], d_provider: str | None, d_host: str | None) -> list[_Run]:
@@ -324,46 +333,6 @@ def one_segment(summary: SessionSummary, first_line: int, last_line: int) -> Non
     summary.segments = [
         Segment(first_line, last_line, summary.items, a.provider, a.host, summary.started_at, summary.ended_at)
     ]
-
-
-def backwards(summary: SessionSummary, times: Sequence[Any], base_line: int, located: Sequence[Located]) -> None:
-    """Raise ``time-mismatch`` when recorded line times run backwards by more than the tolerance.
-
-    The times read are those the scan already holds: of the lines it observed (``times``, raw,
-    by line from ``base_line + 1``), and of the lines where it located an artifact. The other
-    lines' times are not read (that would cost a search per line). Times that are all numbers,
-    or all strings of one length (ISO-8601 of one shape), and already in order are the common
-    case, checked by a sort in C; otherwise each is parsed.
-    """
-    n = len(times)
-    extra = {
-        (loc.line, loc.line_time) for loc in located
-        if loc.line_time is not None and 0 < loc.line - base_line <= n and times[loc.line - base_line - 1] is None
-    }  # fmt: skip
-    if not extra:
-        raws = [t for t in times if t is not None]
-        kinds = set(map(type, raws))
-        same_kind = kinds <= {int, float} or (kinds == {str} and len(set(map(len, raws))) == 1)
-        if same_kind and sorted(raws) == raws:
-            return
-    line_times = [(base_line + i + 1, t) for i, t in enumerate(times) if t is not None]
-    if extra:
-        line_times = sorted(line_times + sorted(extra), key=lambda lt: lt[0])
-    top_line, top = 0, 0.0
-    first: tuple[int, int, float, float] | None = None
-    count = 0
-    for line, raw in line_times:
-        t = parse_time(raw)
-        if t is None:
-            continue
-        if not top_line or t > top:
-            top_line, top = line, t
-        elif top - t > TOL_BEFORE_S:
-            count += 1
-            if first is None:
-                first = (top_line, line, top, t)
-    if first is not None:
-        _raise(summary.attribution, TimeBackwards(*first, count=count))
 
 
 def conclude_capture(summary: SessionSummary, lines: Sequence[int], votes: Sequence[tuple[int, ItemVerdict]]) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 from musetui.core.fingerprints import segments
 from musetui.core.fingerprints.attribution import attribute
 from musetui.core.model import SessionSummary, parse_time
+from musetui.core.scan import linetimes
 from musetui.core.scan.evidence import Resolver
 from musetui.core.scan.stages import Observed, ScanObserver, Validated, Window
 from musetui.core.scan.state import ScanState
@@ -59,5 +60,9 @@ def conclude(
         raw_time = None if seen.observe_all else (lambda i: probe.time(lines[i]))
         before = (state.items - len(records), state.last_record_line)
         segments.conclude_lines(
-            summary, state.located, lookup(), records, window.base_line, seen.times, raw_time, before
-        )
+            summary, state.located, lookup(), records, window.base_line, seen.times, raw_time, before,
+            observer.merged_lines,
+        )  # fmt: skip
+        backwards = linetimes.reason(state.clock)
+        if backwards is not None:
+            segments.add_reason(summary.attribution, backwards)

@@ -7,6 +7,7 @@ the located fingerprints, and the conclude stage finishes the summary.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -45,6 +46,11 @@ class ScanObserver(Protocol):
         """The format's drift watch (None: the format lists no known kinds)."""
         ...
 
+    @property
+    def merged_lines(self) -> Sequence[int]:
+        """The lines of records that continue an earlier record's item (not items of their own), in order."""
+        ...
+
     def observe(self, doc: Any, line: int) -> tuple[Any, int]:
         """Read one record; return (its raw time, its zone)."""
         ...
@@ -79,6 +85,16 @@ class LineProbe(Protocol):
 
     def time(self, line: bytes) -> Any:
         """The raw recorded time of the line (None when unknown)."""
+        ...
+
+    @property
+    def time_key(self) -> bytes:
+        """The bytes :meth:`time` looks for (``b'"timestamp":"'``), before the time value; empty: none."""
+        ...
+
+    @property
+    def time_in_place(self) -> bool:
+        """Whether a file's lines have their :attr:`time_key` at one place (so their times are cut there)."""
         ...
 
 

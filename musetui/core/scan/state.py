@@ -8,6 +8,7 @@ from typing import Any
 from musetui.core._pickling import reduce_by_fields
 from musetui.core.fingerprints.attribution import Located
 from musetui.core.model import Diagnostic, Malformed, SessionSummary
+from musetui.core.scan.linetimes import Clock
 
 __all__ = ["Outcome", "ScanState", "new_state"]
 
@@ -50,6 +51,7 @@ class ScanState:
     record_starts: bytes  # array('Q') of every record's start, only when the scan keeps offsets (else empty)
     binary: bool = False  # NUL bytes seen at the start (a binary file, when no record is found)
     last_record_line: int = 0  # the line of the last record read (where the last segment ends)
+    clock: Clock = field(default_factory=Clock)  # the line times so far (time-mismatch when they run backwards)
 
 
 def new_state(sse: bool) -> ScanState:

@@ -8,6 +8,7 @@ from ``orjson``. :func:`dig` works on both.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +62,8 @@ class Observer:
 
     #: Checks every record's kind and keys against the format's known tables (None: not checked).
     watch: Watch | None = None
+    #: The lines of records that continue an earlier record's item (not items of their own), in order.
+    merged_lines: Sequence[int] = ()
 
     def __init__(self, summary: SessionSummary) -> None:
         self.summary = summary
@@ -182,6 +185,10 @@ class Probe:
     """
 
     observe_all = True
+    #: The bytes :meth:`time` looks for, just before a line's time value (empty: it reads no time).
+    time_key = b""
+    #: Whether a file's lines have the time key at one place (the scan then cuts their times there).
+    time_in_place = False
 
     def wants(self, line: bytes) -> bool:
         """Whether the observer must see this record."""

@@ -199,6 +199,7 @@ class ClaudeProbe(Probe):
     """
 
     observe_all = False
+    time_key = b'"timestamp":"'
 
     def wants(self, line: bytes) -> bool:
         return (
@@ -227,7 +228,7 @@ class ClaudeProbe(Probe):
         return ZONE_MODEL if assistant else ZONE_QUOTED
 
     def time(self, line: bytes) -> Any:
-        v = find_string_value(line, b'"timestamp":"')
+        v = find_string_value(line, self.time_key)
         return v.decode("ascii", "replace") if v else None
 
 
@@ -278,7 +279,8 @@ class ClaudeObserver(Observer):
     def __init__(self, summary: Any) -> None:
         super().__init__(summary)
         self.seen: set[tuple[str, str]] = set()
-        self.duplicates = 0
+        #: the lines of assistant records that continue an API message already seen: not items of their own
+        self.merged_lines: list[int] = []
         self.session: str | None = None
         self.agent: str | None = None
         self.sidechain = 0
@@ -318,7 +320,7 @@ class ClaudeObserver(Observer):
             if mid:
                 key = (mid, rid)
                 if key in self.seen:
-                    self.duplicates += 1
+                    self.merged_lines.append(line)
                 else:
                     self.seen.add(key)
         elif t in ("user", "summary", "system", "progress", "queue-operation", "last-prompt", "result"):
@@ -340,7 +342,7 @@ class ClaudeObserver(Observer):
 
     def finish(self) -> None:
         s = self.summary
-        s.items = max(0, s.items - self.duplicates)
+        s.items = max(0, s.items - len(self.merged_lines))
         stem = file_stem(s.path)
         if self.agent and self.session and self.agent != self.session:
             # A subagent's lines carry its own agentId and the parent's sessionId, whatever the file's name.
@@ -357,8 +359,8 @@ class ClaudeObserver(Observer):
             # Anthropic's input_tokens leaves out cache reads and writes: the input is all three.
             parts = [v for v in (fresh, read, created) if type(v) is int]
             self.add_usage(sum(parts) if parts else None, output, read, thinking)
-        if self.duplicates:
-            s.notes.append(f"{self.duplicates} lines continue an API message split over several lines (merged)")
+        if self.merged_lines:
+            s.notes.append(f"{len(self.merged_lines)} lines continue an API message split over several lines (merged)")
         if self.sidechain and not is_agent_file(s.path):
             s.notes.append(f"{self.sidechain} inline sidechain (Task subagent) lines")
         if self.synthetic:

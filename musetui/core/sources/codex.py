@@ -120,6 +120,8 @@ class CodexProbe(Probe):
     """Rollout lines start ``{"timestamp":…,"type":…,"payload":{"type":…``."""
 
     observe_all = False
+    time_key = b'"timestamp":"'
+    time_in_place = True
 
     def wants(self, line: bytes) -> bool:
         return find_string_value(line, b'"type":"', 96) not in (b"response_item", b"event_msg")
@@ -147,7 +149,7 @@ class CodexProbe(Probe):
         return ZONE_MODEL
 
     def time(self, line: bytes) -> Any:
-        v = find_string_value(line, b'"timestamp":"', 64)
+        v = find_string_value(line, self.time_key, 64)
         return v.decode("ascii", "replace") if v else None
 
 

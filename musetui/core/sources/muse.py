@@ -125,6 +125,8 @@ class MuseProbe(Probe):
     """Muse lines: the event kind sits near the start of the envelope."""
 
     observe_all = False
+    time_key = b'"recorded_at":'
+    time_in_place = True  # (after the session's stream object)
 
     def wants(self, line: bytes) -> bool:
         return _event_kind(line) not in _PLAIN_EVENTS
@@ -152,7 +154,7 @@ class MuseProbe(Probe):
         return ZONE_QUOTED if _event_kind(line) in _QUOTED_EVENTS else ZONE_MODEL
 
     def time(self, line: bytes) -> Any:
-        return find_number_value(line, b'"recorded_at":')
+        return find_number_value(line, self.time_key)
 
 
 def sniff(obj: Any) -> str | None:
