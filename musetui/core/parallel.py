@@ -5,6 +5,9 @@ parent), how work is cut into ordered batches, how results come back in order, a
 run is cancelled (what has not started is dropped) and a pool stopped. A process with no
 other thread may instead share a run with forked helpers (:func:`forked_batches`): no pool
 to start, nothing to send, and the caller searches batches too.
+
+``multiprocessing`` is imported only where a pool starts or a worker begins: a search that
+forks its helpers (or runs alone) never loads it (``tests/unit/test_search_imports.py``).
 """
 
 from __future__ import annotations
@@ -12,8 +15,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gc
-import multiprocessing
-import multiprocessing.connection
 import os
 import pickle
 import signal
@@ -55,6 +56,8 @@ def pool_context() -> Any:
     starts a new interpreter and imports the scanner and the catalogue again (seconds, on a
     busy machine), which the fork server does once for every pool of the process.
     """
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     if can_fork() and "fork" in methods:
         return multiprocessing.get_context("fork")
@@ -91,6 +94,8 @@ def worker_init(nice: int = 0) -> None:
 
 
 def _die_with_parent() -> None:
+    import multiprocessing
+
     parent = multiprocessing.parent_process()
     if sys.platform == "linux":
         try:
@@ -111,6 +116,8 @@ def _die_with_parent() -> None:
 
 def _exit_on_eof(sentinel: Any) -> None:
     """Wait until the parent's end of the sentinel pipe closes (the parent died), then exit at once."""
+    import multiprocessing.connection
+
     multiprocessing.connection.wait([sentinel])
     os._exit(1)
 
