@@ -71,6 +71,8 @@ __all__ = [
 ]
 
 CONFIDENT = 0.8
+#: The most a declaration alone earns (DESIGN.md: "the declared provider at medium confidence at most").
+MEDIUM = 0.5
 FALSE_FLAGS = ("declared-mismatch", "time-mismatch", "imitation-id")
 BINS = (0.0, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0001)
 
@@ -177,6 +179,8 @@ class Stats:
     confident_wrong: int = 0
     false_flags: int = 0
     via_right: int = 0
+    evidenced: int = 0  # cases whose record names a provider in any evidence entry
+    evidenced_right: int = 0
     claims: list[tuple[float, bool]] = field(default_factory=list)
 
     def add(self, c: Case) -> None:
@@ -187,19 +191,28 @@ class Stats:
         self.confident_wrong += c.confident_wrong
         self.false_flags += bool(c.false_flags)
         self.via_right += c.got["via"] == c.label.via
+        if any(e.get("provider") for e in c.got.get("evidence") or ()):
+            self.evidenced += 1
+            self.evidenced_right += c.right
         if c.got["provider"] != "unknown":
             self.claims.append((float(c.got["confidence"]), c.right))
 
-    def ece(self) -> float | None:
-        """Expected calibration error over the verdicts that name a provider."""
-        if not self.claims:
+    def ece(self, above: float = -1.0) -> float | None:
+        """Expected calibration error over the verdicts that name a provider (with a confidence over ``above``).
+
+        ``above=MEDIUM`` leaves out the verdicts that a declaration alone, or little else, decided:
+        DESIGN.md holds those at medium confidence at most whatever their measured accuracy, so
+        they are under-confident by design, and only the verdicts above that cap can be calibrated.
+        """
+        claims = [(conf, ok) for conf, ok in self.claims if conf > above]
+        if not claims:
             return None
         total = 0.0
         for lo, hi in itertools.pairwise(BINS):
-            b = [(conf, ok) for conf, ok in self.claims if lo <= conf < hi]
+            b = [(conf, ok) for conf, ok in claims if lo <= conf < hi]
             if b:
                 total += len(b) * abs(sum(ok for _c, ok in b) / len(b) - sum(c for c, _ok in b) / len(b))
-        return total / len(self.claims)
+        return total / len(claims)
 
     def reliability(self) -> list[dict[str, Any]]:
         """One row per confidence bin: verdicts, mean confidence, fraction right."""
@@ -221,6 +234,7 @@ class Stats:
         """The group's numbers as a JSON-ready dict."""
         n = self.n or 1
         ece = self.ece()
+        ece_above = self.ece(above=MEDIUM)
         committed = self.n - self.abstained
         return {
             "n": self.n,
@@ -232,6 +246,9 @@ class Stats:
             "false_flags": self.false_flags,
             "via_accuracy": round(self.via_right / n, 4),
             "ece": None if ece is None else round(ece, 4),
+            "ece_above_medium": None if ece_above is None else round(ece_above, 4),
+            "evidenced": self.evidenced,
+            "evidenced_accuracy": round(self.evidenced_right / self.evidenced, 4) if self.evidenced else None,
         }
 
 

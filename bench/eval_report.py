@@ -132,7 +132,11 @@ def docs_section(result: dict[str, Any]) -> str:
         f"abstaining), {_pct(ob['abstention'])} abstained, {ob['confident_wrong']} confident and wrong, "
         f"{ob['false_flags']} with a false flag, ECE {ob['ece']}. Repositories held out for checking the "
         f"calibration: {', '.join(m['holdout'])}; there, ECE {cap['split']['holdout']['ece']} (full capture) "
-        f"and {body['split']['holdout']['ece']} (body only). Per host, format and repository: run the script.",
+        f"and {body['split']['holdout']['ece']} (body only), and over the verdicts above medium confidence "
+        f"(those that more than a declaration decided) {cap['split']['holdout']['ece_above_medium']} and "
+        f"{body['split']['holdout']['ece_above_medium']}. Body only, on the {ob['evidenced']:,} bodies whose "
+        f"record names a provider in its evidence: {(ob['evidenced_accuracy'] or 0) * 100:.2f}% right. "
+        "Per host, format and repository: run the script.",
         DOCS_END,
     ]
     return "\n".join(lines)
