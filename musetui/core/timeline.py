@@ -256,39 +256,58 @@ def _switched(s: Any) -> list[Any] | None:
 
 
 _ROW_FIELDS = ("time", "provider", "host", "declared_model", "root", "path", "line", "items", "key")
+#: The stored rows' one key (the result cache keeps JSON records).
+_BLOB_KEY = "timeline_rows"
 
 
 def rows_blob(rows: Sequence[Row]) -> bytes | None:
-    """``rows`` as JSON Lines for the result cache, or None when a name cannot be written as JSON."""
+    """``rows`` for the result cache: one record, ``{"timeline_rows": [...]}``, each row the array of :data:`_ROW_FIELDS`.
+
+    None when a name cannot be written as JSON. One record, not a line per row of named fields:
+    a warm ``timeline`` reads it in one ``orjson.loads``.
+    """
     import orjson
 
-    opt = orjson.OPT_APPEND_NEWLINE
     try:
-        return b"".join(orjson.dumps({f: getattr(r, f) for f in _ROW_FIELDS}, option=opt) for r in rows)
+        return orjson.dumps({_BLOB_KEY: [[getattr(r, f) for f in _ROW_FIELDS] for r in rows]})
     except TypeError:  # (a name that is not UTF-8: not cached, read from the index each time)
         return None
 
 
+def _row_ok(
+    t: object, p: object, h: object, m: object, root: object, path: object, ln: object, items: object, key: object
+) -> bool:
+    """Whether one stored row has the types a :class:`Row` holds."""
+    return (
+        (t is None or type(t) in (int, float))
+        and type(p) is str
+        and type(root) is str
+        and type(path) is str
+        and type(key) is str
+        and type(ln) is int
+        and type(items) is int
+        and (h is None or type(h) is str)
+        and (m is None or type(m) is str)
+    )
+
+
 def rows_from_blob(blob: bytes) -> list[Row] | None:
-    """The rows :func:`rows_blob` wrote, or None when the blob is not such rows."""
+    """The rows :func:`rows_blob` wrote, or None when the blob is not such rows (another layout, or damaged)."""
     import orjson
 
-    out = []
     try:
-        for line in blob.splitlines():
-            obj = orjson.loads(line)
-            t, p, h, m, root, path, ln, items, key = (obj[f] for f in _ROW_FIELDS)
-            ok = (t is None or type(t) in (int, float)) and all(type(x) is str for x in (p, root, path, key))
-            if (
-                not ok
-                or type(ln) is not int
-                or type(items) is not int
-                or not all(x is None or type(x) is str for x in (h, m))
-            ):
-                return None
-            out.append(Row(t, p, h, m, root, path, ln, items, key))
-    except (orjson.JSONDecodeError, KeyError, TypeError):
+        stored = orjson.loads(blob)
+    except orjson.JSONDecodeError:
         return None
+    stored = stored.get(_BLOB_KEY) if type(stored) is dict else None
+    if type(stored) is not list:
+        return None
+    width = len(_ROW_FIELDS)
+    out = []
+    for v in stored:
+        if type(v) is not list or len(v) != width or not _row_ok(*v):
+            return None
+        out.append(Row(*v))
     return out
 
 

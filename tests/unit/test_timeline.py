@@ -204,3 +204,13 @@ def test_the_html_report_charts_the_timeline_buckets(sample_dir: Path) -> None:
     assert "one bar per hour (UTC); 1 without a start time not shown" in svg
     t = tl.build(tl.rows_from_sessions(sessions))
     assert [b.sessions for b in t.dated()] == [9, 1]
+
+
+def test_stored_rows_round_trip_and_anything_else_reads_as_no_rows() -> None:
+    rows = [_row("2026-09-01T22:01:00", "openai", "azure"), _row(None, "meta", None, None, items=0)]
+    blob = tl.rows_blob(rows)
+    assert blob is not None
+    assert tl.rows_from_blob(blob) == rows
+    old = b'{"time":null,"provider":"meta","host":null,"declared_model":null,"root":"/r","path":"a","line":1,"items":0,"key":""}\n'
+    for bad in (b"", b"{}", b"[]", b'{"timeline_rows":[[1]]}', blob[:-3], old, old * 2, blob.replace(b",1,", b',"1",')):
+        assert tl.rows_from_blob(bad) is None, bad
