@@ -149,11 +149,11 @@ def _home_relative(path: str) -> str:
 
 def _print_explanations(sessions: Sequence[object], names: dict[str, str]) -> None:
     """``scan PATH --explain``: per session, its verdict, why, and each flag's reason, in ``show``'s words."""
-    from musetui.core.fingerprints.segments import describe_segment, segments_of
     from musetui.core.model import SessionSummary
     from musetui.core.reasons import flag_sentences
     from musetui.core.report import verdict_line
     from musetui.core.safetext import strip_controls
+    from musetui.core.segment_read import describe_segment, segments_of
 
     out: list[str] = []
     for s in sessions:

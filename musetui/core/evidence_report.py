@@ -137,7 +137,7 @@ def mtime_text(ns: int) -> str:
 
 def switched(sessions: Sequence[SessionSummary]) -> list[tuple[SessionSummary, list[Segment]]]:
     """The sessions with more than one segment, each with its segments (as its scan record holds them)."""
-    from musetui.core.fingerprints.segments import segments_of
+    from musetui.core.segment_read import segments_of
 
     out = []
     for s in sessions:

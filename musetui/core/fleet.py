@@ -361,7 +361,7 @@ def machines_from_sessions(roots: Sequence[str], sessions: Iterable[Any]) -> lis
 
 def _switched(s: Any) -> dict[str, Any]:
     """``{"segments": [...]}`` for a session with two segments or more, else nothing (a light summary is read only then)."""
-    from musetui.core.fingerprints.segments import segments_of
+    from musetui.core.segment_read import segments_of
 
     if len(s.segments) > 1 or (not s.segments and s.stored_record and s.stored_record.count(b'"first_line"') > 1):
         return {"segments": [g.record() for g in segments_of(s)]}

@@ -223,13 +223,8 @@ def item_markdown(
 
 def _item_verdict_lines(s: SessionSummary, item: Item) -> list[str]:
     """The item's own verdict and its segment's, printed before the session's."""
-    from musetui.core.fingerprints.segments import (
-        describe,
-        describe_segment,
-        item_verdict,
-        segment_at,
-        segments_of,
-    )
+    from musetui.core.fingerprints.segments import describe, item_verdict
+    from musetui.core.segment_read import describe_segment, segment_at, segments_of
 
     out = [f"- **Item verdict:** {describe(item_verdict(s, item.raw))}"]
     segs = segments_of(s)
@@ -241,7 +236,7 @@ def _item_verdict_lines(s: SessionSummary, item: Item) -> list[str]:
 
 def _segment_lines(s: SessionSummary) -> list[str]:
     """``- **Segment:** segment 1 of 2: lines 1–18 (18 items), anthropic``, for a session that switches."""
-    from musetui.core.fingerprints.segments import describe_segment, segments_of
+    from musetui.core.segment_read import describe_segment, segments_of
 
     segs = segments_of(s)
     return [f"- **Segment:** {describe_segment(segs, g)}" for g in segs] if len(segs) > 1 else []

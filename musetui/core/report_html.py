@@ -158,7 +158,7 @@ def _seg(seg: Any, name: str) -> Any:
 
 def segments_table(s: SessionSummary) -> str:
     """The session's segments (runs of items whose verdicts agree), as its scan record holds them."""
-    from musetui.core.fingerprints.segments import segments_of
+    from musetui.core.segment_read import segments_of
 
     segments = segments_of(s)
     if not segments:

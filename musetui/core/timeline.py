@@ -249,7 +249,7 @@ def _switched(s: Any) -> list[Any] | None:
         rec = s.stored_record
         if rec is None or b'},{"first_line":' not in rec:  # (one segment at most: the record is not parsed)
             return None
-    from musetui.core.fingerprints.segments import segments_of
+    from musetui.core.segment_read import segments_of
 
     segs = segments_of(s)
     return segs if len(segs) > 1 else None

@@ -30,10 +30,10 @@ from textual.timer import Timer
 from textual.widgets import TabbedContent, Tabs
 from textual.worker import Worker, get_current_worker
 
-from musetui.core.fingerprints.segments import segments_of
 from musetui.core.fingerprints.types import Decoded
 from musetui.core.model import Item, SessionSummary
 from musetui.core.pager import pager_command, safe_less_options
+from musetui.core.segment_read import segments_of
 from musetui.messages import (
     DiffReady,
     FocusBack,

@@ -18,11 +18,11 @@ from textual.binding import Binding, BindingType
 from textual.geometry import Region
 from textual.strip import Strip
 
-from musetui.core.fingerprints.segments import describe_segment, segment_at, segments_of
 from musetui.core.fingerprints.types import Decoded
 from musetui.core.model import Item, SessionSummary, fmt_gap
 from musetui.core.reasons import flag_sentences
 from musetui.core.report import human_bytes, verdict_line
+from musetui.core.segment_read import describe_segment, segment_at, segments_of
 from musetui.messages import FocusBack
 from musetui.widgets.doc import Doc as Doc
 from musetui.widgets.doc import Rows as Rows  # (re-exported: the panes' callers lay Docs out)

@@ -432,9 +432,9 @@ def test_light_outcome_keeps_every_field_it_carries(sample_dir: Path) -> None:
     """A light outcome (what the cache and the workers of ``scan --json`` hand back) keeps each summary field but the heavy ones."""
     import dataclasses
 
-    from musetui.core.fingerprints.segments import segments_of
     from musetui.core.index import light_blob, outcome_from_light
     from musetui.core.scanner import scan_file
+    from musetui.core.segment_read import segments_of
 
     dropped = {"malformed", "notes", "attribution", "stored_record", "segments"}  # (segments: in the stored record)
     checked = 0

@@ -38,6 +38,7 @@ from musetui.core.fingerprints.attribution import (
 from musetui.core.fingerprints.types import Decoded
 from musetui.core.model import FLAGS, Attribution, Segment, SessionSummary, parse_time
 from musetui.core.reasons import ProviderSwitch, Reason, SegmentMismatch
+from musetui.core.segment_read import who
 
 __all__ = [
     "STRONG",
@@ -46,13 +47,9 @@ __all__ = [
     "conclude_capture",
     "conclude_lines",
     "describe",
-    "describe_segment",
     "item_verdict",
     "judge_item",
     "one_segment",
-    "segment_at",
-    "segments_of",
-    "who",
 ]
 
 #: An item score from which its evidence names its provider (a session's threshold, per item).
@@ -71,11 +68,6 @@ class ItemVerdict(NamedTuple):
     basis: str
     #: :data:`FILLER`, :data:`CONFIRMS` or :data:`STRONG_ANCHOR`.
     anchor: int
-
-
-def who(provider: str, host: str | None) -> str:
-    """``openai/azure``, or the provider alone."""
-    return f"{provider}/{host}" if host else provider
 
 
 def _genuine(dec: Decoded) -> bool:
@@ -352,32 +344,6 @@ def conclude_capture(summary: SessionSummary, lines: Sequence[int], votes: Seque
     _flag_segments(summary, segs, runs, (None, ""))  # (each exchange was judged against the model it names)
 
 
-def segments_of(summary: SessionSummary) -> list[Segment]:
-    """The session's segments: computed by the scan, or read from a light summary's stored record."""
-    if summary.segments or summary.stored_record is None:
-        return summary.segments
-    import orjson
-
-    try:
-        got = orjson.loads(summary.stored_record).get("segments") or []
-        return [
-            Segment(g["first_line"], g["last_line"], g["items"], g["provider"], g["host"],
-                    parse_time(g["started_at"]), parse_time(g["ended_at"]))
-            for g in got
-        ]  # fmt: skip
-    except (orjson.JSONDecodeError, KeyError, TypeError, AttributeError):
-        return []
-
-
-def segment_at(segments: Sequence[Segment], line: int) -> Segment | None:
-    """The segment holding ``line`` (the last that starts at or before it), or None."""
-    best: Segment | None = None
-    for g in segments:
-        if g.first_line <= line:
-            best = g
-    return best
-
-
 def item_verdict(summary: SessionSummary, raw: Any, lookup: Any | None = None) -> ItemVerdict:
     """The own verdict of an item of ``summary`` whose parsed record(s) are ``raw``: what ``show --line`` prints first."""
     from musetui.core.fingerprints import extract
@@ -407,10 +373,3 @@ def describe(v: ItemVerdict) -> str:
         "none": "no declaration and no artifact on this item",
     }[v.basis]
     return f"{v.provider}{host} · confidence {v.confidence:.2f} · {why}"
-
-
-def describe_segment(segments: Sequence[Segment], g: Segment) -> str:
-    """``segment 2 of 2: lines 19–22 (4 items), openai``: one segment in words (the pane, ``show`` and ``y``)."""
-    n = f"{g.items:,} item{'' if g.items == 1 else 's'}"
-    k = next((i for i, x in enumerate(segments) if x is g), 0) + 1
-    return f"segment {k} of {len(segments)}: lines {g.first_line}–{g.last_line} ({n}), {who(g.provider, g.host)}"
