@@ -84,6 +84,14 @@ HOSTILE = [
     b'"file_' + b"A1" * 12 + b'" "asst_' + HEXID[:32] + b'" xrs_' + HEXID[:32] + b" .rs_" + HEXID,
     b'"_id": "functions.a.rs_' + HEXID[:32] + b':0" rs_' + HEXID[:32],
     b'"signature": "file_' + b"A1" * 12 + b'" file_' + b"A1" * 12,
+    # the _id head's start is the last _id" before its end (Hyperscan tracks no start for it)
+    b'"a_id"_id" \t :\n "functions.x:1" "b_id"  :"abcdefghi" "c_id":"chatcmpl-tool-' + b"0" * 16 + b'"',
+    b'_id"_id":"_id":"abcdefghi"'
+    + b'"x_id" : "_id" : "functions.'
+    + b" " * 300
+    + b'"y_id":'
+    + b" " * 200
+    + b'"abcdefghi"',
 ]
 
 
@@ -143,6 +151,11 @@ PIECES = st.sampled_from(
         b"resp_",
         b".",
         b"12345678",
+        b'_id"',
+        b":",
+        b"\t",
+        b"chatcmpl-tool-",
+        b'abcdefghi"',
     ]
 )
 

@@ -312,14 +312,15 @@ def candidates_re(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:
 #: hides no other match: its span holds no non-key byte, so no prefixed head starts inside it.
 _PREFIX = rb"(?:^|[^A-Za-z0-9_])(?:" + "|".join(sorted(ID_PREFIXES, key=len, reverse=True)).encode() + rb")"
 _DB: Any = None
-_META: list[tuple[int, int]] = []
+_META: list[tuple[int, int, bytes]] = []
 
 
-def _database() -> tuple[Any, list[tuple[int, int]]]:
+def _database() -> tuple[Any, list[tuple[int, int, bytes]]]:
     """One Hyperscan database of every row's head, compiled once per process.
 
     Returns the database and, per expression, (pass index, width of the head from its
-    anchor; -1 when the width varies and Hyperscan reports the start itself).
+    anchor; -1 when the width varies and Hyperscan reports the start itself; -2 when it
+    varies and the start is the last of the row's ``lead`` before the end, and that lead).
     """
     global _DB, _META
     if _DB is None:
@@ -328,7 +329,7 @@ def _database() -> tuple[Any, list[tuple[int, int]]]:
         sre: Any = importlib.import_module("re._parser")
         exprs: list[bytes] = []
         flags: list[int] = []
-        meta: list[tuple[int, int]] = []
+        meta: list[tuple[int, int, bytes]] = []
         for row in patterns.ROWS:
             expr = (_PREFIX + row.head) if row.prefixed else row.head
             if row.pass_ not in patterns.HS_PASSES or expr in exprs:
@@ -336,8 +337,9 @@ def _database() -> tuple[Any, list[tuple[int, int]]]:
             lo, hi = sre.parse(row.head).getwidth()
             fixed = lo == hi
             exprs.append(expr)
-            flags.append(0 if fixed else ps.SOM_LEFTMOST)
-            meta.append((patterns.PASSES.index(row.pass_), lo if fixed else -1))
+            flags.append(0 if fixed or row.lead else ps.SOM_LEFTMOST)
+            width = lo if fixed else -2 if row.lead else -1
+            meta.append((patterns.PASSES.index(row.pass_), width, row.lead))
         _DB, _META = ps.compile_set(exprs, flags), meta
     return _DB, _META
 
@@ -360,8 +362,8 @@ def _candidates(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:
     starts: list[list[int]] = [[], [], [], []]
 
     def on(eid: int, frm: int, to: int, _flags: int, _ctx: object) -> None:
-        p, w = meta[eid]
-        starts[p].append(to - w if w >= 0 else frm)
+        p, w, lead = meta[eid]
+        starts[p].append(to - w if w >= 0 else frm if w == -1 else data.rfind(lead, 0, to))
 
     db.scan(data, match_event_handler=on)
     out: list[Iterable[re.Match[bytes]]] = []

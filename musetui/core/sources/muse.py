@@ -121,6 +121,16 @@ def _glean_usage(line: bytes) -> tuple[int | None, ...] | None:
     return tuple(int(counts[name]) if name in counts else None for name in _USAGE_ORDER)
 
 
+#: How Muse writes a ``model_completed`` event after its kind (from the kind's closing quote): the model,
+#: then a flat usage object of the four counts, in order. Where it matches (and no ``"model":"`` or
+#: ``"usage":{`` comes earlier in the line), it reads what :func:`~musetui.core.sources.base.find_string_value`
+#: and :func:`_glean_usage` read, in one match.
+_COMPLETED = re.compile(
+    rb'","model":"([^"\\]*)","usage":\{"input_tokens":(\d+),"output_tokens":(\d+),'
+    rb'"cached_tokens":(\d+),"reasoning_tokens":(\d+)\}'
+).match
+
+
 class MuseProbe(Probe):
     """Muse lines: the event kind sits near the start of the envelope."""
 
@@ -142,6 +152,14 @@ class MuseProbe(Probe):
         if kind in _PLAIN_EVENTS:
             return kind == b"started" and observer.summary.title is None
         if kind == b"model_completed":
+            # (k is the kind's closing quote.) Fast path: the plain layout, read in one match; on bar150[::40]
+            # (callgrind, in-process) the scan went 480.3 -> 464.3 M instructions (-3.3%).
+            m = _COMPLETED(line, k)
+            if m is not None and line.find(b'"model":"', 0, k) < 0 and line.find(_USAGE, 0, k) < 0:
+                model_b, i, o, c, r = m.groups()
+                observer.declare_model(model_b.decode("utf-8", "replace"))
+                observer.add_usage(int(i), int(o), int(c), int(r))
+                return False
             model = find_string_value(line, b'"model":"')
             usage = _glean_usage(line)
             if model is not None and b"\\" not in model and usage is not None:
