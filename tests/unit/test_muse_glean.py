@@ -1,12 +1,11 @@
-"""Muse ``model_completed`` lines: the probe's one-match fast path reads what its general byte reading reads
-(the same answer, declared models and token usage), on lines as Muse writes them and on others (hypothesis)."""
+"""Muse ``model_completed`` lines: what the probe reads from a line's bytes is what parsing the line gives
+(declared models and token usage), on lines as Muse writes them and on others, where it parses (hypothesis)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import orjson
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -51,23 +50,42 @@ def _summary() -> SessionSummary:
 
 
 def _glean(line: bytes) -> tuple[bool, Any, Any, Any]:
+    """What the scan reads of ``line``: from its bytes when the probe can, else by parsing it."""
     obs = muse.MuseObserver(_summary())
     wants_parse = muse.MuseProbe().glean(line, obs)
+    if wants_parse:
+        obs.observe(orjson.loads(line), 1)
     s = obs.summary
     return wants_parse, s.usage, s.models, s.declared_model
 
 
+def _parsed(line: bytes) -> tuple[Any, Any, Any]:
+    obs = muse.MuseObserver(_summary())
+    obs.observe(orjson.loads(line), 1)
+    s = obs.summary
+    return s.usage, s.models, s.declared_model
+
+
 @given(_event(), st.booleans(), st.integers(min_value=0, max_value=2**53))
-def test_the_fast_path_reads_what_the_byte_reading_reads(event: dict[str, Any], stream_model: bool, t: int) -> None:
+def test_what_the_bytes_give_is_what_parsing_gives(event: dict[str, Any], stream_model: bool, t: int) -> None:
     stream: dict[str, Any] = {"kind": "session", "id": "019e83d1-5e9e-7157-a288-9ce6d8de50a0"}
-    if stream_model:  # a "model" (and a "usage") before the event's: the first one is what the bytes read
+    if stream_model:  # a "model" (and a "usage") of another object before the event's
         stream["model"] = "before"
         stream["usage"] = {"input_tokens": 3}
     line = orjson.dumps({"stream": stream, "recorded_at": t, "payload": {"kind": "run", "event": event}})
-    fast = _glean(line)
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(muse, "_COMPLETED", lambda line, pos: None)  # the general reading alone
-        assert _glean(line) == fast
+    assert _glean(line)[1:] == _parsed(line)
+
+
+def test_a_nested_model_and_usage_are_not_the_events() -> None:
+    """An event with no model or usage of its own, quoting another's, is credited nothing (the bytes once gave 5 tokens)."""
+    event = {"kind": "model_completed", "model_usage": {"model": "other", "usage": {"input_tokens": 5}}}
+    line = orjson.dumps(
+        {"stream": {"kind": "session", "id": "s"}, "recorded_at": 1, "payload": {"kind": "run", "event": event}}
+    )
+    wants_parse, usage, models, declared = _glean(line)
+    assert wants_parse
+    assert (usage, models, declared) == _parsed(line)
+    assert "other" not in (models or {})
 
 
 def test_the_plain_layout_is_read_from_its_bytes() -> None:

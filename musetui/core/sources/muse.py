@@ -24,7 +24,6 @@ from musetui.core.sources.base import (
     as_text,
     dig,
     find_number_value,
-    find_string_value,
     json_text,
     new_item,
     record_time,
@@ -102,29 +101,11 @@ def _event_kind(line: bytes) -> bytes | None:
     return line[j:k] if k >= 0 else None
 
 
-_USAGE = b'"usage":{'
-_USAGE_COUNT = re.compile(rb'"(input|output|cached|reasoning)_tokens":(\d+)[,}]')
-_USAGE_ORDER = (b"input", b"output", b"cached", b"reasoning")
-
-
-def _glean_usage(line: bytes) -> tuple[int | None, ...] | None:
-    """A ``model_completed`` line's usage counts, from its bytes: ``()`` when it has no usage object; None
-    when the object is not one flat object of plain counts (the observer then parses the line)."""
-    j = line.find(_USAGE)
-    if j < 0:
-        return () if b'"usage"' not in line else None
-    j += len(_USAGE) - 1
-    k = line.find(b"}", j)
-    if k < 0 or line.find(b"{", j + 1, k) >= 0:
-        return None
-    counts = dict(_USAGE_COUNT.findall(line, j, k + 1))
-    return tuple(int(counts[name]) if name in counts else None for name in _USAGE_ORDER)
-
-
 #: How Muse writes a ``model_completed`` event after its kind (from the kind's closing quote): the model,
-#: then a flat usage object of the four counts, in order. Where it matches (and no ``"model":"`` or
-#: ``"usage":{`` comes earlier in the line), it reads what :func:`~musetui.core.sources.base.find_string_value`
-#: and :func:`_glean_usage` read, in one match.
+#: then a flat usage object of the four counts, in order, all members of the event object itself. Where it
+#: matches, it reads what parsing the line reads; any other layout is parsed (a first ``"model":"`` or
+#: ``"usage":{`` found anywhere in the line may belong to a nested object: reading those credited an event
+#: with a quoted model's usage).
 _COMPLETED = re.compile(
     rb'","model":"([^"\\]*)","usage":\{"input_tokens":(\d+),"output_tokens":(\d+),'
     rb'"cached_tokens":(\d+),"reasoning_tokens":(\d+)\}'
@@ -155,16 +136,10 @@ class MuseProbe(Probe):
             # (k is the kind's closing quote.) Fast path: the plain layout, read in one match; on bar150[::40]
             # (callgrind, in-process) the scan went 480.3 -> 464.3 M instructions (-3.3%).
             m = _COMPLETED(line, k)
-            if m is not None and line.find(b'"model":"', 0, k) < 0 and line.find(_USAGE, 0, k) < 0:
+            if m is not None:
                 model_b, i, o, c, r = m.groups()
                 observer.declare_model(model_b.decode("utf-8", "replace"))
                 observer.add_usage(int(i), int(o), int(c), int(r))
-                return False
-            model = find_string_value(line, b'"model":"')
-            usage = _glean_usage(line)
-            if model is not None and b"\\" not in model and usage is not None:
-                observer.declare_model(model.decode("utf-8", "replace"))
-                observer.add_usage(*usage)
                 return False
         return True
 
