@@ -7,7 +7,6 @@ not depend on colour: each (provider, host) has a letter, named in the legend.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Sequence
 
@@ -150,10 +149,9 @@ def render(t: Timeline, width: int = WIDTH, roots: Sequence[str] = ()) -> str:
 def load_rows(paths: Sequence[str], *, use_cache: bool = True, workers: int | None = None) -> list[Row]:
     """One row per session under ``paths``, read as ``scan --json`` reads them.
 
-    With the cache, the rows are stored with the digest of the walk (see
-    :func:`musetui.core.walk.tree_digest`): when nothing under the roots changed, they are the
-    answer and no session is decoded; otherwise the index is brought up to date (light
-    summaries, only changed files read) and the rows stored for next time.
+    With the cache, the rows are kept under the digest of the walk
+    (:func:`musetui.core.derived.stored_or_built`): when nothing under the roots changed, they are
+    the answer and no session is decoded.
     """
     from musetui.core.timeline import rows_blob, rows_from_blob, rows_from_sessions
 
@@ -163,33 +161,14 @@ def load_rows(paths: Sequence[str], *, use_cache: bool = True, workers: int | No
 
         index = Index(list(paths), workers=workers, use_cache=False, light=True).scan()
         return rows_from_sessions(index.sessions, names)
-    from musetui.core.cache import IndexCache
-    from musetui.core.model import Diagnostic
-    from musetui.core.walk import tree_digest, walk_roots
+    from musetui.core.derived import stored_or_built
 
-    diags: list[Diagnostic] = []
-    files = walk_roots(list(paths), diags)
-    digest = tree_digest(list(paths), files, diags)
-    key = "timeline rows " + repr([(os.path.abspath(p), p) for p in paths])
-    if files:
-        store = IndexCache(files[0].root, roots=list(paths))
-        hit = store.result(key, digest)
-        store.close()
-        rows = rows_from_blob(hit[0]) if hit is not None else None
-        if rows is not None:
-            return rows
-    from musetui.core.index import Index  # (not before: a stored answer needs no index)
-
-    index = Index(list(paths), workers=workers, use_cache=True, light=True, prewalked=(files, diags))
-    index.scan()
-    for notice in index.notices:
+    rows, notices = stored_or_built(
+        paths, "timeline rows", lambda index: rows_from_sessions(index.sessions, names), rows_blob, rows_from_blob,
+        workers=workers,
+    )  # fmt: skip
+    for notice in notices:
         err(f"musetui: {notice}")
-    rows = rows_from_sessions(index.sessions, names)
-    blob = rows_blob(rows)
-    if files and blob is not None:
-        store = IndexCache(files[0].root, roots=list(paths))
-        store.put_result(key, digest, blob, [])
-        store.close()
     return rows
 
 

@@ -308,11 +308,48 @@ def _project(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def scan_records(root: str, *, use_cache: bool = True, workers: int | None = None) -> list[dict[str, Any]]:
-    """The ``scan --json`` records of one transcript tree."""
-    from musetui.core.index import Index
+    """The ``scan --json`` records of one transcript tree (the fields the ranking reads).
 
-    index = Index([root], workers=workers, use_cache=use_cache, light=True).scan()
+    With the cache they are kept under the digest of the walk (:func:`musetui.core.derived.stored_or_built`):
+    a warm ``fleet`` over an unchanged tree decodes no session.
+    """
+    if not use_cache:
+        from musetui.core.index import Index
+
+        return _records_of(Index([root], workers=workers, use_cache=False, light=True).scan())
+    from musetui.core.derived import stored_or_built
+
+    records, _notices = stored_or_built(
+        [root], "fleet records", _records_of, _records_blob, _records_from_blob, workers=workers
+    )
+    return records
+
+
+def _records_of(index: Any) -> list[dict[str, Any]]:
     return [_project(s.record()) for s in index.sorted_sessions()]
+
+
+_BLOB_KEY = "fleet_records"
+
+
+def _records_blob(records: list[dict[str, Any]]) -> bytes | None:
+    """The records as one JSON record for the result cache (None when a name is not UTF-8)."""
+    try:
+        return orjson.dumps({_BLOB_KEY: records})
+    except TypeError:
+        return None
+
+
+def _records_from_blob(blob: bytes) -> list[dict[str, Any]] | None:
+    """What :func:`_records_blob` wrote, or None (another layout, or records without their path)."""
+    try:
+        stored = orjson.loads(blob)
+    except orjson.JSONDecodeError:
+        return None
+    records = stored.get(_BLOB_KEY) if type(stored) is dict else None
+    if type(records) is not list or not all(type(r) is dict and type(r.get("path")) is str for r in records):
+        return None
+    return records
 
 
 def load_machines(roots: Sequence[str], *, use_cache: bool = True, workers: int | None = None) -> list[Machine]:

@@ -166,3 +166,36 @@ def test_report_fleet_and_dask_modules_stay_headless_and_lazy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_warm_fleet_reuses_the_stored_records_until_a_file_changes(
+    sample_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from musetui.core.index import Index
+
+    root = tmp_path / "tree"
+    shutil.copytree(sample_dir, root)
+    cold = fleet.scan_records(str(root))
+    assert cold == fleet.scan_records(str(root), use_cache=False)
+
+    def no_scan(self: Index, cancelled: object = None) -> Index:
+        raise AssertionError("the index was scanned although nothing changed")
+
+    monkeypatch.setattr(Index, "scan", no_scan)
+    assert fleet.scan_records(str(root)) == cold
+    monkeypatch.undo()
+    extra = root / "codex" / "sessions" / "2026" / "09" / "01"
+    src = next(extra.glob("rollout-*.jsonl"))
+    shutil.copyfile(src, extra / "rollout-2026-09-01T23-59-59-copy.jsonl")
+    warm = fleet.scan_records(str(root))
+    assert len(warm) == len(cold) + 1
+    assert warm == fleet.scan_records(str(root), use_cache=False)
+
+
+def test_stored_fleet_records_round_trip_and_anything_else_reads_as_none() -> None:
+    records = [{"path": "a.jsonl", "provider": "openai", "flags": ["outlier"], "segments": [{"first_line": 1}]}]
+    blob = fleet._records_blob(records)
+    assert blob is not None
+    assert fleet._records_from_blob(blob) == records
+    for bad in (b"", b"[]", b"{}", b'{"fleet_records":[{"path":1}]}', b'{"fleet_records":{}}', blob[:-2]):
+        assert fleet._records_from_blob(bad) is None, bad
