@@ -180,6 +180,15 @@ def _size(top: str) -> int:
     return sum(os.path.getsize(os.path.join(d, f)) for d, _dirs, files in os.walk(top) for f in files)
 
 
+def _touch_one(path: Path) -> None:
+    """Move the mtime of one file under ``path`` (the first in sorted order): a change the next scan must see."""
+    target = path
+    while target.is_dir():
+        target = min(target.iterdir())
+    now = time.time_ns()
+    os.utime(target, ns=(now, now))
+
+
 def measure(
     checkout: Path, path: Path, cache: str, max_cpu: int, runs: tuple[str, ...]
 ) -> list[tuple[str, float, float, float, str]]:
@@ -187,23 +196,46 @@ def measure(
 
     ``scan``: ``scan --no-cache``; ``show``: ``show --line 2`` (which scans with the cache, a fresh
     one); ``cached``: ``scan`` filling a fresh cache (its size is reported); ``warm``: ``scan`` again
-    on that cache (its ``--stats`` line says whether the stored output was reused).
+    on that cache (its ``--stats`` line says whether the stored output was reused); ``touched``:
+    ``scan`` again after one file's mtime moved (every other file from the cache). ``json``,
+    ``jcached``, ``jwarm`` and ``jtouched`` are the same four with ``--json`` (a cache of their own).
     """
     rows = []
     fresh = os.path.join(cache, "fresh")
+    freshj = os.path.join(cache, "freshj")
     plans = (
         ("scan", ["scan", "--no-cache", "-q", str(path)], cache),
         ("show", ["show", str(path), "--line", "2"], cache),
         ("cached", ["scan", "-q", str(path)], fresh),
         ("warm", ["scan", "-q", "--stats", str(path)], fresh),
+        ("touched", ["scan", "-q", "--stats", str(path)], fresh),
+        ("json", ["scan", "--json", "--no-cache", "-q", str(path)], cache),
+        ("jcached", ["scan", "--json", "-q", str(path)], freshj),
+        ("jwarm", ["scan", "--json", "-q", "--stats", str(path)], freshj),
+        ("jtouched", ["scan", "--json", "-q", "--stats", str(path)], freshj),
     )
     for label, args, where in plans:
         if label in runs:
+            if label in ("touched", "jtouched"):
+                _touch_one(path)
             rss, cpu, wall, last = run(checkout, args, where, max_cpu)
-            if label == "cached":
-                last = f"cache {_size(where) / 1024:.0f} KiB ({100 * _size(where) / max(1, path.stat().st_size):.2f}% of the file) {last}"
+            if label in ("cached", "jcached"):
+                total = _size(path) if path.is_dir() else path.stat().st_size
+                last = f"cache {_size(where) / 1024:.0f} KiB ({100 * _size(where) / max(1, total):.2f}% of the input) {last}"
             rows.append((label, rss, cpu, wall, last))
     return rows
+
+
+def _built(build: Callable[[Path], Path], name: str, where: Path) -> Path:
+    """The input ``name`` under ``where``, built unless an earlier run left it there (``--keep``)."""
+    home = where / name
+    mark = home / ".built"
+    if mark.exists():
+        return home / mark.read_text()
+    home.mkdir(parents=True, exist_ok=True)
+    path = build(home)
+    mark.write_text(str(path.relative_to(home)))
+    return path
 
 
 def main() -> None:
@@ -215,7 +247,14 @@ def main() -> None:
         "--max-cpu", type=int, default=0, help="kill each run after this many CPU seconds (peak so far reported)"
     )
     ap.add_argument(
-        "--runs", default="scan,show,cached,warm", help="which runs (comma-separated): scan, show, cached, warm"
+        "--runs",
+        default="scan,show,cached,warm",
+        help="which runs (comma-separated): scan, show, cached, warm, touched, json, jcached, jwarm, jtouched",
+    )
+    ap.add_argument(
+        "--keep",
+        type=Path,
+        help="build each input under this directory (kept; reused when already there) instead of a temporary one",
     )
     a = ap.parse_args()
     names = a.only.split(",") if a.only else [*INPUTS, *(["sessions"] if a.sessions else [])]
@@ -224,7 +263,7 @@ def main() -> None:
     print(f"{'input':14} {'code':9} {'run':5} {'peak MB':>8} {'CPU s':>7} {'wall s':>7}  last line")
     for name in names:
         with tempfile.TemporaryDirectory(prefix="bench-mem-") as d:
-            path = builders[name](Path(d))
+            path = _built(builders[name], name, a.keep or Path(d))
             for tag, checkout in checkouts:
                 with tempfile.TemporaryDirectory(prefix="bench-mem-cache-") as cache:
                     for label, rss, cpu, wall, last in measure(

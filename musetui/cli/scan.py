@@ -98,7 +98,7 @@ def cmd_scan(argv: Sequence[str]) -> int:
         list(args.paths),
         workers=args.workers,
         use_cache=not args.no_cache,
-        light=args.json,
+        light=not args.explain,  # (the table and the records need no evidence objects; --explain does)
         follow_symlinks=args.follow_symlinks,
     ).scan()
     for notice in index.notices:

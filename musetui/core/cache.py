@@ -20,7 +20,7 @@ import os
 import sqlite3
 import stat
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -40,7 +40,7 @@ SNAPSHOT_CHUNKS = 64
 LOCK_TIMEOUT_S = 10.0
 
 #: Bump when the stored layout or the meaning of stored outcomes changes.
-SCHEMA_VERSION = 17  # 17: time-mismatch over every record (and the line-time clock of a resume state); 16: format-drift diagnostics and watch state, session usage; 15: segments; 14: plain data; reasons; unread, UTF-16/BOM, lone-CR and shrink diagnostics; read budgets
+SCHEMA_VERSION = 18  # 18: each file row names its snapshot chunk (stored in batches as the scan goes); 17: time-mismatch over every record (and the line-time clock of a resume state); 16: format-drift diagnostics and watch state, session usage; 15: segments; 14: plain data; reasons; unread, UTF-16/BOM, lone-CR and shrink diagnostics; read budgets
 
 #: Every stored blob starts with the CRC-32 of the rest (little-endian): a blob whose bytes
 #: changed on disk is discarded and its file read again, never replayed.
@@ -57,6 +57,11 @@ LIGHT_SUMMARY = tuple[
 LIGHT = tuple[LIGHT_SUMMARY | None, list[tuple[str, int, str]]]
 #: One snapshot chunk: rows of path, device, inode, size, mtime_ns, has a state, light outcome, ctime_ns.
 SNAPSHOT_ROWS = list[tuple[str, int, int, int, int, bool, LIGHT | None, int]]
+#: A row to store: path, device, inode, size, mtime_ns, outcome, resume state, light outcome[, ctime_ns].
+Row = (
+    tuple[str, int, int, int, int, bytes, bytes | None, bytes]
+    | tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]
+)
 #: Diagnostics stored with a command output: (path, line, message).
 DIAGNOSTICS = list[tuple[str, int, str]]
 
@@ -119,8 +124,11 @@ class IndexCache:
         self.readonly = readonly
         self.notices: list[str] = []
         self.conn: sqlite3.Connection | None = None
-        self._snapshot: dict[int, list[Any]] | None = None  # chunk -> light rows, as loaded
         self._snapshot_bad = False  # a snapshot chunk failed its check: rewrite them all
+        #: The snapshot chunks whose rows were written (or deleted) since the last snapshot write.
+        self._dirty: set[int] = set()
+        #: How many rows :meth:`load` read (see :meth:`finish`).
+        self.loaded_rows = 0
         self._corrupt_noted = False
         self._open()
 
@@ -215,8 +223,10 @@ class IndexCache:
             conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, "
-                "size INTEGER, mtime_ns INTEGER, outcome BLOB NOT NULL, state BLOB, light BLOB, ctime_ns INTEGER)"
+                "size INTEGER, mtime_ns INTEGER, outcome BLOB NOT NULL, state BLOB, light BLOB, ctime_ns INTEGER, "
+                "chunk INTEGER NOT NULL)"
             )
+            conn.execute("CREATE INDEX IF NOT EXISTS files_chunk ON files (chunk)")
             conn.execute("CREATE TABLE IF NOT EXISTS snapshot (chunk INTEGER PRIMARY KEY, blob BLOB NOT NULL)")
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, digest BLOB NOT NULL, "
@@ -269,7 +279,7 @@ class IndexCache:
             return
         self._close()
         self._note_corrupt()
-        self._snapshot = None
+        self._dirty.clear()
         if not self._remove():
             self._disable("cannot remove the damaged database")
             return
@@ -290,50 +300,45 @@ class IndexCache:
 
         The light form comes from the snapshot, :data:`SNAPSHOT_CHUNKS` blobs (one read and
         one JSON parse each) rather than one row per file, which is what makes a warm reopen
-        fast. Every blob's checksum and shape are checked: a damaged one is not used.
+        fast. Every blob's checksum and shape are checked: a damaged one is not used. Each
+        chunk's rows are made into :class:`CachedFile` rows as it is read (the parsed chunk
+        is not kept).
         """
         if self.conn is None:
             return {}
+        out: dict[str, CachedFile] = {}
         try:
             if light:
-                chunks = self.conn.execute("SELECT chunk, blob FROM snapshot").fetchall()
-                if len(chunks) == SNAPSHOT_CHUNKS:
-                    snapshot: dict[int, list[Any]] = {}
-                    for c, b in chunks:
+                if self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] == SNAPSHOT_CHUNKS:
+                    for c, b in self.conn.execute("SELECT chunk, blob FROM snapshot"):
                         raw = self._unseal(b)
                         if raw is None or type(c) is not int:
                             break
                         try:
-                            snapshot[c] = load(SNAPSHOT_ROWS, raw)
+                            part = load(SNAPSHOT_ROWS, raw)
                         except Invalid:
                             self._note_corrupt()
                             break
-                    if len(snapshot) == SNAPSHOT_CHUNKS:
-                        self._snapshot = snapshot
-                        return {
-                            r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7])
-                            for part in snapshot.values()
-                            for r in part
-                        }  # r[6] is the checked light tuple itself (loaded with its chunk)
-                    self._snapshot_bad = True
+                        del raw
+                        for r in part:  # r[6] is the checked light tuple itself (loaded with its chunk)
+                            out[r[0]] = CachedFile(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7])
+                    else:
+                        self.loaded_rows = len(out)
+                        return out
+                out.clear()
+                self._snapshot_bad = True
             blob = "light" if light else "NULL"  # full outcomes are fetched one by one (outcome_of)
-            rows = self.conn.execute(
+            for r in self.conn.execute(
                 f"SELECT path, dev, ino, size, mtime_ns, {blob}, state IS NOT NULL, ctime_ns FROM files"
-            ).fetchall()
+            ):
+                p = _path_of(r[0])
+                lt = _light(self._unseal(r[5])) if light else None
+                out[p] = CachedFile(p, r[1], r[2], r[3], r[4], bool(r[6]), lt, r[7] or 0)
         except sqlite3.Error as exc:
             self._damaged(exc)
             return {}
-        if light:
-            return {
-                _path_of(r[0]): CachedFile(
-                    _path_of(r[0]), r[1], r[2], r[3], r[4], bool(r[6]), _light(self._unseal(r[5])), r[7] or 0
-                )
-                for r in rows
-            }
-        return {
-            _path_of(r[0]): CachedFile(_path_of(r[0]), r[1], r[2], r[3], r[4], bool(r[6]), None, r[7] or 0)
-            for r in rows
-        }
+        self.loaded_rows = len(out)
+        return out
 
     def _unseal(self, blob: bytes | None) -> bytes | None:
         """The payload of a sealed blob, or None (noting the corruption) when its checksum fails."""
@@ -344,101 +349,95 @@ class IndexCache:
             self._note_corrupt()
         return payload
 
-    def store(
-        self,
-        rows: Iterable[
-            tuple[str, int, int, int, int, bytes, bytes | None, bytes]
-            | tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]
-        ],
-        keep: set[str] | None,
-    ) -> None:
-        """Write stored outcomes (and resume states); with ``keep``, drop rows of files no longer present.
+    def store(self, rows: Iterable[Row], keep: set[str] | None) -> None:
+        """Write stored outcomes (and resume states), then the snapshot (see :meth:`put` and :meth:`finish`)."""
+        self.put(rows)
+        self.finish(keep)
+
+    @property
+    def changed(self) -> bool:
+        """Whether rows were written since the snapshot was (:meth:`finish` has chunks to rewrite)."""
+        return bool(self._dirty)
+
+    def put(self, rows: Iterable[Row]) -> None:
+        """Write a batch of stored outcomes (and resume states), in a transaction of its own.
 
         A row is ``(path, dev, ino, size, mtime_ns, outcome, state, light[, ctime_ns])``;
-        blobs are sealed (checksummed) here.
+        blobs are sealed (checksummed) here. The snapshot is written by :meth:`finish`: a
+        scan writes its rows as it goes (a batch at a time, never holding them all).
         """
+        data = [r if len(r) == 9 else (*r, 0) for r in rows]
+        if data:
+            self._write(lambda: self._put(data))
+
+    def finish(self, keep: set[str] | None) -> None:
+        """With ``keep``, drop rows of files no longer present; then rewrite the snapshot chunks that changed.
+
+        Every chunk is rewritten (from the rows) when the snapshot is incomplete or was found
+        damaged; otherwise only the chunks whose rows were written or deleted.
+        """
+        self._write(lambda: self._finish(keep))
+
+    def _write(self, step: Callable[[], None]) -> None:
+        """Run ``step`` in a write transaction; a lock or a read-only database is a notice, a corrupt one is rebuilt."""
         if self.conn is None:
             return
-        data = [r if len(r) == 9 else (*r, 0) for r in rows]
         try:
-            self._store(data, keep)
+            self.conn.execute("BEGIN IMMEDIATE")
+            step()
+            self.conn.execute("COMMIT")
         except sqlite3.OperationalError as exc:
-            with contextlib.suppress(sqlite3.Error):
-                if self.conn is not None:
-                    self.conn.execute("ROLLBACK")
-            self.notices.append(f"cache not updated (another musetui is writing it, or it is read-only): {exc}")
+            self._rollback()
+            note = f"cache not updated (another musetui is writing it, or it is read-only): {exc}"
+            if note not in self.notices:
+                self.notices.append(note)
         except sqlite3.Error as exc:
-            with contextlib.suppress(sqlite3.Error):
-                if self.conn is not None:
-                    self.conn.execute("ROLLBACK")
+            self._rollback()
             self._damaged(exc)
-            if self.conn is not None:  # rebuilt empty: store what this run read
+            if self.conn is not None:  # rebuilt empty: store this batch in it (and the next ones)
                 with contextlib.suppress(sqlite3.Error):
-                    self._snapshot = None
-                    self._store(data, keep)
+                    self.conn.execute("BEGIN IMMEDIATE")
+                    step()
+                    self.conn.execute("COMMIT")
 
-    def _store(
-        self, data: list[tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]], keep: set[str] | None
-    ) -> None:
+    def _rollback(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            if self.conn is not None:
+                self.conn.execute("ROLLBACK")
+
+    def _put(self, data: list[tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]]) -> None:
         assert self.conn is not None
-        self.conn.execute("BEGIN IMMEDIATE")
-        changed = bool(data)
-        if data:
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (_key(p), dev, ino, size, mtime, seal(o), seal(sb) if sb is not None else None, seal(lb), ct)
-                    for p, dev, ino, size, mtime, o, sb, lb, ct in data
-                ],
+        rows = []
+        for p, dev, ino, size, mtime, o, sb, lb, ct in data:
+            c = snapshot_chunk(p)
+            self._dirty.add(c)
+            rows.append(
+                (_key(p), dev, ino, size, mtime, seal(o), seal(sb) if sb is not None else None, seal(lb), ct, c)
             )
-        gone: list[tuple[str]] = []
+        self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+
+    def _finish(self, keep: set[str] | None) -> None:
+        assert self.conn is not None
         if keep is not None:
             keys = {_key(p) for p in keep}
-            gone = [(p,) for (p,) in self.conn.execute("SELECT path FROM files").fetchall() if p not in keys]
+            gone = [(p, c) for p, c in self.conn.execute("SELECT path, chunk FROM files").fetchall() if p not in keys]
             if gone:
-                self.conn.executemany("DELETE FROM files WHERE path = ?", gone)
-                changed = True
-        if self._snapshot is not None and keep is not None and not self._snapshot_bad:
-            # Patch the chunks this change touches, from the snapshot read at load time.
-            touched: dict[int, dict[str, Any]] = {}
-            for (k,) in gone:
-                touched.setdefault(snapshot_chunk(_path_of(k)), {})
-            for p, dev, ino, size, mtime, _o, sblob, lblob, ct in data:
-                touched.setdefault(snapshot_chunk(p), {})[p] = (
-                    p,
-                    dev,
-                    ino,
-                    size,
-                    mtime,
-                    sblob is not None,
-                    _light(lblob),
-                    ct,
-                )
-            for c, updates in touched.items():
-                part = {r[0]: r for r in self._snapshot.get(c, []) if r[0] in keep}
-                part.update(updates)
-                self._snapshot[c] = list(part.values())
-                self.conn.execute(
-                    "INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(dump(SNAPSHOT_ROWS, self._snapshot[c])))
-                )
-        elif (
-            changed
-            or self._snapshot_bad
-            or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] != SNAPSHOT_CHUNKS
-        ):
-            parts: dict[int, list[Any]] = {c: [] for c in range(SNAPSHOT_CHUNKS)}
+                self.conn.executemany("DELETE FROM files WHERE path = ?", [(p,) for p, _c in gone])
+                self._dirty.update(c for _p, c in gone)
+        whole = (
+            self._snapshot_bad or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] != SNAPSHOT_CHUNKS
+        )
+        for c in range(SNAPSHOT_CHUNKS) if whole else sorted(self._dirty):
+            part = []
             for r in self.conn.execute(
-                "SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, light, ctime_ns FROM files"
+                "SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, light, ctime_ns FROM files WHERE chunk = ?",
+                (c,),
             ):
-                p = _path_of(r[0])
                 lb = unseal(r[6]) if r[6] is not None else None
-                parts[snapshot_chunk(p)].append((p, r[1], r[2], r[3], r[4], bool(r[5]), _light(lb), r[7] or 0))
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO snapshot VALUES (?, ?)",
-                [(c, seal(dump(SNAPSHOT_ROWS, v))) for c, v in parts.items()],
-            )
-            self._snapshot_bad = False
-        self.conn.execute("COMMIT")
+                part.append((_path_of(r[0]), r[1], r[2], r[3], r[4], bool(r[5]), _light(lb), r[7] or 0))
+            self.conn.execute("INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(dump(SNAPSHOT_ROWS, part))))
+        self._snapshot_bad = False
+        self._dirty.clear()
 
     def row_of(self, path: str) -> CachedFile | None:
         """One file's stored identity (no blob), for a reader that needs a few files, not all."""

@@ -520,7 +520,3 @@ def _same_file(a: FileEntry, b: FileEntry) -> bool:
         b.mtime_ns,
         b.ctime_ns,
     )
-
-
-def _under(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
