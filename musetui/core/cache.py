@@ -25,11 +25,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import orjson
-
 from musetui import __version__
 from musetui.core.cache_codec import Invalid, deflate, dump, inflate, load
 from musetui.core.cache_files import Refused, create_private, inside, no_links, private_dir
+from musetui.core.cache_results import check_lines
 from musetui.core.config import cache_dir
 
 #: The light snapshot is cut into this many blobs by a hash of the path, so that a change
@@ -472,11 +471,17 @@ class IndexCache:
         return self._unseal(row[0]) if row else None
 
     def result(self, key: str, digest: bytes) -> tuple[bytes, list[tuple[str, int, str]]] | None:
-        """A finished command output stored for ``key``, if it was made from the tree ``digest`` names.
+        """A finished command output stored for ``key``, if it was made from the tree ``digest`` names (see :meth:`stored_output`)."""
+        got = self.stored_output(key, digest)
+        return None if got is None else (inflate(got[0]), got[1])
+
+    def stored_output(self, key: str, digest: bytes) -> tuple[bytes, list[tuple[str, int, str]]] | None:
+        """A finished command output stored for ``key`` (compressed, checked), if made from the tree ``digest`` names.
 
         ``digest`` covers every file's identity and the walk's diagnostics (see
         :func:`musetui.core.walk.tree_digest`): any change anywhere under the roots misses, and
-        so does an output whose checksum fails or whose lines are not all JSON records.
+        so does an output whose checksum fails or whose lines are not all JSON records. The
+        text is checked a piece at a time (see :mod:`musetui.core.cache_results`), never whole.
         """
         if self.conn is None:
             return None
@@ -491,25 +496,30 @@ class IndexCache:
             return None
         output = self._unseal(row[1])
         diag_blob = self._unseal(row[2])
+        del row
         if output is None or diag_blob is None:
             return None
         try:
-            text = inflate(output)
-            if not all(type(orjson.loads(line)) is dict for line in text.splitlines()):
-                raise Invalid("a stored output line is not a record")
-            return text, load(DIAGNOSTICS, diag_blob)
-        except (Invalid, orjson.JSONDecodeError):  # (JSON escapes every control character: none is printed raw)
+            check_lines(output)
+            return output, load(DIAGNOSTICS, diag_blob)
+        except Invalid:
             self._note_corrupt()
             return None
 
     def put_result(self, key: str, digest: bytes, output: bytes, diagnostics: list[tuple[str, int, str]]) -> None:
         """Store a finished command output for ``key`` (one per key; replaces the previous one)."""
+        self.put_stored_output(key, digest, deflate(output), diagnostics)
+
+    def put_stored_output(
+        self, key: str, digest: bytes, compressed: bytes, diagnostics: list[tuple[str, int, str]]
+    ) -> None:
+        """Store a finished command output, already compressed (see :class:`musetui.core.cache_results.Recorder`)."""
         if self.conn is None:
             return
         try:
             self.conn.execute(
                 "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?)",
-                (_key(key), digest, seal(deflate(output)), seal(dump(DIAGNOSTICS, diagnostics))),
+                (_key(key), digest, seal(compressed), seal(dump(DIAGNOSTICS, diagnostics))),
             )
         except sqlite3.Error as exc:
             self.notices.append(f"cache not updated: {exc}")
