@@ -21,8 +21,8 @@ def records(sessions: Sequence[object], names: dict[str, str] | None = None) -> 
     for s in sessions:
         assert isinstance(s, SessionSummary)
         given = names.get(s.root_dir)
-        if s.stored_record is not None and "outlier" not in s.attribution.flags:
-            rec = s.stored_record  # a cached record, unchanged by the fleet
+        rec = s.stored_record if "outlier" not in s.attribution.flags else None
+        if rec is not None:  # a light record, unchanged by the fleet
             if given is not None:
                 old = b'{"root":' + json_bytes(orjson.dumps(json_name(s.root_dir)))
                 if rec.startswith(old):

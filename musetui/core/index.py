@@ -168,7 +168,7 @@ class Index:
     workers: int | None = None
     keep_offsets: bool = False
     use_cache: bool = False
-    light: bool = False  # cached sessions come back as light summaries (see SessionSummary.stored_record)
+    light: bool = False  # cached sessions come back as light summaries (see SessionSummary.record_z)
     follow: bool = False  # keep scan states of recently modified files, for refresh()
     active_window_s: float = 3600.0
     #: A walk the caller did already (its files and their diagnostics): scanned as given, the roots not walked.

@@ -143,7 +143,7 @@ class ScanRun:
         if outcome is not None:
             tally.done += 1
             tally.bytes_done += e.size
-            outcome = self.settle(outcome)
+            outcome = self.settle(outcome, e)
             result.take(outcome)
             yield outcome, self.progress()
             return
@@ -180,21 +180,30 @@ class ScanRun:
                     got = stored.decode_state(blobs[1])
                     if got is not None:
                         result.states[entry.abspath] = got
-            outcome = self.settle(outcome)
+            outcome = self.settle(outcome, entry)
             result.take(outcome)
             yield outcome, self.progress()
             if self.stop():
                 return
 
-    def settle(self, outcome: Outcome) -> Outcome:
+    def settle(self, outcome: Outcome, e: FileEntry) -> Outcome:
         """The outcome as the run keeps it: in a light run, a full one (read here, or resumed) made light.
 
         A light run's sessions are then all alike, whatever read them: the worker's light form,
-        the cache's, or this one (see :func:`musetui.core.stored.light_from`).
+        the cache's, or this one (see :func:`musetui.core.stored.light_from`). A light session
+        holds its file's paths as the walk's entry does (one copy of each, not two).
         """
         s = outcome.summary
-        if self.opts.light and s is not None and s.stored_record is None:
-            return stored.outcome_from_light(stored.light_from(outcome))
+        if not self.opts.light or s is None:
+            return outcome
+        if s.record_z is None:
+            outcome = stored.outcome_from_light(stored.light_from(outcome))
+            s = outcome.summary
+            assert s is not None
+        if s.abspath == e.abspath:
+            s.abspath = e.abspath
+        if s.path == e.relpath:
+            s.path = e.relpath
         return outcome
 
     def keep_blobs(self, entry: FileEntry, blobs: Blobs) -> None:
