@@ -292,8 +292,11 @@ class IndexCache:
         """False when the cache could not be opened (the scan goes on without it)."""
         return self.conn is not None
 
-    def load(self, light: bool = False) -> dict[str, CachedFile]:
+    def load(self, light: bool = False, make: Callable[[Any], Any] | None = None) -> dict[str, CachedFile]:
         """Every cached file's identity, by absolute path; with ``light``, its light summary too.
+
+        ``make`` turns each checked light outcome into what the row keeps as its ``light``
+        (the caller's own form, made as each chunk is read: the parsed chunks are not kept).
 
         Full outcomes are not read here: :meth:`outcome_of` fetches each as the walk reaches it.
 
@@ -320,7 +323,8 @@ class IndexCache:
                             break
                         del raw
                         for r in part:  # r[6] is the checked light tuple itself (loaded with its chunk)
-                            out[r[0]] = CachedFile(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7])
+                            lt = r[6] if make is None or r[6] is None else make(r[6])
+                            out[r[0]] = CachedFile(r[0], r[1], r[2], r[3], r[4], r[5], lt, r[7])
                     else:
                         self.loaded_rows = len(out)
                         return out
@@ -332,6 +336,8 @@ class IndexCache:
             ):
                 p = _path_of(r[0])
                 lt = _light(self._unseal(r[5])) if light else None
+                if make is not None and lt is not None:
+                    lt = make(lt)
                 out[p] = CachedFile(p, r[1], r[2], r[3], r[4], bool(r[6]), lt, r[7] or 0)
         except sqlite3.Error as exc:
             self._damaged(exc)
@@ -419,7 +425,7 @@ class IndexCache:
         assert self.conn is not None
         if keep is not None:
             keys = {_key(p) for p in keep}
-            gone = [(p, c) for p, c in self.conn.execute("SELECT path, chunk FROM files").fetchall() if p not in keys]
+            gone = [(p, c) for p, c in self.conn.execute("SELECT path, chunk FROM files") if p not in keys]
             if gone:
                 self.conn.executemany("DELETE FROM files WHERE path = ?", [(p,) for p, _c in gone])
                 self._dirty.update(c for _p, c in gone)

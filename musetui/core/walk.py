@@ -253,6 +253,10 @@ def merged_roots(roots: Sequence[str]) -> list[str | None]:
     return out
 
 
+#: :func:`tree_digest` serialises this many files' identities at a time.
+DIGEST_BATCH = 4096
+
+
 def tree_digest(roots: Sequence[str], files: list[FileEntry], diagnostics: list[Diagnostic]) -> bytes:
     """A digest of everything a scan of ``roots`` depends on: each file's identity and the walk's notes.
 
@@ -263,7 +267,9 @@ def tree_digest(roots: Sequence[str], files: list[FileEntry], diagnostics: list[
 
     h = hashlib.blake2b(digest_size=20)
     h.update(_dumps([os.path.abspath(r) for r in roots]))
-    h.update(_dumps([(e.abspath, e.root, e.dev, e.ino, e.size, e.mtime_ns, e.ctime_ns, e.maybe) for e in files]))
+    for i in range(0, len(files), DIGEST_BATCH):  # (a batch at a time: a big tree's identities are never one text)
+        batch = files[i : i + DIGEST_BATCH]
+        h.update(_dumps([(e.abspath, e.root, e.dev, e.ino, e.size, e.mtime_ns, e.ctime_ns, e.maybe) for e in batch]))
     h.update(_dumps([(d.path, d.line, d.message) for d in diagnostics]))
     return h.digest()
 
