@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from musetui import __version__
-from musetui.core.cache_codec import Invalid, deflate, dump, inflate, load
+from musetui.core.cache_codec import Invalid, deflate, dump, inflate, load, seal, unseal
 from musetui.core.cache_files import Refused, create_private, inside, no_links, private_dir
 from musetui.core.cache_results import check_lines
 from musetui.core.config import cache_dir
@@ -39,11 +39,7 @@ SNAPSHOT_CHUNKS = 64
 LOCK_TIMEOUT_S = 10.0
 
 #: Bump when the stored layout or the meaning of stored outcomes changes.
-SCHEMA_VERSION = 18  # 18: each file row names its snapshot chunk (stored in batches as the scan goes); 17: time-mismatch over every record (and the line-time clock of a resume state); 16: format-drift diagnostics and watch state, session usage; 15: segments; 14: plain data; reasons; unread, UTF-16/BOM, lone-CR and shrink diagnostics; read budgets
-
-#: Every stored blob starts with the CRC-32 of the rest (little-endian): a blob whose bytes
-#: changed on disk is discarded and its file read again, never replayed.
-SEAL_BYTES = 4
+SCHEMA_VERSION = 18  # 18: each file row names its snapshot chunk (stored in batches as the scan goes), light forms only in the snapshot; 17: time-mismatch over every record (and the line-time clock of a resume state); 16: format-drift diagnostics and watch state, session usage; 15: segments; 14: plain data; reasons; unread, UTF-16/BOM, lone-CR and shrink diagnostics; read budgets
 
 #: A light summary: what the tree, fleet outliers and scan records need (no evidence objects),
 #: in this order (see :func:`musetui.core.stored.light_from`); its scan record is JSON text.
@@ -222,10 +218,9 @@ class IndexCache:
             conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, "
-                "size INTEGER, mtime_ns INTEGER, outcome BLOB NOT NULL, state BLOB, light BLOB, ctime_ns INTEGER, "
+                "size INTEGER, mtime_ns INTEGER, outcome BLOB NOT NULL, state BLOB, ctime_ns INTEGER, "
                 "chunk INTEGER NOT NULL)"
             )
-            conn.execute("CREATE INDEX IF NOT EXISTS files_chunk ON files (chunk)")
             conn.execute("CREATE TABLE IF NOT EXISTS snapshot (chunk INTEGER PRIMARY KEY, blob BLOB NOT NULL)")
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, digest BLOB NOT NULL, "
@@ -244,6 +239,13 @@ class IndexCache:
                 raise _Stale("made by another musetui version or model catalogue")
             elif rows.get("root") != _key(self.root):
                 raise _Stale("made for another root")
+            conn.execute("CREATE INDEX IF NOT EXISTS files_chunk ON files (chunk)")  # (once the schema is known)
+            # The light forms of the rows written, until :meth:`finish` puts them in the snapshot: a
+            # table of this connection's own (in SQLite's temporary file, never in the database).
+            conn.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS pending (path TEXT PRIMARY KEY, chunk INTEGER, dev INTEGER, "
+                "ino INTEGER, size INTEGER, mtime_ns INTEGER, has_state INTEGER, ctime_ns INTEGER, light BLOB)"
+            )
             conn.execute("SELECT count(*) FROM files WHERE rowid = 1").fetchone()
         except BaseException:
             conn.close()
@@ -330,15 +332,10 @@ class IndexCache:
                         return out
                 out.clear()
                 self._snapshot_bad = True
-            blob = "light" if light else "NULL"  # full outcomes are fetched one by one (outcome_of)
-            for r in self.conn.execute(
-                f"SELECT path, dev, ino, size, mtime_ns, {blob}, state IS NOT NULL, ctime_ns FROM files"
-            ):
+            # (light forms are in the snapshot only: without it, a light reader reads the files again)
+            for r in self.conn.execute("SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, ctime_ns FROM files"):
                 p = _path_of(r[0])
-                lt = _light(self._unseal(r[5])) if light else None
-                if make is not None and lt is not None:
-                    lt = make(lt)
-                out[p] = CachedFile(p, r[1], r[2], r[3], r[4], bool(r[6]), lt, r[7] or 0)
+                out[p] = CachedFile(p, r[1], r[2], r[3], r[4], bool(r[5]), None, r[6] or 0)
         except sqlite3.Error as exc:
             self._damaged(exc)
             return {}
@@ -413,13 +410,14 @@ class IndexCache:
     def _put(self, data: list[tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]]) -> None:
         assert self.conn is not None
         rows = []
+        pending = []
         for p, dev, ino, size, mtime, o, sb, lb, ct in data:
             c = snapshot_chunk(p)
             self._dirty.add(c)
-            rows.append(
-                (_key(p), dev, ino, size, mtime, seal(o), seal(sb) if sb is not None else None, seal(lb), ct, c)
-            )
-        self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            rows.append((_key(p), dev, ino, size, mtime, seal(o), seal(sb) if sb is not None else None, ct, c))
+            pending.append((_key(p), c, dev, ino, size, mtime, sb is not None, ct, lb))
+        self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        self.conn.executemany("INSERT OR REPLACE INTO temp.pending VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", pending)
 
     def _finish(self, keep: set[str] | None) -> None:
         assert self.conn is not None
@@ -433,16 +431,30 @@ class IndexCache:
             self._snapshot_bad or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] != SNAPSHOT_CHUNKS
         )
         for c in range(SNAPSHOT_CHUNKS) if whole else sorted(self._dirty):
-            part = []
+            # the chunk as stored, less the files gone, with the rows written since (their light forms pending)
+            part = {r[0]: r for r in self._chunk_rows(c) if keep is None or r[0] in keep}
             for r in self.conn.execute(
-                "SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, light, ctime_ns FROM files WHERE chunk = ?",
+                "SELECT path, dev, ino, size, mtime_ns, has_state, light, ctime_ns FROM temp.pending WHERE chunk = ?",
                 (c,),
             ):
-                lb = unseal(r[6]) if r[6] is not None else None
-                part.append((_path_of(r[0]), r[1], r[2], r[3], r[4], bool(r[5]), _light(lb), r[7] or 0))
-            self.conn.execute("INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(dump(SNAPSHOT_ROWS, part))))
+                p = _path_of(r[0])
+                part[p] = (p, r[1], r[2], r[3], r[4], bool(r[5]), _light(r[6]), r[7])
+            self.conn.execute(
+                "INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(dump(SNAPSHOT_ROWS, list(part.values()))))
+            )
+        self.conn.execute("DELETE FROM temp.pending")
         self._snapshot_bad = False
         self._dirty.clear()
+
+    def _chunk_rows(self, c: int) -> list[Any]:
+        """The rows of snapshot chunk ``c`` as stored (none when it is missing or damaged: its files are read again)."""
+        assert self.conn is not None
+        row = self.conn.execute("SELECT blob FROM snapshot WHERE chunk = ?", (c,)).fetchone()
+        raw = unseal(row[0]) if row is not None else None
+        try:
+            return list(load(SNAPSHOT_ROWS, raw)) if raw is not None else []
+        except Invalid:
+            return []
 
     def row_of(self, path: str) -> CachedFile | None:
         """One file's stored identity (no blob), for a reader that needs a few files, not all."""
@@ -533,20 +545,6 @@ class IndexCache:
     def close(self) -> None:
         """Close the database."""
         self._close()
-
-
-def seal(blob: bytes) -> bytes:
-    """``blob`` with its CRC-32 in front, as stored."""
-    return zlib.crc32(blob).to_bytes(SEAL_BYTES, "little") + blob
-
-
-def unseal(blob: bytes) -> bytes | None:
-    """The payload of a sealed blob, or None when its checksum does not match (it was damaged)."""
-    blob = bytes(blob)
-    if len(blob) < SEAL_BYTES:
-        return None
-    payload = blob[SEAL_BYTES:]
-    return payload if zlib.crc32(payload).to_bytes(SEAL_BYTES, "little") == blob[:SEAL_BYTES] else None
 
 
 def _key(path: str) -> str:
