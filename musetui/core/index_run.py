@@ -204,6 +204,8 @@ class ScanRun:
             s.abspath = e.abspath
         if s.path == e.relpath:
             s.path = e.relpath
+        if (s.size, s.mtime_ns, s.inode, s.device) == (e.size, e.mtime_ns, e.ino, e.dev):
+            s.size, s.mtime_ns, s.inode, s.device = e.size, e.mtime_ns, e.ino, e.dev
         return outcome
 
     def keep_blobs(self, entry: FileEntry, blobs: Blobs) -> None:

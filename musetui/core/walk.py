@@ -188,16 +188,18 @@ def _walk_tree(
             elif cand is False:
                 continue
             elif stat.S_ISREG(mode):
-                yield FileEntry(
+                mtime_ns = est.st_mtime_ns
+                ctime_ns = est.st_ctime_ns
+                yield FileEntry(  # (a tree's files share one device number, and often one time for both)
                     path,
                     rel,
                     root_abs,
                     est.st_size,
                     cand is None,
-                    est.st_dev,
+                    dev if est.st_dev == dev else est.st_dev,
                     est.st_ino,
-                    est.st_mtime_ns,
-                    ctime_ns=est.st_ctime_ns,
+                    mtime_ns,
+                    ctime_ns=mtime_ns if ctime_ns == mtime_ns else ctime_ns,
                 )
             else:
                 diagnostics.append(Diagnostic(rel, 0, f"skipped: {kind_of(mode)} (not opened)"))
