@@ -142,7 +142,7 @@ def _shared(d: dict[str, Any] | None) -> Any:
     if got is None:
         if len(_SHARED) >= SHARED_MAX:
             _SHARED.clear()
-        got = _SHARED[key] = {sys.intern(k): v for k, v in d.items()}
+        got = _SHARED[key] = d
     return got
 
 
