@@ -169,7 +169,10 @@ class IndexCache:
             except (sqlite3.OperationalError, OSError) as exc:
                 self._disable(exc)
                 return
-            except sqlite3.DatabaseError:
+            except (
+                sqlite3.DatabaseError,
+                UnicodeDecodeError,
+            ):  # (a damaged text comes back as bytes that are not UTF-8)
                 self._close()
                 self._note_corrupt()
             if attempt == 0 and not self._remove():
@@ -197,7 +200,7 @@ class IndexCache:
             return
         try:
             rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-        except sqlite3.Error:
+        except (sqlite3.Error, UnicodeDecodeError):
             rows = {}
         if (rows.get("schema"), rows.get("engine"), rows.get("root")) == (
             str(SCHEMA_VERSION),
@@ -270,12 +273,12 @@ class IndexCache:
                 ok = False
         return ok
 
-    def _damaged(self, exc: sqlite3.Error) -> None:
+    def _damaged(self, exc: sqlite3.Error | UnicodeDecodeError) -> None:
         """An error while using the open database: rebuild it when it is corrupt, else stop using it."""
         if self.readonly:
             self._close()
             return
-        if type(exc) is not sqlite3.DatabaseError:  # locked, read-only, disk full, I/O error
+        if type(exc) not in (sqlite3.DatabaseError, UnicodeDecodeError):  # locked, read-only, disk full, I/O error
             self._disable(exc)
             return
         self._close()
@@ -336,7 +339,7 @@ class IndexCache:
             for r in self.conn.execute("SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, ctime_ns FROM files"):
                 p = _path_of(r[0])
                 out[p] = CachedFile(p, r[1], r[2], r[3], r[4], bool(r[5]), None, r[6] or 0)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             self._damaged(exc)
             return {}
         self.loaded_rows = len(out)
@@ -393,7 +396,7 @@ class IndexCache:
             note = f"cache not updated (another musetui is writing it, or it is read-only): {exc}"
             if note not in self.notices:
                 self.notices.append(note)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             self._rollback()
             self._damaged(exc)
             if self.conn is not None:  # rebuilt empty: store this batch in it (and the next ones)
@@ -465,7 +468,7 @@ class IndexCache:
                 "SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, ctime_ns FROM files WHERE path = ?",
                 (_key(path),),
             ).fetchone()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             self._damaged(exc)
             return None
         return CachedFile(path, r[1], r[2], r[3], r[4], bool(r[5]), None, r[6] or 0) if r else None
@@ -483,7 +486,7 @@ class IndexCache:
             return None
         try:
             row = self.conn.execute(f"SELECT {column} FROM files WHERE path = ?", (_key(path),)).fetchone()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             self._damaged(exc)
             return None
         return self._unseal(row[0]) if row else None
@@ -507,7 +510,7 @@ class IndexCache:
             row = self.conn.execute(
                 "SELECT digest, output, diagnostics FROM results WHERE key = ?", (_key(key),)
             ).fetchone()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             self._damaged(exc)
             return None
         if row is None or bytes(row[0]) != digest:
