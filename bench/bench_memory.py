@@ -1,10 +1,11 @@
-"""Peak memory and CPU of ``musetui scan --no-cache`` and ``show --line`` on hostile inputs.
+"""Peak memory and CPU of ``musetui scan`` (cache off, filling it, warm) and ``show --line`` on hostile inputs.
 
 Usage::
 
     python bench/bench_memory.py                 # every input but the 100,000 sessions
     python bench/bench_memory.py --sessions      # that one too (slow)
     python bench/bench_memory.py --only gz_tiny,alias_bomb --baseline /path/to/other/checkout
+    python bench/bench_memory.py --only sessions --keep /tmp/inputs --runs json,jcached,jwarm,jtouched
 
 Each input is built in a temporary directory (written block by block, never held whole), then
 scanned by a child process; its peak RSS is the child's own maximum (``wait4``'s ``ru_maxrss``)
@@ -32,6 +33,32 @@ Measured (issue 24, many tiny lines with the cache on; peak RSS MB, 2-core share
 "Before" is main at be29036: the resume state held every record's start (8 bytes a record),
 copied while the cache stored it. The cache for one such file is 10 KiB (0.01% of 130 MiB),
 and the warm ``scan`` reuses the stored output (40 MB, under 1 s).
+
+Measured (issue 27, many sessions; peak RSS MB, main at 6542801 -> after). 100,000 one-line
+sessions (``--only sessions --keep DIR --runs scan,cached,warm,touched,json,jcached,jwarm,jtouched``)::
+
+    run                                  scan (table)    scan --json
+    --no-cache                           323 -> 177      241 -> 174
+    filling a fresh cache (cached)       621 -> 204      1373 -> 206
+    warm, nothing changed (warm)         397 -> 231      190 -> 83
+    one file's mtime moved (touched)     587 -> 244      535 -> 284
+
+The 500 MB bench corpus (``/usr/bin/time -v`` of ``scan -q [--json] /work/corpora/bar500``, a
+fresh ``MUSETUI_CACHE_DIR``: 18,900 sessions, 524 MB)::
+
+    run                                  scan (table)    scan --json
+    --no-cache                           178 -> 97       145 -> 92
+    filling a fresh cache                413 -> 125      409 -> 144
+    warm                                 209 -> 114      147 -> 73 (0.9 s wall)
+    cache size (du -sb)                  109 -> 87 MB    114 -> 92 MB (21.7% -> 17.5% of the corpus)
+
+What holds the memory now (``tests/unit/test_memory_per_session.py`` counts it with tracemalloc:
+1,770-2,670 -> 1,255-1,275 bytes held per light session): light sessions, for the table too,
+each with its scan record packed (:mod:`musetui.core.packed`) and its shared values held once;
+the cache written in 8 MB batches as the scan goes and its snapshot rewritten chunk by chunk
+from the rows (light forms only in the snapshot); a warm load making each session as its chunk
+is read; the stored output compressed as written and replayed a piece at a time; the table
+printed from rows made as read.
 """
 
 from __future__ import annotations
