@@ -1,10 +1,11 @@
-"""Peak memory and CPU of ``musetui scan --no-cache`` and ``show --line`` on hostile inputs.
+"""Peak memory and CPU of ``musetui scan`` (cache off, filling it, warm) and ``show --line`` on hostile inputs.
 
 Usage::
 
     python bench/bench_memory.py                 # every input but the 100,000 sessions
     python bench/bench_memory.py --sessions      # that one too (slow)
     python bench/bench_memory.py --only gz_tiny,alias_bomb --baseline /path/to/other/checkout
+    python bench/bench_memory.py --only sessions --keep /tmp/inputs --runs json,jcached,jwarm,jtouched
 
 Each input is built in a temporary directory (written block by block, never held whole), then
 scanned by a child process; its peak RSS is the child's own maximum (``wait4``'s ``ru_maxrss``)
@@ -32,6 +33,32 @@ Measured (issue 24, many tiny lines with the cache on; peak RSS MB, 2-core share
 "Before" is main at be29036: the resume state held every record's start (8 bytes a record),
 copied while the cache stored it. The cache for one such file is 10 KiB (0.01% of 130 MiB),
 and the warm ``scan`` reuses the stored output (40 MB, under 1 s).
+
+Measured (issue 27, many sessions; peak RSS MB, main at 6542801 -> after). 100,000 one-line
+sessions (``--only sessions --keep DIR --runs scan,cached,warm,touched,json,jcached,jwarm,jtouched``)::
+
+    run                                  scan (table)    scan --json
+    --no-cache                           323 -> 177      241 -> 174
+    filling a fresh cache (cached)       621 -> 204      1373 -> 206
+    warm, nothing changed (warm)         397 -> 231      190 -> 83
+    one file's mtime moved (touched)     587 -> 244      535 -> 284
+
+The 500 MB bench corpus (``/usr/bin/time -v`` of ``scan -q [--json] /work/corpora/bar500``, a
+fresh ``MUSETUI_CACHE_DIR``: 18,900 sessions, 524 MB)::
+
+    run                                  scan (table)    scan --json
+    --no-cache                           178 -> 97       145 -> 92
+    filling a fresh cache                413 -> 125      409 -> 144
+    warm                                 209 -> 114      147 -> 73 (0.9 s wall)
+    cache size (du -sb)                  109 -> 87 MB    114 -> 92 MB (21.7% -> 17.5% of the corpus)
+
+What holds the memory now (``tests/unit/test_memory_per_session.py`` counts it with tracemalloc:
+1,770-2,670 -> 1,255-1,275 bytes held per light session): light sessions, for the table too,
+each with its scan record packed (:mod:`musetui.core.packed`) and its shared values held once;
+the cache written in 8 MB batches as the scan goes and its snapshot rewritten chunk by chunk
+from the rows (light forms only in the snapshot); a warm load making each session as its chunk
+is read; the stored output compressed as written and replayed a piece at a time; the table
+printed from rows made as read.
 """
 
 from __future__ import annotations
@@ -180,6 +207,15 @@ def _size(top: str) -> int:
     return sum(os.path.getsize(os.path.join(d, f)) for d, _dirs, files in os.walk(top) for f in files)
 
 
+def _touch_one(path: Path) -> None:
+    """Move the mtime of one file under ``path`` (the first in sorted order): a change the next scan must see."""
+    target = path
+    while target.is_dir():
+        target = min(target.iterdir())
+    now = time.time_ns()
+    os.utime(target, ns=(now, now))
+
+
 def measure(
     checkout: Path, path: Path, cache: str, max_cpu: int, runs: tuple[str, ...]
 ) -> list[tuple[str, float, float, float, str]]:
@@ -187,23 +223,46 @@ def measure(
 
     ``scan``: ``scan --no-cache``; ``show``: ``show --line 2`` (which scans with the cache, a fresh
     one); ``cached``: ``scan`` filling a fresh cache (its size is reported); ``warm``: ``scan`` again
-    on that cache (its ``--stats`` line says whether the stored output was reused).
+    on that cache (its ``--stats`` line says whether the stored output was reused); ``touched``:
+    ``scan`` again after one file's mtime moved (every other file from the cache). ``json``,
+    ``jcached``, ``jwarm`` and ``jtouched`` are the same four with ``--json`` (a cache of their own).
     """
     rows = []
     fresh = os.path.join(cache, "fresh")
+    freshj = os.path.join(cache, "freshj")
     plans = (
         ("scan", ["scan", "--no-cache", "-q", str(path)], cache),
         ("show", ["show", str(path), "--line", "2"], cache),
         ("cached", ["scan", "-q", str(path)], fresh),
         ("warm", ["scan", "-q", "--stats", str(path)], fresh),
+        ("touched", ["scan", "-q", "--stats", str(path)], fresh),
+        ("json", ["scan", "--json", "--no-cache", "-q", str(path)], cache),
+        ("jcached", ["scan", "--json", "-q", str(path)], freshj),
+        ("jwarm", ["scan", "--json", "-q", "--stats", str(path)], freshj),
+        ("jtouched", ["scan", "--json", "-q", "--stats", str(path)], freshj),
     )
     for label, args, where in plans:
         if label in runs:
+            if label in ("touched", "jtouched"):
+                _touch_one(path)
             rss, cpu, wall, last = run(checkout, args, where, max_cpu)
-            if label == "cached":
-                last = f"cache {_size(where) / 1024:.0f} KiB ({100 * _size(where) / max(1, path.stat().st_size):.2f}% of the file) {last}"
+            if label in ("cached", "jcached"):
+                total = _size(path) if path.is_dir() else path.stat().st_size
+                last = f"cache {_size(where) / 1024:.0f} KiB ({100 * _size(where) / max(1, total):.2f}% of the input) {last}"
             rows.append((label, rss, cpu, wall, last))
     return rows
+
+
+def _built(build: Callable[[Path], Path], name: str, where: Path) -> Path:
+    """The input ``name`` under ``where``, built unless an earlier run left it there (``--keep``)."""
+    home = where / name
+    mark = home / ".built"
+    if mark.exists():
+        return home / mark.read_text()
+    home.mkdir(parents=True, exist_ok=True)
+    path = build(home)
+    mark.write_text(str(path.relative_to(home)))
+    return path
 
 
 def main() -> None:
@@ -215,7 +274,14 @@ def main() -> None:
         "--max-cpu", type=int, default=0, help="kill each run after this many CPU seconds (peak so far reported)"
     )
     ap.add_argument(
-        "--runs", default="scan,show,cached,warm", help="which runs (comma-separated): scan, show, cached, warm"
+        "--runs",
+        default="scan,show,cached,warm",
+        help="which runs (comma-separated): scan, show, cached, warm, touched, json, jcached, jwarm, jtouched",
+    )
+    ap.add_argument(
+        "--keep",
+        type=Path,
+        help="build each input under this directory (kept; reused when already there) instead of a temporary one",
     )
     a = ap.parse_args()
     names = a.only.split(",") if a.only else [*INPUTS, *(["sessions"] if a.sessions else [])]
@@ -224,7 +290,7 @@ def main() -> None:
     print(f"{'input':14} {'code':9} {'run':5} {'peak MB':>8} {'CPU s':>7} {'wall s':>7}  last line")
     for name in names:
         with tempfile.TemporaryDirectory(prefix="bench-mem-") as d:
-            path = builders[name](Path(d))
+            path = _built(builders[name], name, a.keep or Path(d))
             for tag, checkout in checkouts:
                 with tempfile.TemporaryDirectory(prefix="bench-mem-cache-") as cache:
                     for label, rss, cpu, wall, last in measure(

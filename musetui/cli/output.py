@@ -21,8 +21,8 @@ def records(sessions: Sequence[object], names: dict[str, str] | None = None) -> 
     for s in sessions:
         assert isinstance(s, SessionSummary)
         given = names.get(s.root_dir)
-        if s.stored_record is not None and "outlier" not in s.attribution.flags:
-            rec = s.stored_record  # a cached record, unchanged by the fleet
+        rec = s.stored_record if "outlier" not in s.attribution.flags else None
+        if rec is not None:  # a light record, unchanged by the fleet
             if given is not None:
                 old = b'{"root":' + json_bytes(orjson.dumps(json_name(s.root_dir)))
                 if rec.startswith(old):
@@ -44,9 +44,9 @@ def print_table(sessions: Sequence[object], names: dict[str, str] | None = None)
     from musetui.core import scan_table as st
     from musetui.core.model import SessionSummary
 
-    summaries = [s for s in sessions if isinstance(s, SessionSummary)]
-    rows = st.rows_of(summaries, names or {})
-    lines = st.render(rows, st.layout(rows, st.terminal_width(sys.stdout)))
+    summaries = st.table_order([s for s in sessions if isinstance(s, SessionSummary)], names or {})
+    widths = st.layout(st.rows_of(summaries, names or {}), st.terminal_width(sys.stdout))
+    lines = st.render(st.rows_of(summaries, names or {}), widths)  # (made again, line by line: never all held)
     if sys.stdout.isatty():
         from rich.console import Console
         from rich.text import Text
@@ -58,7 +58,13 @@ def print_table(sessions: Sequence[object], names: dict[str, str] | None = None)
                 style = "bold red" if "outlier" in row.flags else "yellow"
             console.print(Text(text, style=style), soft_wrap=True)
     else:
-        write_text("".join(text + "\n" for text, _row in lines))
+        batch: list[str] = []
+        for text, _row in lines:
+            batch.append(text)
+            if len(batch) >= 4096:
+                write_text("\n".join(batch) + "\n")
+                batch.clear()
+        write_text("".join(text + "\n" for text in batch))
     flagged = sum(1 for s in summaries if s.attribution.flags)
     malformed = sum(s.malformed_lines for s in summaries)
     tail = f", {malformed:,} malformed line{'' if malformed == 1 else 's'}" if malformed else ""

@@ -98,7 +98,7 @@ def cmd_scan(argv: Sequence[str]) -> int:
         list(args.paths),
         workers=args.workers,
         use_cache=not args.no_cache,
-        light=args.json,
+        light=not args.explain,  # (the table and the records need no evidence objects; --explain does)
         follow_symlinks=args.follow_symlinks,
     ).scan()
     for notice in index.notices:
@@ -236,6 +236,7 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
     changed files are read) and its output is stored for next time.
     """
     from musetui.core.cache import IndexCache
+    from musetui.core.cache_results import Recorder, check_lines, replay
     from musetui.core.model import Diagnostic
     from musetui.core.walk import tree_digest, walk_roots
 
@@ -249,21 +250,20 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
     notices: list[str] = []
     if files:
         store = IndexCache(files[0].root, roots=paths)
-        hit = store.result(key, digest)
+        hit = store.stored_output(key, digest)
         store.close()
         notices.extend(store.notices)
         if hit is not None:
             for notice in notices:
                 err(f"musetui: {notice}")
-            output, diags = hit
-            out.write(output)
-            out.flush()
+            compressed, diags = hit
+            replay(compressed, out)
             stored = [Diagnostic(p, ln, m) for p, ln, m in diags]
             write_diagnostics(args.diagnostics, stored, names)
             if not args.quiet:
                 print_diagnostics(stored, list_unread=args.stats)
             if args.stats:
-                n_sessions = output.count(b"\n")
+                n_sessions = check_lines(compressed)
                 err(
                     f"musetui: {len(files)} files, {n_sessions} sessions; cache on: "
                     f"{len(files)} unchanged, 0 resumed (0 bytes read), 0 scanned (stored output reused)"
@@ -277,14 +277,15 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
     for notice in notices + [n for n in index.notices if n not in notices]:
         err(f"musetui: {notice}")
     sessions = index.sorted_sessions()
-    output = b"".join(records(sessions, names))
-    out.write(output)
-    out.flush()
+    recorder = Recorder(out)  # (written as made, and compressed for the cache on the way: never held whole)
+    for record in records(sessions, names):
+        recorder.write(record)
+    compressed = recorder.blob()
     if not sessions:
         no_transcripts(paths, index.diagnostics)
     if files:
         store = IndexCache(files[0].root, roots=paths)
-        store.put_result(key, digest, output, [(d.path, d.line, d.message) for d in index.diagnostics])
+        store.put_stored_output(key, digest, compressed, [(d.path, d.line, d.message) for d in index.diagnostics])
         store.close()
     write_diagnostics(args.diagnostics, index.diagnostics, names)
     if not args.quiet:

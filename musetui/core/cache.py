@@ -20,16 +20,15 @@ import os
 import sqlite3
 import stat
 import zlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-import orjson
-
 from musetui import __version__
-from musetui.core.cache_codec import Invalid, deflate, dump, inflate, load
+from musetui.core.cache_codec import Invalid, deflate, dump, inflate, load, seal, unseal
 from musetui.core.cache_files import Refused, create_private, inside, no_links, private_dir
+from musetui.core.cache_results import check_lines
 from musetui.core.config import cache_dir
 
 #: The light snapshot is cut into this many blobs by a hash of the path, so that a change
@@ -40,11 +39,7 @@ SNAPSHOT_CHUNKS = 64
 LOCK_TIMEOUT_S = 10.0
 
 #: Bump when the stored layout or the meaning of stored outcomes changes.
-SCHEMA_VERSION = 17  # 17: time-mismatch over every record (and the line-time clock of a resume state); 16: format-drift diagnostics and watch state, session usage; 15: segments; 14: plain data; reasons; unread, UTF-16/BOM, lone-CR and shrink diagnostics; read budgets
-
-#: Every stored blob starts with the CRC-32 of the rest (little-endian): a blob whose bytes
-#: changed on disk is discarded and its file read again, never replayed.
-SEAL_BYTES = 4
+SCHEMA_VERSION = 18  # 18: each file row names its snapshot chunk (stored in batches as the scan goes), light forms only in the snapshot; 17: time-mismatch over every record (and the line-time clock of a resume state); 16: format-drift diagnostics and watch state, session usage; 15: segments; 14: plain data; reasons; unread, UTF-16/BOM, lone-CR and shrink diagnostics; read budgets
 
 #: A light summary: what the tree, fleet outliers and scan records need (no evidence objects),
 #: in this order (see :func:`musetui.core.stored.light_from`); its scan record is JSON text.
@@ -57,6 +52,11 @@ LIGHT_SUMMARY = tuple[
 LIGHT = tuple[LIGHT_SUMMARY | None, list[tuple[str, int, str]]]
 #: One snapshot chunk: rows of path, device, inode, size, mtime_ns, has a state, light outcome, ctime_ns.
 SNAPSHOT_ROWS = list[tuple[str, int, int, int, int, bool, LIGHT | None, int]]
+#: A row to store: path, device, inode, size, mtime_ns, outcome, resume state, light outcome[, ctime_ns].
+Row = (
+    tuple[str, int, int, int, int, bytes, bytes | None, bytes]
+    | tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]
+)
 #: Diagnostics stored with a command output: (path, line, message).
 DIAGNOSTICS = list[tuple[str, int, str]]
 
@@ -119,8 +119,11 @@ class IndexCache:
         self.readonly = readonly
         self.notices: list[str] = []
         self.conn: sqlite3.Connection | None = None
-        self._snapshot: dict[int, list[Any]] | None = None  # chunk -> light rows, as loaded
         self._snapshot_bad = False  # a snapshot chunk failed its check: rewrite them all
+        #: The snapshot chunks whose rows were written (or deleted) since the last snapshot write.
+        self._dirty: set[int] = set()
+        #: How many rows :meth:`load` read (see :meth:`finish`).
+        self.loaded_rows = 0
         self._corrupt_noted = False
         self._open()
 
@@ -166,7 +169,10 @@ class IndexCache:
             except (sqlite3.OperationalError, OSError) as exc:
                 self._disable(exc)
                 return
-            except sqlite3.DatabaseError:
+            except (
+                sqlite3.DatabaseError,
+                UnicodeDecodeError,
+            ):  # (a damaged text comes back as bytes that are not UTF-8)
                 self._close()
                 self._note_corrupt()
             if attempt == 0 and not self._remove():
@@ -194,7 +200,7 @@ class IndexCache:
             return
         try:
             rows = dict(conn.execute("SELECT key, value FROM meta").fetchall())
-        except sqlite3.Error:
+        except (sqlite3.Error, UnicodeDecodeError):
             rows = {}
         if (rows.get("schema"), rows.get("engine"), rows.get("root")) == (
             str(SCHEMA_VERSION),
@@ -215,7 +221,8 @@ class IndexCache:
             conn.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
             conn.execute(
                 "CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, dev INTEGER, ino INTEGER, "
-                "size INTEGER, mtime_ns INTEGER, outcome BLOB NOT NULL, state BLOB, light BLOB, ctime_ns INTEGER)"
+                "size INTEGER, mtime_ns INTEGER, outcome BLOB NOT NULL, state BLOB, ctime_ns INTEGER, "
+                "chunk INTEGER NOT NULL)"
             )
             conn.execute("CREATE TABLE IF NOT EXISTS snapshot (chunk INTEGER PRIMARY KEY, blob BLOB NOT NULL)")
             conn.execute(
@@ -235,6 +242,13 @@ class IndexCache:
                 raise _Stale("made by another musetui version or model catalogue")
             elif rows.get("root") != _key(self.root):
                 raise _Stale("made for another root")
+            conn.execute("CREATE INDEX IF NOT EXISTS files_chunk ON files (chunk)")  # (once the schema is known)
+            # The light forms of the rows written, until :meth:`finish` puts them in the snapshot: a
+            # table of this connection's own (in SQLite's temporary file, never in the database).
+            conn.execute(
+                "CREATE TEMP TABLE IF NOT EXISTS pending (path TEXT PRIMARY KEY, chunk INTEGER, dev INTEGER, "
+                "ino INTEGER, size INTEGER, mtime_ns INTEGER, has_state INTEGER, ctime_ns INTEGER, light BLOB)"
+            )
             conn.execute("SELECT count(*) FROM files WHERE rowid = 1").fetchone()
         except BaseException:
             conn.close()
@@ -259,17 +273,17 @@ class IndexCache:
                 ok = False
         return ok
 
-    def _damaged(self, exc: sqlite3.Error) -> None:
+    def _damaged(self, exc: sqlite3.Error | UnicodeDecodeError) -> None:
         """An error while using the open database: rebuild it when it is corrupt, else stop using it."""
         if self.readonly:
             self._close()
             return
-        if type(exc) is not sqlite3.DatabaseError:  # locked, read-only, disk full, I/O error
+        if type(exc) not in (sqlite3.DatabaseError, UnicodeDecodeError):  # locked, read-only, disk full, I/O error
             self._disable(exc)
             return
         self._close()
         self._note_corrupt()
-        self._snapshot = None
+        self._dirty.clear()
         if not self._remove():
             self._disable("cannot remove the damaged database")
             return
@@ -283,57 +297,53 @@ class IndexCache:
         """False when the cache could not be opened (the scan goes on without it)."""
         return self.conn is not None
 
-    def load(self, light: bool = False) -> dict[str, CachedFile]:
+    def load(self, light: bool = False, make: Callable[[Any], Any] | None = None) -> dict[str, CachedFile]:
         """Every cached file's identity, by absolute path; with ``light``, its light summary too.
+
+        ``make`` turns each checked light outcome into what the row keeps as its ``light``
+        (the caller's own form, made as each chunk is read: the parsed chunks are not kept).
 
         Full outcomes are not read here: :meth:`outcome_of` fetches each as the walk reaches it.
 
         The light form comes from the snapshot, :data:`SNAPSHOT_CHUNKS` blobs (one read and
         one JSON parse each) rather than one row per file, which is what makes a warm reopen
-        fast. Every blob's checksum and shape are checked: a damaged one is not used.
+        fast. Every blob's checksum and shape are checked: a damaged one is not used. Each
+        chunk's rows are made into :class:`CachedFile` rows as it is read (the parsed chunk
+        is not kept).
         """
         if self.conn is None:
             return {}
+        out: dict[str, CachedFile] = {}
         try:
             if light:
-                chunks = self.conn.execute("SELECT chunk, blob FROM snapshot").fetchall()
-                if len(chunks) == SNAPSHOT_CHUNKS:
-                    snapshot: dict[int, list[Any]] = {}
-                    for c, b in chunks:
+                if self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] == SNAPSHOT_CHUNKS:
+                    for c, b in self.conn.execute("SELECT chunk, blob FROM snapshot"):
                         raw = self._unseal(b)
                         if raw is None or type(c) is not int:
                             break
                         try:
-                            snapshot[c] = load(SNAPSHOT_ROWS, raw)
+                            part = load(SNAPSHOT_ROWS, raw)
                         except Invalid:
                             self._note_corrupt()
                             break
-                    if len(snapshot) == SNAPSHOT_CHUNKS:
-                        self._snapshot = snapshot
-                        return {
-                            r[0]: CachedFile(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7])
-                            for part in snapshot.values()
-                            for r in part
-                        }  # r[6] is the checked light tuple itself (loaded with its chunk)
-                    self._snapshot_bad = True
-            blob = "light" if light else "NULL"  # full outcomes are fetched one by one (outcome_of)
-            rows = self.conn.execute(
-                f"SELECT path, dev, ino, size, mtime_ns, {blob}, state IS NOT NULL, ctime_ns FROM files"
-            ).fetchall()
-        except sqlite3.Error as exc:
+                        del raw
+                        for r in part:  # r[6] is the checked light tuple itself (loaded with its chunk)
+                            lt = r[6] if make is None or r[6] is None else make(r[6])
+                            out[r[0]] = CachedFile(r[0], r[1], r[2], r[3], r[4], r[5], lt, r[7])
+                    else:
+                        self.loaded_rows = len(out)
+                        return out
+                out.clear()
+                self._snapshot_bad = True
+            # (light forms are in the snapshot only: without it, a light reader reads the files again)
+            for r in self.conn.execute("SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, ctime_ns FROM files"):
+                p = _path_of(r[0])
+                out[p] = CachedFile(p, r[1], r[2], r[3], r[4], bool(r[5]), None, r[6] or 0)
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             self._damaged(exc)
             return {}
-        if light:
-            return {
-                _path_of(r[0]): CachedFile(
-                    _path_of(r[0]), r[1], r[2], r[3], r[4], bool(r[6]), _light(self._unseal(r[5])), r[7] or 0
-                )
-                for r in rows
-            }
-        return {
-            _path_of(r[0]): CachedFile(_path_of(r[0]), r[1], r[2], r[3], r[4], bool(r[6]), None, r[7] or 0)
-            for r in rows
-        }
+        self.loaded_rows = len(out)
+        return out
 
     def _unseal(self, blob: bytes | None) -> bytes | None:
         """The payload of a sealed blob, or None (noting the corruption) when its checksum fails."""
@@ -344,101 +354,110 @@ class IndexCache:
             self._note_corrupt()
         return payload
 
-    def store(
-        self,
-        rows: Iterable[
-            tuple[str, int, int, int, int, bytes, bytes | None, bytes]
-            | tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]
-        ],
-        keep: set[str] | None,
-    ) -> None:
-        """Write stored outcomes (and resume states); with ``keep``, drop rows of files no longer present.
+    def store(self, rows: Iterable[Row], keep: set[str] | None) -> None:
+        """Write stored outcomes (and resume states), then the snapshot (see :meth:`put` and :meth:`finish`)."""
+        self.put(rows)
+        self.finish(keep)
+
+    @property
+    def changed(self) -> bool:
+        """Whether rows were written since the snapshot was (:meth:`finish` has chunks to rewrite)."""
+        return bool(self._dirty)
+
+    def put(self, rows: Iterable[Row]) -> None:
+        """Write a batch of stored outcomes (and resume states), in a transaction of its own.
 
         A row is ``(path, dev, ino, size, mtime_ns, outcome, state, light[, ctime_ns])``;
-        blobs are sealed (checksummed) here.
+        blobs are sealed (checksummed) here. The snapshot is written by :meth:`finish`: a
+        scan writes its rows as it goes (a batch at a time, never holding them all).
         """
+        data = [r if len(r) == 9 else (*r, 0) for r in rows]
+        if data:
+            self._write(lambda: self._put(data))
+
+    def finish(self, keep: set[str] | None) -> None:
+        """With ``keep``, drop rows of files no longer present; then rewrite the snapshot chunks that changed.
+
+        Every chunk is rewritten (from the rows) when the snapshot is incomplete or was found
+        damaged; otherwise only the chunks whose rows were written or deleted.
+        """
+        self._write(lambda: self._finish(keep))
+
+    def _write(self, step: Callable[[], None]) -> None:
+        """Run ``step`` in a write transaction; a lock or a read-only database is a notice, a corrupt one is rebuilt."""
         if self.conn is None:
             return
-        data = [r if len(r) == 9 else (*r, 0) for r in rows]
         try:
-            self._store(data, keep)
+            self.conn.execute("BEGIN IMMEDIATE")
+            step()
+            self.conn.execute("COMMIT")
         except sqlite3.OperationalError as exc:
-            with contextlib.suppress(sqlite3.Error):
-                if self.conn is not None:
-                    self.conn.execute("ROLLBACK")
-            self.notices.append(f"cache not updated (another musetui is writing it, or it is read-only): {exc}")
-        except sqlite3.Error as exc:
-            with contextlib.suppress(sqlite3.Error):
-                if self.conn is not None:
-                    self.conn.execute("ROLLBACK")
+            self._rollback()
+            note = f"cache not updated (another musetui is writing it, or it is read-only): {exc}"
+            if note not in self.notices:
+                self.notices.append(note)
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
+            self._rollback()
             self._damaged(exc)
-            if self.conn is not None:  # rebuilt empty: store what this run read
+            if self.conn is not None:  # rebuilt empty: store this batch in it (and the next ones)
                 with contextlib.suppress(sqlite3.Error):
-                    self._snapshot = None
-                    self._store(data, keep)
+                    self.conn.execute("BEGIN IMMEDIATE")
+                    step()
+                    self.conn.execute("COMMIT")
 
-    def _store(
-        self, data: list[tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]], keep: set[str] | None
-    ) -> None:
+    def _rollback(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            if self.conn is not None:
+                self.conn.execute("ROLLBACK")
+
+    def _put(self, data: list[tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]]) -> None:
         assert self.conn is not None
-        self.conn.execute("BEGIN IMMEDIATE")
-        changed = bool(data)
-        if data:
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [
-                    (_key(p), dev, ino, size, mtime, seal(o), seal(sb) if sb is not None else None, seal(lb), ct)
-                    for p, dev, ino, size, mtime, o, sb, lb, ct in data
-                ],
-            )
-        gone: list[tuple[str]] = []
+        rows = []
+        pending = []
+        for p, dev, ino, size, mtime, o, sb, lb, ct in data:
+            c = snapshot_chunk(p)
+            self._dirty.add(c)
+            rows.append((_key(p), dev, ino, size, mtime, seal(o), seal(sb) if sb is not None else None, ct, c))
+            pending.append((_key(p), c, dev, ino, size, mtime, sb is not None, ct, lb))
+        self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        self.conn.executemany("INSERT OR REPLACE INTO temp.pending VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", pending)
+
+    def _finish(self, keep: set[str] | None) -> None:
+        assert self.conn is not None
         if keep is not None:
             keys = {_key(p) for p in keep}
-            gone = [(p,) for (p,) in self.conn.execute("SELECT path FROM files").fetchall() if p not in keys]
+            gone = [(p, c) for p, c in self.conn.execute("SELECT path, chunk FROM files") if p not in keys]
             if gone:
-                self.conn.executemany("DELETE FROM files WHERE path = ?", gone)
-                changed = True
-        if self._snapshot is not None and keep is not None and not self._snapshot_bad:
-            # Patch the chunks this change touches, from the snapshot read at load time.
-            touched: dict[int, dict[str, Any]] = {}
-            for (k,) in gone:
-                touched.setdefault(snapshot_chunk(_path_of(k)), {})
-            for p, dev, ino, size, mtime, _o, sblob, lblob, ct in data:
-                touched.setdefault(snapshot_chunk(p), {})[p] = (
-                    p,
-                    dev,
-                    ino,
-                    size,
-                    mtime,
-                    sblob is not None,
-                    _light(lblob),
-                    ct,
-                )
-            for c, updates in touched.items():
-                part = {r[0]: r for r in self._snapshot.get(c, []) if r[0] in keep}
-                part.update(updates)
-                self._snapshot[c] = list(part.values())
-                self.conn.execute(
-                    "INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(dump(SNAPSHOT_ROWS, self._snapshot[c])))
-                )
-        elif (
-            changed
-            or self._snapshot_bad
-            or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] != SNAPSHOT_CHUNKS
-        ):
-            parts: dict[int, list[Any]] = {c: [] for c in range(SNAPSHOT_CHUNKS)}
+                self.conn.executemany("DELETE FROM files WHERE path = ?", [(p,) for p, _c in gone])
+                self._dirty.update(c for _p, c in gone)
+        whole = (
+            self._snapshot_bad or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] != SNAPSHOT_CHUNKS
+        )
+        for c in range(SNAPSHOT_CHUNKS) if whole else sorted(self._dirty):
+            # the chunk as stored, less the files gone, with the rows written since (their light forms pending)
+            part = {r[0]: r for r in self._chunk_rows(c) if keep is None or r[0] in keep}
             for r in self.conn.execute(
-                "SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, light, ctime_ns FROM files"
+                "SELECT path, dev, ino, size, mtime_ns, has_state, light, ctime_ns FROM temp.pending WHERE chunk = ?",
+                (c,),
             ):
                 p = _path_of(r[0])
-                lb = unseal(r[6]) if r[6] is not None else None
-                parts[snapshot_chunk(p)].append((p, r[1], r[2], r[3], r[4], bool(r[5]), _light(lb), r[7] or 0))
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO snapshot VALUES (?, ?)",
-                [(c, seal(dump(SNAPSHOT_ROWS, v))) for c, v in parts.items()],
+                part[p] = (p, r[1], r[2], r[3], r[4], bool(r[5]), _light(r[6]), r[7])
+            self.conn.execute(
+                "INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(dump(SNAPSHOT_ROWS, list(part.values()))))
             )
-            self._snapshot_bad = False
-        self.conn.execute("COMMIT")
+        self.conn.execute("DELETE FROM temp.pending")
+        self._snapshot_bad = False
+        self._dirty.clear()
+
+    def _chunk_rows(self, c: int) -> list[Any]:
+        """The rows of snapshot chunk ``c`` as stored (none when it is missing or damaged: its files are read again)."""
+        assert self.conn is not None
+        row = self.conn.execute("SELECT blob FROM snapshot WHERE chunk = ?", (c,)).fetchone()
+        raw = unseal(row[0]) if row is not None else None
+        try:
+            return list(load(SNAPSHOT_ROWS, raw)) if raw is not None else []
+        except Invalid:
+            return []
 
     def row_of(self, path: str) -> CachedFile | None:
         """One file's stored identity (no blob), for a reader that needs a few files, not all."""
@@ -449,7 +468,7 @@ class IndexCache:
                 "SELECT path, dev, ino, size, mtime_ns, state IS NOT NULL, ctime_ns FROM files WHERE path = ?",
                 (_key(path),),
             ).fetchone()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             self._damaged(exc)
             return None
         return CachedFile(path, r[1], r[2], r[3], r[4], bool(r[5]), None, r[6] or 0) if r else None
@@ -467,17 +486,23 @@ class IndexCache:
             return None
         try:
             row = self.conn.execute(f"SELECT {column} FROM files WHERE path = ?", (_key(path),)).fetchone()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             self._damaged(exc)
             return None
         return self._unseal(row[0]) if row else None
 
     def result(self, key: str, digest: bytes) -> tuple[bytes, list[tuple[str, int, str]]] | None:
-        """A finished command output stored for ``key``, if it was made from the tree ``digest`` names.
+        """A finished command output stored for ``key``, if it was made from the tree ``digest`` names (see :meth:`stored_output`)."""
+        got = self.stored_output(key, digest)
+        return None if got is None else (inflate(got[0]), got[1])
+
+    def stored_output(self, key: str, digest: bytes) -> tuple[bytes, list[tuple[str, int, str]]] | None:
+        """A finished command output stored for ``key`` (compressed, checked), if made from the tree ``digest`` names.
 
         ``digest`` covers every file's identity and the walk's diagnostics (see
         :func:`musetui.core.walk.tree_digest`): any change anywhere under the roots misses, and
-        so does an output whose checksum fails or whose lines are not all JSON records.
+        so does an output whose checksum fails or whose lines are not all JSON records. The
+        text is checked a piece at a time (see :mod:`musetui.core.cache_results`), never whole.
         """
         if self.conn is None:
             return None
@@ -485,32 +510,37 @@ class IndexCache:
             row = self.conn.execute(
                 "SELECT digest, output, diagnostics FROM results WHERE key = ?", (_key(key),)
             ).fetchone()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             self._damaged(exc)
             return None
         if row is None or bytes(row[0]) != digest:
             return None
         output = self._unseal(row[1])
         diag_blob = self._unseal(row[2])
+        del row
         if output is None or diag_blob is None:
             return None
         try:
-            text = inflate(output)
-            if not all(type(orjson.loads(line)) is dict for line in text.splitlines()):
-                raise Invalid("a stored output line is not a record")
-            return text, load(DIAGNOSTICS, diag_blob)
-        except (Invalid, orjson.JSONDecodeError):  # (JSON escapes every control character: none is printed raw)
+            check_lines(output)
+            return output, load(DIAGNOSTICS, diag_blob)
+        except Invalid:
             self._note_corrupt()
             return None
 
     def put_result(self, key: str, digest: bytes, output: bytes, diagnostics: list[tuple[str, int, str]]) -> None:
         """Store a finished command output for ``key`` (one per key; replaces the previous one)."""
+        self.put_stored_output(key, digest, deflate(output), diagnostics)
+
+    def put_stored_output(
+        self, key: str, digest: bytes, compressed: bytes, diagnostics: list[tuple[str, int, str]]
+    ) -> None:
+        """Store a finished command output, already compressed (see :class:`musetui.core.cache_results.Recorder`)."""
         if self.conn is None:
             return
         try:
             self.conn.execute(
                 "INSERT OR REPLACE INTO results VALUES (?, ?, ?, ?)",
-                (_key(key), digest, seal(deflate(output)), seal(dump(DIAGNOSTICS, diagnostics))),
+                (_key(key), digest, seal(compressed), seal(dump(DIAGNOSTICS, diagnostics))),
             )
         except sqlite3.Error as exc:
             self.notices.append(f"cache not updated: {exc}")
@@ -518,20 +548,6 @@ class IndexCache:
     def close(self) -> None:
         """Close the database."""
         self._close()
-
-
-def seal(blob: bytes) -> bytes:
-    """``blob`` with its CRC-32 in front, as stored."""
-    return zlib.crc32(blob).to_bytes(SEAL_BYTES, "little") + blob
-
-
-def unseal(blob: bytes) -> bytes | None:
-    """The payload of a sealed blob, or None when its checksum does not match (it was damaged)."""
-    blob = bytes(blob)
-    if len(blob) < SEAL_BYTES:
-        return None
-    payload = blob[SEAL_BYTES:]
-    return payload if zlib.crc32(payload).to_bytes(SEAL_BYTES, "little") == blob[:SEAL_BYTES] else None
 
 
 def _key(path: str) -> str:

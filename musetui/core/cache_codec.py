@@ -23,7 +23,21 @@ from typing import Any
 
 import orjson
 
-__all__ = ["Invalid", "Unstorable", "codec", "deflate", "dump", "inflate", "load", "pack", "plain_value", "unpack"]
+__all__ = [
+    "SEAL_BYTES",
+    "Invalid",
+    "Unstorable",
+    "codec",
+    "deflate",
+    "dump",
+    "inflate",
+    "load",
+    "pack",
+    "plain_value",
+    "seal",
+    "unpack",
+    "unseal",
+]
 
 Enc = Callable[[Any], Any]
 Dec = Callable[[Any], Any]
@@ -33,6 +47,11 @@ _ORJSON = b"o"
 _JSON = b"j"
 #: A blob expands to at most this many times its stored size (plus 1 MiB); past it, it is :class:`Invalid`.
 MAX_EXPANSION = 200
+
+
+#: Every stored blob starts with the CRC-32 of the rest (little-endian): a blob whose bytes
+#: changed on disk is discarded and its file read again, never replayed.
+SEAL_BYTES = 4
 
 
 class Invalid(ValueError):
@@ -455,3 +474,17 @@ def _as_list(v: Any) -> list[Any]:
     if type(v) is not list:
         raise Invalid("expected a list")
     return v
+
+
+def seal(blob: bytes) -> bytes:
+    """``blob`` with its CRC-32 in front, as stored."""
+    return zlib.crc32(blob).to_bytes(SEAL_BYTES, "little") + blob
+
+
+def unseal(blob: bytes) -> bytes | None:
+    """The payload of a sealed blob, or None when its checksum does not match (it was damaged)."""
+    blob = bytes(blob)
+    if len(blob) < SEAL_BYTES:
+        return None
+    payload = blob[SEAL_BYTES:]
+    return payload if zlib.crc32(payload).to_bytes(SEAL_BYTES, "little") == blob[:SEAL_BYTES] else None

@@ -400,7 +400,9 @@ def _switched(s: Any) -> dict[str, Any]:
     """``{"segments": [...]}`` for a session with two segments or more, else nothing (a light summary is read only then)."""
     from musetui.core.segment_read import segments_of
 
-    if len(s.segments) > 1 or (not s.segments and s.stored_record and s.stored_record.count(b'"first_line"') > 1):
+    if len(s.segments) > 1 or (
+        not s.segments and (rec := s.stored_record) is not None and rec.count(b'"first_line"') > 1
+    ):
         return {"segments": [g.record() for g in segments_of(s)]}
     return {}
 

@@ -111,8 +111,10 @@ def _blobs(outcome: Outcome) -> Blobs:
         return stored.encode_outcome(outcome), None, light_blob(outcome)
 
 
-def outcome_from_light(blob: bytes | tuple[Any, Any]) -> Outcome | None:
-    """A light outcome from a stored light blob (checked here) or an already checked tuple; None when invalid."""
+def outcome_from_light(blob: bytes | tuple[Any, Any] | Outcome) -> Outcome | None:
+    """A light outcome from a stored light blob (checked here), an already checked tuple, or one made already; None when invalid."""
+    if isinstance(blob, Outcome):
+        return blob
     if isinstance(blob, bytes):
         try:
             blob = load(LIGHT, blob)
@@ -168,7 +170,7 @@ class Index:
     workers: int | None = None
     keep_offsets: bool = False
     use_cache: bool = False
-    light: bool = False  # cached sessions come back as light summaries (see SessionSummary.stored_record)
+    light: bool = False  # cached sessions come back as light summaries (see SessionSummary.record_z)
     follow: bool = False  # keep scan states of recently modified files, for refresh()
     active_window_s: float = 3600.0
     #: A walk the caller did already (its files and their diagnostics): scanned as given, the roots not walked.
@@ -283,8 +285,8 @@ class Index:
         cache = caches.get(root)
         if cache is None:
             cache = caches[root] = IndexCache(root, readonly=readonly, roots=self.roots)
-            if not readonly:
-                rows.update(cache.load(light=self.light))
+            if not readonly:  # (light outcomes made as the rows are read: what the walk takes, rows popped as taken)
+                rows.update(cache.load(light=self.light, make=stored.outcome_from_light))
             self.result.notices.extend(cache.notices)
         return cache
 
@@ -298,7 +300,7 @@ class Index:
     ) -> Outcome | None:
         """The outcome of ``e`` from the cache (stored, or resumed after an append), or None."""
         cache = self._cache_for(e.root, caches, rows, readonly)
-        row = cache.row_of(e.abspath) if readonly else rows.get(e.abspath)
+        row = cache.row_of(e.abspath) if readonly else rows.pop(e.abspath, None)
         if row is None:
             return None
         if row.matches(e.dev, e.ino, e.size, e.mtime_ns, e.ctime_ns):
@@ -520,7 +522,3 @@ def _same_file(a: FileEntry, b: FileEntry) -> bool:
         b.mtime_ns,
         b.ctime_ns,
     )
-
-
-def _under(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)

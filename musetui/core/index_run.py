@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from musetui.core import stored
 from musetui.core.cache import CachedFile, IndexCache
-from musetui.core.index import WALK_TICK, Blobs, Progress, _same_file, _Stream, _Tally, _under
+from musetui.core.index import WALK_TICK, Blobs, Progress, _same_file, _Stream, _Tally
 from musetui.core.index_result import IndexResult
 from musetui.core.scanner import Outcome
 from musetui.core.walk import FileEntry, iter_walk
@@ -22,7 +22,11 @@ from musetui.core.walk import FileEntry, iter_walk
 if TYPE_CHECKING:
     from musetui.core.index import Index
 
-__all__ = ["IndexOptions", "ScanRun"]
+__all__ = ["FLUSH_BYTES", "IndexOptions", "ScanRun"]
+
+#: The blobs of files read are written to the cache in batches of about this many bytes, as
+#: the scan goes (a cold scan of a big tree never holds them all).
+FLUSH_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +74,7 @@ class ScanRun:
         self.rows: dict[str, CachedFile] = {}
         self.to_scan: list[FileEntry] = []
         self.fresh: list[tuple[FileEntry, Blobs]] = []
+        self.fresh_bytes = 0  # the size of the blobs in ``fresh`` (written to the cache past FLUSH_BYTES)
         self.head_left = opts.head_start
         self.now_ns = time.time_ns()
         self.walking = index.prewalked is None
@@ -138,6 +143,7 @@ class ScanRun:
         if outcome is not None:
             tally.done += 1
             tally.bytes_done += e.size
+            outcome = self.settle(outcome, e)
             result.take(outcome)
             yield outcome, self.progress()
             return
@@ -165,7 +171,7 @@ class ScanRun:
             tally.scanned += 1
             if blobs is not None:
                 if opts.use_cache:
-                    self.fresh.append((entry, blobs))
+                    self.keep_blobs(entry, blobs)
                 if (
                     opts.follow
                     and blobs[1] is not None
@@ -174,22 +180,60 @@ class ScanRun:
                     got = stored.decode_state(blobs[1])
                     if got is not None:
                         result.states[entry.abspath] = got
+            outcome = self.settle(outcome, entry)
             result.take(outcome)
             yield outcome, self.progress()
             if self.stop():
                 return
 
+    def settle(self, outcome: Outcome, e: FileEntry) -> Outcome:
+        """The outcome as the run keeps it: in a light run, a full one (read here, or resumed) made light.
+
+        A light run's sessions are then all alike, whatever read them: the worker's light form,
+        the cache's, or this one (see :func:`musetui.core.stored.light_from`). A light session
+        holds its file's paths as the walk's entry does (one copy of each, not two).
+        """
+        s = outcome.summary
+        if not self.opts.light or s is None:
+            return outcome
+        if s.record_z is None:
+            outcome = stored.outcome_from_light(stored.light_from(outcome))
+            s = outcome.summary
+            assert s is not None
+        if s.abspath == e.abspath:
+            s.abspath = e.abspath
+        if s.path == e.relpath:
+            s.path = e.relpath
+        if (s.size, s.mtime_ns, s.inode, s.device) == (e.size, e.mtime_ns, e.ino, e.dev):
+            s.size, s.mtime_ns, s.inode, s.device = e.size, e.mtime_ns, e.ino, e.dev
+        return outcome
+
+    def keep_blobs(self, entry: FileEntry, blobs: Blobs) -> None:
+        """Keep what the cache stores of a file read in this run; past :data:`FLUSH_BYTES` of them, write them."""
+        self.fresh.append((entry, blobs))
+        self.fresh_bytes += len(blobs[0]) + len(blobs[2]) + (len(blobs[1]) if blobs[1] is not None else 0)
+        if self.fresh_bytes >= FLUSH_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the rows kept so far to their roots' caches (the snapshot waits for :meth:`store`)."""
+        fresh, self.fresh, self.fresh_bytes = self.fresh, [], 0
+        for root, cache in self.caches.items():
+            cache.put(
+                (e.abspath, e.dev, e.ino, e.size, e.mtime_ns, b[0], b[1], b[2], e.ctime_ns)
+                for e, b in fresh
+                if e.root == root
+            )
+
     def store(self, complete: bool) -> None:
         """Store the outcomes read in this run, per root (and, after a complete walk, forget vanished files)."""
         result = self.result
+        self.flush()
         for root, cache in self.caches.items():
-            rows_out = [
-                (e.abspath, e.dev, e.ino, e.size, e.mtime_ns, b[0], b[1], b[2], e.ctime_ns)
-                for e, b in self.fresh
-                if e.root == root
-            ]
             keep = {e.abspath for e in result.files if e.root == root} if complete else None
-            if rows_out or (keep is not None and len(keep) != sum(1 for p in self.rows if _under(p, root))):
-                cache.store(rows_out, keep)
+            if keep is not None and len(keep) == cache.loaded_rows and not cache.changed:
+                keep = None  # (nothing read, nothing vanished: no rows to drop)
+            if cache.changed or keep is not None:
+                cache.finish(keep)
             result.notices.extend(n for n in cache.notices if n not in result.notices)
             cache.close()

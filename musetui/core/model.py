@@ -277,10 +277,19 @@ class SessionSummary:
     #: Token totals ``{input, output, cached, reasoning}`` where the transcript records them (None: never recorded).
     usage: dict[str, int | None] | None = None
     #: A light summary read from the cache: evidence, malformed lines and notes are not
-    #: loaded; ``stored_record`` is its scan record as JSON, before fleet outliers.
-    stored_record: bytes | None = None
+    #: loaded; its scan record (JSON, before fleet outliers) is kept packed (see :attr:`stored_record`).
+    record_z: bytes | None = None
     #: The runs of agreeing item verdicts (empty until the scan concludes, or in a light summary).
     segments: list[Segment] = field(default_factory=list)
+
+    @property
+    def stored_record(self) -> bytes | None:
+        """A light summary's scan record as JSON text, before fleet outliers (None for a full summary)."""
+        if self.record_z is None:
+            return None
+        from musetui.core.packed import unpack_record
+
+        return unpack_record(self.record_z)
 
     @property
     def root_dir(self) -> str:
@@ -309,10 +318,11 @@ class SessionSummary:
     def record(self) -> dict[str, Any]:
         """The scan record of DESIGN.md, field for field."""
         a = self.attribution
-        if self.stored_record is not None:
+        text = self.stored_record
+        if text is not None:
             import orjson
 
-            rec: dict[str, Any] = orjson.loads(self.stored_record)
+            rec: dict[str, Any] = orjson.loads(text)
             rec["flags"] = list(a.flags)
             extra = [e.record() for e in a.evidence if e.detector == "outlier"]
             rec["evidence"] = extra + [e for e in rec["evidence"] if e["detector"] != "outlier"]

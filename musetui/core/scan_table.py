@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import IO
 
@@ -78,13 +78,21 @@ def terminal_width(stream: IO[str]) -> int | None:
     return int(cols) if cols.isdigit() and int(cols) > 0 else None
 
 
-def rows_of(sessions: Sequence[SessionSummary], names: dict[str, str]) -> list[Row]:
-    """The table's rows, grouped by root in the order the roots were given, then by path."""
+def table_order(sessions: Sequence[SessionSummary], names: dict[str, str]) -> list[SessionSummary]:
+    """The sessions in the table's order: grouped by root in the order the roots were given, then by path."""
+    order = {root: i for i, root in enumerate(names)}
+    return sorted(sessions, key=lambda s: (order.get(s.root_dir, len(order)), s.root_dir, s.path))
+
+
+def rows_of(ordered: Iterable[SessionSummary], names: dict[str, str]) -> Iterator[Row]:
+    """The table's rows, one per session of ``ordered`` (see :func:`table_order`), made as they are read.
+
+    A big tree's rows are made twice (once for :func:`layout`, once for :func:`render`)
+    rather than held: each is cheap, and 100,000 of them are not.
+    """
     from musetui.core.safetext import escape_name
 
-    order = {root: i for i, root in enumerate(names)}
-    out: list[Row] = []
-    for s in sorted(sessions, key=lambda s: (order.get(s.root_dir, len(order)), s.root_dir, s.path)):
+    for s in ordered:
         a = s.attribution
         flags = tuple(a.flags)
         marker = OUTLIER_MARK if "outlier" in flags else (FLAG_MARK if flags else " ")
@@ -98,8 +106,7 @@ def rows_of(sessions: Sequence[SessionSummary], names: dict[str, str]) -> list[R
             "declared model": escape_name(s.declared_model or "-"),
         }
         root = escape_name(names.get(s.root_dir, s.root_dir))
-        out.append(Row(root, marker, cells, escape_name(s.path), flags))
-    return out
+        yield Row(root, marker, cells, escape_name(s.path), flags)
 
 
 def cut_end(text: str, room: int) -> str:
@@ -141,13 +148,22 @@ def cut_flags(flags: tuple[str, ...], room: int) -> str:
     return cut_end(f"{flags[0]} +{len(flags) - 1}" if len(flags) > 1 else flags[0], room)
 
 
-def layout(rows: Sequence[Row], width: int | None) -> dict[str, int]:
-    """The shown columns and their widths (``path`` included), fitted to ``width`` by :data:`PRIORITY`."""
-    natural = {c.name: max([cell_len(c.name)] + [cell_len(r.cells[c.name]) for r in rows]) for c in COLUMNS}
-    path_natural = max([cell_len("path")] + [cell_len(r.path) for r in rows])
+def layout(rows: Iterable[Row], width: int | None) -> dict[str, int]:
+    """The shown columns and their widths (``path`` included), fitted to ``width`` by :data:`PRIORITY`.
+
+    ``rows`` are read once.
+    """
+    natural = {c.name: cell_len(c.name) for c in COLUMNS}
+    path_natural = cell_len("path")
+    malformed = False
+    for r in rows:
+        for name, text in r.cells.items():
+            natural[name] = max(natural[name], cell_len(text))
+        path_natural = max(path_natural, cell_len(r.path))
+        malformed = malformed or r.cells["malformed"] != "0"
     if width is None:
         return {**natural, "path": path_natural}
-    shown = [c for c in PRIORITY if c != "malformed" or any(r.cells["malformed"] != "0" for r in rows)]
+    shown = [c for c in PRIORITY if c != "malformed" or malformed]
     mins = {c.name: (min(c.min_width, natural[c.name]) if c.min_width else natural[c.name]) for c in COLUMNS}
     path_min = min(max(PATH_MIN, int(width * PATH_SHARE)), path_natural)
 
@@ -166,8 +182,8 @@ def layout(rows: Sequence[Row], width: int | None) -> dict[str, int]:
     return widths
 
 
-def render(rows: Sequence[Row], widths: dict[str, int]) -> list[tuple[str, Row | None]]:
-    """The lines of the table: ``root:`` lines, the header, one line per row (with its row, for colour)."""
+def render(rows: Iterable[Row], widths: dict[str, int]) -> Iterator[tuple[str, Row | None]]:
+    """The lines of the table: ``root:`` lines, the header, one line per row (with its row, for colour), as made."""
     shown = [c for c in COLUMNS if c.name in widths]
 
     def line(marker: str, cells: dict[str, str], path: str) -> str:
@@ -178,15 +194,14 @@ def render(rows: Sequence[Row], widths: dict[str, int]) -> list[tuple[str, Row |
             out.append(" " * pad + text if c.right else text + " " * pad)
         return marker + " " + GAP.join([*out, path])
 
-    out: list[tuple[str, Row | None]] = []
     root: str | None = None
     for r in rows:
         if r.root != root:
             if root is not None:
-                out.append(("", None))
-            out.append((f"root: {r.root}", None))
+                yield "", None
+            yield f"root: {r.root}".rstrip(), None
             if root is None:
-                out.append((line(" ", {c.name: c.name for c in shown}, "path"), None))
+                yield line(" ", {c.name: c.name for c in shown}, "path").rstrip(), None
             root = r.root
         cells = {
             c.name: cut_flags(r.flags, widths[c.name])
@@ -194,5 +209,4 @@ def render(rows: Sequence[Row], widths: dict[str, int]) -> list[tuple[str, Row |
             else cut_end(r.cells[c.name], widths[c.name])
             for c in shown
         }
-        out.append((line(r.marker, cells, cut_path(r.path, widths["path"])), r))
-    return [(text.rstrip(), row) for text, row in out]
+        yield line(r.marker, cells, cut_path(r.path, widths["path"])).rstrip(), r

@@ -21,12 +21,12 @@ def who(provider: str, host: str | None) -> str:
 
 def segments_of(summary: SessionSummary) -> list[Segment]:
     """The session's segments: computed by the scan, or read from a light summary's stored record."""
-    if summary.segments or summary.stored_record is None:
+    if summary.segments or summary.record_z is None:
         return summary.segments
     import orjson
 
     try:
-        got = orjson.loads(summary.stored_record).get("segments") or []
+        got = orjson.loads(summary.stored_record or b"{}").get("segments") or []
         return [
             Segment(g["first_line"], g["last_line"], g["items"], g["provider"], g["host"],
                     parse_time(g["started_at"]), parse_time(g["ended_at"]))

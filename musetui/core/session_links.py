@@ -15,20 +15,26 @@ def link_sessions(sessions: list[SessionSummary]) -> tuple[dict[str, list[Sessio
     """
     children: dict[str, list[SessionSummary]] = {}
     top: list[SessionSummary] = []
+    # Only the ids some session names as its parent are looked up (a tree of 100,000 sessions has few parents).
+    wanted = {(s.root, s.parent_session_id) for s in sessions if s.parent_session_id}
     ids: dict[tuple[str, str], SessionSummary] = {}
-    for s in sessions:
-        if s.session_id:
-            ids.setdefault((s.root, s.session_id), s)
-        alias = s.muse_dir_id
-        if alias:
-            ids.setdefault((s.root, alias), s)
+    if wanted:
+        for s in sessions:
+            if s.session_id and (s.root, s.session_id) in wanted:
+                ids.setdefault((s.root, s.session_id), s)
+            alias = s.muse_dir_id
+            if alias and (s.root, alias) in wanted:
+                ids.setdefault((s.root, alias), s)
     order = sorted(sessions, key=lambda x: (x.root, x.path))
-    parent_of: dict[str, SessionSummary | None] = {}
+    parent_of: dict[str, SessionSummary | None] = {}  # (sessions with a parent found only)
     for s in order:
-        parent_of[s.key] = ids.get((s.root, s.parent_session_id)) if s.parent_session_id else None
+        if s.parent_session_id:
+            found = ids.get((s.root, s.parent_session_id))
+            if found is not None:
+                parent_of[s.key] = found
     _break_cycles(order, parent_of)
     for s in order:
-        parent = parent_of[s.key]
+        parent = parent_of.get(s.key)
         if parent is not None:
             children.setdefault(parent.key, []).append(s)
         else:
@@ -46,17 +52,17 @@ def _break_cycles(order: list[SessionSummary], parent_of: dict[str, SessionSumma
     """
     for s in order:
         seen: set[str] = set()
-        cur = parent_of[s.key]
+        cur = parent_of.get(s.key)
         while cur is not None and cur is not s and cur.key not in seen:
             seen.add(cur.key)
-            cur = parent_of[cur.key]
+            cur = parent_of.get(cur.key)
         if cur is not s:
             continue
         members = [s]
-        nxt = parent_of[s.key]
+        nxt = parent_of.get(s.key)
         while nxt is not None and nxt is not s:
             members.append(nxt)
-            nxt = parent_of[nxt.key]
+            nxt = parent_of.get(nxt.key)
         cut = min(members, key=lambda x: (x.root, x.path))
         parent_of[cut.key] = None
         chain = " -> ".join(str(m.session_id) for m in [*members, s])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import pickle
+import sys
 import typing
 from typing import Any
 
@@ -30,6 +31,7 @@ from musetui.core.cache_codec import (
 from musetui.core.diagnostics import record_json
 from musetui.core.fingerprints.attribution import Located
 from musetui.core.model import Attribution, Diagnostic, SessionSummary
+from musetui.core.packed import pack_record
 from musetui.core.scanner import Outcome, ScanState
 
 __all__ = [
@@ -105,13 +107,43 @@ def outcome_from_light(light: Any) -> Outcome:
     (path, abspath, root, fmt, rule, sid, parent, dprov, dmodel, items, malformed, started, ended,
      size, mtime_ns, inode, device, read_bytes, label, models, provider, host, conf, flags, why, record,
      title, via, usage) = summary_t  # fmt: skip
+    # (the values many sessions share are held once: an index of 100,000 light sessions holds them all)
     summary = SessionSummary(  # positional, in field order (a fifth of a light outcome's cost in keywords)
-        path, abspath, root, fmt, rule, sid, parent, dprov, dmodel, items, malformed, [], started, ended,
-        size, mtime_ns, inode, device, read_bytes,
-        Attribution(provider, host, conf, via, list(flags), [], why),
-        [], label, models, title, usage, record.encode("utf-8"),
+        path, abspath, _one(root), _one(fmt), _one(rule), sid, parent, _one(dprov), _one(dmodel), items, malformed,
+        [], started, ended, size, mtime_ns, inode, device, read_bytes,
+        Attribution(_one(provider), _one(host), conf, _one(via), [sys.intern(f) for f in flags], [], _one(why)),
+        [], _one(label), _shared(models), title, _shared(usage), pack_record(record.encode("utf-8")),
     )  # fmt: skip
     return Outcome(summary, diagnostics)
+
+
+def _one(text: str | None) -> Any:
+    """``text`` as the one copy of its value this process holds (see :func:`sys.intern`)."""
+    return text if text is None else sys.intern(text)
+
+
+#: Light summaries' ``models`` and ``usage`` maps, one of each value (see :func:`_shared`).
+_SHARED: dict[tuple[tuple[str, int | None], ...], dict[str, Any]] = {}
+#: At most this many are remembered (past it, the memo starts again: values that repeat come back first).
+SHARED_MAX = 4096
+
+
+def _shared(d: dict[str, Any] | None) -> Any:
+    """``d``, or an equal map (same keys in the same order) already held: light summaries share it.
+
+    A light summary is never changed after it is made (a scan builds its maps on the full
+    summary), so sessions with the same declared models or the same token totals (often
+    none) can hold one map.
+    """
+    if d is None:
+        return None
+    key = tuple(d.items())
+    got = _SHARED.get(key)
+    if got is None:
+        if len(_SHARED) >= SHARED_MAX:
+            _SHARED.clear()
+        got = _SHARED[key] = d
+    return got
 
 
 #: A resume state is kept with the digest of this many bytes before its offset; an append

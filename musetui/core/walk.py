@@ -188,16 +188,18 @@ def _walk_tree(
             elif cand is False:
                 continue
             elif stat.S_ISREG(mode):
-                yield FileEntry(
+                mtime_ns = est.st_mtime_ns
+                ctime_ns = est.st_ctime_ns
+                yield FileEntry(  # (a tree's files share one device number, and often one time for both)
                     path,
                     rel,
                     root_abs,
                     est.st_size,
                     cand is None,
-                    est.st_dev,
+                    dev if est.st_dev == dev else est.st_dev,
                     est.st_ino,
-                    est.st_mtime_ns,
-                    ctime_ns=est.st_ctime_ns,
+                    mtime_ns,
+                    ctime_ns=mtime_ns if ctime_ns == mtime_ns else ctime_ns,
                 )
             else:
                 diagnostics.append(Diagnostic(rel, 0, f"skipped: {kind_of(mode)} (not opened)"))
@@ -253,6 +255,10 @@ def merged_roots(roots: Sequence[str]) -> list[str | None]:
     return out
 
 
+#: :func:`tree_digest` serialises this many files' identities at a time.
+DIGEST_BATCH = 4096
+
+
 def tree_digest(roots: Sequence[str], files: list[FileEntry], diagnostics: list[Diagnostic]) -> bytes:
     """A digest of everything a scan of ``roots`` depends on: each file's identity and the walk's notes.
 
@@ -263,7 +269,9 @@ def tree_digest(roots: Sequence[str], files: list[FileEntry], diagnostics: list[
 
     h = hashlib.blake2b(digest_size=20)
     h.update(_dumps([os.path.abspath(r) for r in roots]))
-    h.update(_dumps([(e.abspath, e.root, e.dev, e.ino, e.size, e.mtime_ns, e.ctime_ns, e.maybe) for e in files]))
+    for i in range(0, len(files), DIGEST_BATCH):  # (a batch at a time: a big tree's identities are never one text)
+        batch = files[i : i + DIGEST_BATCH]
+        h.update(_dumps([(e.abspath, e.root, e.dev, e.ino, e.size, e.mtime_ns, e.ctime_ns, e.maybe) for e in batch]))
     h.update(_dumps([(d.path, d.line, d.message) for d in diagnostics]))
     return h.digest()
 

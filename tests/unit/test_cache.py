@@ -436,7 +436,7 @@ def test_light_outcome_keeps_every_field_it_carries(sample_dir: Path) -> None:
     from musetui.core.scanner import scan_file
     from musetui.core.segment_read import segments_of
 
-    dropped = {"malformed", "notes", "attribution", "stored_record", "segments"}  # (segments: in the stored record)
+    dropped = {"malformed", "notes", "attribution", "record_z", "segments"}  # (segments: in the stored record)
     checked = 0
     for p in sorted(sample_dir.rglob("*.jsonl")):
         out = scan_file(str(p), p.relative_to(sample_dir).as_posix(), str(sample_dir))

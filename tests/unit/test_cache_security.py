@@ -27,7 +27,7 @@ import musetui
 #: The checkout whose ``musetui`` this test imported: the subprocesses run the same code.
 CODE = str(Path(musetui.__file__).resolve().parents[1])
 #: Every column that holds a stored blob, by table.
-BLOB_COLUMNS = {"files": ("outcome", "state", "light"), "snapshot": ("blob",), "results": ("output", "diagnostics")}
+BLOB_COLUMNS = {"files": ("outcome", "state"), "snapshot": ("blob",), "results": ("output", "diagnostics")}
 
 
 def _run(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[bytes]:

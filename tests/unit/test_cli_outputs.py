@@ -310,7 +310,8 @@ def test_scan_table_fits_every_width_with_wide_characters(tmp_path: Path) -> Non
     deep = tmp_path / "项目-非常长的目录名字-用来测试宽字符" / "会话"
     shutil.copytree(SAMPLE / "claude", deep)
     sessions = Index([str(SAMPLE), str(tmp_path)], workers=1, use_cache=False).scan().sessions
-    rows = st.rows_of(sessions, {str(SAMPLE): "sample", str(tmp_path): "wide"})
+    names = {str(SAMPLE): "sample", str(tmp_path): "wide"}
+    rows = list(st.rows_of(st.table_order(sessions, names), names))
     assert len(rows) == 13
     for width in range(20, 251, 3):
         lines = [text for text, _row in st.render(rows, st.layout(rows, width))]

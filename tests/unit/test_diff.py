@@ -24,6 +24,7 @@ from musetui.core.diff import (
 from musetui.core.diff_view import render, wrap
 from musetui.core.index import Index
 from musetui.core.model import SessionSummary
+from musetui.core.packed import pack_record
 from musetui.core.session import open_session
 
 REPO = Path(__file__).resolve().parents[2]
@@ -255,7 +256,7 @@ def test_segments_and_usage_of_the_record_when_it_has_them() -> None:
     profiles = []
     for segments in ([one], two):
         record = {**sibling.record(), "segments": segments, "usage": usage}
-        summary = dataclasses.replace(sibling, stored_record=orjson.dumps(record))
+        summary = dataclasses.replace(sibling, record_z=pack_record(orjson.dumps(record)))
         profiles.append(session_profile(summary, opened))
     a, b = profiles
     assert a.notes == [] and a.traits[("usage fields", "scan record")].values == {
