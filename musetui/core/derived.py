@@ -60,6 +60,6 @@ def stored_or_built(
     blob = encode(value)
     if files and blob is not None:
         store = IndexCache(files[0].root, roots=roots)
-        store.put_result(key, digest, blob, [])
+        store.put_result(key, digest, blob + b"\n", [])  # (a line: the results table keeps JSON Lines records)
         store.close()
     return value, list(index.notices)
