@@ -278,9 +278,11 @@ def main() -> int:
     print(f"load average (1 min) after each run: {', '.join(f'{x:.2f}' for x in loads)}")
     print()
     scan = med["musetui scan"]
-    print(f"scan / orjson loop = {scan / med['orjson loop']:.2f}x   (target <= 1.0x)")
+    # (DESIGN.md's targets: at most 3.0x the loop in CPU and 2.0x in wall time on two workers; aim 2.5x and 1.5x)
+    print(f"scan / orjson loop = {cmed['musetui scan'] / cmed['orjson loop']:.2f}x CPU   (target <= 3.0x, aim 2.5x)")
+    print(f"scan / orjson loop = {scan / med['orjson loop']:.2f}x wall  (target <= 2.0x, aim 1.5x)")
     if "rg" in med:
-        print(f"scan / rg          = {scan / med['rg']:.2f}x   (aim <= 3x)")
+        print(f"scan / rg          = {scan / med['rg']:.2f}x wall")
     print(f"scan peak RSS      = {max(rss['musetui scan']) / 1024:.0f} MB   (target <= 300 MB)")
     if args.json_out:
         args.json_out.write_text(
