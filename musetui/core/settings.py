@@ -1,4 +1,4 @@
-"""Every setting, in one pydantic model: the user's ``config.toml``, then ``MUSETUI_*`` overrides.
+"""Every setting, in one dataclass (validated by pydantic): the user's ``config.toml``, then ``MUSETUI_*`` overrides.
 
 The file is ``<user config dir>/musetui/core/config.toml`` (``~/.config/musetui/core/config.toml`` on Linux;
 ``MUSETUI_CONFIG_DIR`` moves the directory). Each key has an environment variable of the same
@@ -11,42 +11,65 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from annotated_types import Ge, Le
 
 from musetui.core.config import config_dir
 from musetui.core.errors import SettingsError
 
-__all__ = ["CONFIG_FILE", "Settings", "SettingsError", "current", "load"]
+__all__ = ["CONFIG_FILE", "NAMES", "Settings", "SettingsError", "current", "describe", "load"]
 
 #: The settings file's name, in the config directory.
 CONFIG_FILE = "config.toml"
 ENV_PREFIX = "MUSETUI_"
 
 
-class Settings(BaseModel):
-    """musetui's settings (each documented in docs/settings.md)."""
+def _doc(text: str) -> dict[str, str]:
+    return {"description": text}
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
-    cache_dir: Path | None = Field(None, description="where the cache lives (default: the user cache dir)")
-    no_cache: bool = Field(False, description="the app runs without the persistent cache")
-    theme: str = Field("musetui", description="the app's Textual theme")
-    live_interval: float = Field(1.0, ge=0, description="seconds between the app's live-follow polls (0: off)")
-    worker_nice: int = Field(
-        5, ge=0, le=19, description="niceness added to the app's index workers, so keys are answered first"
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """musetui's settings (each documented in docs/settings.md).
+
+    A plain dataclass, so that the defaults cost no pydantic import; pydantic validates it (its
+    constraints are the ``Annotated`` ones) only when a file or the environment gives a value.
+    """
+
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
+
+    cache_dir: Path | None = field(default=None, metadata=_doc("where the cache lives (default: the user cache dir)"))
+    no_cache: bool = field(default=False, metadata=_doc("the app runs without the persistent cache"))
+    theme: str = field(default="musetui", metadata=_doc("the app's Textual theme"))
+    live_interval: Annotated[float, Ge(0)] = field(
+        default=1.0, metadata=_doc("seconds between the app's live-follow polls (0: off)")
     )
-    max_file_bytes: int = Field(16 * 1024**3, ge=1, description="files larger than this are scanned in part")
-    no_pyperclip: bool = Field(False, description="copy with OSC 52 only, never the local clipboard")
-    debug: bool = Field(False, description="an internal error prints its traceback")
+    worker_nice: Annotated[int, Ge(0), Le(19)] = field(
+        default=5, metadata=_doc("niceness added to the app's index workers, so keys are answered first")
+    )
+    max_file_bytes: Annotated[int, Ge(1)] = field(
+        default=16 * 1024**3, metadata=_doc("files larger than this are scanned in part")
+    )
+    no_pyperclip: bool = field(default=False, metadata=_doc("copy with OSC 52 only, never the local clipboard"))
+    debug: bool = field(default=False, metadata=_doc("an internal error prints its traceback"))
+
+
+#: Every setting's name, in the order of :class:`Settings`.
+NAMES: tuple[str, ...] = tuple(f.name for f in fields(Settings))
+_BOOLS = frozenset(f.name for f in fields(Settings) if f.type in (bool, "bool"))
+
+
+def describe(name: str) -> str:
+    """A setting's one-line description."""
+    return next(str(f.metadata["description"]) for f in fields(Settings) if f.name == name)
 
 
 def _env_value(name: str, raw: str) -> Any:
-    """An environment value as the model reads it (``1``/``0`` for flags, an empty flag is off)."""
-    field = Settings.model_fields[name]
-    if field.annotation in (bool, "bool"):
+    """An environment value as the settings read it (``1``/``0`` for flags, an empty flag is off)."""
+    if name in _BOOLS:
         return raw.strip().lower() not in ("", "0", "false", "no", "off")
     return raw
 
@@ -69,17 +92,19 @@ def load(environ: Mapping[str, str] | None = None) -> Settings:
             raise SettingsError(f"{path}: {exc}") from exc
         _validate(values, str(path))
     overrides = {
-        name: _env_value(name, env[ENV_PREFIX + name.upper()])
-        for name in Settings.model_fields
-        if ENV_PREFIX + name.upper() in env
+        name: _env_value(name, env[ENV_PREFIX + name.upper()]) for name in NAMES if ENV_PREFIX + name.upper() in env
     }
     merged = {**values, **overrides}
+    if not merged:
+        return Settings()  # (nothing to validate: the defaults, without importing pydantic)
     return _validate(merged, "the environment (MUSETUI_*)" if overrides else str(path))
 
 
 def _validate(values: dict[str, Any], source: str) -> Settings:
+    from pydantic import TypeAdapter, ValidationError
+
     try:
-        return Settings.model_validate(values)
+        return TypeAdapter(Settings).validate_python(values)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "?"
