@@ -20,7 +20,7 @@ from annotated_types import Ge, Le
 from musetui.core.config import config_dir
 from musetui.core.errors import SettingsError
 
-__all__ = ["CONFIG_FILE", "NAMES", "Settings", "SettingsError", "current", "describe", "load"]
+__all__ = ["CONFIG_FILE", "NAMES", "Settings", "SettingsError", "current", "load"]
 
 #: The settings file's name, in the config directory.
 CONFIG_FILE = "config.toml"
@@ -60,11 +60,6 @@ class Settings:
 #: Every setting's name, in the order of :class:`Settings`.
 NAMES: tuple[str, ...] = tuple(f.name for f in fields(Settings))
 _BOOLS = frozenset(f.name for f in fields(Settings) if f.type in (bool, "bool"))
-
-
-def describe(name: str) -> str:
-    """A setting's one-line description."""
-    return next(str(f.metadata["description"]) for f in fields(Settings) if f.name == name)
 
 
 def _env_value(name: str, raw: str) -> Any:
