@@ -236,7 +236,7 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
     changed files are read) and its output is stored for next time.
     """
     from musetui.core.cache import IndexCache
-    from musetui.core.cache_results import Recorder, check_lines, replay
+    from musetui.core.cache_results import Recorder
     from musetui.core.model import Diagnostic
     from musetui.core.walk import tree_digest, walk_roots
 
@@ -256,14 +256,14 @@ def _scan_json_cached(args: argparse.Namespace) -> int:
         if hit is not None:
             for notice in notices:
                 err(f"musetui: {notice}")
-            compressed, diags = hit
-            replay(compressed, out)
+            checked, diags = hit
+            checked.replay(out)
             stored = [Diagnostic(p, ln, m) for p, ln, m in diags]
             write_diagnostics(args.diagnostics, stored, names)
             if not args.quiet:
                 print_diagnostics(stored, list_unread=args.stats)
             if args.stats:
-                n_sessions = check_lines(compressed)
+                n_sessions = checked.lines
                 err(
                     f"musetui: {len(files)} files, {n_sessions} sessions; cache on: "
                     f"{len(files)} unchanged, 0 resumed (0 bytes read), 0 scanned (stored output reused)"

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from musetui import __version__
-from musetui.core.cache_codec import Invalid, deflate, dump, inflate, load, seal, unseal
+from musetui.core.cache_codec import Invalid, deflate, dump, load, seal, unseal
 from musetui.core.cache_files import Refused, create_private, inside, no_links, private_dir
-from musetui.core.cache_results import check_lines
+from musetui.core.cache_results import Checked, check
 from musetui.core.config import cache_dir
 
 #: The light snapshot is cut into this many blobs by a hash of the path, so that a change
@@ -494,10 +494,10 @@ class IndexCache:
     def result(self, key: str, digest: bytes) -> tuple[bytes, list[tuple[str, int, str]]] | None:
         """A finished command output stored for ``key``, if it was made from the tree ``digest`` names (see :meth:`stored_output`)."""
         got = self.stored_output(key, digest)
-        return None if got is None else (inflate(got[0]), got[1])
+        return None if got is None else (got[0].text(), got[1])
 
-    def stored_output(self, key: str, digest: bytes) -> tuple[bytes, list[tuple[str, int, str]]] | None:
-        """A finished command output stored for ``key`` (compressed, checked), if made from the tree ``digest`` names.
+    def stored_output(self, key: str, digest: bytes) -> tuple[Checked, list[tuple[str, int, str]]] | None:
+        """A finished command output stored for ``key`` (checked), if made from the tree ``digest`` names.
 
         ``digest`` covers every file's identity and the walk's diagnostics (see
         :func:`musetui.core.walk.tree_digest`): any change anywhere under the roots misses, and
@@ -521,8 +521,7 @@ class IndexCache:
         if output is None or diag_blob is None:
             return None
         try:
-            check_lines(output)
-            return output, load(DIAGNOSTICS, diag_blob)
+            return check(output), load(DIAGNOSTICS, diag_blob)
         except Invalid:
             self._note_corrupt()
             return None

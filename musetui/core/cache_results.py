@@ -1,24 +1,28 @@
 """A command output the cache stores whole (what a warm ``scan --json`` replays), kept compressed.
 
-The output is compressed as it is written (:class:`Recorder`), and checked and replayed a
-piece at a time (:func:`check_lines`, :func:`replay`): neither the command nor its replay
-ever holds the whole text, which for a big tree is several times the size of the index.
+The output is compressed as it is written (:class:`Recorder`), and checked a piece at a time
+(:func:`check`): the command never holds the whole text. A checked output of up to
+:data:`HELD` bytes of text keeps its pieces, so its replay does not decompress it again; a
+bigger one (a big tree's is several times the size of the index) is decompressed again,
+a piece at a time, as it is written.
 """
 
 from __future__ import annotations
 
 import zlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import BinaryIO
 
-import orjson
-
 from musetui.core.cache_codec import MAX_EXPANSION, Invalid
+from musetui.core.validate import is_object
 
-__all__ = ["Recorder", "check_lines", "replay"]
+__all__ = ["HELD", "Checked", "Recorder", "check"]
 
 #: Replayed and checked this many bytes of text at a time.
 PIECE = 1 << 20
+#: A checked output keeps its text for the replay up to this many bytes (else decompresses it again).
+HELD = 64 << 20
 
 
 class Recorder:
@@ -76,31 +80,48 @@ def _pieces(blob: bytes) -> Iterator[bytes]:
         raise Invalid("blob is cut, or has bytes after its end")
 
 
-def check_lines(blob: bytes) -> int:
-    """The number of lines of a compressed output; :class:`Invalid` unless each is one JSON object.
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """A compressed output whose every line is one JSON object (see :func:`check`)."""
 
-    (JSON escapes every control character: a record that passes prints nothing raw.)
+    blob: bytes
+    lines: int
+    pieces: tuple[bytes, ...] | None  # its text, when it is at most HELD bytes (else None)
+
+    def text(self) -> bytes:
+        """The whole text."""
+        return b"".join(self.pieces if self.pieces is not None else _pieces(self.blob))
+
+    def replay(self, out: BinaryIO) -> None:
+        """Write the text to ``out``."""
+        for piece in self.pieces if self.pieces is not None else _pieces(self.blob):
+            out.write(piece)
+        out.flush()
+
+
+def check(blob: bytes) -> Checked:
+    """A compressed output, checked: :class:`Invalid` unless each of its lines is one JSON object.
+
+    A line is a record as the scan reads one (:func:`musetui.core.validate.is_object`). JSON
+    escapes every control character: a record that passes prints nothing raw.
     """
     n = 0
     carry = b""
+    held: list[bytes] | None = []
+    size = 0
     for piece in _pieces(blob):
         lines = (carry + piece).split(b"\n")
         carry = lines.pop()
         for line in lines:
-            try:
-                ok = type(orjson.loads(line)) is dict
-            except orjson.JSONDecodeError:
-                ok = False
-            if not ok:
+            if not is_object(line):
                 raise Invalid("a stored output line is not a record")
         n += len(lines)
+        if held is not None:
+            size += len(piece)
+            if size <= HELD:
+                held.append(piece)
+            else:
+                held = None
     if carry:
         raise Invalid("a stored output does not end with a newline")
-    return n
-
-
-def replay(blob: bytes, out: BinaryIO) -> None:
-    """Write the text of a compressed output (checked first with :func:`check_lines`) to ``out``."""
-    for piece in _pieces(blob):
-        out.write(piece)
-    out.flush()
+    return Checked(blob, n, None if held is None else tuple(held))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import orjson
 import simdjson
 
 _LOCAL = threading.local()
@@ -46,3 +47,24 @@ def parses(line: bytes) -> bool:
         return False
     del doc
     return True
+
+
+def is_object(line: bytes) -> bool:
+    """Whether ``line`` is one JSON object: simdjson reads it, else orjson (the reference parser) does.
+
+    The scan's definition of a record (see :mod:`musetui.core.scan.validate`). simdjson only
+    validates, so no Python object is built for a line it reads; a line past the shared
+    parser's size goes to orjson, so the shared buffers never grow.
+    """
+    try:
+        if len(line) > SHARED_PARSER_BYTES:
+            raise ValueError("past the shared parser's size")
+        doc = thread_parser().parse(line)
+    except (ValueError, RuntimeError, UnicodeDecodeError):
+        try:
+            return type(orjson.loads(line)) is dict
+        except orjson.JSONDecodeError:
+            return False
+    ok = type(doc) is simdjson.Object
+    del doc
+    return ok
