@@ -1,5 +1,6 @@
 """Muse ``model_completed`` lines: what the probe reads from a line's bytes is what parsing the line gives
-(declared models and token usage), on lines as Muse writes them and on others, where it parses (hypothesis)."""
+(declared models and token usage), on lines as Muse writes them and on others, where it parses (hypothesis);
+and over many lines, the gleaned counts summed at the end are what adding each parsed line's gives."""
 
 from __future__ import annotations
 
@@ -29,7 +30,9 @@ def _event(draw: Any) -> dict[str, Any]:
     event: dict[str, Any] = {"kind": "model_completed"}
     if draw(st.booleans()):  # the plain layout (the fast path's)
         event["model"] = draw(st.sampled_from(["meta/avocado-1.3", "<synthetic>", "", "é"]))
-        event["usage"] = {n: draw(st.integers(min_value=0, max_value=10**12)) for n in _NAMES}
+        big = draw(st.integers(0, 9)) == 0  # (counts of 19 digits and more are parsed, not gleaned)
+        top = 2**64 - 1 if big else 10**12  # (orjson writes integers up to 64 bits)
+        event["usage"] = {n: draw(st.integers(min_value=0, max_value=top)) for n in _NAMES}
         return event
     model = draw(_MODEL)
     if model is not None:
@@ -55,6 +58,7 @@ def _glean(line: bytes) -> tuple[bool, Any, Any, Any]:
     wants_parse = muse.MuseProbe().glean(line, obs)
     if wants_parse:
         obs.observe(orjson.loads(line), 1)
+    obs.add_usages()  # (the gleaned counts are summed once, when the observer finishes)
     s = obs.summary
     return wants_parse, s.usage, s.models, s.declared_model
 
@@ -96,3 +100,36 @@ def test_the_plain_layout_is_read_from_its_bytes() -> None:
     )
     assert muse._COMPLETED(line, line.index(b'model_completed"') + len("model_completed")) is not None
     assert _glean(line) == (False, {"input": 5, "output": 6, "cached": 7, "reasoning": 8}, {"m": 1}, "m")
+
+
+def _line(event: dict[str, Any], t: int) -> bytes:
+    stream = {"kind": "session", "id": "019e83d1-5e9e-7157-a288-9ce6d8de50a0"}
+    return orjson.dumps({"stream": stream, "recorded_at": t, "payload": {"kind": "run", "event": event}})
+
+
+@given(st.lists(_event(), max_size=12))
+def test_many_lines_gleaned_sum_to_what_parsing_each_gives(events: list[dict[str, Any]]) -> None:
+    """A file's lines, gleaned where the probe can (their counts summed once, at the end), against each one parsed."""
+    lines = [_line(e, i) for i, e in enumerate(events)]
+    probe, gleaned, parsed = muse.MuseProbe(), muse.MuseObserver(_summary()), muse.MuseObserver(_summary())
+    for i, line in enumerate(lines):
+        if probe.glean(line, gleaned):
+            gleaned.observe(orjson.loads(line), i + 1)
+        parsed.observe(orjson.loads(line), i + 1)
+    gleaned.finish()
+    parsed.finish()
+    g, p = gleaned.summary, parsed.summary
+    assert (g.usage, list(g.models.items()), g.declared_model) == (p.usage, list(p.models.items()), p.declared_model)
+    assert gleaned.usages == []
+
+
+def test_gleaned_counts_wait_for_the_finish() -> None:
+    """The plain layout's counts are summed when the observer finishes (so a resumed scan's are too)."""
+    event = {"kind": "model_completed", "model": "m", "usage": dict(zip(_NAMES, [1, 2, 3, 4], strict=True))}
+    obs = muse.MuseObserver(_summary())
+    for t in range(3):
+        assert not muse.MuseProbe().glean(_line(event, t), obs)
+    assert obs.summary.usage is None and len(obs.usages) == 3
+    obs.finish()
+    assert obs.summary.usage == {"input": 3, "output": 6, "cached": 9, "reasoning": 12}
+    assert obs.summary.models == {"m": 3}
