@@ -67,11 +67,6 @@ def _dig(doc: Any, path: tuple[str, ...]) -> Any:
     return doc
 
 
-def _pointer(path: tuple[str, ...]) -> str:
-    """A JSON pointer (RFC 6901) to ``path``."""
-    return "".join("/" + k.replace("~", "~0").replace("/", "~1") for k in path)
-
-
 def _cut(text: str) -> str:
     return text if len(text) <= MAX_NAME else text[: MAX_NAME - 1] + "…"
 
@@ -79,7 +74,7 @@ def _cut(text: str) -> str:
 class Watch:
     """Counts one file's unknown kinds and keys per harness version (called on every record)."""
 
-    __slots__ = ("carriers", "k0", "k1", "keys", "kinds", "known", "kptr", "nested", "seen", "shapes", "version")
+    __slots__ = ("carriers", "k0", "k1", "keys", "kinds", "known", "nested", "seen", "shapes", "version")
 
     def __init__(self, known: Known) -> None:
         self._bind(known)
@@ -92,7 +87,7 @@ class Watch:
     def _bind(self, known: Known) -> None:
         self.known = known
         self.keys, self.kinds, self.carriers = known.keys, known.kinds, known.carriers
-        self.nested, self.k0, self.k1, self.kptr = _derived(known)
+        self.nested, self.k0, self.k1 = _derived(known)
 
     def __getstate__(self) -> tuple[Known, str | None, dict[tuple[str | None, str, str], list[int]]]:
         return self.known, self.version, self.seen
@@ -105,32 +100,38 @@ class Watch:
     def __call__(self, doc: Any, line: int) -> None:
         """Check one record (a parsed line: a dict, or the scanner's lazy proxy).
 
-        This runs on every line, so it costs one or two lookups of the kind and a key count; the
-        keys themselves are read only for a kind and key count this file has not yet seen all known
+        This runs on every line, so it costs a few lookups of the kind and a key count; the keys
+        themselves are read only for a kind and key count this file has not yet seen all known
         (reading them costs more than parsing a Claude Code line). The version is read only from
         the kinds that carry it for later lines, or when there is drift to report.
+
+        Kinds are read by subscripts, key by key (the first of duplicate keys, as simdjson's JSON
+        pointers read them; a missing key or a value that is no object is no kind): a nested kind
+        under the kind's own object (Muse's ``payload.event.kind`` beside ``payload.kind``) from that
+        object. (callgrind, a Muse line: ~9.4 k instructions with two JSON pointers, ~8.0 k so.)
         """
         try:
             n = len(doc)
         except (AttributeError, TypeError, ValueError):
             return  # a number or null: not a record
+        parent: Any = None
         try:
-            kind = doc.get(self.k0) if self.k1 is None else doc.at_pointer(self.kptr)
-        except AttributeError:  # a dict (a whole-file document's record), or not an object
-            if not isinstance(doc, dict):
-                return  # not an object: the format's own reading says what it is
-            kind = _dig(doc, self.known.kind)
+            if self.k1 is None:
+                kind = doc[self.k0]
+            else:
+                parent = doc[self.k0]
+                kind = parent[self.k1]
         except (KeyError, TypeError, ValueError):
-            kind = None
+            kind = None  # (an array, or a string: not an object of the format's records)
         if kind in self.kinds:
             if kind in self.carriers:
                 self._read_version(doc)
             sub = self.nested.get(kind)
             if sub is not None:
+                skind = parent if sub[0] else doc
                 try:
-                    skind = doc.at_pointer(sub[0])  # the scanner's proxy: one call into C
-                except AttributeError:
-                    skind = _dig(doc, sub[1])
+                    for key in sub[1]:
+                        skind = skind[key]
                 except (KeyError, TypeError, ValueError):
                     skind = None
                 if type(skind) is str and skind not in sub[2]:
@@ -183,14 +184,13 @@ class Watch:
         ]
 
 
-#: What a watch reads its records by, derived once per :class:`Known` (a watch is made per file):
-#: id -> (the Known, nested kinds by kind with their JSON pointer, first key, second key, kind pointer).
-_DERIVED: dict[
-    int, tuple[Known, dict[str, tuple[str, tuple[str, ...], frozenset[str], str]], str, str | None, str]
-] = {}
+#: What a watch reads its records by, derived once per :class:`Known` (a watch is made per file): id ->
+#: (the Known, nested kinds by kind (read from the kind's object?, the keys from there, the known ones, what
+#: they are called), first key, second key).
+_DERIVED: dict[int, tuple[Known, dict[str, tuple[bool, tuple[str, ...], frozenset[str], str]], str, str | None]] = {}
 
 
-def _derived(known: Known) -> tuple[dict[str, tuple[str, tuple[str, ...], frozenset[str], str]], str, str | None, str]:
+def _derived(known: Known) -> tuple[dict[str, tuple[bool, tuple[str, ...], frozenset[str], str]], str, str | None]:
     """The tables :class:`Watch` reads records by (shared, never changed): built on a Known's first watch.
 
     (callgrind, a 3-line Muse file scanned 50 times: ~25 k instructions a file went to building them.)
@@ -199,11 +199,14 @@ def _derived(known: Known) -> tuple[dict[str, tuple[str, tuple[str, ...], frozen
     if got is None or got[0] is not known:
         if not 1 <= len(known.kind) <= 2:
             raise ValueError("a record's kind is one or two keys deep")
-        nested = {k: (_pointer(path), path, names, what) for k, (path, names, what) in known.nested.items()}
         k1 = known.kind[1] if len(known.kind) == 2 else None
+        nested = {}
+        for k, (path, names, what) in known.nested.items():
+            under = k1 is not None and len(path) > 1 and path[0] == known.kind[0]  # (under the kind's own object)
+            nested[k] = (under, path[1:] if under else path, names, what)
         if len(_DERIVED) >= 64:  # (a Known unpickled with a resume state is another object: keep the table small)
             _DERIVED.clear()
-        got = _DERIVED[id(known)] = (known, nested, known.kind[0], k1, _pointer(known.kind))
+        got = _DERIVED[id(known)] = (known, nested, known.kind[0], k1)
     return got[1:]
 
 

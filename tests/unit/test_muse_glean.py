@@ -124,12 +124,15 @@ def test_many_lines_gleaned_sum_to_what_parsing_each_gives(events: list[dict[str
 
 
 def test_gleaned_counts_wait_for_the_finish() -> None:
-    """The plain layout's counts are summed when the observer finishes (so a resumed scan's are too)."""
+    """The plain layout's counts are summed when the observer finishes a window (its raw bytes) or the file."""
     event = {"kind": "model_completed", "model": "m", "usage": dict(zip(_NAMES, [1, 2, 3, 4], strict=True))}
     obs = muse.MuseObserver(_summary())
     for t in range(3):
         assert not muse.MuseProbe().glean(_line(event, t), obs)
     assert obs.summary.usage is None and len(obs.usages) == 3
+    obs.raw_finish(b"")
+    assert obs.summary.usage == {"input": 3, "output": 6, "cached": 9, "reasoning": 12} and obs.usages == []
+    assert not muse.MuseProbe().glean(_line(event, 3), obs)
     obs.finish()
-    assert obs.summary.usage == {"input": 3, "output": 6, "cached": 9, "reasoning": 12}
-    assert obs.summary.models == {"m": 3}
+    assert obs.summary.usage == {"input": 4, "output": 8, "cached": 12, "reasoning": 16}
+    assert obs.summary.models == {"m": 4}

@@ -183,8 +183,12 @@ class MuseObserver(Observer):
     def __init__(self, summary: Any) -> None:
         super().__init__(summary)
         self.unknown: dict[str, int] = {}
-        #: The usage objects of plain ``model_completed`` events the probe gleaned, summed by :meth:`add_usages`.
+        #: The usage objects of plain ``model_completed`` events the probe gleaned, summed by :meth:`add_usages`
+        #: after each window (so they hold a window's lines at most).
         self.usages: list[bytes] = []
+
+    def raw_finish(self, data: bytes) -> None:
+        self.add_usages()
 
     def add_usages(self) -> None:
         """Add the gleaned usage objects' counts to the session's usage (one JSON list of their counts, in C)."""
