@@ -29,18 +29,21 @@ def validate(window: Window, sse: bool, grew: bool, max_line: int, watch: Record
     lines = window.lines
     n = len(lines)
     base_line = window.base_line
-    records: list[int] = []
-    texts: list[bytes] = []
-    malformed: list[Malformed] = []
-    add_record = records.append
-    add_text = texts.append
     parser = thread_parser()
     parse = parser.parse
     # (a bound method: calling the watch itself costs a slot lookup a line)
     see = watch.__call__ if watch is not None else None
+    start = 0
+    if not sse and window.size <= max_line:  # (no line can be over the limit)
+        start = _plain_run(lines, parse, see, base_line)
+    records = list(range(start))
+    texts = lines[:start]
+    malformed: list[Malformed] = []
+    add_record = records.append
+    add_text = texts.append
     i = -1
     try:
-        for i in range(n):
+        for i in range(start, n):
             line = lines[i]
             if not line:
                 continue
@@ -80,6 +83,36 @@ def validate(window: Window, sse: bool, grew: bool, max_line: int, watch: Record
     # may have grown to a big line's size.
     keep_parser(parser, window.size)
     return Validated(records, texts, malformed)
+
+
+def _plain_run(lines: list[bytes], parse: Any, see: Any, base_line: int) -> int:
+    """How many of the first lines are plain records (:func:`validate`'s loop, for the lines it leaves as they are).
+
+    Each is a line :func:`validate` would not trim (not empty, no space, tab or CR first, no CR last) that
+    simdjson reads; the first line that is not stops the run, and :func:`validate` goes on from there
+    (parsing it again). The run's records are then its indices and lines, built at once (~1 k instructions
+    a line less, callgrind). Only for a window of no SSE lines, none of which can be over the line limit.
+    """
+    i = 0
+    try:
+        for line in lines:
+            if not line or line[0] in _TRIMMED or line[-1] == 13:
+                break
+            try:
+                doc = parse(line)
+            except (ValueError, RuntimeError, UnicodeDecodeError):
+                break  # (validate parses it again, and asks orjson)
+            if see is not None:
+                see(doc, base_line + i + 1)
+            del doc  # (the parser is free for the next line)
+            i += 1
+    except Exception as exc:
+        raise LineError(base_line + i + 1, exc) from exc
+    return i
+
+
+#: First bytes :func:`validate` trims a line at (space, tab, CR).
+_TRIMMED = b" \t\r"
 
 
 def _classify(exc: BaseException, line: bytes, partial_last: bool, grew: bool) -> str:
