@@ -20,6 +20,10 @@ import orjson
 
 from musetui.core.model import Diagnostic
 
+#: A record's kind and nested kind as a :class:`Watch` read them (each None when it is no string).
+Kinds = tuple[str | None, str | None]
+#: What a record that is no object has.
+NO_KINDS: Kinds = (None, None)
 #: Every drift diagnostic's message starts with this.
 PREFIX = "drift: "
 _MESSAGE = re.compile(
@@ -97,8 +101,8 @@ class Watch:
         self._bind(known)
         self.shapes = set()
 
-    def __call__(self, doc: Any, line: int) -> None:
-        """Check one record (a parsed line: a dict, or the scanner's lazy proxy).
+    def __call__(self, doc: Any, line: int) -> Kinds:
+        """Check one record (a parsed line: a dict, or the scanner's lazy proxy); returns its kinds as read.
 
         This runs on every line, so it costs a few lookups of the kind and a key count; the keys
         themselves are read only for a kind and key count this file has not yet seen all known
@@ -109,11 +113,13 @@ class Watch:
         pointers read them; a missing key or a value that is no object is no kind): a nested kind
         under the kind's own object (Muse's ``payload.event.kind`` beside ``payload.kind``) from that
         object. (callgrind, a Muse line: ~9.4 k instructions with two JSON pointers, ~8.0 k so.)
+        What was read is returned, (kind, nested kind), each a string or None (no parser's proxy is
+        kept): the format's probe takes them instead of looking for them in the line's bytes.
         """
         try:
             n = len(doc)
         except (AttributeError, TypeError, ValueError):
-            return  # a number or null: not a record
+            return NO_KINDS  # a number or null: not a record
         parent: Any = None
         try:
             if self.k1 is None:
@@ -123,6 +129,7 @@ class Watch:
                 kind = parent[self.k1]
         except (KeyError, TypeError, ValueError):
             kind = None  # (an array, or a string: not an object of the format's records)
+        skind: Any = None
         if kind in self.kinds:
             if kind in self.carriers:
                 self._read_version(doc)
@@ -134,26 +141,30 @@ class Watch:
                         skind = skind[key]
                 except (KeyError, TypeError, ValueError):
                     skind = None
-                if type(skind) is str and skind not in sub[2]:
+                if type(skind) is not str:
+                    skind = None
+                elif skind not in sub[2]:
                     self._read_version(doc)
                     self._add(sub[3], skind, line)
         elif type(kind) is str:
             self._read_version(doc)
             self._add(self.known.what, kind, line)
+        read = (kind if type(kind) is str else None, skind)
         shape = (kind, n)
         if shape in self.shapes:
-            return
+            return read
         try:
             keys = list(doc.keys())
         except AttributeError:
-            return  # an array: not a record
+            return read  # an array: not a record
         if self.keys.issuperset(keys):
             self.shapes.add(shape)
-            return
+            return read
         self._read_version(doc)
         for k in keys:
             if k not in self.keys:
                 self._add(KEY, k, line)
+        return read
 
     def _read_version(self, doc: Any) -> None:
         for path in self.known.version:

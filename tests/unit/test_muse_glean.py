@@ -7,9 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
+import simdjson
 from hypothesis import given
 from hypothesis import strategies as st
 
+from musetui.core.drift import Watch
 from musetui.core.model import SessionSummary
 from musetui.core.sources import muse
 
@@ -52,10 +54,18 @@ def _summary() -> SessionSummary:
     return SessionSummary(path="s.jsonl", abspath="/x/s.jsonl", root="/x", format="muse", format_rule="")
 
 
-def _glean(line: bytes) -> tuple[bool, Any, Any, Any]:
-    """What the scan reads of ``line``: from its bytes when the probe can, else by parsing it."""
+def _kinds(line: bytes) -> Any:
+    """The line's kinds as the scan's drift watch reads them (from simdjson's proxy), for the probe."""
+    doc = simdjson.Parser().parse(line)
+    kinds = Watch(muse.KNOWN)(doc, 1)
+    del doc
+    return kinds
+
+
+def _glean(line: bytes, watched: bool = False) -> tuple[bool, Any, Any, Any]:
+    """What the scan reads of ``line``: from its bytes (and the watch's kinds) when the probe can, else by parsing it."""
     obs = muse.MuseObserver(_summary())
-    wants_parse = muse.MuseProbe().glean(line, obs)
+    wants_parse = muse.MuseProbe().glean(line, obs, _kinds(line) if watched else None)
     if wants_parse:
         obs.observe(orjson.loads(line), 1)
     obs.add_usages()  # (the gleaned counts are summed once, when the observer finishes)
@@ -78,6 +88,7 @@ def test_what_the_bytes_give_is_what_parsing_gives(event: dict[str, Any], stream
         stream["usage"] = {"input_tokens": 3}
     line = orjson.dumps({"stream": stream, "recorded_at": t, "payload": {"kind": "run", "event": event}})
     assert _glean(line)[1:] == _parsed(line)
+    assert _glean(line, watched=True)[1:] == _parsed(line)
 
 
 def test_a_nested_model_and_usage_are_not_the_events() -> None:
@@ -107,13 +118,13 @@ def _line(event: dict[str, Any], t: int) -> bytes:
     return orjson.dumps({"stream": stream, "recorded_at": t, "payload": {"kind": "run", "event": event}})
 
 
-@given(st.lists(_event(), max_size=12))
-def test_many_lines_gleaned_sum_to_what_parsing_each_gives(events: list[dict[str, Any]]) -> None:
+@given(st.lists(_event(), max_size=12), st.booleans())
+def test_many_lines_gleaned_sum_to_what_parsing_each_gives(events: list[dict[str, Any]], watched: bool) -> None:
     """A file's lines, gleaned where the probe can (their counts summed once, at the end), against each one parsed."""
     lines = [_line(e, i) for i, e in enumerate(events)]
     probe, gleaned, parsed = muse.MuseProbe(), muse.MuseObserver(_summary()), muse.MuseObserver(_summary())
     for i, line in enumerate(lines):
-        if probe.glean(line, gleaned):
+        if probe.glean(line, gleaned, _kinds(line) if watched else None):
             gleaned.observe(orjson.loads(line), i + 1)
         parsed.observe(orjson.loads(line), i + 1)
     gleaned.finish()
@@ -136,3 +147,38 @@ def test_gleaned_counts_wait_for_the_finish() -> None:
     obs.finish()
     assert obs.summary.usage == {"input": 4, "output": 8, "cached": 12, "reasoning": 16}
     assert obs.summary.models == {"m": 4}
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["run", "metadata", "other"]),
+            st.one_of(st.sampled_from(sorted(muse.KNOWN_EVENTS | {"new_kind"})), st.none(), st.integers(0, 2)),
+            st.one_of(st.none(), st.sampled_from(["fix the bug", "", "  "])),
+        ),
+        max_size=8,
+    ),
+    st.booleans(),
+)
+def test_each_kind_gleaned_with_the_watchs_kinds_or_the_bytes_is_what_parsing_gives(
+    records: list[tuple[str, Any, Any]], watched: bool
+) -> None:
+    """Every payload and event kind (titles from started events): gleaned, then observed where the probe says, as parsed."""
+    probe, gleaned, parsed = muse.MuseProbe(), muse.MuseObserver(_summary()), muse.MuseObserver(_summary())
+    for i, (pkind, ekind, prompt) in enumerate(records):
+        payload: dict[str, Any] = {"kind": pkind}
+        if ekind is not None:
+            payload["event"] = {"kind": ekind} if prompt is None else {"kind": ekind, "prompt": prompt}
+        else:
+            payload["record"] = {"provider_id": "p", "model_id": "m"}
+        line = orjson.dumps({"stream": {"kind": "session", "id": "s"}, "recorded_at": i, "payload": payload})
+        if i == 0 or probe.glean(line, gleaned, _kinds(line) if watched else None):  # (the first decides the format)
+            gleaned.observe(orjson.loads(line), i + 1)
+        parsed.observe(orjson.loads(line), i + 1)
+    g, p = gleaned.summary, parsed.summary
+    assert (g.title, g.models, g.declared_provider, g.session_id) == (
+        p.title,
+        p.models,
+        p.declared_provider,
+        p.session_id,
+    )

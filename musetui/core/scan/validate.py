@@ -8,6 +8,7 @@ import orjson
 import simdjson
 
 from musetui.core.diagnostics import LineError
+from musetui.core.drift import Kinds
 from musetui.core.model import Malformed
 from musetui.core.reader import sse_payload
 from musetui.core.scan.stages import RecordWatch, Validated, Window
@@ -33,14 +34,16 @@ def validate(window: Window, sse: bool, grew: bool, max_line: int, watch: Record
     parse = parser.parse
     # (a bound method: calling the watch itself costs a slot lookup a line)
     see = watch.__call__ if watch is not None else None
+    kinds: list[Kinds] = []  # (what the watch read of each record, for the format's probe)
     start = 0
     if not sse and window.size <= max_line:  # (no line can be over the limit)
-        start = _plain_run(lines, parse, see, base_line)
+        start = _plain_run(lines, parse, see, base_line, kinds)
     records = list(range(start))
     texts = lines[:start]
     malformed: list[Malformed] = []
     add_record = records.append
     add_text = texts.append
+    add_kinds = kinds.append
     i = -1
     try:
         for i in range(start, n):
@@ -73,7 +76,7 @@ def validate(window: Window, sse: bool, grew: bool, max_line: int, watch: Record
                     malformed.append(Malformed(base_line + i + 1, window.starts[i], _classify(exc, line, last, grew)))
                     continue
             if see is not None:
-                see(doc, base_line + i + 1)
+                add_kinds(see(doc, base_line + i + 1))
             del doc
             add_record(i)
             add_text(line)
@@ -82,17 +85,19 @@ def validate(window: Window, sse: bool, grew: bool, max_line: int, watch: Record
     # Keep the parser (or its replacement, when the old one refused re-use) unless its buffers
     # may have grown to a big line's size.
     keep_parser(parser, window.size)
-    return Validated(records, texts, malformed)
+    return Validated(records, texts, malformed, kinds if see is not None else None)
 
 
-def _plain_run(lines: list[bytes], parse: Any, see: Any, base_line: int) -> int:
+def _plain_run(lines: list[bytes], parse: Any, see: Any, base_line: int, kinds: list[Kinds]) -> int:
     """How many of the first lines are plain records (:func:`validate`'s loop, for the lines it leaves as they are).
 
     Each is a line :func:`validate` would not trim (not empty, no space, tab or CR first, no CR last) that
     simdjson reads; the first line that is not stops the run, and :func:`validate` goes on from there
     (parsing it again). The run's records are then its indices and lines, built at once (~1 k instructions
     a line less, callgrind). Only for a window of no SSE lines, none of which can be over the line limit.
+    ``kinds`` gets what the drift watch ``see`` (if any) read of each record.
     """
+    add_kinds = kinds.append
     i = 0
     try:
         for line in lines:
@@ -103,7 +108,7 @@ def _plain_run(lines: list[bytes], parse: Any, see: Any, base_line: int) -> int:
             except (ValueError, RuntimeError, UnicodeDecodeError):
                 break  # (validate parses it again, and asks orjson)
             if see is not None:
-                see(doc, base_line + i + 1)
+                add_kinds(see(doc, base_line + i + 1))
             del doc  # (the parser is free for the next line)
             i += 1
     except Exception as exc:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from musetui.core.drift import Watch
+from musetui.core.drift import Kinds, Watch
 from musetui.core.model import USAGE_FIELDS, Item, SessionSummary, parse_time
 
 #: Zone of a record: model output (provenance) or quoted input (prompts, tool results).
@@ -210,10 +210,11 @@ class Probe:
         """Whether the observer must see this record."""
         return True
 
-    def glean(self, line: bytes, observer: Any) -> bool:
+    def glean(self, line: bytes, observer: Any, kinds: Kinds | None = None) -> bool:
         """Take what the summary needs straight from the bytes; True when a full observe is still needed.
 
-        ``observer`` is the observer of the probe's own format (so each format types it as its own).
+        ``observer`` is the observer of the probe's own format (so each format types it as its own);
+        ``kinds``: the record's kind and nested kind as the format's drift watch read them (None: not read).
         """
         return self.wants(line)
 

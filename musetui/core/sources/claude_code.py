@@ -17,7 +17,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from musetui.core.drift import Known
+from musetui.core.drift import Kinds, Known
 from musetui.core.model import Item
 from musetui.core.sources.base import (
     ZONE_MODEL,
@@ -206,7 +206,7 @@ class ClaudeProbe(Probe):
             b'"type":"assistant"' in line or b'"agentId"' in line or (_spaced(line) and b'"type": "assistant"' in line)
         )
 
-    def glean(self, line: bytes, observer: Observer) -> bool:
+    def glean(self, line: bytes, observer: Observer, kinds: Kinds | None = None) -> bool:
         if (
             b'"type":"assistant"' in line
             or b'"agentId"' in line

@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from musetui.core.drift import Known
+from musetui.core.drift import Kinds, Known
 from musetui.core.model import Item
 from musetui.core.sources.base import (
     ZONE_MODEL,
@@ -126,14 +126,18 @@ class CodexProbe(Probe):
     def wants(self, line: bytes) -> bool:
         return _record_type(line) not in (b"response_item", b"event_msg")
 
-    def glean(self, line: bytes, observer: Observer) -> bool:
-        j = line.find(b'"type":"', 0, 96)  # (_record_type and find_string_value, inline: this runs for every line)
-        if j < 0:
-            return True
-        k = line.find(b'"', j + 8)
-        rtype = line[j + 8 : k] if k >= 0 else None
-        if rtype != b"event_msg":
-            return rtype != b"response_item"
+    def glean(self, line: bytes, observer: Observer, kinds: Kinds | None = None) -> bool:
+        if kinds is not None:  # (the record's type, as the drift watch read it)
+            if kinds[0] != "event_msg":
+                return kinds[0] != "response_item"
+        else:
+            j = line.find(b'"type":"', 0, 96)  # (_record_type and find_string_value, inline: this runs for every line)
+            if j < 0:
+                return True
+            k = line.find(b'"', j + 8)
+            rtype = line[j + 8 : k] if k >= 0 else None
+            if rtype != b"event_msg":
+                return rtype != b"response_item"
         j = line.find(b'"payload":{"type":"', 0, 160)
         if j < 0:
             return False

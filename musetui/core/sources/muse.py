@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from musetui.core.drift import Known
+from musetui.core.drift import Kinds, Known
 from musetui.core.model import Item
 from musetui.core.sources.base import (
     ZONE_MODEL,
@@ -92,6 +92,8 @@ _PLAIN_EVENTS = frozenset(
     }
 )
 _QUOTED_EVENTS = frozenset({b"tool_result_batch_committed", b"started"})
+#: The plain event kinds, as the drift watch reads them (strings).
+_PLAIN_NAMES = frozenset(k.decode() for k in _PLAIN_EVENTS)
 
 
 def _event_kind(line: bytes) -> bytes | None:
@@ -128,7 +130,13 @@ class MuseProbe(Probe):
     def wants(self, line: bytes) -> bool:
         return _event_kind(line) not in _PLAIN_EVENTS
 
-    def glean(self, line: bytes, observer: MuseObserver) -> bool:
+    def glean(self, line: bytes, observer: MuseObserver, kinds: Kinds | None = None) -> bool:
+        if kinds is not None:  # (the payload's kind and its event's, as the drift watch read them)
+            pkind, ekind = kinds
+            if pkind != "run" or ekind is None or (ekind not in _PLAIN_NAMES and ekind != "model_completed"):
+                return True
+            if ekind != "model_completed":
+                return ekind == "started" and observer.summary.title is None
         j = line.find(_EVENT_KIND, 0, 400)  # _event_kind, inline: this runs for every Muse line
         kind: bytes | None = None
         if j >= 0:
@@ -137,7 +145,8 @@ class MuseProbe(Probe):
             if k >= 0:
                 kind = line[j:k]
         if kind in _PLAIN_EVENTS:
-            return kind == b"started" and observer.summary.title is None
+            # (read as the watch reads it, the event is a model_completed one: parsed, where the bytes disagree)
+            return kinds is not None or (kind == b"started" and observer.summary.title is None)
         if kind == b"model_completed":
             # (k is the kind's closing quote.) Fast path: the plain layout, read in one match; on bar150[::40]
             # (callgrind, in-process) the scan went 480.3 -> 464.3 M instructions (-3.3%). Its counts are
