@@ -104,17 +104,14 @@ class Watch:
     def __call__(self, doc: Any, line: int) -> Kinds:
         """Check one record (a parsed line: a dict, or the scanner's lazy proxy); returns its kinds as read.
 
-        This runs on every line, so it costs a few lookups of the kind and a key count; the keys
-        themselves are read only for a kind and key count this file has not yet seen all known
-        (reading them costs more than parsing a Claude Code line). The version is read only from
-        the kinds that carry it for later lines, or when there is drift to report.
+        This runs on every line: a few lookups of the kind and a key count; the keys are read only for
+        a kind and key count not yet seen all known (that costs more than parsing a Claude Code line),
+        the version only from the kinds that carry it, or when there is drift to report.
 
-        Kinds are read by subscripts, key by key (the first of duplicate keys, as simdjson's JSON
-        pointers read them; a missing key or a value that is no object is no kind): a nested kind
-        under the kind's own object (Muse's ``payload.event.kind`` beside ``payload.kind``) from that
-        object. (callgrind, a Muse line: ~9.4 k instructions with two JSON pointers, ~8.0 k so.)
-        What was read is returned, (kind, nested kind), each a string or None (no parser's proxy is
-        kept): the format's probe takes them instead of looking for them in the line's bytes.
+        Kinds are read key by key (the first of duplicate keys, as simdjson's JSON pointers read them),
+        a nested kind under the kind's own object (Muse's ``payload.event.kind``) from that object
+        (callgrind, a Muse line: ~9.4 k instructions with two JSON pointers, ~8.0 k so). Returned:
+        (kind, nested kind), strings or None (no proxy kept), which the format's probe then takes.
         """
         try:
             n = len(doc)

@@ -27,23 +27,17 @@ def validate(window: Window, sse: bool, grew: bool, max_line: int, watch: Record
     Lines over ``max_line`` bytes, and lines neither reads, are malformed, with a reason.
     ``watch`` (format drift, once the format is known) sees each record as it is parsed here.
     """
-    lines = window.lines
-    n = len(lines)
-    base_line = window.base_line
+    lines, n, base_line = window.lines, len(window.lines), window.base_line
     parser = thread_parser()
     parse = parser.parse
-    # (a bound method: calling the watch itself costs a slot lookup a line)
-    see = watch.__call__ if watch is not None else None
+    see = watch.__call__ if watch is not None else None  # (bound: calling the watch costs a slot lookup)
     kinds: list[Kinds] = []  # (what the watch read of each record, for the format's probe)
     start = 0
     if not sse and window.size <= max_line:  # (no line can be over the limit)
         start = _plain_run(lines, parse, see, base_line, kinds)
-    records = list(range(start))
-    texts = lines[:start]
+    records, texts = list(range(start)), lines[:start]
     malformed: list[Malformed] = []
-    add_record = records.append
-    add_text = texts.append
-    add_kinds = kinds.append
+    add_record, add_text, add_kinds = records.append, texts.append, kinds.append
     i = -1
     try:
         for i in range(start, n):
