@@ -39,7 +39,7 @@ SNAPSHOT_CHUNKS = 64
 LOCK_TIMEOUT_S = 10.0
 
 #: Bump when the stored layout or the meaning of stored outcomes changes.
-SCHEMA_VERSION = 18  # 18: each file row names its snapshot chunk (stored in batches as the scan goes), light forms only in the snapshot; 17: time-mismatch over every record (and the line-time clock of a resume state); 16: format-drift diagnostics and watch state, session usage; 15: segments; 14: plain data; reasons; unread, UTF-16/BOM, lone-CR and shrink diagnostics; read budgets
+SCHEMA_VERSION = 19  # 19: a Muse resume state holds the usage its probe gleaned, summed at the finish; 18: each file row names its snapshot chunk (stored in batches as the scan goes), light forms only in the snapshot; 17: time-mismatch over every record (and the line-time clock of a resume state); 16: format-drift diagnostics and watch state, session usage; 15: segments; 14: plain data; reasons; unread, UTF-16/BOM, lone-CR and shrink diagnostics; read budgets
 
 #: A light summary: what the tree, fleet outliers and scan records need (no evidence objects),
 #: in this order (see :func:`musetui.core.stored.light_from`); its scan record is JSON text.

@@ -20,6 +20,10 @@ import orjson
 
 from musetui.core.model import Diagnostic
 
+#: A record's kind and nested kind as a :class:`Watch` read them (each None when it is no string).
+Kinds = tuple[str | None, str | None]
+#: What a record that is no object has.
+NO_KINDS: Kinds = (None, None)
 #: Every drift diagnostic's message starts with this.
 PREFIX = "drift: "
 _MESSAGE = re.compile(
@@ -67,11 +71,6 @@ def _dig(doc: Any, path: tuple[str, ...]) -> Any:
     return doc
 
 
-def _pointer(path: tuple[str, ...]) -> str:
-    """A JSON pointer (RFC 6901) to ``path``."""
-    return "".join("/" + k.replace("~", "~0").replace("/", "~1") for k in path)
-
-
 def _cut(text: str) -> str:
     return text if len(text) <= MAX_NAME else text[: MAX_NAME - 1] + "…"
 
@@ -79,7 +78,7 @@ def _cut(text: str) -> str:
 class Watch:
     """Counts one file's unknown kinds and keys per harness version (called on every record)."""
 
-    __slots__ = ("carriers", "k0", "k1", "keys", "kinds", "known", "kptr", "nested", "seen", "shapes", "version")
+    __slots__ = ("carriers", "k0", "k1", "keys", "kinds", "known", "nested", "seen", "shapes", "version")
 
     def __init__(self, known: Known) -> None:
         self._bind(known)
@@ -92,7 +91,7 @@ class Watch:
     def _bind(self, known: Known) -> None:
         self.known = known
         self.keys, self.kinds, self.carriers = known.keys, known.kinds, known.carriers
-        self.nested, self.k0, self.k1, self.kptr = _derived(known)
+        self.nested, self.k0, self.k1 = _derived(known)
 
     def __getstate__(self) -> tuple[Known, str | None, dict[tuple[str | None, str, str], list[int]]]:
         return self.known, self.version, self.seen
@@ -102,57 +101,67 @@ class Watch:
         self._bind(known)
         self.shapes = set()
 
-    def __call__(self, doc: Any, line: int) -> None:
-        """Check one record (a parsed line: a dict, or the scanner's lazy proxy).
+    def __call__(self, doc: Any, line: int) -> Kinds:
+        """Check one record (a parsed line: a dict, or the scanner's lazy proxy); returns its kinds as read.
 
-        This runs on every line, so it costs one or two lookups of the kind and a key count; the
-        keys themselves are read only for a kind and key count this file has not yet seen all known
-        (reading them costs more than parsing a Claude Code line). The version is read only from
-        the kinds that carry it for later lines, or when there is drift to report.
+        This runs on every line: a few lookups of the kind and a key count; the keys are read only for
+        a kind and key count not yet seen all known (that costs more than parsing a Claude Code line),
+        the version only from the kinds that carry it, or when there is drift to report.
+
+        Kinds are read key by key (the first of duplicate keys, as simdjson's JSON pointers read them),
+        a nested kind under the kind's own object (Muse's ``payload.event.kind``) from that object
+        (callgrind, a Muse line: ~9.4 k instructions with two JSON pointers, ~8.0 k so). Returned:
+        (kind, nested kind), strings or None (no proxy kept), which the format's probe then takes.
         """
         try:
             n = len(doc)
         except (AttributeError, TypeError, ValueError):
-            return  # a number or null: not a record
+            return NO_KINDS  # a number or null: not a record
+        parent: Any = None
         try:
-            kind = doc.get(self.k0) if self.k1 is None else doc.at_pointer(self.kptr)
-        except AttributeError:  # a dict (a whole-file document's record), or not an object
-            if not isinstance(doc, dict):
-                return  # not an object: the format's own reading says what it is
-            kind = _dig(doc, self.known.kind)
+            if self.k1 is None:
+                kind = doc[self.k0]
+            else:
+                parent = doc[self.k0]
+                kind = parent[self.k1]
         except (KeyError, TypeError, ValueError):
-            kind = None
+            kind = None  # (an array, or a string: not an object of the format's records)
+        skind: Any = None
         if kind in self.kinds:
             if kind in self.carriers:
                 self._read_version(doc)
             sub = self.nested.get(kind)
             if sub is not None:
+                skind = parent if sub[0] else doc
                 try:
-                    skind = doc.at_pointer(sub[0])  # the scanner's proxy: one call into C
-                except AttributeError:
-                    skind = _dig(doc, sub[1])
+                    for key in sub[1]:
+                        skind = skind[key]
                 except (KeyError, TypeError, ValueError):
                     skind = None
-                if type(skind) is str and skind not in sub[2]:
+                if type(skind) is not str:
+                    skind = None
+                elif skind not in sub[2]:
                     self._read_version(doc)
                     self._add(sub[3], skind, line)
         elif type(kind) is str:
             self._read_version(doc)
             self._add(self.known.what, kind, line)
+        read = (kind if type(kind) is str else None, skind)
         shape = (kind, n)
         if shape in self.shapes:
-            return
+            return read
         try:
             keys = list(doc.keys())
         except AttributeError:
-            return  # an array: not a record
+            return read  # an array: not a record
         if self.keys.issuperset(keys):
             self.shapes.add(shape)
-            return
+            return read
         self._read_version(doc)
         for k in keys:
             if k not in self.keys:
                 self._add(KEY, k, line)
+        return read
 
     def _read_version(self, doc: Any) -> None:
         for path in self.known.version:
@@ -183,14 +192,13 @@ class Watch:
         ]
 
 
-#: What a watch reads its records by, derived once per :class:`Known` (a watch is made per file):
-#: id -> (the Known, nested kinds by kind with their JSON pointer, first key, second key, kind pointer).
-_DERIVED: dict[
-    int, tuple[Known, dict[str, tuple[str, tuple[str, ...], frozenset[str], str]], str, str | None, str]
-] = {}
+#: What a watch reads its records by, derived once per :class:`Known` (a watch is made per file): id ->
+#: (the Known, nested kinds by kind (read from the kind's object?, the keys from there, the known ones, what
+#: they are called), first key, second key).
+_DERIVED: dict[int, tuple[Known, dict[str, tuple[bool, tuple[str, ...], frozenset[str], str]], str, str | None]] = {}
 
 
-def _derived(known: Known) -> tuple[dict[str, tuple[str, tuple[str, ...], frozenset[str], str]], str, str | None, str]:
+def _derived(known: Known) -> tuple[dict[str, tuple[bool, tuple[str, ...], frozenset[str], str]], str, str | None]:
     """The tables :class:`Watch` reads records by (shared, never changed): built on a Known's first watch.
 
     (callgrind, a 3-line Muse file scanned 50 times: ~25 k instructions a file went to building them.)
@@ -199,11 +207,14 @@ def _derived(known: Known) -> tuple[dict[str, tuple[str, tuple[str, ...], frozen
     if got is None or got[0] is not known:
         if not 1 <= len(known.kind) <= 2:
             raise ValueError("a record's kind is one or two keys deep")
-        nested = {k: (_pointer(path), path, names, what) for k, (path, names, what) in known.nested.items()}
         k1 = known.kind[1] if len(known.kind) == 2 else None
+        nested = {}
+        for k, (path, names, what) in known.nested.items():
+            under = k1 is not None and len(path) > 1 and path[0] == known.kind[0]  # (under the kind's own object)
+            nested[k] = (under, path[1:] if under else path, names, what)
         if len(_DERIVED) >= 64:  # (a Known unpickled with a resume state is another object: keep the table small)
             _DERIVED.clear()
-        got = _DERIVED[id(known)] = (known, nested, known.kind[0], k1, _pointer(known.kind))
+        got = _DERIVED[id(known)] = (known, nested, known.kind[0], k1)
     return got[1:]
 
 

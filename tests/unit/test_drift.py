@@ -5,9 +5,12 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from musetui.cli import main
 from musetui.core.diagnostics import group, stderr_lines
@@ -182,3 +185,106 @@ def test_records_that_are_not_objects_or_hold_odd_kinds_never_raise(line: bytes)
         doc = simdjson.Parser().parse(line)
         watch(doc, 2)
         del doc
+
+
+def _pointer_seen(known: Any, lines: list[bytes]) -> dict[Any, list[int]]:
+    """What the watch reported when it read kinds by JSON pointers (simdjson's ``at_pointer``): the reference."""
+    import simdjson
+
+    from musetui.core.drift import KEY, Watch
+
+    ref = Watch(known)  # (its counting, fed the kinds the pointers read)
+    shapes = set()  # (kind, key count) of records whose keys were all known: not read again
+
+    def at(doc: Any, path: tuple[str, ...]) -> Any:
+        try:
+            return doc.at_pointer("".join("/" + k.replace("~", "~0").replace("/", "~1") for k in path))
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    for line_no, line in enumerate(lines, 1):
+        doc = simdjson.Parser().parse(line)
+        if not isinstance(doc, simdjson.Object):
+            continue
+        kind = at(doc, known.kind)
+        if kind in known.kinds:
+            if kind in known.carriers:
+                ref._read_version(doc)
+            sub = known.nested.get(kind)
+            skind = at(doc, sub[0]) if sub is not None else None
+            if sub is not None and type(skind) is str and skind not in sub[1]:
+                ref._read_version(doc)
+                ref._add(sub[2], skind, line_no)
+        elif type(kind) is str:
+            ref._read_version(doc)
+            ref._add(known.what, kind, line_no)
+        if (kind, len(doc)) in shapes:
+            del doc
+            continue
+        keys = list(doc.keys())
+        if known.keys.issuperset(keys):
+            shapes.add((kind, len(doc)))
+        else:
+            ref._read_version(doc)
+            for k in keys:
+                if k not in known.keys:
+                    ref._add(KEY, k, line_no)
+        del doc
+    return ref.seen
+
+
+_ODD = st.one_of(st.none(), st.integers(-3, 3), st.sampled_from(["run", "x", "", "payload"]), st.just([1]), st.just({}))
+_KIND = st.one_of(
+    st.sampled_from(["run", "response_item", "event_msg", "assistant", "new_kind", "model_completed", "message"]),
+    _ODD,
+)
+
+
+@st.composite
+def _record(draw: Any) -> bytes:
+    """A record's JSON text, object members written by hand: duplicate keys, odd values, arrays where objects go."""
+
+    def obj(members: list[tuple[str, bytes]]) -> bytes:
+        return b"{" + b",".join(orjson.dumps(k) + b":" + v for k, v in members) + b"}"
+
+    def value(depth: int) -> bytes:
+        if depth and draw(st.integers(0, 3)) == 0:
+            return obj([(draw(_KEYS), value(depth - 1)) for _ in range(draw(st.integers(0, 3)))])
+        return orjson.dumps(draw(_KIND))
+
+    if draw(st.booleans()):  # the formats' own shapes (Muse's run events, Codex's response items), odd values in them
+        kinds = st.sampled_from([b'"run"', b'"response_item"', b'"snapshot_taken"', b'"message"', b"7", b"null", b"{}"])
+        event = obj([("kind", draw(kinds)) for _ in range(draw(st.integers(0, 2)))] + [("text", b'"t"')])
+        payload = [("kind", draw(kinds)), ("event", event), ("type", draw(kinds))]
+        top = [("payload", obj(payload)), ("type", draw(kinds)), ("stream", b"{}")]
+        if draw(st.booleans()):  # (members in another order, some left out, some twice)
+            payload = draw(st.permutations(payload + payload[:1]))[: draw(st.integers(1, 4))]
+            top = draw(st.permutations([("payload", obj(payload)), *top]))[: draw(st.integers(1, 4))]
+        return obj(top)
+    inner = obj([(draw(_KEYS), value(2)) for _ in range(draw(st.integers(0, 4)))])
+    members = [(draw(_KEYS), value(3) if draw(st.booleans()) else inner) for _ in range(draw(st.integers(0, 5)))]
+    if draw(st.integers(0, 9)) == 0:
+        return b"[" + inner + b"]"
+    return obj(members)
+
+
+_KEYS = st.sampled_from(["payload", "kind", "event", "type", "stream", "timestamp", "cli_version", "x/y", "0"])
+
+
+@given(st.lists(_record(), min_size=1, max_size=8))
+def test_kinds_read_by_subscripts_are_those_json_pointers_read(lines: list[bytes]) -> None:
+    """The watch reads kinds key by key (cheaper than simdjson's JSON pointers), with the same first-key answers."""
+    import simdjson
+
+    from musetui.core.drift import Watch
+    from musetui.core.sources import registry
+
+    for fmt in ("muse", "codex", "claude-code"):
+        known = registry.spec(fmt).known
+        assert known is not None
+        watch = Watch(known)
+        for line_no, line in enumerate(lines, 1):
+            doc = simdjson.Parser().parse(line)
+            watch(doc, line_no)
+            del doc
+        assert watch.seen == _pointer_seen(known, lines)

@@ -1,14 +1,17 @@
 """Muse ``model_completed`` lines: what the probe reads from a line's bytes is what parsing the line gives
-(declared models and token usage), on lines as Muse writes them and on others, where it parses (hypothesis)."""
+(declared models and token usage), on lines as Muse writes them and on others, where it parses (hypothesis);
+and over many lines, the gleaned counts summed at the end are what adding each parsed line's gives."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import orjson
+import simdjson
 from hypothesis import given
 from hypothesis import strategies as st
 
+from musetui.core.drift import Watch
 from musetui.core.model import SessionSummary
 from musetui.core.sources import muse
 
@@ -29,7 +32,9 @@ def _event(draw: Any) -> dict[str, Any]:
     event: dict[str, Any] = {"kind": "model_completed"}
     if draw(st.booleans()):  # the plain layout (the fast path's)
         event["model"] = draw(st.sampled_from(["meta/avocado-1.3", "<synthetic>", "", "é"]))
-        event["usage"] = {n: draw(st.integers(min_value=0, max_value=10**12)) for n in _NAMES}
+        big = draw(st.integers(0, 9)) == 0  # (counts of 19 digits and more are parsed, not gleaned)
+        top = 2**64 - 1 if big else 10**12  # (orjson writes integers up to 64 bits)
+        event["usage"] = {n: draw(st.integers(min_value=0, max_value=top)) for n in _NAMES}
         return event
     model = draw(_MODEL)
     if model is not None:
@@ -49,12 +54,21 @@ def _summary() -> SessionSummary:
     return SessionSummary(path="s.jsonl", abspath="/x/s.jsonl", root="/x", format="muse", format_rule="")
 
 
-def _glean(line: bytes) -> tuple[bool, Any, Any, Any]:
-    """What the scan reads of ``line``: from its bytes when the probe can, else by parsing it."""
+def _kinds(line: bytes) -> Any:
+    """The line's kinds as the scan's drift watch reads them (from simdjson's proxy), for the probe."""
+    doc = simdjson.Parser().parse(line)
+    kinds = Watch(muse.KNOWN)(doc, 1)
+    del doc
+    return kinds
+
+
+def _glean(line: bytes, watched: bool = False) -> tuple[bool, Any, Any, Any]:
+    """What the scan reads of ``line``: from its bytes (and the watch's kinds) when the probe can, else by parsing it."""
     obs = muse.MuseObserver(_summary())
-    wants_parse = muse.MuseProbe().glean(line, obs)
+    wants_parse = muse.MuseProbe().glean(line, obs, _kinds(line) if watched else None)
     if wants_parse:
         obs.observe(orjson.loads(line), 1)
+    obs.add_usages()  # (the gleaned counts are summed once, when the observer finishes)
     s = obs.summary
     return wants_parse, s.usage, s.models, s.declared_model
 
@@ -74,6 +88,7 @@ def test_what_the_bytes_give_is_what_parsing_gives(event: dict[str, Any], stream
         stream["usage"] = {"input_tokens": 3}
     line = orjson.dumps({"stream": stream, "recorded_at": t, "payload": {"kind": "run", "event": event}})
     assert _glean(line)[1:] == _parsed(line)
+    assert _glean(line, watched=True)[1:] == _parsed(line)
 
 
 def test_a_nested_model_and_usage_are_not_the_events() -> None:
@@ -96,3 +111,74 @@ def test_the_plain_layout_is_read_from_its_bytes() -> None:
     )
     assert muse._COMPLETED(line, line.index(b'model_completed"') + len("model_completed")) is not None
     assert _glean(line) == (False, {"input": 5, "output": 6, "cached": 7, "reasoning": 8}, {"m": 1}, "m")
+
+
+def _line(event: dict[str, Any], t: int) -> bytes:
+    stream = {"kind": "session", "id": "019e83d1-5e9e-7157-a288-9ce6d8de50a0"}
+    return orjson.dumps({"stream": stream, "recorded_at": t, "payload": {"kind": "run", "event": event}})
+
+
+@given(st.lists(_event(), max_size=12), st.booleans())
+def test_many_lines_gleaned_sum_to_what_parsing_each_gives(events: list[dict[str, Any]], watched: bool) -> None:
+    """A file's lines, gleaned where the probe can (their counts summed once, at the end), against each one parsed."""
+    lines = [_line(e, i) for i, e in enumerate(events)]
+    probe, gleaned, parsed = muse.MuseProbe(), muse.MuseObserver(_summary()), muse.MuseObserver(_summary())
+    for i, line in enumerate(lines):
+        if probe.glean(line, gleaned, _kinds(line) if watched else None):
+            gleaned.observe(orjson.loads(line), i + 1)
+        parsed.observe(orjson.loads(line), i + 1)
+    gleaned.finish()
+    parsed.finish()
+    g, p = gleaned.summary, parsed.summary
+    assert (g.usage, list(g.models.items()), g.declared_model) == (p.usage, list(p.models.items()), p.declared_model)
+    assert gleaned.usages == []
+
+
+def test_gleaned_counts_wait_for_the_finish() -> None:
+    """The plain layout's counts are summed when the observer finishes a window (its raw bytes) or the file."""
+    event = {"kind": "model_completed", "model": "m", "usage": dict(zip(_NAMES, [1, 2, 3, 4], strict=True))}
+    obs = muse.MuseObserver(_summary())
+    for t in range(3):
+        assert not muse.MuseProbe().glean(_line(event, t), obs)
+    assert obs.summary.usage is None and len(obs.usages) == 3
+    obs.raw_finish(b"")
+    assert obs.summary.usage == {"input": 3, "output": 6, "cached": 9, "reasoning": 12} and obs.usages == []
+    assert not muse.MuseProbe().glean(_line(event, 3), obs)
+    obs.finish()
+    assert obs.summary.usage == {"input": 4, "output": 8, "cached": 12, "reasoning": 16}
+    assert obs.summary.models == {"m": 4}
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["run", "metadata", "other"]),
+            st.one_of(st.sampled_from(sorted(muse.KNOWN_EVENTS | {"new_kind"})), st.none(), st.integers(0, 2)),
+            st.one_of(st.none(), st.sampled_from(["fix the bug", "", "  "])),
+        ),
+        max_size=8,
+    ),
+    st.booleans(),
+)
+def test_each_kind_gleaned_with_the_watchs_kinds_or_the_bytes_is_what_parsing_gives(
+    records: list[tuple[str, Any, Any]], watched: bool
+) -> None:
+    """Every payload and event kind (titles from started events): gleaned, then observed where the probe says, as parsed."""
+    probe, gleaned, parsed = muse.MuseProbe(), muse.MuseObserver(_summary()), muse.MuseObserver(_summary())
+    for i, (pkind, ekind, prompt) in enumerate(records):
+        payload: dict[str, Any] = {"kind": pkind}
+        if ekind is not None:
+            payload["event"] = {"kind": ekind} if prompt is None else {"kind": ekind, "prompt": prompt}
+        else:
+            payload["record"] = {"provider_id": "p", "model_id": "m"}
+        line = orjson.dumps({"stream": {"kind": "session", "id": "s"}, "recorded_at": i, "payload": payload})
+        if i == 0 or probe.glean(line, gleaned, _kinds(line) if watched else None):  # (the first decides the format)
+            gleaned.observe(orjson.loads(line), i + 1)
+        parsed.observe(orjson.loads(line), i + 1)
+    g, p = gleaned.summary, parsed.summary
+    assert (g.title, g.models, g.declared_provider, g.session_id) == (
+        p.title,
+        p.models,
+        p.declared_provider,
+        p.session_id,
+    )

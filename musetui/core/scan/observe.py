@@ -6,6 +6,7 @@ bytes and says which records the (slower) observer must see, as orjson reads the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,7 @@ import simdjson
 
 from musetui.core import sources
 from musetui.core.diagnostics import LineError
+from musetui.core.drift import NO_KINDS, Kinds
 from musetui.core.model import SessionSummary
 from musetui.core.scan.stages import (
     LineProbe,
@@ -146,14 +148,18 @@ def observe(
 
 
 def watch_records(window: Window, checked: Validated, watch: RecordWatch) -> None:
-    """Show the drift ``watch`` every record of ``window`` (the first window: its format was sniffed after validation)."""
+    """Show the drift ``watch`` every record of ``window`` (the first window: its format was sniffed after validation).
+
+    What it reads of each record is kept in ``checked.kinds``, as validation keeps it.
+    """
     parser = simdjson.Parser()
     base_line = window.base_line
+    kinds: list[Kinds] = []
     for i, line in zip(checked.records, checked.texts, strict=True):
         doc = parse_any(parser, line)
-        if doc is not None:
-            watch(doc, base_line + i + 1)
+        kinds.append(watch(doc, base_line + i + 1) if doc is not None else NO_KINDS)
         del doc
+    checked.kinds = kinds
 
 
 def _observe_held(
@@ -193,8 +199,10 @@ def _observe_rest(
 ) -> dict[int, Any]:
     """Observe the records from ``start`` on: those the probe cannot glean from their bytes; returns the parses kept."""
     records, texts = checked.records, checked.texts
+    # (what the drift watch read of each record: the probe need not look for it in the bytes)
+    reads: Sequence[Kinds | None] = [None] * len(records) if checked.kinds is None else checked.kinds
     if start:
-        records, texts = records[start:], texts[start:]
+        records, texts, reads = records[start:], texts[start:], reads[start:]
     base_line = window.base_line
     kept: dict[int, Any] = {}
     kept_bytes = 0
@@ -208,8 +216,8 @@ def _observe_rest(
             return kept
         glean = probe.glean
         loads = orjson.loads
-        for i, line in zip(records, texts, strict=True):
-            if not glean(line, observer):
+        for i, line, read in zip(records, texts, reads, strict=True):
+            if not glean(line, observer, read):
                 continue
             try:
                 rec = loads(line)

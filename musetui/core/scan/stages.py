@@ -33,7 +33,9 @@ __all__ = [
 class RecordWatch(Protocol):
     """Format drift: sees every record of a file, in line order (see :class:`musetui.core.drift.Watch`)."""
 
-    def __call__(self, doc: Any, line: int) -> None: ...
+    def __call__(self, doc: Any, line: int) -> tuple[str | None, str | None]:
+        """Check one record; returns its kind and nested kind as read (strings, else None)."""
+        ...
 
     def diagnostics(self, path: str, fmt: str) -> list[Any]: ...
 
@@ -72,10 +74,11 @@ class LineProbe(Protocol):
         """Whether every record goes to the observer (no line is gleaned from its bytes)."""
         ...
 
-    def glean(self, line: bytes, observer: Any) -> bool:
+    def glean(self, line: bytes, observer: Any, kinds: tuple[str | None, str | None] | None = None) -> bool:
         """Take what the summary needs from the bytes; True when a full observe is still needed.
 
-        ``observer`` is the observer of the probe's own format (so typed by the format).
+        ``observer`` is the observer of the probe's own format (so typed by the format); ``kinds``:
+        the record's kind and nested kind as the drift watch read them (None: not read).
         """
         ...
 
@@ -118,6 +121,7 @@ class Validated:
     records: list[int]
     texts: list[bytes]  # each record's JSON (the line trimmed; an SSE line's payload)
     malformed: list[Malformed] = field(default_factory=list)
+    kinds: list[tuple[str | None, str | None]] | None = None  # each record's kinds, as the drift watch read them
 
 
 @dataclass(slots=True)

@@ -8,6 +8,7 @@ import orjson
 import simdjson
 
 from musetui.core.diagnostics import LineError
+from musetui.core.drift import Kinds
 from musetui.core.model import Malformed
 from musetui.core.reader import sse_payload
 from musetui.core.scan.stages import RecordWatch, Validated, Window
@@ -26,19 +27,20 @@ def validate(window: Window, sse: bool, grew: bool, max_line: int, watch: Record
     Lines over ``max_line`` bytes, and lines neither reads, are malformed, with a reason.
     ``watch`` (format drift, once the format is known) sees each record as it is parsed here.
     """
-    lines = window.lines
-    n = len(lines)
-    base_line = window.base_line
-    records: list[int] = []
-    texts: list[bytes] = []
-    malformed: list[Malformed] = []
-    add_record = records.append
-    add_text = texts.append
+    lines, n, base_line = window.lines, len(window.lines), window.base_line
     parser = thread_parser()
     parse = parser.parse
+    see = watch.__call__ if watch is not None else None  # (bound: calling the watch costs a slot lookup)
+    kinds: list[Kinds] = []  # (what the watch read of each record, for the format's probe)
+    start = 0
+    if not sse and window.size <= max_line:  # (no line can be over the limit)
+        start = _plain_run(lines, parse, see, base_line, kinds)
+    records, texts = list(range(start)), lines[:start]
+    malformed: list[Malformed] = []
+    add_record, add_text, add_kinds = records.append, texts.append, kinds.append
     i = -1
     try:
-        for i in range(n):
+        for i in range(start, n):
             line = lines[i]
             if not line:
                 continue
@@ -67,8 +69,8 @@ def validate(window: Window, sse: bool, grew: bool, max_line: int, watch: Record
                     last = window.partial_last and i == n - 1
                     malformed.append(Malformed(base_line + i + 1, window.starts[i], _classify(exc, line, last, grew)))
                     continue
-            if watch is not None:
-                watch(doc, base_line + i + 1)
+            if see is not None:
+                add_kinds(see(doc, base_line + i + 1))
             del doc
             add_record(i)
             add_text(line)
@@ -77,7 +79,39 @@ def validate(window: Window, sse: bool, grew: bool, max_line: int, watch: Record
     # Keep the parser (or its replacement, when the old one refused re-use) unless its buffers
     # may have grown to a big line's size.
     keep_parser(parser, window.size)
-    return Validated(records, texts, malformed)
+    return Validated(records, texts, malformed, kinds if see is not None else None)
+
+
+def _plain_run(lines: list[bytes], parse: Any, see: Any, base_line: int, kinds: list[Kinds]) -> int:
+    """How many of the first lines are plain records (:func:`validate`'s loop, for the lines it leaves as they are).
+
+    Each is a line :func:`validate` would not trim (not empty, no space, tab or CR first, no CR last) that
+    simdjson reads; the first line that is not stops the run, and :func:`validate` goes on from there
+    (parsing it again). The run's records are then its indices and lines, built at once (~1 k instructions
+    a line less, callgrind). Only for a window of no SSE lines, none of which can be over the line limit.
+    ``kinds`` gets what the drift watch ``see`` (if any) read of each record.
+    """
+    add_kinds = kinds.append
+    i = 0
+    try:
+        for line in lines:
+            if not line or line[0] in _TRIMMED or line[-1] == 13:
+                break
+            try:
+                doc = parse(line)
+            except (ValueError, RuntimeError, UnicodeDecodeError):
+                break  # (validate parses it again, and asks orjson)
+            if see is not None:
+                add_kinds(see(doc, base_line + i + 1))
+            del doc  # (the parser is free for the next line)
+            i += 1
+    except Exception as exc:
+        raise LineError(base_line + i + 1, exc) from exc
+    return i
+
+
+#: First bytes :func:`validate` trims a line at (space, tab, CR).
+_TRIMMED = b" \t\r"
 
 
 def _classify(exc: BaseException, line: bytes, partial_last: bool, grew: bool) -> str:

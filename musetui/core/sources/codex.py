@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from musetui.core.drift import Known
+from musetui.core.drift import Kinds, Known
 from musetui.core.model import Item
 from musetui.core.sources.base import (
     ZONE_MODEL,
@@ -124,18 +124,29 @@ class CodexProbe(Probe):
     time_in_place = True
 
     def wants(self, line: bytes) -> bool:
-        return find_string_value(line, b'"type":"', 96) not in (b"response_item", b"event_msg")
+        return _record_type(line) not in (b"response_item", b"event_msg")
 
-    def glean(self, line: bytes, observer: Observer) -> bool:
-        if self.wants(line):
-            return True
-        if find_string_value(line, b'"type":"', 96) != b"event_msg":
+    def glean(self, line: bytes, observer: Observer, kinds: Kinds | None = None) -> bool:
+        if kinds is not None:  # (the record's type, as the drift watch read it)
+            if kinds[0] != "event_msg":
+                return kinds[0] != "response_item"
+        else:
+            j = line.find(b'"type":"', 0, 96)  # (_record_type and find_string_value, inline: this runs for every line)
+            if j < 0:
+                return True
+            k = line.find(b'"', j + 8)
+            rtype = line[j + 8 : k] if k >= 0 else None
+            if rtype != b"event_msg":
+                return rtype != b"response_item"
+        j = line.find(b'"payload":{"type":"', 0, 160)
+        if j < 0:
             return False
-        ptype = find_string_value(line, b'"payload":{"type":"', 160)
+        k = line.find(b'"', j + 19)
+        ptype = line[j + 19 : k] if k >= 0 else None
         return ptype == b"thread_name_updated" or (ptype == b"user_message" and observer.summary.title is None)
 
     def zone(self, line: bytes) -> int:
-        rtype = find_string_value(line, b'"type":"', 96)
+        rtype = _record_type(line)
         if rtype in (b"session_meta", b"compacted"):
             return ZONE_QUOTED
         if rtype is not None and rtype.startswith(b"item."):
@@ -154,6 +165,11 @@ class CodexProbe(Probe):
 
 
 _EXEC_QUOTED_B = frozenset(t.encode() for t in _EXEC_QUOTED)
+
+
+def _record_type(line: bytes) -> bytes | None:
+    """A raw line's record ``type`` (the first ``"type":"`` in its first 96 bytes: the rollout's own)."""
+    return find_string_value(line, b'"type":"', 96)
 
 
 def _exec_item_type(line: bytes) -> bytes | None:

@@ -11,7 +11,9 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from musetui.core.drift import Known
+import orjson
+
+from musetui.core.drift import Kinds, Known
 from musetui.core.model import Item
 from musetui.core.sources.base import (
     ZONE_MODEL,
@@ -90,6 +92,8 @@ _PLAIN_EVENTS = frozenset(
     }
 )
 _QUOTED_EVENTS = frozenset({b"tool_result_batch_committed", b"started"})
+#: The plain event kinds, as the drift watch reads them (strings).
+_PLAIN_NAMES = frozenset(k.decode() for k in _PLAIN_EVENTS)
 
 
 def _event_kind(line: bytes) -> bytes | None:
@@ -105,11 +109,15 @@ def _event_kind(line: bytes) -> bytes | None:
 #: then a flat usage object of the four counts, in order, all members of the event object itself. Where it
 #: matches, it reads what parsing the line reads; any other layout is parsed (a first ``"model":"`` or
 #: ``"usage":{`` found anywhere in the line may belong to a nested object: reading those credited an event
-#: with a quoted model's usage).
+#: with a quoted model's usage). Counts of at most 18 digits (below 2**63: orjson reads them as ints when
+#: :meth:`MuseObserver.add_usages` sums them); a longer one is parsed.
 _COMPLETED = re.compile(
-    rb'","model":"([^"\\]*)","usage":\{"input_tokens":(\d+),"output_tokens":(\d+),'
-    rb'"cached_tokens":(\d+),"reasoning_tokens":(\d+)\}'
+    rb'","model":"([^"\\]*)","usage":(\{"input_tokens":\d{1,18},"output_tokens":\d{1,18},'
+    rb'"cached_tokens":\d{1,18},"reasoning_tokens":\d{1,18}\})'
 ).match
+#: What :meth:`MuseObserver.add_usages` removes from the usage objects :data:`_COMPLETED` matched (joined by
+#: commas), leaving their counts, in order, as the items of one JSON list: ``I,O,C,R,I,O,C,R…``.
+_USAGE_KEYS = (b'{"input_tokens":', b'"output_tokens":', b'"cached_tokens":', b'"reasoning_tokens":', b"}")
 
 
 class MuseProbe(Probe):
@@ -122,7 +130,13 @@ class MuseProbe(Probe):
     def wants(self, line: bytes) -> bool:
         return _event_kind(line) not in _PLAIN_EVENTS
 
-    def glean(self, line: bytes, observer: Observer) -> bool:
+    def glean(self, line: bytes, observer: MuseObserver, kinds: Kinds | None = None) -> bool:
+        if kinds is not None:  # (the payload's kind and its event's, as the drift watch read them)
+            pkind, ekind = kinds
+            if pkind != "run" or ekind is None or (ekind not in _PLAIN_NAMES and ekind != "model_completed"):
+                return True
+            if ekind != "model_completed":
+                return ekind == "started" and observer.summary.title is None
         j = line.find(_EVENT_KIND, 0, 400)  # _event_kind, inline: this runs for every Muse line
         kind: bytes | None = None
         if j >= 0:
@@ -131,20 +145,27 @@ class MuseProbe(Probe):
             if k >= 0:
                 kind = line[j:k]
         if kind in _PLAIN_EVENTS:
-            return kind == b"started" and observer.summary.title is None
+            # (read as the watch reads it, the event is a model_completed one: parsed, where the bytes disagree)
+            return kinds is not None or (kind == b"started" and observer.summary.title is None)
         if kind == b"model_completed":
             # (k is the kind's closing quote.) Fast path: the plain layout, read in one match; on bar150[::40]
-            # (callgrind, in-process) the scan went 480.3 -> 464.3 M instructions (-3.3%).
+            # (callgrind, in-process) the scan went 480.3 -> 464.3 M instructions (-3.3%). Its counts are
+            # summed once, at the end (ints: their order does not matter); the models are counted in order.
             m = _COMPLETED(line, k)
             if m is not None:
-                model_b, i, o, c, r = m.groups()
+                model_b, usage_b = m.groups()
                 observer.declare_model(model_b.decode("utf-8", "replace"))
-                observer.add_usage(int(i), int(o), int(c), int(r))
+                observer.usages.append(usage_b)
                 return False
         return True
 
     def zone(self, line: bytes) -> int:
-        return ZONE_QUOTED if _event_kind(line) in _QUOTED_EVENTS else ZONE_MODEL
+        j = line.find(_EVENT_KIND, 0, 400)  # (_event_kind, inline)
+        if j < 0:
+            return ZONE_MODEL
+        j += _EVENT_KIND_LEN
+        k = line.find(b'"', j)
+        return ZONE_QUOTED if k >= 0 and line[j:k] in _QUOTED_EVENTS else ZONE_MODEL
 
     def time(self, line: bytes) -> Any:
         return find_number_value(line, self.time_key)
@@ -171,6 +192,23 @@ class MuseObserver(Observer):
     def __init__(self, summary: Any) -> None:
         super().__init__(summary)
         self.unknown: dict[str, int] = {}
+        #: The usage objects of plain ``model_completed`` events the probe gleaned, summed by :meth:`add_usages`
+        #: after each window (so they hold a window's lines at most).
+        self.usages: list[bytes] = []
+
+    def raw_finish(self, data: bytes) -> None:
+        self.add_usages()
+
+    def add_usages(self) -> None:
+        """Add the gleaned usage objects' counts to the session's usage (one JSON list of their counts, in C)."""
+        rows, self.usages = self.usages, []
+        if not rows:
+            return
+        flat = b",".join(rows)
+        for key in _USAGE_KEYS:
+            flat = flat.replace(key, b"")
+        counts = orjson.loads(b"[" + flat + b"]")
+        self.add_usage(sum(counts[0::4]), sum(counts[1::4]), sum(counts[2::4]), sum(counts[3::4]))
 
     def observe(self, doc: Any, line: int) -> tuple[Any, int]:
         s = self.summary
@@ -223,6 +261,7 @@ class MuseObserver(Observer):
             return dig(doc, "recorded_at"), ZONE_MODEL
 
     def finish(self) -> None:
+        self.add_usages()
         s = self.summary
         parent = parent_from_path(s.abspath)  # (not the root-relative path: the same parent under any root)
         if parent:
