@@ -78,11 +78,17 @@ def _in_window_s(seconds: int) -> bool:
     return WINDOW_MIN_S <= seconds < WINDOW_END_S
 
 
+#: The most bytes :func:`_varint` reads.
+_VARINT_MAX = 10
+
+
 def _varint(data: bytes, pos: int) -> tuple[int, int] | None:
     """Read a protobuf varint at ``pos``; return (value, next position) or None if cut/overlong."""
+    n = len(data)
+    if pos < n and data[pos] < 0x80:  # one byte: the common case
+        return data[pos], pos + 1
     value = 0
     shift = 0
-    n = len(data)
     while pos < n and shift < 64:
         b = data[pos]
         pos += 1
@@ -148,8 +154,10 @@ def _b64_head(s: str, url: bool, nbytes: int) -> tuple[bytes, int, bool]:
 
 def _printable(raw: bytes) -> str | None:
     """Return ``raw`` as ASCII text when every byte is printable, else None."""
-    if raw and all(0x20 <= b < 0x7F for b in raw):
-        return raw.decode("ascii")
+    if raw and raw.isascii():
+        text = raw.decode("ascii")
+        if text.isprintable():  # (for ASCII: 0x20 … 0x7e)
+            return text
     return None
 
 
