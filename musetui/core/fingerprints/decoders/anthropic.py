@@ -25,7 +25,8 @@ from musetui.core.fingerprints.types import Decoded, Strength, Tag
 
 B58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _B58_INDEX = {c: i for i, c in enumerate(B58_ALPHABET)}
-_B58_PAIRS = {a + b: i * 58 + j for i, a in enumerate(B58_ALPHABET) for j, b in enumerate(B58_ALPHABET)}
+#: Each base58 character's byte to its digit value (``bytes.translate``).
+_B58_DIGITS = bytes.maketrans(B58_ALPHABET.encode(), bytes(range(58)))
 _ANTHROPIC_BODY_RE = re.compile(r"01[1-9A-HJ-NP-Za-km-z]{20,24}")
 #: prefix → (kind, host, tag); longest prefixes first so ``msg_bdrk_`` wins over ``msg_``.
 _ANTHROPIC_PREFIXES: tuple[tuple[str, str, str | None, Tag], ...] = (
@@ -75,16 +76,16 @@ def decode_anthropic_id(s: str) -> Decoded | None:
         return _bedrock32_id(s, kind)
     if _ANTHROPIC_BODY_RE.fullmatch(body) is None:
         return None
-    value = 0  # the base58 digits after "01", two at a time
-    pairs = _B58_PAIRS
-    n = len(body)
-    i = 2
+    digits = body.encode("ascii").translate(_B58_DIGITS)  # the base58 digits after "01", two at a time
+    n = len(digits)
     if n % 2:
-        value = _B58_INDEX[body[2]]
-        i = 3
-    while i < n:
-        value = value * 3364 + pairs[body[i : i + 2]]
-        i += 2
+        value = digits[2]
+        pairs = iter(digits[3:])
+    else:
+        value = 0
+        pairs = iter(digits[2:])
+    for hi, lo in zip(pairs, pairs, strict=False):  # (an even count: strict would only cost)
+        value = value * 3364 + hi * 58 + lo
     if value >> 128:
         fields: list[tuple[str, str]] = [("kind", kind), ("host", host)] if host else [("kind", kind)]
         if n == 26 and body == body.lower():
