@@ -241,7 +241,9 @@ def spells_needles(text: bytes) -> bool:
     In such JSON text a string or key holds a printable ASCII needle (no quote, no backslash)
     only where the needle's bytes are: a needle whose bytes occur once is in one place at most.
     """
-    return _ASCII_ESCAPE.search(text) is None
+    if b"\\/" in text:
+        return False
+    return b"\\u00" not in text or _ASCII_ESCAPE.search(text) is None  # (two plain searches: the regex is slower)
 
 
 def steps_of(path: str) -> Steps | None:
@@ -266,20 +268,11 @@ def find_unique(obj: Any, text: bytes, needle: str, key: str | None, candidates:
     a string holding the needle (holding no JSON of its own), or for a ``key``, to a mapping
     with that key, leads to it, and the path it spells is :func:`find_path`'s.
     """
-    if not needle or not needle.isascii() or '"' in needle or "\\" in needle:
-        return None
-    nb = needle.encode()
-    at = text.find(nb)
-    if at < 0 or text.find(nb, at + 1) >= 0:
-        return None
     for steps in candidates:
         if not steps:
             continue  # (find_path names nothing at the root)
         cur = obj
-        last = len(steps) - 1
-        for i, step in enumerate(steps):
-            if key is not None and i == last and type(cur) is dict and step == key and key in cur:
-                return _spell(steps)
+        for step in steps[:-1]:
             if type(step) is int:
                 if type(cur) is not list or step >= len(cur):
                     break
@@ -287,11 +280,29 @@ def find_unique(obj: Any, text: bytes, needle: str, key: str | None, candidates:
                 break
             cur = cur[step]
         else:
+            step = steps[-1]
+            if key is not None and step == key and type(cur) is dict and key in cur:
+                return _spell(steps) if _once(text, needle) else None
+            if type(step) is int:
+                if type(cur) is not list or step >= len(cur):
+                    continue
+            elif type(cur) is not dict or step not in cur:
+                continue
+            cur = cur[step]
             if type(cur) is str and needle in cur:
                 if len(cur) > len(needle) and cur[:1] in "{[" and cur[-1:] in "}]":
                     return None  # (a string that may hold JSON: the find may be inside it)
-                return _spell(steps)
+                return _spell(steps) if _once(text, needle) else None
     return None
+
+
+def _once(text: bytes, needle: str) -> bool:
+    """True when ``needle`` is printable ASCII without quote or backslash, and its bytes occur once in ``text``."""
+    if not needle or not needle.isascii() or '"' in needle or "\\" in needle:
+        return False
+    nb = needle.encode()
+    at = text.find(nb)
+    return at >= 0 and text.find(nb, at + 1) < 0
 
 
 def _spell(steps: Steps) -> str:

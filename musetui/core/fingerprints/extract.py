@@ -161,17 +161,19 @@ def raw_hits(
     id_groups = _ID_GROUPS
     key_chars = _KEY_CHARS
     lower = _LOWER
+    keyb_chars = _KEYB
     for m in chain(u, k):
         group = m.lastgroup
         if group == "kval":  # a key whose presence is evidence: once per key and null-ness
-            kstart = _key_start(data, m.start())
+            start = m.start()
+            lo = start - 48 if start > 48 else 0
+            kstart = lo + len(data[lo:start].rstrip(keyb_chars))  # _key_start
             keyb = data[kstart : m.end("key")]
-            val = m.group("kval")
-            tag = keyb + (b"=null" if val == b"null" else b"=set")
+            tag = keyb + (b"=null" if m.group("kval") == b"null" else b"=set")
             if tag not in seen:
                 seen_add(tag)
                 key = keyb.decode("ascii", "replace")
-                decoded = d.decode_key(key, None if val == b"null" else "…")
+                decoded = d.decode_key(key, None if tag[-5:] == b"=null" else "…")
                 if decoded is not None:
                     yield decoded, kstart, key, None
             continue
