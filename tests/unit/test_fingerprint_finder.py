@@ -236,7 +236,7 @@ def test_shape_decodes_shared_across_files(sample_dir: Path, real_dir: Path, tmp
     assert shared > 50  # shapes were shared within files too (value carried as raw)
 
 
-#: Whole tokens and their surroundings, so that a soup repeats them (the repeats _confirm skips).
+#: Whole tokens and their surroundings, so that a soup repeats them (keys: the repeats _confirm skips).
 _REPEATED = st.sampled_from(
     [
         b'"id":"msg_01' + b"A" * 22 + b'"',
@@ -266,7 +266,7 @@ _REPEATED = st.sampled_from(
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.one_of(_REPEATED, PIECES), max_size=30).map(b"".join))
 def test_repeated_tokens_agree(data: bytes) -> None:
-    """Skipping a repeat before matching it (ids, presence keys) changes no hit."""
+    """Skipping a presence key's repeat before matching it changes no hit (nor do repeated ids)."""
     assert _hits(data, None) == _hits(data, extract.candidates_re)
     assert list(extract.raw_hits(data, set(), keys=False)) == list(
         extract.raw_hits(data, set(), extract.candidates_re, keys=False)
@@ -274,7 +274,7 @@ def test_repeated_tokens_agree(data: bytes) -> None:
 
 
 def test_a_repeat_is_told_by_every_byte_its_match_reads() -> None:
-    """The byte after an id, and the letters before a key, decide whether a match repeats an earlier one."""
+    """The letters before a key, and every byte of its value, decide whether a match repeats an earlier one."""
     body = b"01" + b"B" * 22
     cases = [
         b' "toolu_' + body + b'" "toolu_' + body + b'B" "toolu_' + body + b'"',  # a longer id after its prefix
