@@ -284,3 +284,14 @@ def test_a_repeat_is_told_by_every_byte_its_match_reads() -> None:
     ]
     for data in cases:
         assert _hits(data, None) == _hits(data, extract.candidates_re), data
+
+
+def test_a_raw_key_decodes_as_the_decoder_says() -> None:
+    """The raw pass's once-per-process key decodes are decode_key's, for null and for a value."""
+    from musetui.core.fingerprints import decoders
+
+    for name in [*sorted(decoders.PRESENCE_KEYS), "unknown_key", "x_geo"]:
+        for state, value in ((b"null", None), (b"set", "…")):
+            tag = name.encode() + b"=" + state
+            assert extract._decode_key(tag) == decoders.decode_key(name, value), tag
+            assert extract._decode_key(tag) == decoders.decode_key(name, value), tag  # (the cached one too)

@@ -172,10 +172,9 @@ def raw_hits(
             tag = keyb + (b"=null" if m.group("kval") == b"null" else b"=set")
             if tag not in seen:
                 seen_add(tag)
-                key = keyb.decode("ascii", "replace")
-                decoded = d.decode_key(key, None if tag[-5:] == b"=null" else "…")
+                decoded = _decode_key(tag)
                 if decoded is not None:
-                    yield decoded, kstart, key, None
+                    yield decoded, kstart, keyb.decode("ascii", "replace"), None
             continue
         if group is None or group not in id_groups:
             hit = _key_hit(data, m, group, seen)
@@ -207,6 +206,22 @@ def raw_hits(
             yield hit
     yield from _fernet_hits(g, seen)
     yield from _signature_hits(data, s, seen, keys)
+
+
+#: The decode of a presence key by its raw-pass tag (``key=null`` / ``key=set``): decode_key
+#: reads nothing else of a raw key (its value is None or a placeholder), so once per process.
+_KEY_DECODES: dict[bytes, Decoded | None] = {}
+
+
+def _decode_key(tag: bytes) -> Decoded | None:
+    """:func:`decoders.decode_key` of the key a raw-pass tag names, None for ``=null`` and a placeholder for ``=set``."""
+    if tag in _KEY_DECODES:
+        return _KEY_DECODES[tag]
+    if len(_KEY_DECODES) >= _MAX_SHAPES:
+        _KEY_DECODES.clear()
+    name, _eq, state = tag.rpartition(b"=")
+    got = _KEY_DECODES[tag] = d.decode_key(name.decode("ascii", "replace"), None if state == b"null" else "…")
+    return got
 
 
 def _shared_shape(
