@@ -9,12 +9,24 @@ are visited). :func:`find_path` is the same walk as a targeted search, for the s
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 import orjson
 
-__all__ = ["MAX_DEPTH", "Entry", "entries", "find_path", "inner_json", "path_of"]
+__all__ = [
+    "MAX_DEPTH",
+    "Entry",
+    "Steps",
+    "entries",
+    "find_path",
+    "find_unique",
+    "inner_json",
+    "path_of",
+    "spells_needles",
+    "steps_of",
+]
 
 #: Containers nested deeper than this are not walked.
 MAX_DEPTH = 200
@@ -213,3 +225,85 @@ def _in_string(v: str, needle: str, key: str | None, sub: str, depth: int) -> st
         if inner is not None:
             return find_path(inner, needle, key, sub + "<json>", depth + 1) or sub
     return sub
+
+
+#: A field path as the members that lead to it from the root (keys and list indices).
+Steps = tuple["str | int", ...]
+
+#: JSON escapes that can spell a printable ASCII character other than a quote or backslash.
+_ASCII_ESCAPE = re.compile(rb"\\(?:u00[2-7]|/)")
+_STEP = re.compile(r"[^.\[\]]+|\[(\d+)\]")
+
+
+def spells_needles(text: bytes) -> bool:
+    """True when ``text`` spells every printable ASCII character literally (no ``\\u0041`` or ``\\/``).
+
+    In such JSON text a string or key holds a printable ASCII needle (no quote, no backslash)
+    only where the needle's bytes are: a needle whose bytes occur once is in one place at most.
+    """
+    return _ASCII_ESCAPE.search(text) is None  # (one pass: two plain byte searches cost more on transcript lines)
+
+
+def steps_of(path: str) -> Steps | None:
+    """The members a path found by :func:`find_path` names, when its spelling is plain (else None).
+
+    ``a.b[2].c`` gives ``("a", "b", 2, "c")``; a path inside JSON held in a string gives None.
+    (A key holding ``.`` or ``[`` reads as other members: such steps lead elsewhere, or nowhere.)
+    """
+    if not path or "<json>" in path:
+        return None
+    return tuple(int(m.group(1)) if m.group(1) is not None else m.group() for m in _STEP.finditer(path))
+
+
+def find_unique(obj: Any, text: bytes, needle: str, key: str | None, candidates: Iterable[Steps]) -> str | None:
+    """:func:`find_path` (``obj``, ``needle``, ``key``) read off the first of ``candidates`` that leads to the needle.
+
+    Exact, or None (then ask :func:`find_path`): it answers only when ``text``, the JSON
+    ``obj`` was parsed from (or any text holding it), shows that the needle can be in one
+    place alone: a printable ASCII needle without quote or backslash, whose bytes occur once
+    in ``text``, which spells such characters literally (:func:`spells_needles`, checked by
+    the caller). That one place is then the first find in any order: a candidate that leads to
+    a string holding the needle (holding no JSON of its own), or for a ``key``, to a mapping
+    with that key, leads to it, and the path it spells is :func:`find_path`'s.
+    """
+    for steps in candidates:
+        if not steps:
+            continue  # (find_path names nothing at the root)
+        cur = obj
+        for step in steps[:-1]:
+            if type(step) is int:
+                if type(cur) is not list or step >= len(cur):
+                    break
+            elif type(cur) is not dict or step not in cur:
+                break
+            cur = cur[step]
+        else:
+            step = steps[-1]
+            if key is not None and step == key and type(cur) is dict and key in cur:
+                return _spell(steps) if _once(text, needle) else None
+            if type(step) is int:
+                if type(cur) is not list or step >= len(cur):
+                    continue
+            elif type(cur) is not dict or step not in cur:
+                continue
+            cur = cur[step]
+            if type(cur) is str and (cur == needle or needle in cur):  # (mostly the value itself)
+                if len(cur) > len(needle) and cur[:1] in "{[" and cur[-1:] in "}]":
+                    return None  # (a string that may hold JSON: the find may be inside it)
+                return _spell(steps) if _once(text, needle) else None
+    return None
+
+
+def _once(text: bytes, needle: str) -> bool:
+    """True when ``needle`` is printable ASCII without quote or backslash, and its bytes occur once in ``text``."""
+    if not needle or not needle.isascii() or '"' in needle or "\\" in needle:
+        return False
+    return text.count(needle.encode()) == 1
+
+
+def _spell(steps: Steps) -> str:
+    """The path :func:`find_path` spells for these members (as :func:`path_of`, step by step)."""
+    path = ""
+    for step in steps:
+        path = f"{path}[{step}]" if type(step) is int else (f"{path}.{step}" if path else str(step))
+    return path

@@ -8,12 +8,14 @@ import math
 import re
 import string
 from collections.abc import Callable
+from datetime import UTC, datetime
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from musetui.core.fingerprints import decoders as d
+from musetui.core.fingerprints.decoders import _common
 from musetui.core.fingerprints.seeds import REAL_ID_SEEDS
 from musetui.core.fingerprints.types import Decoded
 from musetui.core.model import HOSTS, PROVIDERS
@@ -368,3 +370,26 @@ def test_gemini_round_trip(payload: bytes, outer: bool, shorten: int) -> None:
     got2 = d.decode_gemini_thought_signature(short)
     if got2 is not None:
         assert got2.provider == "google"
+
+
+# --- the decoders' shortcuts against the plain computation they replace
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.text(alphabet=B64URL + B64STD + "=é \x00.", max_size=80),
+    st.booleans(),
+)
+def test_base64_run_is_the_regex_run(s: str, url: bool) -> None:
+    """The run told by deleting the alphabet is the regex's longest base64 prefix."""
+    m = (_common._B64_URL_RUN if url else _common._B64_STD_RUN).match(s)
+    assert _common._b64_run(s, url) == (m.end() if m else 0)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(min_value=0, max_value=253_402_300_799_999))
+def test_millisecond_times_render_as_datetime_does(ms: int) -> None:
+    """The table-built ISO text is datetime's, to the millisecond."""
+    d = datetime.fromtimestamp(ms // 1000, tz=UTC)
+    want = f"{d.year:04d}-{d.month:02d}-{d.day:02d}T{d.hour:02d}:{d.minute:02d}:{d.second:02d}.{ms % 1000:03d}Z"
+    assert _common._iso_ms(ms) == want

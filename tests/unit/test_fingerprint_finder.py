@@ -234,3 +234,64 @@ def test_shape_decodes_shared_across_files(sample_dir: Path, real_dir: Path, tmp
     for root in (sample_dir, real_dir, tmp_path / "gen"):
         shared += _cold_then_warm(_files(root))
     assert shared > 50  # shapes were shared within files too (value carried as raw)
+
+
+#: Whole tokens and their surroundings, so that a soup repeats them (keys: the repeats _confirm skips).
+_REPEATED = st.sampled_from(
+    [
+        b'"id":"msg_01' + b"A" * 22 + b'"',
+        b'"id":"toolu_01' + b"B" * 22,
+        b"xtoolu_01" + b"B" * 22,
+        b"toolu_01" + b"B" * 23,
+        b"_01" + b"B" * 22,
+        b'"requestId":"req_011C' + b"C" * 20 + b'"}',
+        b"req_011C" + b"C" * 20 + b"a",
+        b"rs_" + HEXID[:32],
+        b"rs_" + HEXID[:32] + b"0",
+        b"call_" + b"a1" * 12,
+        b'"service_tier":"standard"',
+        b'"service_tier":null',
+        b'"service_tier" : "x\\"',
+        b'xservice_tier":1',
+        b'"inference_geo":"' + b"g" * 64 + b'"',
+        b'"inference_geo":"' + b"g" * 65 + b'"',
+        b'"cache_creation":{',
+        b"a" * 50 + b'_geo":1',
+        b"a" * 47 + b'_geo":1',
+        b'"_geo":[',
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.one_of(_REPEATED, PIECES), max_size=30).map(b"".join))
+def test_repeated_tokens_agree(data: bytes) -> None:
+    """Skipping a presence key's repeat before matching it changes no hit (nor do repeated ids)."""
+    assert _hits(data, None) == _hits(data, extract.candidates_re)
+    assert list(extract.raw_hits(data, set(), keys=False)) == list(
+        extract.raw_hits(data, set(), extract.candidates_re, keys=False)
+    )
+
+
+def test_a_repeat_is_told_by_every_byte_its_match_reads() -> None:
+    """The letters before a key, and every byte of its value, decide whether a match repeats an earlier one."""
+    body = b"01" + b"B" * 22
+    cases = [
+        b' "toolu_' + body + b'" "toolu_' + body + b'B" "toolu_' + body + b'"',  # a longer id after its prefix
+        b' "msg_' + body + b'", xmsg_' + body + b'", "msg_' + body + b'"',  # behind a key character: not an id
+        b'"service_tier":"a" "service_tier":null "xservice_tier":"a" "service_tier":"a"',
+        b'"inference_geo":"' + b"g" * 64 + b'" "inference_geo":"' + b"g" * 65 + b'" "inference_geo":1',
+    ]
+    for data in cases:
+        assert _hits(data, None) == _hits(data, extract.candidates_re), data
+
+
+def test_a_raw_key_decodes_as_the_decoder_says() -> None:
+    """The raw pass's once-per-process key decodes are decode_key's, for null and for a value."""
+    from musetui.core.fingerprints import decoders
+
+    for name in [*sorted(decoders.PRESENCE_KEYS), "unknown_key", "x_geo"]:
+        for state, value in ((b"null", None), (b"set", "…")):
+            tag = name.encode() + b"=" + state
+            assert extract._decode_key(tag) == decoders.decode_key(name, value), tag
+            assert extract._decode_key(tag) == decoders.decode_key(name, value), tag  # (the cached one too)

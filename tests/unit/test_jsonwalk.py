@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import Any
 
-from musetui.core.jsonwalk import entries
+import orjson
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from musetui.core.jsonwalk import Steps, entries, find_path, find_unique, spells_needles, steps_of
 
 
 class _Text(str):
@@ -35,3 +40,91 @@ def test_subclasses_of_str_and_dict_are_walked_as_their_base_types() -> None:
     got = list(entries({"k": _Text("v"), "o": OrderedDict(z=[True])}, keys=False))
     assert got == [("", "k", "k", "v", False, 1), ("o.z", 0, "z", True, False, 3)]
     assert type(got[0][3]) is _Text
+
+
+# --- find_unique: find_path read off a guessed path, where the text shows the needle is in one place
+
+_NEEDLES = ["rs_1", "ab", "key", "a/b"]
+_LEAF = st.sampled_from(["rs_1", "ab", "", "x rs_1", '{"a": "rs_1"}', '["rs_1"]', "key", "a/b", "xa/bx", "q"])
+_RECORD = st.recursive(
+    st.one_of(_LEAF, st.integers(-5, 5), st.booleans(), st.none()),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.sampled_from(["a", "b", "key", "rs_1", "a.b", "", "[0]", "id"]), inner, max_size=4),
+    ),
+    max_leaves=20,
+)
+
+
+def _escape_some(text: bytes, picks: list[int]) -> bytes:
+    """``text`` with some printable ASCII letters inside strings spelled as ``\\u00XX`` (and ``/`` as ``\\/``)."""
+    out = bytearray()
+    in_string = escaped = False
+    for i, b in enumerate(text):
+        if in_string and not escaped and b != 0x22 and b != 0x5C and i in picks:
+            out += b"\\/" if b == 0x2F else b"\\u%04x" % b
+            continue
+        out.append(b)
+        if escaped:
+            escaped = False
+        elif b == 0x5C:
+            escaped = in_string
+        elif b == 0x22:
+            in_string = not in_string
+    return bytes(out)
+
+
+def _all_steps(obj: Any, here: Steps = ()) -> list[Steps]:
+    """The members leading to every member of ``obj`` (the best guesses there are), and a few wrong ones."""
+    got: list[Steps] = [(), ("a",), ("a", 0), (0, "a")] if not here else []
+    members = obj.items() if isinstance(obj, dict) else enumerate(obj) if isinstance(obj, list) else ()
+    for k, v in members:
+        got.append((*here, k))
+        got.extend(_all_steps(v, (*here, k)))
+    return got
+
+
+@settings(max_examples=1500, deadline=None)
+@given(
+    _RECORD,
+    st.sampled_from(_NEEDLES),
+    st.booleans(),
+    st.lists(st.integers(0, 200), max_size=6),
+    st.integers(0, 3),
+)
+def test_find_unique_is_find_path_when_it_answers(
+    obj: Any, needle: str, as_key: bool, picks: list[int], skip: int
+) -> None:
+    text = orjson.dumps(obj)
+    if picks:
+        text = _escape_some(text, picks)
+    parsed = orjson.loads(text)
+    key = needle if as_key else None
+    guesses = _all_steps(parsed)[::-1][skip:]  # (latest first: a wrong place found first is caught)
+    got = find_unique(parsed, text, needle, key, guesses) if spells_needles(text) else None
+    if got is not None:
+        assert got == find_path(parsed, needle, key)
+    if not picks and text.count(needle.encode()) == 1 and find_path(parsed, needle, key) is not None:
+        # the guesses include the right one: a unique needle in literally spelled text is always read off
+        assert find_unique(parsed, text, needle, key, _all_steps(parsed)) is not None or not _plain_find(parsed)
+
+
+def _plain_find(obj: Any) -> bool:
+    """False when the find may sit inside JSON a string holds (find_unique leaves those to find_path)."""
+    return not any(
+        isinstance(v, str) and v[:1] in "{[" for _b, _m, _k, v, _ik, _d in entries(obj, json=False, scalars=False)
+    )
+
+
+def test_find_unique_declines_what_it_cannot_prove() -> None:
+    obj = {"a": {"id": "msg_1"}, "b": "msg_1"}
+    text = orjson.dumps(obj)
+    assert find_unique(obj, text, "msg_1", None, [("b",)]) is None  # two places: find_path decides
+    one = {"a": {"id": "msg_1"}, "b": "x"}
+    assert find_unique(one, orjson.dumps(one), "msg_1", None, [("b",), ("a", "id")]) == "a.id"
+    assert find_unique(one, orjson.dumps(one), "msg_1", None, [("a",)]) is None  # no guess leads there
+    assert not spells_needles(b'{"b": "msg\\u005f1"}') and not spells_needles(b'{"b": "a\\/b"}')
+    assert spells_needles(b'{"b": "tab\\t\\u001b[0m \\"q\\""}')
+    assert find_unique({"k": {"geo": 1}}, b'{"k":{"geo":1}}', "geo", "geo", [("k", "geo")]) == "k.geo"
+    assert steps_of("m.content[0].id") == ("m", "content", 0, "id") and steps_of("a<json>.b") is None
+    assert steps_of("[2].a") == (2, "a") and steps_of("") is None

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from musetui.core import sources
+from musetui.core import jsonwalk, sources
 from musetui.core.fingerprints import extract
 from musetui.core.fingerprints.attribution import EXAMPLES, TOL_AFTER_CREATED_S, Located
 from musetui.core.model import parse_time
@@ -52,21 +52,35 @@ def clean(line: bytes, sse: bool) -> bytes:
     return (sse_payload(line) or b"") if sse else line
 
 
+#: The field paths named lately, per kind of evidence (detector, shape): the first guesses for
+#: the next of its kind (:func:`musetui.core.jsonwalk.find_unique` checks a guess exactly).
+_PATHS: dict[tuple[str, str], list[jsonwalk.Steps]] = {}
+_MAX_KINDS = 1024
+_GUESSES = 4
+
+
 class Resolver:
-    """Names the field path of an artifact by re-parsing its line (cached)."""
+    """Names the field path of an artifact by re-parsing its line (cached).
+
+    The path is :func:`musetui.core.fingerprints.extract.field_path`'s. Where the line shows
+    the value can be in one place only, the paths lately named for its kind are tried first
+    (:func:`musetui.core.jsonwalk.find_unique`): one lookup per member instead of a walk.
+    """
 
     def __init__(self, lines: list[bytes], sse: bool, base_line: int = 0, parsed: dict[int, Any] | None = None) -> None:
         self.lines = lines
         self.sse = sse
         self.base_line = base_line
         self.cache: dict[int, Any] = parsed if parsed is not None else {}  # line index -> orjson's record (or None)
+        self.plain: dict[int, bool] = {}  # line index -> whether it spells printable ASCII literally
 
     def __call__(self, loc: Located) -> str:
         idx = loc.line - 1 - self.base_line
         if idx < 0 or idx >= len(self.lines):
             return ""
-        key = loc.decoded.value if loc.decoded.detector.startswith("key") else None
-        if not loc.decoded.value and key is None:
+        dec = loc.decoded
+        key = dec.value if dec.detector.startswith("key") else None
+        if not dec.value and key is None:
             return ""  # an empty value names no field (extract.field_path finds no empty needle)
         if idx not in self.cache:
             try:
@@ -76,7 +90,36 @@ class Resolver:
         obj = self.cache[idx]
         if obj is None:
             return ""
-        return extract.field_path(obj, loc.decoded.value, key) or ""
+        kind = (dec.detector, dec.shape)
+        guesses = _PATHS.get(kind)
+        if guesses is not None:
+            plain = self.plain.get(idx)
+            if plain is None:
+                plain = self.plain[idx] = jsonwalk.spells_needles(self.lines[idx])
+            if plain:
+                found = jsonwalk.find_unique(obj, self.lines[idx], dec.value, key, guesses)
+                if found is not None:
+                    return found
+        path = extract.field_path(obj, dec.value, key)
+        if path is not None:
+            _remember(kind, path, guesses)
+        return path or ""
+
+
+def _remember(kind: tuple[str, str], path: str, guesses: list[jsonwalk.Steps] | None) -> None:
+    """Keep ``path`` as the first guess for ``kind`` (a few per kind, a bounded number of kinds)."""
+    steps = jsonwalk.steps_of(path)
+    if steps is None:
+        return
+    if guesses is None:
+        if len(_PATHS) >= _MAX_KINDS:
+            _PATHS.clear()
+        _PATHS[kind] = [steps]
+        return
+    if steps in guesses:
+        guesses.remove(steps)
+    guesses.insert(0, steps)
+    del guesses[_GUESSES:]
 
 
 def raw_evidence(

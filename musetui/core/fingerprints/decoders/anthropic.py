@@ -6,8 +6,10 @@ import re
 
 from musetui.core.fingerprints.decoders._common import (
     _HEAD_CHARS,
+    _VARINT_MAX,
     WINDOW_END_MS,
     WINDOW_MIN_MS,
+    _b64_head,
     _b64_prefix,
     _iso_ms,
     _printable,
@@ -23,7 +25,8 @@ from musetui.core.fingerprints.types import Decoded, Strength, Tag
 
 B58_ALPHABET = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _B58_INDEX = {c: i for i, c in enumerate(B58_ALPHABET)}
-_B58_PAIRS = {a + b: i * 58 + j for i, a in enumerate(B58_ALPHABET) for j, b in enumerate(B58_ALPHABET)}
+#: Each base58 character's byte to its digit value (``bytes.translate``).
+_B58_DIGITS = bytes.maketrans(B58_ALPHABET.encode(), bytes(range(58)))
 _ANTHROPIC_BODY_RE = re.compile(r"01[1-9A-HJ-NP-Za-km-z]{20,24}")
 #: prefix → (kind, host, tag); longest prefixes first so ``msg_bdrk_`` wins over ``msg_``.
 _ANTHROPIC_PREFIXES: tuple[tuple[str, str, str | None, Tag], ...] = (
@@ -48,78 +51,66 @@ _ANTHROPIC_CANDIDATE_RE = re.compile(r"_01[1-9A-HJ-NP-Za-km-z]{20}")
 _WHERE = {"bedrock": " via AWS Bedrock", "vertex": " via Google Vertex AI"}
 
 
-def _uuid_text(b: bytes) -> str:
-    """Format 16 bytes as a canonical lowercase UUID."""
-    h = b.hex()
-    return f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
+#: The plain prefixes by their first segment (``msg`` …), and the routed ones by their whole prefix.
+_PLAIN = {row[0][:-1]: row for row in _ANTHROPIC_PREFIXES if row[0].count("_") == 1}
+_ROUTED = {row[0]: row for row in _ANTHROPIC_PREFIXES if row[0].count("_") == 2}
+#: The bits of a 128-bit value: its UUIDv7 millisecond time (the top 48), version and variant.
+_TIME_SHIFT = 80
 
 
 def decode_anthropic_id(s: str) -> Decoded | None:
     """Decode an Anthropic ``msg_/req_/toolu_…`` id: ``01`` + base58, UUIDv7 when it is one (§6.1).
 
-    (The common path, a genuine id, calls no helper: this runs for every candidate id of a scan.)
+    (The common path, a genuine id, calls one helper: this runs for every candidate id of a scan.)
     """
-    for hit in _ANTHROPIC_PREFIXES:
-        if s.startswith(hit[0]):
-            break
-    else:
+    i = s.find("_")
+    hit = _PLAIN.get(s[:i]) if i > 0 else None  # the first of the longest-first prefixes ``s`` starts with
+    if hit is None:
         return None
+    route = s[i + 1 : i + 6]
+    if route == "bdrk_" or route == "vrtx_":
+        hit = _ROUTED.get(s[: i + 6], hit)
     prefix, kind, host, tag = hit
     body = s[len(prefix) :]
     if prefix == "msg_bdrk_" and len(body) == 32 and _BDRK32_RE.fullmatch(body):
         return _bedrock32_id(s, kind)
     if _ANTHROPIC_BODY_RE.fullmatch(body) is None:
         return None
-    value = 0  # the base58 digits after "01", two at a time
-    digits = body[2:]
-    odd = len(digits) % 2
-    if odd:
-        value = _B58_INDEX[digits[0]]
-    for i in range(odd, len(digits), 2):
-        value = value * 3364 + _B58_PAIRS[digits[i : i + 2]]
-    fields: list[tuple[str, str]] = [("kind", kind)]
-    if host:
-        fields.append(("host", host))
-    if value >= 1 << 128:
-        if len(body) == 26 and body == body.lower():
+    digits = body.encode("ascii").translate(_B58_DIGITS)  # the base58 digits after "01", two at a time
+    n = len(digits)
+    if n % 2:
+        value = digits[2]
+        pairs = iter(digits[3:])
+    else:
+        value = 0
+        pairs = iter(digits[2:])
+    for hi, lo in zip(pairs, pairs, strict=False):  # (an even count: strict would only cost)
+        value = value * 3364 + hi * 58 + lo
+    if value >> 128:
+        fields: list[tuple[str, str]] = [("kind", kind), ("host", host)] if host else [("kind", kind)]
+        if n == 26 and body == body.lower():
             return None  # a lowercase ULID behind req_ (Groq's x_groq.id), not base58
         return _not_16_bytes(s, prefix, fields)
-    raw = value.to_bytes(16, "big")
-    ms = int.from_bytes(raw[0:6], "big")
-    is_v7 = raw[6] >> 4 == 7 and raw[8] >> 6 == 0b10 and WINDOW_MIN_MS <= ms < WINDOW_END_MS
-    strength: Strength = "strong"
-    if tag == "source":
-        strength = "medium"
-    where = _WHERE.get(host or "", "")
-    if is_v7:
-        uuid_text = _uuid_text(raw)
+    ms = value >> _TIME_SHIFT
+    strength: Strength = "medium" if tag == "source" else "strong"
+    where = _WHERE.get(host, "") if host else ""
+    if (value >> 76) & 0xF == 7 and (value >> 62) & 3 == 2 and WINDOW_MIN_MS <= ms < WINDOW_END_MS:
+        h = f"{value:032x}"
+        uuid_text = f"{h[0:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}"
         minted = _iso_ms(ms)
-        fields.append(("UUID", uuid_text))
-        fields.append(("minted", minted))
         return Decoded(
-            detector="anthropic-id",
-            value=s,
-            provider="anthropic",
-            host=host,
-            strength=strength,
-            tag=tag,
-            time=ms / 1000.0,
-            fields=tuple(fields),
-            meaning=f"Anthropic {kind} id{where} holding UUIDv7 {uuid_text}, minted {minted}",
-            shape=f"{prefix}011C (UUIDv7)" if body.startswith("011") else f"{prefix}01 (UUIDv7)",
-        )
-    fields.append(("body", "random 128-bit"))
+            "anthropic-id", s, "anthropic", host, strength, tag, ms / 1000.0,
+            (("kind", kind), ("host", host), ("UUID", uuid_text), ("minted", minted)) if host
+            else (("kind", kind), ("UUID", uuid_text), ("minted", minted)),
+            f"Anthropic {kind} id{where} holding UUIDv7 {uuid_text}, minted {minted}",
+            (), f"{prefix}011C (UUIDv7)" if body[2] == "1" else f"{prefix}01 (UUIDv7)",
+        )  # fmt: skip
     return Decoded(
-        detector="anthropic-id",
-        value=s,
-        provider="anthropic",
-        host=host,
-        strength=strength,
-        tag=tag,
-        fields=tuple(fields),
-        meaning=f"Anthropic {kind} id{where} (01 + base58 of a random 128-bit value)",
-        shape=f"{prefix}01+{len(body) - 2}",
-    )
+        "anthropic-id", s, "anthropic", host, strength, tag, None,
+        (("kind", kind), ("host", host), ("body", "random 128-bit")) if host
+        else (("kind", kind), ("body", "random 128-bit")),
+        f"Anthropic {kind} id{where} (01 + base58 of a random 128-bit value)", (), f"{prefix}01+{n - 2}",
+    )  # fmt: skip
 
 
 def _not_16_bytes(s: str, prefix: str, fields: list[tuple[str, str]]) -> Decoded:
@@ -206,18 +197,18 @@ def decode_anthropic_signature(s: str) -> Decoded | None:
     if len(s) < 12 or not (s[0] == "E" or s.startswith("CAIS")):
         return None
     head, _ = _b64_prefix(s[:_HEAD_CHARS], url=False)
-    if len(head) < 8 or _anthropic_envelope(head) is None:
-        return None
-    data, clean = _b64_prefix(s, url=False)
-    env = _anthropic_envelope(data)
+    # (the envelope's reads end within the first 48 bytes: the head's envelope is the whole value's)
+    env = _anthropic_envelope(head) if len(head) >= 8 else None
     if env is None:
         return None
     _outer_len, hstart, hlen, declared = env
+    # the header is all that is read (and the varints of its last field, which may run past it)
+    data, total, clean = _b64_head(s, False, hstart + hlen + 2 * _VARINT_MAX)
     header, _ = _walk_fields(data, hstart, hstart + hlen)
     if not header or header[0][:2] != (1, 0) or not isinstance(header[0][2], int):
         return None
     version = header[0][2]
-    truncated = len(data) < declared or not clean
+    truncated = total < declared or not clean
     has_blob = any(n == 5 and isinstance(v, bytes) and len(v) == 64 for n, _w, v in header)
     has_f4 = any(n == 4 and w == 2 for n, w, _v in header)
     web = not has_blob and (has_f4 or hlen < 66)
@@ -227,7 +218,7 @@ def decode_anthropic_signature(s: str) -> Decoded | None:
     ]
     model, bedrock = _header_fields(header, fields)
     fields.append(("header bytes", str(hlen)))
-    fields.append(("total bytes", str(len(data))))
+    fields.append(("total bytes", str(total)))
     problems: tuple[str, ...] = ()
     if truncated:
         problems = ("truncated",)
