@@ -96,8 +96,14 @@ _BOMS = (
 )  # fmt: skip
 
 
+#: The bytes a mark of :data:`_BOMS` starts with.
+_BOM_LEADS = frozenset(bom[0] for bom, _name in _BOMS)
+
+
 def not_utf8(relpath: str, head: bytes) -> Outcome | None:
     """The outcome of a file whose byte-order mark says UTF-16 or UTF-32 (None: any other file)."""
+    if not head or head[0] not in _BOM_LEADS:
+        return None
     for bom, name in _BOMS:
         if head.startswith(bom):
             return Outcome(None, [Diagnostic(relpath, 0, f"{name} text (BOM): not read; musetui reads UTF-8 JSON")])
@@ -149,7 +155,7 @@ def _scan_file(abspath: str, relpath: str, root: str, opts: ScanOptions) -> Outc
     if fd.note:
         summary.notes.append(fd.note)
     changed = [Diagnostic(relpath, 0, fd.note)] if fd.note and not fd.expanded else []  # (it shrank)
-    if not data.strip():
+    if not data or data.isspace():  # (what ``not data.strip()`` says, without copying the file)
         return Outcome(None, [*changed, Diagnostic(relpath, 0, "empty file: no records")])
     if (other := not_utf8(relpath, data[:4])) is not None:
         return other
@@ -253,7 +259,7 @@ def _skip_long_line(
     if len(state.malformed) < MAX_LISTED_MALFORMED:
         state.malformed.append(Malformed(state.n_lines, pos, reason))
         diags.append(Diagnostic(relpath, state.n_lines, f"malformed: {reason}"))
-    if pos == 0 and b"\x00" in chunk[:8192]:
+    if pos == 0 and chunk.find(b"\x00", 0, 8192) >= 0:
         state.binary = True
     state.offset = stop + 1 if end >= 0 else limit
     return state.offset
@@ -395,7 +401,7 @@ def _scan_lines(
         raise AssertionError("presniff and validate disagree on the first record")
     seen = observe(window, checked, summary, observer, state.fmt, pre)
     diags = _note_malformed(summary.path, checked.malformed, state)
-    if window.base_off == 0 and b"\x00" in data[:8192]:
+    if window.base_off == 0 and data.find(b"\x00", 0, 8192) >= 0:
         state.binary = True
     observer = seen.observer
     if observer is None:
@@ -448,6 +454,8 @@ def _scan_lines(
 
 def _note_malformed(relpath: str, malformed: list[Malformed], state: ScanState) -> list[Diagnostic]:
     """Count a window's malformed lines, list the first (up to :data:`MAX_LISTED_MALFORMED` per file); returns their diagnostics."""
+    if not malformed:
+        return []
     room = max(0, MAX_LISTED_MALFORMED - len(state.malformed))
     state.malformed.extend(malformed[:room])
     state.malformed_count += len(malformed)

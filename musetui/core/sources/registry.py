@@ -249,7 +249,7 @@ def _one_line_capture(data: bytes) -> Any:
     if (
         len(data) > MAX_DOCUMENT_BYTES
         or data.lstrip()[:1] != b"{"
-        or (b'"request"' not in data and b'"log"' not in data and b'"status"' not in data)
+        or (data.find(b'"request"') < 0 and data.find(b'"log"') < 0 and data.find(b'"status"') < 0)
     ):
         return None
     try:
