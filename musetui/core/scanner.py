@@ -136,18 +136,10 @@ def _scan_file(abspath: str, relpath: str, root: str, opts: ScanOptions) -> Outc
     except OSError as exc:
         return Outcome(None, [Diagnostic(relpath, 0, f"unreadable: {exc.strerror or exc}")])
     data = fd.data
-    summary = SessionSummary(
-        path=relpath,
-        abspath=abspath,
-        root=root,
-        format="generic",
-        format_rule="",
-        size=fd.size,
-        mtime_ns=fd.mtime_ns,
-        inode=fd.inode,
-        device=fd.device,
-        read_bytes=len(data),
-    )
+    summary = SessionSummary(  # positional, in field order (keywords cost a third of the object)
+        relpath, abspath, root, "generic", "", None, None, None, None, 0, 0, [], None, None,
+        fd.size, fd.mtime_ns, fd.inode, fd.device, len(data),
+    )  # fmt: skip
     if fd.expanded:
         summary.notes.append(
             f"gzip file: its lines and byte offsets are those of the {len(data):,} bytes it expands to"
@@ -159,8 +151,9 @@ def _scan_file(abspath: str, relpath: str, root: str, opts: ScanOptions) -> Outc
         return Outcome(None, [*changed, Diagnostic(relpath, 0, "empty file: no records")])
     if (other := not_utf8(relpath, data[:4])) is not None:
         return other
-    budget = Budget()
+    budget = None  # (a capture's: lines files need none)
     if fd.expanded:  # the gzip layer spends the file's budget too
+        budget = Budget()
         budget.charge(len(data))
     out = _scan_whole(data, summary, opts, grew=fd.grew, budget=budget)
     out.diagnostics[:0] = changed
