@@ -191,7 +191,7 @@ class Evidence:
             "detector": self.detector,
             "provider": self.provider,
             "host": self.host,
-            "weight": round(self.weight, 3),
+            "weight": _round3(self.weight),
             "line": self.line,
             "field": self.field,
             "value": self.value,
