@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from musetui.core._pickling import reduce_by_fields
+from musetui.core.safetext import json_name
 
 if TYPE_CHECKING:
     from musetui.core.reasons import Reason
@@ -48,6 +49,8 @@ FLAGS: tuple[str, ...] = (
 
 #: The scan record's ``usage`` fields: input (prompt, cached included), output, cached input, reasoning output.
 USAGE_FIELDS: tuple[str, ...] = ("input", "output", "cached", "reasoning")
+#: The ``usage`` of a transcript that records no tokens (copied per record).
+_NO_USAGE: dict[str, int | None] = dict.fromkeys(USAGE_FIELDS)
 
 ItemKind = Literal[
     "message",
@@ -64,8 +67,9 @@ ItemKind = Literal[
 
 def iso(ts: float | None) -> str | None:
     """Render unix seconds as ISO-8601 UTC with a trailing Z (None stays None)."""
-    if ts is None:
-        return None
+    text = _ISO.get(ts)  # (a record names each of its times twice or more: its own, its segments')
+    if text is not None or ts is None:
+        return text
     try:
         dt = datetime.fromtimestamp(ts, UTC)
     except (OverflowError, OSError, ValueError):
@@ -73,10 +77,32 @@ def iso(ts: float | None) -> str | None:
     # dt.isoformat(timespec="milliseconds") with Z for +00:00, from tables (a third of its cost)
     y = dt.year
     d2 = _D2
-    return (
+    text = (
         f"{y if y >= 1000 else f'{y:04d}'}-{d2[dt.month]}-{d2[dt.day]}T{d2[dt.hour]}:{d2[dt.minute]}:"
         f"{d2[dt.second]}.{_D3[dt.microsecond // 1000]}Z"
     )
+    if len(_ISO) >= ISO_MEMO_MAX:
+        _ISO.clear()
+    _ISO[ts] = text
+    return text
+
+
+def _round3(x: float) -> float:
+    """``round(x, 3)``, remembered per value (confidences take few values; ``round`` to digits formats the float)."""
+    if type(x) is not float or not x:  # (an int rounds to an int; -0.0 == 0.0 as a key)
+        return round(x, 3)
+    got = _ROUND3.get(x)
+    if got is None:
+        if len(_ROUND3) >= ISO_MEMO_MAX:
+            _ROUND3.clear()
+        got = _ROUND3[x] = round(x, 3)
+    return got
+
+
+_ROUND3: dict[float, float] = {}
+#: The times :func:`iso` rendered last, by value (at most :data:`ISO_MEMO_MAX`; past it, the memo starts again).
+_ISO: dict[float | None, str] = {}
+ISO_MEMO_MAX = 1024
 
 
 def _fmt_delta(delta: float) -> str:
@@ -165,7 +191,7 @@ class Evidence:
             "detector": self.detector,
             "provider": self.provider,
             "host": self.host,
-            "weight": round(self.weight, 3),
+            "weight": _round3(self.weight),
             "line": self.line,
             "field": self.field,
             "value": self.value,
@@ -318,17 +344,15 @@ class SessionSummary:
     def record(self) -> dict[str, Any]:
         """The scan record of DESIGN.md, field for field."""
         a = self.attribution
-        text = self.stored_record
-        if text is not None:
+        if self.record_z is not None:
             import orjson
 
-            rec: dict[str, Any] = orjson.loads(text)
+            rec: dict[str, Any] = orjson.loads(self.stored_record or b"")
             rec["flags"] = list(a.flags)
             extra = [e.record() for e in a.evidence if e.detector == "outlier"]
             rec["evidence"] = extra + [e for e in rec["evidence"] if e["detector"] != "outlier"]
             return rec
-        from musetui.core.safetext import json_name
-
+        evidence, segments, usage = a.evidence, self.segments, self.usage
         return {
             "root": json_name(self.root_dir),
             "path": json_name(self.path),
@@ -340,15 +364,15 @@ class SessionSummary:
             "provider": a.provider,
             "host": a.host,
             "via": a.via,
-            "confidence": round(a.confidence, 3),
+            "confidence": _round3(a.confidence),
             "flags": list(a.flags),
-            "evidence": [e.record() for e in a.evidence],
+            "evidence": [e.record() for e in evidence] if evidence else [],
             "items": self.items,
             "malformed_lines": self.malformed_lines,
             "started_at": iso(self.started_at),
             "ended_at": iso(self.ended_at),
-            "segments": [g.record() for g in self.segments],
-            "usage": dict(self.usage) if self.usage is not None else dict.fromkeys(USAGE_FIELDS),
+            "segments": [g.record() for g in segments] if segments else [],
+            "usage": dict(usage) if usage is not None else _NO_USAGE.copy(),
         }
 
 

@@ -269,7 +269,7 @@ def json_bytes(data: bytes) -> bytes:
     Outside its strings JSON is ASCII, so every such character is inside a string, where the
     escape means the same character: a parser reads the same values, byte for byte otherwise.
     """
-    if b"\x7f" not in data:
+    if data.find(b"\x7f") < 0:  # (find: ``in`` first tries the needle as an int, and raises)
         if data.isascii():
             return data
         for lead, pat in _json_leads():

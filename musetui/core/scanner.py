@@ -96,8 +96,14 @@ _BOMS = (
 )  # fmt: skip
 
 
+#: The bytes a mark of :data:`_BOMS` starts with.
+_BOM_LEADS = frozenset(bom[0] for bom, _name in _BOMS)
+
+
 def not_utf8(relpath: str, head: bytes) -> Outcome | None:
     """The outcome of a file whose byte-order mark says UTF-16 or UTF-32 (None: any other file)."""
+    if not head or head[0] not in _BOM_LEADS:
+        return None
     for bom, name in _BOMS:
         if head.startswith(bom):
             return Outcome(None, [Diagnostic(relpath, 0, f"{name} text (BOM): not read; musetui reads UTF-8 JSON")])
@@ -130,18 +136,10 @@ def _scan_file(abspath: str, relpath: str, root: str, opts: ScanOptions) -> Outc
     except OSError as exc:
         return Outcome(None, [Diagnostic(relpath, 0, f"unreadable: {exc.strerror or exc}")])
     data = fd.data
-    summary = SessionSummary(
-        path=relpath,
-        abspath=abspath,
-        root=root,
-        format="generic",
-        format_rule="",
-        size=fd.size,
-        mtime_ns=fd.mtime_ns,
-        inode=fd.inode,
-        device=fd.device,
-        read_bytes=len(data),
-    )
+    summary = SessionSummary(  # positional, in field order (keywords cost a third of the object)
+        relpath, abspath, root, "generic", "", None, None, None, None, 0, 0, [], None, None,
+        fd.size, fd.mtime_ns, fd.inode, fd.device, len(data),
+    )  # fmt: skip
     if fd.expanded:
         summary.notes.append(
             f"gzip file: its lines and byte offsets are those of the {len(data):,} bytes it expands to"
@@ -149,12 +147,13 @@ def _scan_file(abspath: str, relpath: str, root: str, opts: ScanOptions) -> Outc
     if fd.note:
         summary.notes.append(fd.note)
     changed = [Diagnostic(relpath, 0, fd.note)] if fd.note and not fd.expanded else []  # (it shrank)
-    if not data.strip():
+    if not data or data.isspace():  # (what ``not data.strip()`` says, without copying the file)
         return Outcome(None, [*changed, Diagnostic(relpath, 0, "empty file: no records")])
     if (other := not_utf8(relpath, data[:4])) is not None:
         return other
-    budget = Budget()
+    budget = None  # (a capture's: lines files need none)
     if fd.expanded:  # the gzip layer spends the file's budget too
+        budget = Budget()
         budget.charge(len(data))
     out = _scan_whole(data, summary, opts, grew=fd.grew, budget=budget)
     out.diagnostics[:0] = changed
@@ -253,7 +252,7 @@ def _skip_long_line(
     if len(state.malformed) < MAX_LISTED_MALFORMED:
         state.malformed.append(Malformed(state.n_lines, pos, reason))
         diags.append(Diagnostic(relpath, state.n_lines, f"malformed: {reason}"))
-    if pos == 0 and b"\x00" in chunk[:8192]:
+    if pos == 0 and chunk.find(b"\x00", 0, 8192) >= 0:
         state.binary = True
     state.offset = stop + 1 if end >= 0 else limit
     return state.offset
@@ -395,7 +394,7 @@ def _scan_lines(
         raise AssertionError("presniff and validate disagree on the first record")
     seen = observe(window, checked, summary, observer, state.fmt, pre)
     diags = _note_malformed(summary.path, checked.malformed, state)
-    if window.base_off == 0 and b"\x00" in data[:8192]:
+    if window.base_off == 0 and data.find(b"\x00", 0, 8192) >= 0:
         state.binary = True
     observer = seen.observer
     if observer is None:
@@ -448,6 +447,8 @@ def _scan_lines(
 
 def _note_malformed(relpath: str, malformed: list[Malformed], state: ScanState) -> list[Diagnostic]:
     """Count a window's malformed lines, list the first (up to :data:`MAX_LISTED_MALFORMED` per file); returns their diagnostics."""
+    if not malformed:
+        return []
     room = max(0, MAX_LISTED_MALFORMED - len(state.malformed))
     state.malformed.extend(malformed[:room])
     state.malformed_count += len(malformed)

@@ -83,7 +83,7 @@ def light_blob(outcome: Outcome) -> bytes:
 
 def light_from(outcome: Outcome) -> Any:
     """The light form of an outcome (see :data:`LIGHT`), as a tuple."""
-    diags = [(d.path, d.line, d.message) for d in outcome.diagnostics]
+    diags = [(d.path, d.line, d.message) for d in outcome.diagnostics] if outcome.diagnostics else []
     s = outcome.summary
     if s is None:
         return (None, diags)
@@ -92,7 +92,7 @@ def light_from(outcome: Outcome) -> Any:
         s.path, s.abspath, s.root, s.format, s.format_rule, s.session_id, s.parent_session_id,
         s.declared_provider, s.declared_model, s.items, s.malformed_lines, s.started_at, s.ended_at,
         s.size, s.mtime_ns, s.inode, s.device, s.read_bytes, s.label, dict(s.models),
-        a.provider, a.host, a.confidence, [f for f in a.flags if f != "outlier"], a.summary,
+        a.provider, a.host, a.confidence, [f for f in a.flags if f != "outlier"] if a.flags else [], a.summary,
         record_json(s.record())[:-1].decode("utf-8"), s.title, a.via, s.usage,
     )  # fmt: skip
     return (light, diags)

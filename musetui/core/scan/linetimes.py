@@ -206,6 +206,8 @@ def _in_place(clock: Clock, records: Sequence[int], texts: list[bytes], key: byt
         return False
     e = m.end()
     high_line = base_line + records[-1] + 1
+    if len(texts) == 1:  # (one record: in order, what follows would find)
+        return clock.advance(first[s:e], first[s:e], high_line)
     if sorted(texts) == texts and texts[-1][:s] == first[:s]:
         at, want = (e - 2, 90) if iso else (e - 1, first[e - 1])
         try:

@@ -30,6 +30,11 @@ _BY_NAME = {layout.name: layout for layout in CAPTURE_LAYOUTS}
 CAPTURE_SUFFIXES: tuple[str, ...] = (*dict.fromkeys(s for layout in CAPTURE_LAYOUTS for s in layout.suffixes), ".json")
 
 
+#: Every layout's suffixes and magic bytes at once: most files claim none (one test each).
+_NAMED = tuple(s for layout in CAPTURE_LAYOUTS for s in layout.suffixes)
+_MAGICS = tuple(layout.magic for layout in CAPTURE_LAYOUTS if layout.magic)
+
+
 def may_hold_capture(path: str) -> bool:
     """Whether a file's name allows a capture (``.json`` too: a JSON capture is known by its content)."""
     return path.endswith(CAPTURE_SUFFIXES) or (path.endswith(".gz") and path[:-3].endswith(CAPTURE_SUFFIXES))
@@ -43,6 +48,8 @@ def claims(path: str, data: bytes) -> str | None:
     low = path.lower()
     if low.endswith(".gz"):  # (read expanded: a LangChain ``*.yaml.gz`` cassette)
         low = low[:-3]
+    if not low.endswith(_NAMED) and not data.startswith(_MAGICS):
+        return None
     for layout in CAPTURE_LAYOUTS:
         if low.endswith(layout.suffixes) or (layout.magic and data.startswith(layout.magic)):
             return layout.name

@@ -206,7 +206,10 @@ def identify(path: str, data: bytes) -> Shape:
     if layout is not None:
         return Shape("capture", layout)
     nl = data.find(b"\n")
-    if data.lstrip()[:1] in (b"{", b"[") and nl >= 0 and len(data) <= max_document:
+    lead = data[:1]
+    if lead in _SPACE:  # (the first byte after any leading white space)
+        lead = data.lstrip()[:1]
+    if lead in (b"{", b"[") and nl >= 0 and len(data) <= max_document:
         first_line = data[:nl].strip()
         if first_line in (b"{", b"[") or not parses(first_line):
             try:
@@ -217,7 +220,10 @@ def identify(path: str, data: bytes) -> Shape:
                 if http_capture.is_capture_document(document):
                     return Shape("capture", JSON_LAYOUT, document)
                 return Shape("document", None, document)
-    if nl < 0 or nl == len(data) - 1:  # one line: a minified HAR or cassette, or a compact array
+    if (nl < 0 or nl == len(data) - 1) and lead in (
+        b"{",
+        b"[",
+    ):  # one line: a minified HAR or cassette, or a compact array
         document = _one_line_capture(data)
         if document is not None:
             return Shape("capture", JSON_LAYOUT, document)
@@ -225,6 +231,10 @@ def identify(path: str, data: bytes) -> Shape:
         if array is not None:
             return Shape("document", None, array)
     return LINES
+
+
+#: Each byte ``bytes.lstrip`` strips, as a one-byte string (and the empty string: an empty file).
+_SPACE = frozenset([b"", b" ", b"\t", b"\n", b"\r", b"\x0b", b"\x0c"])
 
 
 def _one_line_array(data: bytes) -> list[Any] | None:
@@ -249,7 +259,7 @@ def _one_line_capture(data: bytes) -> Any:
     if (
         len(data) > MAX_DOCUMENT_BYTES
         or data.lstrip()[:1] != b"{"
-        or (b'"request"' not in data and b'"log"' not in data and b'"status"' not in data)
+        or (data.find(b'"request"') < 0 and data.find(b'"log"') < 0 and data.find(b'"status"') < 0)
     ):
         return None
     try:
