@@ -13,6 +13,7 @@ that carry ``parent_tool_use_id``, and a closing ``result`` line.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -330,22 +331,9 @@ class ClaudeObserver(Observer):
         rid = text_of(doc.get("requestId") if plain else dig(doc, "requestId")) or ""
         usage = msg.get("usage") if m else dig(msg, "usage")
         if usage is not None and model != "<synthetic>":
-            if type(usage) is dict:
-                details = usage.get("output_tokens_details")
-                got = usage.get
-                counts = [got("input_tokens"), got("output_tokens"), got("cache_read_input_tokens")]
-                counts.append(got("cache_creation_input_tokens"))
-                counts.append(
-                    details.get("thinking_tokens") if type(details) is dict else dig(details, "thinking_tokens")
-                )
-            else:
-                counts = [
-                    dig(usage, "input_tokens"),
-                    dig(usage, "output_tokens"),
-                    dig(usage, "cache_read_input_tokens"),
-                    dig(usage, "cache_creation_input_tokens"),
-                    dig(usage, "output_tokens_details", "thinking_tokens"),
-                ]
+            got = usage.get if type(usage) is dict else functools.partial(dig, usage)  # (dig's reading either way)
+            counts = [got("input_tokens"), got("output_tokens"), got("cache_read_input_tokens")]
+            counts += [got("cache_creation_input_tokens"), dig(got("output_tokens_details"), "thinking_tokens")]
             self.usages[f"{mid}|{rid}" if mid else f"line {line}"] = counts
         if mid:
             key = (mid, rid)
