@@ -271,20 +271,14 @@ def find_unique(obj: Any, text: bytes, needle: str, key: str | None, candidates:
             continue  # (find_path names nothing at the root)
         cur = obj
         for step in steps[:-1]:
-            if type(step) is int:
-                if type(cur) is not list or step >= len(cur):
-                    break
-            elif type(cur) is not dict or step not in cur:
+            if not _has(cur, step):
                 break
             cur = cur[step]
         else:
             step = steps[-1]
             if key is not None and step == key and type(cur) is dict and key in cur:
                 return _spell(steps) if _once(text, needle) else None
-            if type(step) is int:
-                if type(cur) is not list or step >= len(cur):
-                    continue
-            elif type(cur) is not dict or step not in cur:
+            if not _has(cur, step):
                 continue
             cur = cur[step]
             if type(cur) is str and (cur == needle or needle in cur):  # (mostly the value itself)
@@ -292,6 +286,11 @@ def find_unique(obj: Any, text: bytes, needle: str, key: str | None, candidates:
                     return None  # (a string that may hold JSON: the find may be inside it)
                 return _spell(steps) if _once(text, needle) else None
     return None
+
+
+def _has(cur: Any, step: str | int) -> bool:
+    """Whether ``cur`` has the member ``step`` (an index of a list, a key of a mapping)."""
+    return (type(cur) is list and step < len(cur)) if type(step) is int else (type(cur) is dict and step in cur)
 
 
 def _once(text: bytes, needle: str) -> bool:
