@@ -19,7 +19,7 @@ import orjson
 import pytest
 
 from musetui.core import cache as cache_mod
-from musetui.core import index_run
+from musetui.core import index_run, packed
 from musetui.core.cache import db_path
 from musetui.core.index import Index
 from musetui.core.packed import pack_record, unpack_record
@@ -31,6 +31,12 @@ SESSIONS = 1500
 #: (1,990), 1,790 (6,090: it held everything it stored until the end) and 2,670 (4,350).
 HELD_MAX = 1_450
 PEAK_MAX = 2_300
+
+
+@pytest.fixture(autouse=True)
+def _packing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every record packed, as past :data:`~musetui.core.packed.PLAIN_BYTES` (what 100,000 sessions cost)."""
+    monkeypatch.setattr(packed, "_plain_left", 0)
 
 
 @pytest.fixture(scope="module")
@@ -108,6 +114,16 @@ def test_light_sessions_share_their_common_values(many: Path) -> None:
 def test_packed_records_read_back_byte_for_byte() -> None:
     for text in (b"", b"{}\n", b'{"root":"\xc3\xa9","path":"a\\u0000b"}\n', bytes(range(256)) * 40):
         assert unpack_record(pack_record(text)) == text
+
+
+def test_records_are_held_plain_up_to_the_budget_then_packed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first PLAIN_BYTES of record text are held as they are; past them every record is packed."""
+    monkeypatch.setattr(packed, "_plain_left", 1000)
+    text = b'{"root":"r","path":"p","items":1,"flags":[],"evidence":[]}' + b" " * 540  # 600 bytes
+    first, second = pack_record(text), pack_record(text)
+    assert first is text and second != text and len(second) < len(text) // 4  # the budget: 1000 - 600 < 600
+    assert unpack_record(first) == unpack_record(second) == text
+    assert unpack_record(pack_record(b"\x00" + text)) == b"\x00" + text  # (text that is not an object is packed)
 
 
 def test_a_cache_of_the_previous_layout_is_rebuilt(many: Path) -> None:
