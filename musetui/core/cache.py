@@ -360,6 +360,11 @@ class IndexCache:
         self.finish(keep)
 
     @property
+    def usable(self) -> bool:
+        """Whether this run can store in the cache (False once it was refused, disabled or closed)."""
+        return self.conn is not None
+
+    @property
     def changed(self) -> bool:
         """Whether rows were written since the snapshot was (:meth:`finish` has chunks to rewrite)."""
         return bool(self._dirty)

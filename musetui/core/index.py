@@ -138,6 +138,15 @@ def _scan_chunk(args: tuple[list[FileEntry], bool, bool, bool]) -> list[Any]:
     return outcomes
 
 
+def _keeps_state(want_state: bool, chunk: list[FileEntry]) -> bool:
+    """Whether a worker's chunk comes back with states and blobs: not when none of its files keeps a state.
+
+    (Such a file's root has no usable cache, so nothing of it is stored, and live follow does
+    not watch it.)
+    """
+    return want_state and any(e.keep_state for e in chunk)
+
+
 def _looks_like_json(path: str) -> bool:
     from musetui.core.reader import read_file
 
@@ -336,7 +345,8 @@ class Index:
         if workers <= 1 or total_bytes < PARALLEL_MIN_BYTES or len(files) < 8:
             for e in files:
                 o = _scan_entry(e, self.keep_offsets, want_state)
-                blobs = _blobs(o) if want_state else None
+                # (a file that keeps no state is not stored either: its root's cache was refused)
+                blobs = _blobs(o) if want_state and e.keep_state else None
                 yield o, e, blobs
             return
         # (per-process tables built once here, before a fork: the workers inherit them)
@@ -344,10 +354,12 @@ class Index:
         chunks = parallel.chunks(files, min(64, len(files) // (workers * 8) or 1))
         done = 0
         try:
-            jobs = [(c, self.keep_offsets, want_state, self.light) for c in chunks]
-            for chunk, results in zip(chunks, parallel.guarded(pool.map(_scan_chunk, jobs)), strict=False):
+            jobs = [(c, self.keep_offsets, _keeps_state(want_state, c), self.light) for c in chunks]
+            for (chunk, _keep, wants, _light), results in zip(
+                jobs, parallel.guarded(pool.map(_scan_chunk, jobs)), strict=False
+            ):
                 done += 1
-                yield from self._decode_results(chunk, results, want_state)
+                yield from self._decode_results(chunk, results, wants)
                 if cancelled is not None and cancelled():
                     break
         finally:
@@ -428,7 +440,7 @@ class _Stream:
         self.want_state = index.use_cache or index.follow
         self.pending: list[FileEntry] = []
         self.pending_bytes = 0
-        self.jobs: collections.deque[tuple[list[FileEntry], Future[list[Any]]]] = collections.deque()
+        self.jobs: collections.deque[tuple[list[FileEntry], Future[list[Any]], bool]] = collections.deque()
         self.pool: ProcessPoolExecutor | None = None
 
     def feed(self, e: FileEntry) -> None:
@@ -465,13 +477,14 @@ class _Stream:
 
     def _submit_chunk(self, chunk: list[FileEntry]) -> None:
         assert self.pool is not None
-        job = (chunk, self.index.keep_offsets, self.want_state, self.index.light)
+        want_state = _keeps_state(self.want_state, chunk)
+        job = (chunk, self.index.keep_offsets, want_state, self.index.light)
         try:
             future = self.pool.submit(_scan_chunk, job)
         except Exception as exc:  # a broken pool: the chunk is scanned here
             future = Future()
             future.set_exception(exc)
-        self.jobs.append((chunk, future))
+        self.jobs.append((chunk, future, want_state))
 
     def ready(self) -> Iterator[tuple[Outcome, FileEntry, Blobs | None]]:
         """The outcomes of the chunks already done (in order), without waiting."""
@@ -491,17 +504,17 @@ class _Stream:
                 return
 
     def _results(
-        self, chunk: list[FileEntry], future: Future[list[Any]]
+        self, chunk: list[FileEntry], future: Future[list[Any]], want_state: bool
     ) -> Iterator[tuple[Outcome, FileEntry, Blobs | None]]:
         index = self.index
         try:
             results = future.result()
         except Exception:  # a worker died (out of memory, a crash in a C extension): scan the chunk here
             for e in chunk:
-                o = _scan_entry(e, index.keep_offsets, self.want_state)
-                yield o, e, (_blobs(o) if self.want_state else None)
+                o = _scan_entry(e, index.keep_offsets, want_state)
+                yield o, e, (_blobs(o) if want_state else None)
             return
-        yield from index._decode_results(chunk, results, self.want_state)
+        yield from index._decode_results(chunk, results, want_state)
 
     def close(self) -> None:
         """Stop the workers (what is still queued is dropped)."""

@@ -148,9 +148,12 @@ class ScanRun:
             yield outcome, self.progress()
             return
         # With the cache, every file keeps a resume state (about 30% of the file's size), so an
-        # append to any file, however old, reads only the appended bytes. Without it, live
-        # follow keeps states of files being written.
-        e.keep_state = opts.use_cache or (opts.follow and self.now_ns - e.mtime_ns < opts.active_window_s * 1e9)
+        # append to any file, however old, reads only the appended bytes. Without it (or when
+        # its root's cache was refused: nothing would be stored), live follow keeps states of
+        # files being written.
+        e.keep_state = (opts.use_cache and self.caches[e.root].usable) or (
+            opts.follow and self.now_ns - e.mtime_ns < opts.active_window_s * 1e9
+        )
         if self.head_left:
             self.to_scan.append(e)
             if len(self.to_scan) >= self.head_left:

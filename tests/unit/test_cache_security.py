@@ -362,3 +362,40 @@ def test_every_blob_is_plain_compressed_json(root: Path) -> None:
                 seen += 1
     conn.close()
     assert seen > 10
+
+
+@pytest.mark.parametrize("refused", [False, True], ids=["usable", "symlinked"])
+def test_a_refused_cache_costs_what_no_cache_costs(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, refused: bool
+) -> None:
+    """Scanned without a usable cache, no file keeps a resume state and nothing is encoded for storing.
+
+    (A refused cache once cost half again the CPU of ``--no-cache``: every file's state and
+    blobs were made for a cache that would never store them.)
+    """
+    from musetui.core import index as index_mod
+
+    target = tmp_path / "target"
+    target.mkdir()
+    if refused:
+        link = tmp_path / "cachelink"
+        link.symlink_to(target)
+        monkeypatch.setenv("MUSETUI_CACHE_DIR", str(link))
+    else:
+        monkeypatch.setenv("MUSETUI_CACHE_DIR", str(target))
+    made: list[str] = []
+    real = index_mod._blobs
+
+    def counted(outcome: index_mod.Outcome) -> index_mod.Blobs:
+        made.append(outcome.summary.path if outcome.summary is not None else "")
+        return real(outcome)
+
+    monkeypatch.setattr(index_mod, "_blobs", counted)
+    index = index_mod.Index([str(root)], workers=1, use_cache=True).scan()
+    assert len(index.sessions) > 3
+    if refused:
+        assert made == [] and not any(e.keep_state for e in index.result.files)
+        assert any("symlink" in n for n in index.result.notices)
+        assert list(target.iterdir()) == []
+    else:
+        assert len(made) == len(index.result.files) and all(e.keep_state for e in index.result.files)
