@@ -78,7 +78,15 @@ Blobs = tuple[bytes, bytes | None, bytes]
 
 
 def _blobs(outcome: Outcome) -> Blobs:
-    """The outcome (without its state), its resume state and its light form, for the cache.
+    """The outcome (without its state), its resume state and its light form, for the cache (see :func:`_stored_forms`)."""
+    return _stored_forms(outcome)[0]
+
+
+def _stored_forms(outcome: Outcome) -> tuple[Blobs, Any]:
+    """The outcome (without its state), its resume state and its light form, for the cache; and that light form.
+
+    The light form (a :func:`~musetui.core.stored.light_from` tuple) is the one its blob holds:
+    a worker sends it beside the blobs, so the parent need not read the blob it just made.
 
     The state is kept with the digest of the bytes before its offset, read again here; when
     the file is no longer the one scanned, or the state is not plain data, no state is kept.
@@ -98,7 +106,8 @@ def _blobs(outcome: Outcome) -> Blobs:
     if sblob is not None and len(sblob) > MAX_STATE_BYTES:
         sblob = None
     try:
-        return stored.encode_outcome(outcome), sblob, light_blob(outcome)
+        light = light_from(outcome)
+        return (stored.encode_outcome(outcome), sblob, stored.dump_light(light)), light
     except Exception as exc:
         path = (
             outcome.summary.path
@@ -108,7 +117,8 @@ def _blobs(outcome: Outcome) -> Blobs:
         outcome.summary = None
         outcome.offsets = b""
         outcome.diagnostics = [*outcome.diagnostics, internal_error(path, exc)]
-        return stored.encode_outcome(outcome), None, light_blob(outcome)
+        light = light_from(outcome)
+        return (stored.encode_outcome(outcome), None, stored.dump_light(light)), light
 
 
 def outcome_from_light(blob: bytes | tuple[Any, Any] | Outcome) -> Outcome | None:
@@ -132,7 +142,11 @@ def _scan_chunk(args: tuple[list[FileEntry], bool, bool, bool]) -> list[Any]:
     entries, keep, want_state, light = args
     outcomes = [_scan_entry(e, keep, want_state) for e in entries]
     if want_state:
-        return [(None if light else o, _blobs(o)) for o in outcomes]
+        out: list[Any] = []
+        for o in outcomes:
+            blobs, light_form = _stored_forms(o)
+            out.append((light_form if light else o, blobs))
+        return out
     if light:  # (a pipe between our own processes: the plain tuple, not the cache's checked, compressed blob)
         return [light_from(o) for o in outcomes]
     return outcomes
@@ -376,12 +390,11 @@ class Index:
     ) -> Iterator[tuple[Outcome, FileEntry, Blobs | None]]:
         """A worker's results for ``chunk`` (see :func:`_scan_chunk`) as outcomes with their blobs."""
         for e, r in zip(chunk, results, strict=True):
-            if want_state:
+            if want_state:  # (light: the light form the worker stored, beside the blobs; else the outcome)
                 o, blobs = r
-                lo = outcome_from_light(blobs[2]) if self.light else None
-                if lo is None and o is None:
-                    o = stored.decode_outcome(blobs[0])
-                yield (lo if lo is not None else (o if o is not None else Outcome(None, []))), e, blobs
+                if self.light:
+                    o = outcome_from_light(o)
+                yield (o if o is not None else Outcome(None, [])), e, blobs
             elif self.light:
                 lo = outcome_from_light(r)
                 yield (lo if lo is not None else Outcome(None, [])), e, None

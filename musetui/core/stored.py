@@ -39,6 +39,7 @@ __all__ = [
     "PREFIX_BYTES",
     "decode_outcome",
     "decode_state",
+    "dump_light",
     "encode_outcome",
     "encode_state",
     "light_blob",
@@ -78,7 +79,12 @@ def decode_outcome(blob: bytes) -> Outcome | None:
 
 def light_blob(outcome: Outcome) -> bytes:
     """The light form of an outcome as a stored blob."""
-    return dump(LIGHT, light_from(outcome))
+    return dump_light(light_from(outcome))
+
+
+def dump_light(light: Any) -> bytes:
+    """A light form (a :func:`light_from` tuple) as a stored blob."""
+    return dump(LIGHT, light)
 
 
 def light_from(outcome: Outcome) -> Any:

@@ -463,3 +463,26 @@ def test_light_outcome_keeps_every_field_it_carries(sample_dir: Path) -> None:
         assert ls.record() == s.record()
         checked += 1
     assert checked > 5
+
+
+def test_workers_filling_the_cache_show_what_it_gives_back(sample_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A light scan by worker processes, filling the cache, shows what reading it back shows, and --no-cache too.
+
+    (A worker sends each file's light form beside the blobs the cache stores: the parent
+    shows that form, and never reads back the blob it was just given.)
+    """
+    from musetui.core import index as index_mod
+
+    monkeypatch.setattr(index_mod, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(index_mod, "CHUNK_FILES", 4)
+
+    def records(use_cache: bool) -> tuple[list[bytes | None], Index]:
+        idx = Index([str(sample_dir)], workers=2, use_cache=use_cache, light=True).scan()
+        return [s.stored_record for s in idx.sorted_sessions()], idx
+
+    cold, filled = records(True)
+    warm, read_back = records(True)
+    plain, _ = records(False)
+    assert filled.result.scanned_files > 8 and filled.result.cache_hits == 0
+    assert read_back.result.cache_hits == len(warm) and read_back.result.scanned_files == 0
+    assert cold == warm == plain and all(cold)
