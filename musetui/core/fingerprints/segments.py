@@ -30,12 +30,11 @@ from typing import Any, NamedTuple
 from musetui.core.fingerprints.attribution import (
     LOOKALIKE_DETECTORS,
     SELF_HOSTED_SHAPES,
-    SERVING_PROVIDERS,
     STRENGTH_WEIGHT,
     Located,
-    declared_family,
 )
 from musetui.core.fingerprints.types import Decoded
+from musetui.core.fingerprints.verdict import SERVING_PROVIDERS, declared_family, declared_of
 from musetui.core.model import FLAGS, Attribution, Segment, SessionSummary, parse_time
 from musetui.core.reasons import ProviderSwitch, Reason, SegmentMismatch
 from musetui.core.segment_read import who
@@ -229,10 +228,6 @@ def _flag_segments(
             add_reason(a, SegmentMismatch(g.first_line, g.last_line, d_desc, d_provider, g.provider))
 
 
-#: declared_family per (declared provider, model, format, catalogue): a handful of distinct ones per corpus.
-_DECLARED: dict[tuple[Any, ...], tuple[str | None, str | None, str]] = {}
-
-
 def conclude_lines(
     summary: SessionSummary,
     located: Sequence[Located],
@@ -259,13 +254,7 @@ def conclude_lines(
         merged: the lines of records that continue an earlier record's item (the observer's
             ``merged_lines``): a segment counts items as the session does.
     """
-    key = (summary.declared_provider, summary.declared_model, summary.format, id(lookup))
-    declared = _DECLARED.get(key)
-    if declared is None:
-        declared = declared_family(summary, lookup)
-        if len(_DECLARED) < 4096:
-            _DECLARED[key] = declared
-    d_provider, d_host, d_desc = declared
+    d_provider, d_host, d_desc = declared_of(summary, lookup)
     runs = _line_runs(located, d_provider, d_host)
     item_lines = (
         [base_line + i + 1 for i in records]
