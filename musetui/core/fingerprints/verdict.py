@@ -39,7 +39,7 @@ def evidence_counts(evidence: Sequence[Evidence]) -> str:
             ds = per[who] = {}
         ds[label] = max(ds.get(label, 0), e.count)
     return "; ".join(
-        f"{who}: " + ", ".join(f"{d} ×{n}" for d, n in sorted(ds.items())) for who, ds in sorted(per.items())
+        [f"{who}: " + ", ".join([f"{d} ×{n}" for d, n in sorted(per[who].items())]) for who in sorted(per)]
     )
 
 
