@@ -222,8 +222,13 @@ def build_evidence(
     totals = _weigh_groups(tally, groups)
     evidence = _list_groups(tally, groups, totals, resolve)
     facts = tally.facts()
-    evidence.sort(key=lambda e: (-e.weight, e.line))
+    evidence.sort(key=_by_weight_line)
     return evidence, facts
+
+
+def _by_weight_line(e: Evidence) -> tuple[float, int]:
+    """The order evidence is listed in: heaviest first, then by line."""
+    return -e.weight, e.line
 
 
 def _weigh_groups(tally: _Tally, groups: dict[_Kind, list[Located]]) -> list[int]:
