@@ -70,6 +70,42 @@ def iso(ts: float | None) -> str | None:
     text = _ISO.get(ts)  # (a record names each of its times twice or more: its own, its segments')
     if text is not None or ts is None:
         return text
+    if type(ts) is float and 0.0 <= ts < _LAST_HOUR:
+        # datetime.fromtimestamp's own steps: the fraction to microseconds, rounded half to even
+        # (a carry moves to the next second), then the hour's text (remembered), the minutes and seconds
+        frac, whole = math.modf(ts)
+        us = round(frac * 1e6)
+        if us >= 1000000:
+            whole += 1.0
+            us -= 1000000
+        hour, rem = divmod(int(whole), 3600)
+        head = _HOURS.get(hour)
+        if head is None:
+            head = _hour_text(hour)
+        minute, second = divmod(rem, 60)
+        text = f"{head}{_D2[minute]}:{_D2[second]}.{_D3[us // 1000]}Z"
+    else:
+        text = _iso_text(ts)
+        if text is None:
+            return None
+    if len(_ISO) >= ISO_MEMO_MAX:
+        _ISO.clear()
+    _ISO[ts] = text
+    return text
+
+
+def _hour_text(hour: int) -> str:
+    """``YYYY-MM-DDTHH:`` of an hour since the epoch (remembered)."""
+    text = _iso_text(hour * 3600.0)
+    assert text is not None  # (an hour below _LAST_HOUR renders)
+    if len(_HOURS) >= ISO_MEMO_MAX:
+        _HOURS.clear()
+    head = _HOURS[hour] = text[:14]
+    return head
+
+
+def _iso_text(ts: float) -> str | None:
+    """:func:`iso` of any time, by :meth:`datetime.fromtimestamp` (None: not a representable time)."""
     try:
         dt = datetime.fromtimestamp(ts, UTC)
     except (OverflowError, OSError, ValueError):
@@ -81,9 +117,6 @@ def iso(ts: float | None) -> str | None:
         f"{y if y >= 1000 else f'{y:04d}'}-{d2[dt.month]}-{d2[dt.day]}T{d2[dt.hour]}:{d2[dt.minute]}:"
         f"{d2[dt.second]}.{_D3[dt.microsecond // 1000]}Z"
     )
-    if len(_ISO) >= ISO_MEMO_MAX:
-        _ISO.clear()
-    _ISO[ts] = text
     return text
 
 
@@ -103,6 +136,10 @@ _ROUND3: dict[float, float] = {}
 #: The times :func:`iso` rendered last, by value (at most :data:`ISO_MEMO_MAX`; past it, the memo starts again).
 _ISO: dict[float | None, str] = {}
 ISO_MEMO_MAX = 1024
+#: ``YYYY-MM-DDTHH:`` per hour since the epoch (at most :data:`ISO_MEMO_MAX`).
+_HOURS: dict[int, str] = {}
+#: The first time :func:`iso` renders by :meth:`datetime.fromtimestamp` alone (year 10000 and past it).
+_LAST_HOUR = 253402300800.0 - 3600.0
 
 
 def _fmt_delta(delta: float) -> str:
@@ -187,11 +224,13 @@ class Evidence:
 
     def record(self) -> dict[str, Any]:
         """The contract form used in `scan --json`."""
+        w = self.weight
+        r3 = _ROUND3.get(w) if type(w) is float else None  # (_round3, its memo read inline: a call per evidence)
         return {
             "detector": self.detector,
             "provider": self.provider,
             "host": self.host,
-            "weight": _round3(self.weight),
+            "weight": r3 if r3 is not None else _round3(w),
             "line": self.line,
             "field": self.field,
             "value": self.value,
@@ -353,9 +392,10 @@ class SessionSummary:
             rec["evidence"] = extra + [e for e in rec["evidence"] if e["detector"] != "outlier"]
             return rec
         evidence, segments, usage = a.evidence, self.segments, self.usage
-        return {
-            "root": json_name(self.root_dir),
-            "path": json_name(self.path),
+        root, path = self.root_dir, self.path
+        return {  # (json_name keeps an ASCII name as it is)
+            "root": root if root.isascii() else json_name(root),
+            "path": path if path.isascii() else json_name(path),
             "session_id": self.session_id,
             "parent_session_id": self.parent_session_id,
             "format": self.format,

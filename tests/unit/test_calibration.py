@@ -90,3 +90,18 @@ def test_an_artifact_decided_verdict_is_calibrated_and_a_declared_one_is_not(rea
     assert (decided["provider"], decided["host"], decided["flags"]) == ("openai", "azure", [])
     assert decided["confidence"] == max(raw, floor)
     assert (declared["provider"], declared["confidence"]) == ("openai", 0.5)
+
+
+def test_calibrate_memo_is_the_plain_map() -> None:
+    """Remembered per confidence, the built-in map's answer is the bins' own, at every confidence."""
+    import random
+
+    rng = random.Random(3)
+    confs = [i / 2000 for i in range(2001)] + [rng.random() for _ in range(3000)]
+    calibration._BUILTIN.clear()
+    for _ in range(2):  # the second pass reads the memo
+        for c in confs:
+            assert calibration.calibrate(c) == calibration._calibrate(c, calibration.table()), c
+    assert calibration._BUILTIN
+    one = calibration.calibrate(1)
+    assert one == (1, "") and type(one[0]) is int  # (an int is never read from a float's entry)

@@ -40,3 +40,23 @@ def test_round3_keeps_type_and_sign() -> None:
         assert math.copysign(1, r(0.0)) == 1.0
         assert r(0) == 0 and type(r(0)) is int
         assert math.isnan(r(float("nan")))
+
+
+def test_iso_fast_path_carries_as_fromtimestamp_does() -> None:
+    """Fractions that round to a whole second carry into the minute, hour, day and year, as datetime's."""
+    import random
+
+    fracs = (0.0, 0.0005, 0.0004999, 0.9995, 0.9994999, 0.9999994, 0.9999995, 0.9999996, 0.5, 1e-7, 5e-7)
+    wholes = [0, 59, 3599, 86399, 1798761599, 1788630410, 4102444799, 253402296000 - 1, 253402296000, 253402300799]
+    rng = random.Random(5)
+    values = [w + f for w in wholes for f in fracs]
+    values += [rng.uniform(0, 253402300800.0) for _ in range(5000)] + [rng.uniform(1.7e9, 1.9e9) for _ in range(5000)]
+    model._ISO.clear()
+    model._HOURS.clear()
+    for ts in values:
+        try:
+            want: str | None = _plain_iso(ts)
+        except ValueError:  # (past year 9999)
+            want = None
+        assert iso(ts) == want, ts
+    assert model._HOURS, "the hours are remembered"

@@ -1,7 +1,8 @@
 """Evidence scoring: from located artifacts to a verdict (provider, host, confidence, flags).
 
 The scoring is documented in :data:`EXPLAIN` (printed by ``musetui scan --explain``; its text is
-:mod:`musetui.core.fingerprints.explain`). The host step lives in :mod:`musetui.core.fingerprints.host`;
+:mod:`musetui.core.fingerprints.explain`). The steps after the evidence is weighed live in
+:mod:`musetui.core.fingerprints.verdict`, the host step in :mod:`musetui.core.fingerprints.host`;
 the fleet step, :func:`mark_outliers`, lives in :mod:`musetui.core.fingerprints.outliers` and stays
 importable from here.
 """
@@ -26,14 +27,21 @@ from musetui.core.fingerprints.host import (
 )
 from musetui.core.fingerprints.outliers import mark_outliers as mark_outliers
 from musetui.core.fingerprints.types import Decoded
-from musetui.core.model import HOSTS, PROVIDERS, Attribution, Evidence, SessionSummary, fmt_gap, iso
-from musetui.core.reasons import (
-    Anomaly,
-    DeclaredMismatch,
-    MixedProviders,
-    Reason,
-    short_value,
+from musetui.core.fingerprints.verdict import CLAUDE_FAMILIES as CLAUDE_FAMILIES
+from musetui.core.fingerprints.verdict import (
+    MEMO_MAX,
+    check_signature_models,
+    check_store_bytes,
+    declared_of,
+    flag_mixed_and_anomalies,
+    note_artifacts,
+    pick_provider,
+    without_lookalikes,
 )
+from musetui.core.fingerprints.verdict import SERVING_PROVIDERS as SERVING_PROVIDERS
+from musetui.core.fingerprints.verdict import declared_family as declared_family
+from musetui.core.model import Attribution, Evidence, SessionSummary, fmt_gap, iso
+from musetui.core.reasons import Reason
 from musetui.core.sources.zones import ZONE_NAMES
 
 #: Evidence minted this many seconds *after* the line that records it is impossible.
@@ -46,11 +54,6 @@ TOL_BEFORE_S = 600.0
 
 STRENGTH_WEIGHT = {"strong": 1.0, "medium": 0.6, "weak": 0.2}
 QUOTED_FACTOR = 0.25
-#: Providers that serve other makers' open models: a model name does not contradict them.
-SERVING_PROVIDERS = frozenset({"groq"})
-#: The family words of Claude's public model names. A signature naming none of them names an
-#: internal model (LangChain's Bedrock cassettes: ``claude-saffron`` for ``claude-sonnet-5``).
-CLAUDE_FAMILIES = ("opus", "sonnet", "haiku", "instant")
 #: Detectors whose shapes point to self-hosted serving (no provider signature).
 SELF_HOSTED_SHAPES = frozenset(
     {
@@ -156,34 +159,38 @@ class _Tally:
     )  # fmt: skip
 
     def __init__(self) -> None:
-        self.contributions: dict[str, list[float]] = defaultdict(list)
-        self.quoted: dict[str, list[float]] = defaultdict(list)  # from quoted zones only: listed, never decisive
-        self.hosts: dict[str, float] = defaultdict(float)
-        self.host_parts: dict[str, list[float]] = defaultdict(
-            list
-        )  # host-only evidence, per group (a noisy-or, as for providers)
-        self.host_makers: dict[str, set[str]] = defaultdict(set)  # the makers the host evidence itself names
+        # (plain dicts, filled by get-or-insert: a defaultdict per session costs more than the few keys it gets)
+        self.contributions: dict[str, list[float]] = {}
+        self.quoted: dict[str, list[float]] = {}  # from quoted zones only: listed, never decisive
+        self.hosts: dict[str, float] = {}
+        self.host_parts: dict[str, list[float]] = {}  # host-only evidence, per group (a noisy-or, as for providers)
+        self.host_makers: dict[str, set[str]] = {}  # the makers the host evidence itself names
         # per host: the makers beside whose stack all its evidence counts (None: some counts anywhere)
         self.host_beside: dict[str, frozenset[str] | None] = {}
-        self.vias: dict[str, float] = defaultdict(float)
+        self.vias: dict[str, float] = {}
         self.lookalike_only: dict[str, bool] = {}
         self.first_party: list[str] = []
         self.self_hosted: list[str] = []
-        self.anomalies: dict[str, list[Evidence]] = defaultdict(list)
+        self.anomalies: dict[str, list[Evidence]] = defaultdict(list)  # (_list_groups counts into it by key)
         self.store_bytes: dict[str, int] = {}  # (plain dicts: a Counter per session costs more than its counts)
         self.sig_models: dict[str, int] = {}
 
     def facts(self) -> dict[str, Any]:
-        """The scoring facts :func:`attribute` reads: per-provider and per-host noisy-ors, and the rest as counted."""
-        scores = {p: 1.0 - _prod(1.0 - c for c in cs) for p, cs in self.contributions.items()}
+        """The scoring facts :func:`attribute` reads: per-provider and per-host noisy-ors, and the rest as counted.
+
+        The tally's own maps are handed on (a tally is read once, by the session that made it).
+        """
+        scores = {p: _noisy_or(cs) for p, cs in self.contributions.items()} if self.contributions else {}
+        quoted = self.quoted
+        host_beside = self.host_beside
         return {
             "scores": scores,
-            "quoted": {p: 1.0 - _prod(1.0 - c for c in cs) for p, cs in self.quoted.items() if p not in scores},
-            "hosts": dict(self.hosts),
-            "host_scores": {h: 1.0 - _prod(1.0 - c for c in cs) for h, cs in self.host_parts.items()},
-            "host_makers": dict(self.host_makers),
-            "host_only_beside": {h: m for h, m in self.host_beside.items() if m is not None},
-            "vias": dict(self.vias),
+            "quoted": {p: _noisy_or(cs) for p, cs in quoted.items() if p not in scores} if quoted else {},
+            "hosts": self.hosts,
+            "host_scores": {h: _noisy_or(cs) for h, cs in self.host_parts.items()} if self.host_parts else {},
+            "host_makers": self.host_makers,
+            "host_only_beside": {h: m for h, m in host_beside.items() if m is not None} if host_beside else {},
+            "vias": self.vias,
             "lookalike_only": self.lookalike_only,
             "first_party": self.first_party,
             "self_hosted": self.self_hosted,
@@ -215,8 +222,13 @@ def build_evidence(
     totals = _weigh_groups(tally, groups)
     evidence = _list_groups(tally, groups, totals, resolve)
     facts = tally.facts()
-    evidence.sort(key=lambda e: (-e.weight, e.line))
+    evidence.sort(key=_by_weight_line)
     return evidence, facts
+
+
+def _by_weight_line(e: Evidence) -> tuple[float, int]:
+    """The order evidence is listed in: heaviest first, then by line."""
+    return -e.weight, e.line
 
 
 def _weigh_groups(tally: _Tally, groups: dict[_Kind, list[Located]]) -> list[int]:
@@ -243,28 +255,41 @@ def _weigh_groups(tally: _Tally, groups: dict[_Kind, list[Located]]) -> list[int
         dec0 = locs[0].decoded
         w_model = STRENGTH_WEIGHT.get(dec0.strength, 0.2) if genuine else 0.0  # the group's weight from model output
         if provider and w_model > 0 and n_model:
-            contributions[provider].append(w_model * (1 - 0.5**n_model))
+            _add(contributions, provider, w_model * (1 - 0.5**n_model))
             imitable = detector in LOOKALIKE_DETECTORS and dec0.time is None
             lookalike_only[provider] = lookalike_only.get(provider, True) and imitable
         elif provider and w_model > 0:
-            quoted[provider].append(w_model * QUOTED_FACTOR * (1 - 0.5**n_quoted))
+            _add(quoted, provider, w_model * QUOTED_FACTOR * (1 - 0.5**n_quoted))
         if not (genuine and n_model):
             continue
         if detector == "http-endpoint" and provider and not host:
             tally.first_party.append(dec0.value.split("/", 1)[0])
         if host:
-            hosts[host] = max(hosts[host], STRENGTH_WEIGHT.get(dec0.strength, 0.2))
+            hosts[host] = max(hosts.get(host, 0.0), STRENGTH_WEIGHT.get(dec0.strength, 0.2))
             only = HOST_ONLY_BESIDE.get(shape)
             tally.host_beside[host] = only if tally.host_beside.get(host, only) is not None else None
             if provider:
-                host_makers[host].add(provider)
+                makers = host_makers.get(host)
+                if makers is None:
+                    host_makers[host] = {provider}
+                else:
+                    makers.add(provider)
             else:  # host-only evidence (an endpoint, a header, a cloud's own id): independent of the maker's
-                host_parts[host].append(STRENGTH_WEIGHT.get(dec0.strength, 0.2) * (1 - 0.5**n_model))
+                _add(host_parts, host, STRENGTH_WEIGHT.get(dec0.strength, 0.2) * (1 - 0.5**n_model))
         if dec0.via:
-            vias[dec0.via] = max(vias[dec0.via], STRENGTH_WEIGHT.get(dec0.strength, 0.2))
+            vias[dec0.via] = max(vias.get(dec0.via, 0.0), STRENGTH_WEIGHT.get(dec0.strength, 0.2))
         if provider is None and (shape in SELF_HOSTED_SHAPES or detector == "empty-signature"):
             tally.self_hosted.append(f"{shape or detector} ×{n_model}")
     return totals
+
+
+def _add(parts: dict[str, list[float]], key: str, value: float) -> None:
+    """Append ``value`` to ``parts[key]`` (a new list for a new key)."""
+    got = parts.get(key)
+    if got is None:
+        parts[key] = [value]
+    else:
+        got.append(value)
 
 
 def _list_groups(
@@ -348,47 +373,16 @@ def _anomaly(dec: Decoded, loc: Located, delta: float | None) -> str | None:
     return None
 
 
-def _prod(values: Iterable[float]) -> float:
+def _noisy_or(parts: Iterable[float]) -> float:
+    """``1 - prod(1 - p)``: the chance that at least one part holds, the parts independent."""
     out = 1.0
-    for v in values:
-        out *= v
-    return out
+    for p in parts:
+        out *= 1.0 - p
+    return 1.0 - out
 
 
-def _evidence_counts(evidence: Sequence[Evidence]) -> str:
-    """``openai: openai-item-id ×6, fernet ×6; self-hosted: tool-id ×11``."""
-    per: dict[str, dict[str, int]] = defaultdict(dict)
-    for e in evidence:
-        if e.detector == "outlier":
-            continue
-        who = e.provider or (e.host and f"host {e.host}") or "no provider"
-        label = e.detector
-        per[who][label] = max(per[who].get(label, 0), e.count)
-    return "; ".join(
-        f"{who}: " + ", ".join(f"{d} ×{n}" for d, n in sorted(ds.items())) for who, ds in sorted(per.items())
-    )
-
-
-def declared_family(summary: SessionSummary, lookup: Any) -> tuple[str | None, str | None, str]:
-    """The provider and host a session declares, via the model catalogue; and a description."""
-    dp = (summary.declared_provider or "").lower() or None
-    model = summary.declared_model
-    provider: str | None = None
-    host: str | None = None
-    if dp in HOSTS:
-        host = dp
-    elif dp in PROVIDERS and dp != "unknown":
-        provider = dp
-    if model:
-        entry = lookup(model if not (host and "/" not in model) else f"{host}/{model}")
-        if entry is None and "/" in model:
-            entry = lookup(model.split("/", 1)[1])
-        if entry is not None:
-            if provider is None and entry.provider != "unknown":
-                provider = entry.provider
-            host = host or entry.host
-    desc = " ".join(x for x in (summary.declared_provider, model) if x) or "nothing"
-    return provider, host, desc
+#: The verdict of a session with no located artifact, per (format, declared provider and model, catalogue).
+_BARE: dict[tuple[Any, ...], tuple[str, str | None, float, str | None, str]] = {}
 
 
 def attribute(
@@ -402,195 +396,69 @@ def attribute(
     The steps, in order: weigh the evidence (:func:`build_evidence`), drop look-alike credit,
     pick the provider and its confidence, pick the host (which may raise the confidence), then
     the flags. Notes and reasons keep the order the steps give them.
+
+    Without located artifacts, what the steps read of the session is its format and its
+    declared provider and model (its declared ``models`` only beside signature models): that
+    verdict is remembered per those and the catalogue, when it lists no evidence, flag or reason.
     """
+    if located:
+        return _attribute(summary, located, lookup, resolve)
+    key = (summary.format, summary.declared_provider, summary.declared_model, lookup)
+    try:
+        got = _BARE.get(key)
+    except TypeError:  # (a lookup that cannot be a key)
+        return _attribute(summary, located, lookup, resolve)
+    if got is not None:
+        provider, host, conf, via, text = got
+        return Attribution(provider, host, conf, via, [], [], text, [])
+    verdict = _attribute(summary, located, lookup, resolve)
+    if not (verdict.evidence or verdict.flags or verdict.reasons) and len(_BARE) < MEMO_MAX:
+        _BARE[key] = (verdict.provider, verdict.host, verdict.confidence, verdict.via, verdict.summary)
+    return verdict
+
+
+def _attribute(
+    summary: SessionSummary,
+    located: Sequence[Located],
+    lookup: Any,
+    resolve: Callable[[Located], str] | None,
+) -> Attribution:
+    """:func:`attribute`, every step taken."""
     evidence, facts = build_evidence(located, resolve)
     if summary.format in FORMAT_HOSTS:
         add_format_host(summary.format, evidence, facts)
-    d_provider, d_host, d_desc = declared_family(summary, lookup)
+    d_provider, d_host, d_desc = declared_of(summary, lookup)
     flags: list[str] = []
     notes: list[str] = []
     reasons: list[Reason] = []
     scores: dict[str, float] = facts["scores"]
     if "openai" in scores and facts["lookalike_only"].get("openai"):
-        scores = _without_lookalikes(scores, facts, d_provider, d_desc, notes)
-    _note_artifacts(evidence, facts, notes)
-    provider, conf = _pick_provider(scores, facts, d_provider, d_desc, notes, flags, reasons)
+        scores = without_lookalikes(scores, facts, d_provider, d_desc, notes)
+    note_artifacts(evidence, facts, notes)
+    provider, conf = pick_provider(scores, facts, d_provider, d_desc, notes, flags, reasons)
     decided = provider in scores and scores[provider] >= 0.5  # artifacts, not the declaration, decided it
     host, host_note, conf = pick_host(facts, provider, conf, d_host, notes)
     if summary.format == "codex" and provider == "openai":
-        host = _check_store_bytes(summary, facts, host, d_desc, flags, reasons)
+        host = check_store_bytes(summary, facts, host, d_desc, flags, reasons)
     if facts["sig_models"] and summary.models:
-        _check_signature_models(summary, facts["sig_models"], notes, flags, reasons)
-    _flag_mixed_and_anomalies(scores, facts, flags, reasons)
+        check_signature_models(summary, facts["sig_models"], notes, flags, reasons)
+    flag_mixed_and_anomalies(scores, facts, flags, reasons)
     if host_note:
         notes.append(host_note)
     ev_vias: dict[str, float] = facts["vias"]
     via = max(ev_vias.items(), key=lambda kv: kv[1])[0] if ev_vias else None
     if via:
         notes.append(f"routed via {via}")
-    ordered: list[str] = [
-        f
-        for f in ("declared-mismatch", "time-mismatch", "imitation-id", "mixed-providers", "truncated-blob")
-        if f in flags
-    ]
+    ordered: list[str] = [f for f in _FLAG_ORDER if f in flags] if flags else []
     if decided and not flags:
         conf, why = calibration.calibrate(conf)
         if why:
             notes.append(why)
+    # (positional, in field order: provider, host, confidence, via, flags, evidence, summary, reasons)
     return Attribution(
-        provider=provider,
-        host=host,
-        via=via,
-        confidence=round(min(max(conf, 0.0), 0.99), 3),
-        flags=ordered,
-        evidence=evidence,
-        summary="; ".join(notes),
-        reasons=reasons,
+        provider, host, round(min(max(conf, 0.0), 0.99), 3), via, ordered, evidence, "; ".join(notes), reasons
     )
 
 
-def _without_lookalikes(
-    scores: dict[str, float], facts: dict[str, Any], d_provider: str | None, d_desc: str, notes: list[str]
-) -> dict[str, float]:
-    """OpenAI's score earned only by shapes that compatible servers mint too: dropped against a
-    declared non-OpenAI model, or beside a self-hosted server's own signs."""
-    if d_provider and d_provider != "openai":
-        notes.append(
-            f"OpenAI-shaped ids only (shapes compatible servers mint too): no OpenAI credit against the declared {d_desc}"
-        )
-        scores = {p: v for p, v in scores.items() if p != "openai"}
-    elif facts["self_hosted"] and d_provider is None:
-        notes.append(
-            "OpenAI-shaped ids only, beside a self-hosted server's own signs ("
-            + ", ".join(facts["self_hosted"])
-            + "): a look-alike, no OpenAI credit"
-        )
-        scores = {p: v for p, v in scores.items() if p != "openai"}
-    return scores
-
-
-def _note_artifacts(evidence: Sequence[Evidence], facts: dict[str, Any], notes: list[str]) -> None:
-    """Note the artifacts counted, and those only quoted (listed, never counted)."""
-    summary_counts = _evidence_counts(evidence)
-    if summary_counts:
-        notes.append("artifacts: " + summary_counts)
-    quoted_only: dict[str, float] = facts["quoted"]
-    if quoted_only:
-        notes.append(
-            "quoted artifacts (in text, tool-call arguments, files or tool output, not in the stack's own fields) point to "
-            + ", ".join(f"{p} ({v:.2f})" for p, v in sorted(quoted_only.items(), key=lambda kv: -kv[1]))
-            + ": listed, not counted"
-        )
-
-
-def _pick_provider(
-    scores: dict[str, float],
-    facts: dict[str, Any],
-    d_provider: str | None,
-    d_desc: str,
-    notes: list[str],
-    flags: list[str],
-    reasons: list[Reason],
-) -> tuple[str, float]:
-    """The provider and its confidence: strong artifacts, else weak ones, else the declaration."""
-    ranked = sorted(scores.items(), key=lambda kv: -kv[1])
-    best, best_score = ranked[0] if ranked else (None, 0.0)
-    second_score = ranked[1][1] if len(ranked) > 1 else 0.0
-    if best is not None and best_score >= 0.5:
-        provider = best
-        conf = best_score * (1.0 - 0.5 * second_score)
-        if d_provider == provider:
-            conf = 1.0 - (1.0 - conf) * 0.7
-            notes.append(f"declared {d_desc} agrees")
-        elif d_provider and d_provider != provider and provider not in SERVING_PROVIDERS:
-            _raise(flags, reasons, DeclaredMismatch("artifacts", d_desc, d_provider, provider))
-    elif best is not None and best_score > 0 and d_provider is None and facts["lookalike_only"].get(best):
-        provider = "unknown"
-        conf = 0.0
-        notes.append(
-            f"only weak shapes that compatible servers mint too point to {best} ({best_score:.2f}): "
-            "not enough for a verdict without a declaration"
-        )
-    elif best is not None and best_score > 0 and (d_provider is None or d_provider == best):
-        provider = best
-        conf = min(0.5, best_score + (0.2 if d_provider == best else 0.0))
-        notes.append("weak artifacts only")
-    elif d_provider:
-        provider = d_provider
-        conf = 0.5
-        if facts["self_hosted"] and provider not in ("openai", "anthropic", "google"):
-            conf = 0.6
-            notes.append("self-hosted shapes (" + ", ".join(facts["self_hosted"]) + ") fit the declaration")
-        elif best is not None and best_score > 0:
-            notes.append(f"weak artifacts point to {best} ({best_score:.2f}), not enough to overrule")
-        notes.append(f"declared {d_desc}; no artifact confirms or contradicts it")
-    else:
-        provider = "unknown"
-        conf = 0.0
-        if facts["self_hosted"]:
-            notes.append("self-hosted shapes only (" + ", ".join(facts["self_hosted"]) + "): no provider signature")
-        else:
-            notes.append("no declaration and no provider artifacts")
-    return provider, conf
-
-
-def _check_store_bytes(
-    summary: SessionSummary,
-    facts: dict[str, Any],
-    host: str | None,
-    d_desc: str,
-    flags: list[str],
-    reasons: list[Reason],
-) -> str | None:
-    """Codex's known store policy (store:true only for Azure) against its item ids' store byte; the host it implies."""
-    sb: dict[str, int] = facts["store_bytes"]
-    declared_azure = (summary.declared_provider or "").lower() == "azure"
-    if sb.get("00") and not declared_azure:
-        _raise(flags, reasons, DeclaredMismatch("store-byte-00", d_desc, count=sb["00"]))
-        host = host or "azure"
-    elif sb.get("01") and declared_azure:
-        _raise(flags, reasons, DeclaredMismatch("store-byte-01", d_desc, count=sb["01"]))
-    return host
-
-
-def _check_signature_models(
-    summary: SessionSummary, sig_models: dict[str, int], notes: list[str], flags: list[str], reasons: list[Reason]
-) -> None:
-    """A thinking signature that names another public model than the declared ones: ``declared-mismatch``."""
-    declared_models = {m.lower() for m in summary.models}
-    for m in sig_models:
-        if not any(m.lower() in dm or dm in m.lower() for dm in declared_models):
-            if not any(family in m.lower() for family in CLAUDE_FAMILIES):
-                notes.append(  # an internal name: nothing to compare it with
-                    f"thinking signature names {m}, not a public model name: not compared with the declared "
-                    + ", ".join(sorted(summary.models))
-                )
-                continue
-            declared = ", ".join(sorted(summary.models))
-            _raise(flags, reasons, DeclaredMismatch("signature-model", declared, found=m))
-
-
-def _flag_mixed_and_anomalies(
-    scores: dict[str, float], facts: dict[str, Any], flags: list[str], reasons: list[Reason]
-) -> None:
-    """``mixed-providers`` (two providers each >= 0.6), then one flag per kind of anomaly, with its first example."""
-    strong_model = [p for p, s in scores.items() if s >= 0.6]
-    if len(strong_model) >= 2:
-        _raise(flags, reasons, MixedProviders(tuple(sorted(strong_model))))
-    anomalies: dict[str, list[Evidence]] = facts["anomalies"]
-    for flag in ("time-mismatch", "imitation-id", "truncated-blob"):
-        if anomalies.get(flag):
-            ex = anomalies[flag][0]
-            recorded = round(ex.time - ex.delta_s, 6) if ex.time is not None and ex.delta_s is not None else None
-            _raise(
-                flags,
-                reasons,
-                Anomaly(flag, len(anomalies[flag]), ex.line, ex.detector, short_value(ex.value), ex.time, recorded),
-            )
-
-
-def _raise(flags: list[str], reasons: list[Reason], reason: Reason) -> None:
-    """Raise ``reason.flag`` (once) and keep the reason: the one explanation every view prints."""
-    reasons.append(reason)
-    if reason.flag not in flags:
-        flags.append(reason.flag)
+#: The order of a session verdict's flags.
+_FLAG_ORDER = ("declared-mismatch", "time-mismatch", "imitation-id", "mixed-providers", "truncated-blob")

@@ -66,8 +66,28 @@ def table() -> tuple[Bin, ...]:
 
 
 def calibrate(conf: float, bins: tuple[Bin, ...] | None = None) -> tuple[float, str]:
-    """The calibrated confidence of an artifact-decided, unflagged verdict, and the note saying why."""
-    for b in table() if bins is None else bins:
+    """The calibrated confidence of an artifact-decided, unflagged verdict, and the note saying why.
+
+    With the built-in map, remembered per confidence (verdicts share a few hundred values).
+    """
+    if bins is not None or type(conf) is not float or not conf:  # (1 == 1.0 and 0.0 == -0.0 as keys)
+        return _calibrate(conf, table() if bins is None else bins)
+    got = _BUILTIN.get(conf)
+    if got is None:
+        got = _calibrate(conf, table())
+        if len(_BUILTIN) >= MEMO_MAX:
+            _BUILTIN.clear()
+        _BUILTIN[conf] = got
+    return got
+
+
+#: :func:`calibrate` by the built-in map, per confidence (at most :data:`MEMO_MAX`; past it, the memo starts again).
+_BUILTIN: dict[float, tuple[float, str]] = {}
+MEMO_MAX = 4096
+
+
+def _calibrate(conf: float, bins: tuple[Bin, ...]) -> tuple[float, str]:
+    for b in bins:
         if b.low <= conf < b.high:
             if b.floor <= conf:
                 return conf, ""

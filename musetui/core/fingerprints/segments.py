@@ -30,12 +30,11 @@ from typing import Any, NamedTuple
 from musetui.core.fingerprints.attribution import (
     LOOKALIKE_DETECTORS,
     SELF_HOSTED_SHAPES,
-    SERVING_PROVIDERS,
     STRENGTH_WEIGHT,
     Located,
-    declared_family,
 )
 from musetui.core.fingerprints.types import Decoded
+from musetui.core.fingerprints.verdict import SERVING_PROVIDERS, declared_family, declared_of
 from musetui.core.model import FLAGS, Attribution, Segment, SessionSummary, parse_time
 from musetui.core.reasons import ProviderSwitch, Reason, SegmentMismatch
 from musetui.core.segment_read import who
@@ -229,10 +228,6 @@ def _flag_segments(
             add_reason(a, SegmentMismatch(g.first_line, g.last_line, d_desc, d_provider, g.provider))
 
 
-#: declared_family per (declared provider, model, format, catalogue): a handful of distinct ones per corpus.
-_DECLARED: dict[tuple[Any, ...], tuple[str | None, str | None, str]] = {}
-
-
 def conclude_lines(
     summary: SessionSummary,
     located: Sequence[Located],
@@ -259,21 +254,32 @@ def conclude_lines(
         merged: the lines of records that continue an earlier record's item (the observer's
             ``merged_lines``): a segment counts items as the session does.
     """
-    key = (summary.declared_provider, summary.declared_model, summary.format, id(lookup))
-    declared = _DECLARED.get(key)
-    if declared is None:
-        declared = declared_family(summary, lookup)
-        if len(_DECLARED) < 4096:
-            _DECLARED[key] = declared
-    d_provider, d_host, d_desc = declared
+    d_provider, d_host, d_desc = declared_of(summary, lookup)
     runs = _line_runs(located, d_provider, d_host)
-    item_lines = (
-        [base_line + i + 1 for i in records]
-        if len(runs) > 1
-        else [base_line + records[0] + 1, base_line + records[-1] + 1]
-        if records
-        else []
-    )
+    prior_items, last_line = before
+    if len(runs) < 2:  # one segment, the session's: no time is read, no flag raised
+        ends = [base_line + records[0] + 1, base_line + records[-1] + 1] if records else []
+        summary.segments = _build(summary, runs, ends, (prior_items, base_line), _no_times, last_line)
+        return
+    item_lines = [base_line + i + 1 for i in records]
+    span_times = _span_times(located, records, item_lines, times, raw_time)
+    segs = _build(summary, runs, item_lines, (prior_items, base_line), span_times, last_line, sorted(merged))
+    summary.segments = segs
+    _flag_segments(summary, segs, runs, (d_provider, d_desc))
+
+
+def _no_times(_lo: int, _hi: int) -> tuple[float | None, float | None]:
+    return None, None
+
+
+def _span_times(
+    located: Sequence[Located],
+    records: Sequence[int],
+    item_lines: list[int],
+    times: Sequence[Any],
+    raw_time: Callable[[int], Any] | None,
+) -> Callable[[int, int], tuple[float | None, float | None]]:
+    """The first and last recorded time of the items on lines ``lo`` to ``hi`` (see :func:`conclude_lines`)."""
 
     def at(j: int) -> float | None:
         i = records[j]
@@ -292,19 +298,20 @@ def conclude_lines(
             t1 = t1 if t1 is not None else max(known, default=None)
         return t0, t1
 
-    prior_items, last_line = before
-    segs = _build(summary, runs, item_lines, (prior_items, base_line), span_times, last_line, sorted(merged))
-    summary.segments = segs
-    _flag_segments(summary, segs, runs, (d_provider, d_desc))
+    return span_times
 
 
 def _line_runs(located: Sequence[Located], d_provider: str | None, d_host: str | None) -> list[_Run]:
     """The runs of a session's items, from its located artifacts (none to judge when they name one provider at most)."""
-    model = [loc.decoded for loc in located if not loc.zone]
-    providers = {dec.provider for dec in model}
-    providers.discard(None)
-    hosts = {dec.host for dec in model}
-    hosts.discard(None)
+    providers: set[str] = set()
+    hosts: set[str] = set()
+    for loc in located:
+        if not loc.zone:
+            dec = loc.decoded
+            if dec.provider is not None:
+                providers.add(dec.provider)
+            if dec.host is not None:
+                hosts.add(dec.host)
     if len(hosts) < 2 and (not providers or (len(providers) == 1 and d_provider in (None, *providers))):
         return []  # every item agrees (or says nothing): one segment, the session's
     per_line: dict[int, list[tuple[Decoded, int]]] = {}
@@ -337,7 +344,7 @@ def conclude_capture(summary: SessionSummary, lines: Sequence[int], votes: Seque
     """
     runs = _runs(votes)
     item_lines = sorted(lines)
-    segs = _build(summary, runs, item_lines, (0, 0), lambda _lo, _hi: (None, None))
+    segs = _build(summary, runs, item_lines, (0, 0), _no_times)
     summary.segments = segs
     if len(segs) < 2:
         return

@@ -54,13 +54,15 @@ def conclude(
     summary.started_at = parse_time(state.first_time)
     summary.ended_at = parse_time(state.last_time)
     if attribute_session:
-        resolver = Resolver(window.lines, state.sse, window.base_line, seen.kept)
-        summary.attribution = attribute(summary, state.located, lookup(), resolver)
+        located, catalogue = state.located, lookup()
+        # (the resolver names the fields of located artifacts: none to name without them)
+        resolver = Resolver(window.lines, state.sse, window.base_line, seen.kept) if located else None
+        summary.attribution = attribute(summary, located, catalogue, resolver)
         lines, probe, records = window.lines, seen.probe, checked.records
         raw_time = None if seen.observe_all else (lambda i: probe.time(lines[i]))
         before = (state.items - len(records), state.last_record_line)
         segments.conclude_lines(
-            summary, state.located, lookup(), records, window.base_line, seen.times, raw_time, before,
+            summary, located, catalogue, records, window.base_line, seen.times, raw_time, before,
             observer.merged_lines,
         )  # fmt: skip
         backwards = linetimes.reason(state.clock)
