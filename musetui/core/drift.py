@@ -81,7 +81,14 @@ class Watch:
     __slots__ = ("carriers", "k0", "k1", "keys", "kinds", "known", "nested", "seen", "shapes", "version")
 
     def __init__(self, known: Known) -> None:
-        self._bind(known)
+        # (:meth:`_bind`, inline: a watch is made per file)
+        got = _DERIVED.get(id(known))
+        if got is None or got[0] is not known:
+            _derived(known)
+            got = _DERIVED[id(known)]
+        self.known = known
+        self.keys, self.kinds, self.carriers = known.keys, known.kinds, known.carriers
+        _known, self.nested, self.k0, self.k1 = got
         self.version: str | None = None
         #: (version, what, name) -> [count, first line]
         self.seen: dict[tuple[str | None, str, str], list[int]] = {}

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import orjson
+
 from musetui.core.model import SessionSummary
 from musetui.core.reader import MAX_LINE_BYTES
 from musetui.core.scan import windows
-from musetui.core.scan.observe import observe
+from musetui.core.scan.observe import observe, presniff
 from musetui.core.scan.validate import LONE_CR, validate
+from musetui.core.sources.registry import Sniffer
 
 DATA = (
     b'{"timestamp":"2026-09-01T22:05:28.511Z","type":"session_meta","payload":{"id":"s1","cwd":"/w",'
@@ -48,3 +51,24 @@ def test_observe_sniffs_the_format_then_times_each_record() -> None:
     empty = windows.window(b"\n\n", 0, 0, summary, grew=False)
     nothing = observe(empty, validate(empty, False, False, MAX_LINE_BYTES), summary, None, None)
     assert nothing.observer is None  # no record: a later window may have the first
+
+
+def test_presniff_decides_as_the_sniffer_does_on_a_first_record() -> None:
+    """:func:`presniff` decides without a :class:`Sniffer`: what one decides on its first record (held back: None)."""
+    firsts = [
+        b'{"stream":{"kind":"session","id":"s"},"recorded_at":1,"payload":{"kind":"metadata","record":{}}}',
+        b'{"timestamp":"t","type":"session_meta","payload":{"id":"s1"}}',
+        b'{"type":"user","sessionId":"s","message":{"role":"user","content":"hi"}}',
+        b'{"unknown": 1}',
+        b"[1, 2]",
+        b"3",
+    ]
+    for first in firsts:
+        for rest in (b"", b'\n{"x": 2}\n', b"\n"):  # the only line (unended, ended) or one of several
+            data = first + rest
+            window = windows.window(data, 0, 0, _summary(), grew=False)
+            got = presniff(window, False, MAX_LINE_BYTES)
+            want = Sniffer().offer(orjson.loads(first), last=len(window.lines) == 1)
+            assert (None if got is None else (got[0].fmt, got[0].rule, got[1])) == (
+                None if want is None else (*want, 0)
+            ), data

@@ -26,7 +26,8 @@ from musetui.core.scan.stages import (
     Window,
 )
 from musetui.core.scan.validate import parse_any, record
-from musetui.core.sources.registry import GENERIC, GENERIC_RULE, Sniffer
+from musetui.core.sources.registry import GENERIC, GENERIC_RULE, SNIFF_RECORDS, Sniffer
+from musetui.core.sources.registry import sniff as sniff_record
 
 __all__ = ["Sniffed", "observe", "presniff", "record_times", "sniff", "watch_records"]
 
@@ -97,8 +98,13 @@ def presniff(window: Window, sse: bool, max_line: int) -> tuple[Sniffed, int] | 
             doc = orjson.loads(line)
         except orjson.JSONDecodeError:
             return None
-        found = Sniffer().offer(doc, last=i == last_line)
-        return (Sniffed(found[0], found[1], 0, doc), i) if found is not None else None
+        # (what ``Sniffer().offer(doc, last=i == last_line)`` decides on a first record, without the object)
+        found = sniff_record(doc)
+        if found is None:
+            if i != last_line and SNIFF_RECORDS > 1:
+                return None  # (held back)
+            found = GENERIC, GENERIC_RULE
+        return Sniffed(found[0], found[1], 0, doc), i
     return None
 
 

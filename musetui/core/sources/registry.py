@@ -112,7 +112,7 @@ def zone_table(fmt: str | None) -> Zones:
 
 def observer_for(fmt: str, summary: SessionSummary) -> Observer:
     """The scan-time observer for a format (with a drift watch when the format declares what it knows)."""
-    entry = spec(fmt)
+    entry = _BY_NAME.get(fmt) or _BY_NAME[GENERIC]  # (spec, inline)
     observer = entry.observer(summary)
     if entry.known is not None:
         observer.watch = Watch(entry.known)
