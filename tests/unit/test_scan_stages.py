@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import orjson
+from hypothesis import given
+from hypothesis import strategies as st
 
 from musetui.core.model import SessionSummary
 from musetui.core.reader import MAX_LINE_BYTES
@@ -72,3 +74,11 @@ def test_presniff_decides_as_the_sniffer_does_on_a_first_record() -> None:
             assert (None if got is None else (got[0].fmt, got[0].rule, got[1])) == (
                 None if want is None else (*want, 0)
             ), data
+
+
+@given(st.binary(max_size=40).map(lambda b: bytes(b"ab\n\r "[x % 5] for x in b)), st.data())
+def test_split_upto_reads_the_lines_one_find_each_reads(data: bytes, draw: st.DataObject) -> None:
+    """:func:`windows.split_upto` splits by ``BytesIO.readlines`` where no cap can bind: what a ``find`` per line gives."""
+    base = draw.draw(st.integers(0, len(data)))
+    for cap in (-1, 0, 1, 2, 3, len(data) - base, len(data) - base + 1, 1 << 18):
+        assert windows.split_upto(data, base, cap) == windows._split_capped(data, base, cap), (data, base, cap)
