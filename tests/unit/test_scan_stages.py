@@ -11,6 +11,7 @@ from musetui.core.reader import MAX_LINE_BYTES
 from musetui.core.scan import windows
 from musetui.core.scan.observe import observe, presniff
 from musetui.core.scan.validate import LONE_CR, validate
+from musetui.core.sources import registry
 from musetui.core.sources.registry import Sniffer
 
 DATA = (
@@ -82,3 +83,19 @@ def test_split_upto_reads_the_lines_one_find_each_reads(data: bytes, draw: st.Da
     base = draw.draw(st.integers(0, len(data)))
     for cap in (-1, 0, 1, 2, 3, len(data) - base, len(data) - base + 1, 1 << 18):
         assert windows.split_upto(data, base, cap) == windows._split_capped(data, base, cap), (data, base, cap)
+
+
+def test_a_one_line_file_is_tried_as_a_capture_or_an_array_by_its_first_byte() -> None:
+    """:func:`identify` asks the one-line capture only of an object, the array only of an array: what asking both gives."""
+    har = b'{"log":{"version":"1.2","entries":[{"request":{"method":"POST","url":"https://api.openai.com/v1/x"},'
+    har += b'"response":{"status":200,"content":{"text":"{}"}}}]}}'
+    claude = b'[{"type":"user","sessionId":"s","uuid":"u","message":{"role":"user","content":"hi"}}]'
+    for doc in (har, claude, b'{"a":1}', b"[1,2]"):
+        for lead, end in ((b"", b""), (b" \t", b"\n"), (b"\x0c", b" \n")):
+            data = lead + doc + end
+            shape = registry.identify("x.json", data)
+            capture, array = registry._one_line_capture(data), registry._one_line_array(data)
+            want = ("capture", capture) if capture is not None else ("document", array) if array else ("lines", None)
+            assert (shape.kind, shape.document) == want, data
+    assert registry.identify("x.json", har).kind == "capture"
+    assert registry.identify("x.json", b" " + claude).kind == "document"

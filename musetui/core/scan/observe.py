@@ -128,8 +128,8 @@ def observe(
     if pre is not None and observer is not None:
         fmt = pre.fmt
         i = checked.records[0]
-        times[i], zones[i] = observer.observe(pre.doc, window.base_line + i + 1)
-        times[i] = _plain_time(times[i])
+        t, zones[i] = observer.observe(pre.doc, window.base_line + i + 1)
+        times[i] = t if t is None or type(t) is str or type(t) is int or type(t) is float else None  # (_plain_time)
         start = 1
     elif observer is None:
         found = sniff(window, checked)
@@ -205,6 +205,8 @@ def _observe_rest(
 ) -> dict[int, Any]:
     """Observe the records from ``start`` on: those the probe cannot glean from their bytes; returns the parses kept."""
     records, texts = checked.records, checked.texts
+    if start >= len(records):  # (nothing left to observe: a one-record window)
+        return {}
     # (what the drift watch read of each record: the probe need not look for it in the bytes)
     reads: Sequence[Kinds | None] = [None] * len(records) if checked.kinds is None else checked.kinds
     if start:

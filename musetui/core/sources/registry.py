@@ -224,10 +224,11 @@ def identify(path: str, data: bytes) -> Shape:
         b"{",
         b"[",
     ):  # one line: a minified HAR or cassette, or a compact array
-        document = _one_line_capture(data)
+        # (each asks for its own first byte, ``lead``: an object may be a capture, an array a document)
+        document = _one_line_capture(data) if lead == b"{" else None
         if document is not None:
             return Shape("capture", JSON_LAYOUT, document)
-        array = _one_line_array(data)
+        array = _one_line_array(data) if lead == b"[" else None
         if array is not None:
             return Shape("document", None, array)
     return LINES
