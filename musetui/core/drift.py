@@ -81,7 +81,14 @@ class Watch:
     __slots__ = ("carriers", "k0", "k1", "keys", "kinds", "known", "nested", "seen", "shapes", "version")
 
     def __init__(self, known: Known) -> None:
-        self._bind(known)
+        # (:meth:`_bind`, inline: a watch is made per file)
+        got = _DERIVED.get(id(known))
+        if got is None or got[0] is not known:
+            _derived(known)
+            got = _DERIVED[id(known)]
+        self.known = known
+        self.keys, self.kinds, self.carriers = known.keys, known.kinds, known.carriers
+        _known, self.nested, self.k0, self.k1 = got
         self.version: str | None = None
         #: (version, what, name) -> [count, first line]
         self.seen: dict[tuple[str | None, str, str], list[int]] = {}
@@ -118,35 +125,40 @@ class Watch:
         except (AttributeError, TypeError, ValueError):
             return NO_KINDS  # a number or null: not a record
         parent: Any = None
+        k1 = self.k1
         try:
-            if self.k1 is None:
+            if k1 is None:
                 kind = doc[self.k0]
             else:
                 parent = doc[self.k0]
-                kind = parent[self.k1]
+                kind = parent[k1]
         except (KeyError, TypeError, ValueError):
             kind = None  # (an array, or a string: not an object of the format's records)
         skind: Any = None
-        if kind in self.kinds:
+        if kind in self.kinds:  # (a known kind: a string)
             if kind in self.carriers:
                 self._read_version(doc)
             sub = self.nested.get(kind)
             if sub is not None:
-                skind = parent if sub[0] else doc
+                under, path, names, what = sub
+                skind = parent if under else doc
                 try:
-                    for key in sub[1]:
+                    for key in path:
                         skind = skind[key]
                 except (KeyError, TypeError, ValueError):
                     skind = None
                 if type(skind) is not str:
                     skind = None
-                elif skind not in sub[2]:
+                elif skind not in names:
                     self._read_version(doc)
-                    self._add(sub[3], skind, line)
+                    self._add(what, skind, line)
+            read = (kind, skind)
         elif type(kind) is str:
             self._read_version(doc)
             self._add(self.known.what, kind, line)
-        read = (kind if type(kind) is str else None, skind)
+            read = (kind, None)
+        else:
+            read = NO_KINDS
         shape = (kind, n)
         if shape in self.shapes:
             return read

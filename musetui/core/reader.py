@@ -235,6 +235,9 @@ def _expanded(fd: int, st: os.stat_result) -> tuple[bytes, str | None]:
 def read_file(path: str, start: int = 0, limit: int | None = None, whole_max: int | None = None) -> FileData:
     """Read a regular file read-only from ``start`` up to its current size (or ``limit`` bytes).
 
+    Five system calls for a small file: open, fstat, pread, stat (the path after the read, which
+    is the open file's own stat when it still names it: see :func:`after_read`) and close.
+
     Raises:
         NotRegularFile: when the path is not a regular file.
         TooLarge: when there are more than ``whole_max`` bytes to read (nothing is read).
@@ -243,7 +246,9 @@ def read_file(path: str, start: int = 0, limit: int | None = None, whole_max: in
     fd, st = _open_regular(path)
     try:
         size = st.st_size
-        if is_gzip_name(path):  # read whole and expanded; offsets and lines are the expanded text's
+        if (
+            path[-3:].lower() == ".gz"
+        ):  # (is_gzip_name) read whole and expanded; offsets and lines are the expanded text's
             expanded, note = _expanded(fd, st)
             end = len(expanded) if limit is None else min(len(expanded), start + limit)
             return FileData(expanded[start:end], size, st.st_mtime_ns, st.st_ino, st.st_dev, note=note, expanded=True)
@@ -252,46 +257,76 @@ def read_file(path: str, start: int = 0, limit: int | None = None, whole_max: in
         want = max(0, size - start)
         if limit is not None:
             want = min(want, limit)
-        chunks: list[bytes] = []
-        got = 0
-        pos = start
-        while got < want:
-            chunk = os.pread(fd, min(want - got, 16 * 1024 * 1024), pos)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            got += len(chunk)
-            pos += len(chunk)
-        data = chunks[0] if len(chunks) == 1 else (b"".join(chunks) if chunks else b"")
-        now = os.fstat(fd)
-        note = shrank_note(path, st, start + got, start + want, now)
+        data = os.pread(fd, want, start) if 0 < want <= _PREAD_BYTES else b""
+        if len(data) < want:  # (a large file, or a short read: read on, chunk by chunk)
+            data = _read_on(fd, data, start, want)
+        got = len(data)
+        note, now = change_note(path, fd, st, start + got, start + want)
         return FileData(data, size, st.st_mtime_ns, st.st_ino, st.st_dev, now.st_size > size and note is None, note)
     finally:
         os.close(fd)
 
 
-def shrank_note(path: str, before: os.stat_result, got: int, want: int, now: os.stat_result) -> str | None:
-    """What to say when a file shrank, was replaced or was rewritten while it was read (None: it was not).
+#: Bytes one ``pread`` asks for at most.
+_PREAD_BYTES = 16 * 1024 * 1024
+
+
+def _read_on(fd: int, head: bytes, start: int, want: int) -> bytes:
+    """``head`` (read at ``start``) and what follows it, up to ``want`` bytes in all or the end of the file."""
+    chunks = [head] if head else []
+    got = len(head)
+    pos = start + got
+    while got < want:
+        chunk = os.pread(fd, min(want - got, _PREAD_BYTES), pos)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+        pos += len(chunk)
+    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+
+
+def after_read(path: str, fd: int, before: os.stat_result) -> tuple[os.stat_result, bool]:
+    """The open file ``fd``'s stat after a read, and whether ``path`` now names another file (or none).
+
+    One ``stat`` of the path (following a symlink, as :func:`open_ro` does) in the usual case: while
+    it names the file ``fd`` holds open (same inode and device: an open file's inode number is not
+    given to another file), that stat is the file's own, what ``os.fstat(fd)`` returns. Only when the
+    path names another file, or none, is the descriptor asked.
+    """
+    try:
+        there = os.stat(path)
+    except OSError:  # gone from its path
+        return os.fstat(fd), True
+    if there.st_ino == before.st_ino and there.st_dev == before.st_dev:
+        return there, False
+    return os.fstat(fd), True
+
+
+def change_note(path: str, fd: int, before: os.stat_result, got: int, want: int) -> tuple[str | None, os.stat_result]:
+    """What to say when the open file ``fd`` shrank, was replaced or was rewritten while it was read (None: it was not).
 
     An append (the file grew, its start kept) is not a change here: the caller reads up to its
     last complete line, and the next scan reads the rest.
 
     Args:
-        before: the file's ``fstat`` when it was opened; now: the open file's ``fstat`` after the read.
+        before: the file's ``fstat`` when it was opened.
         got: the offset the read reached; want: the offset it meant to reach.
+
+    Returns:
+        The note, and the file's stat after the read (:func:`after_read`).
     """
-    try:
-        there = os.stat(path)  # (what the open reached: a symlink is followed, as open_ro does)
-        replaced = (there.st_ino, there.st_dev) != (before.st_ino, before.st_dev)
-    except OSError:  # gone from its path
-        replaced = True
+    now, replaced = after_read(path, fd, before)
     shrank = got < want or now.st_size < before.st_size or replaced
     if not shrank and now.st_size == before.st_size and now.st_mtime_ns != before.st_mtime_ns:
-        return f"file was rewritten while it was read (same size, new modification time): {got:,} of {before.st_size:,} bytes"
+        return (
+            f"file was rewritten while it was read (same size, new modification time): {got:,} of {before.st_size:,} bytes",
+            now,
+        )
     if not shrank:
-        return None
+        return None, now
     holds = f" (it now holds {now.st_size:,})" if now.st_size != got else ""
-    return f"file shrank (or was replaced) while it was read: {got:,} of {before.st_size:,} bytes{holds}"
+    return f"file shrank (or was replaced) while it was read: {got:,} of {before.st_size:,} bytes{holds}", now
 
 
 def open_regular(path: str) -> int:

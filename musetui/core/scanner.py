@@ -28,11 +28,11 @@ from musetui.core.reader import (
     MAX_LINE_BYTES,
     NotRegularFile,
     TooLarge,
+    change_note,
     is_sse,
     open_regular,
     read_file,
     read_range,
-    shrank_note,
 )
 from musetui.core.scan import linetimes, windows
 from musetui.core.scan.conclude import conclude, lookup
@@ -217,8 +217,7 @@ def _scan_windows(abspath: str, relpath: str, root: str, opts: ScanOptions) -> O
             del window
             diags.extend(out.diagnostics)
             pos = state.offset
-        now = os.fstat(fd)
-        shrank = shrank_note(abspath, st, pos + len(tail), limit if limit >= size else pos, now)
+        shrank, now = change_note(abspath, fd, st, pos + len(tail), limit if limit >= size else pos)
         grew = now.st_size > size and shrank is None
     finally:
         os.close(fd)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from musetui.core import scanner
+from musetui.core import reader, scanner
 from musetui.core.scanner import scan_file
 
 
@@ -215,3 +215,60 @@ def test_a_file_rewritten_in_place_during_its_read_is_said_to(tmp_path: Path, mo
     size = f.stat().st_size
     want = f"file was rewritten while it was read (same size, new modification time): {size:,} of {size:,} bytes"
     assert want in _texts(out)
+
+
+def test_a_file_replaced_by_a_larger_one_during_its_read_says_what_the_open_file_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After the read, the path's stat stands for the open file's only while it names that file.
+
+    Here it names a larger file: the note says what the file that was read holds (its ``fstat``),
+    and the scan is not said to have grown.
+    """
+    f = tmp_path / "r.jsonl"
+    f.write_bytes(_lines(50))
+    size = f.stat().st_size
+    other = tmp_path / "other"
+    other.write_bytes(_lines(80))
+    real = os.pread
+
+    def pread(fd: int, length: int, offset: int) -> bytes:
+        data = real(fd, length, offset)
+        os.replace(other, f)
+        return data
+
+    monkeypatch.setattr(os, "pread", pread)
+    got = reader.read_file(str(f))
+    assert got.note == f"file shrank (or was replaced) while it was read: {size:,} of {size:,} bytes"
+    assert not got.grew and got.size == size
+
+
+def test_the_stat_after_a_read_is_the_open_files_own(tmp_path: Path) -> None:
+    """:func:`reader.after_read`'s stat equals ``os.fstat`` of the descriptor: path kept, grown, replaced or gone."""
+    f = tmp_path / "a.jsonl"
+    f.write_bytes(_lines(5))
+    keys = ("st_ino", "st_dev", "st_size", "st_mtime_ns", "st_mode")
+
+    def same(now: os.stat_result, fd: int) -> bool:
+        want = os.fstat(fd)
+        return all(getattr(now, k) == getattr(want, k) for k in keys)
+
+    fd = reader.open_ro(str(f))
+    try:
+        before = os.fstat(fd)
+        now, replaced = reader.after_read(str(f), fd, before)
+        assert not replaced and same(now, fd)
+        with f.open("ab") as out:
+            out.write(_lines(3))
+        now, replaced = reader.after_read(str(f), fd, before)
+        assert not replaced and same(now, fd) and now.st_size > before.st_size
+        other = tmp_path / "b"
+        other.write_bytes(_lines(40))
+        os.replace(other, f)
+        now, replaced = reader.after_read(str(f), fd, before)
+        assert replaced and same(now, fd) and now.st_size != f.stat().st_size
+        f.unlink()
+        now, replaced = reader.after_read(str(f), fd, before)
+        assert replaced and same(now, fd)
+    finally:
+        os.close(fd)

@@ -182,3 +182,14 @@ def test_each_kind_gleaned_with_the_watchs_kinds_or_the_bytes_is_what_parsing_gi
         p.declared_provider,
         p.session_id,
     )
+
+
+@given(
+    st.lists(st.sampled_from(["", "a", "sessions", "subagents", "subagent-x", "p1", "c2", "session.jsonl"]), max_size=7)
+)
+def test_the_parent_is_read_from_the_last_names_as_from_every_name(names: list[str]) -> None:
+    """:func:`muse.parent_from_path` splits off the last four names only: what splitting every name reads."""
+    path = "/".join(names)
+    parts = path.split("/")
+    want = parts[-4] if len(parts) >= 4 and parts[-3].startswith("subagent") else None
+    assert muse.parent_from_path(path) == want

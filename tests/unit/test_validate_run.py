@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from musetui.core.model import SessionSummary
 from musetui.core.scan import windows
 from musetui.core.scan.validate import validate
+from musetui.core.validate import thread_parser
 
 _LINES = st.one_of(
     st.sampled_from(
@@ -48,8 +49,9 @@ class _Seen:
     def __init__(self) -> None:
         self.calls: list[tuple[int, Any]] = []
 
-    def __call__(self, doc: Any, line: int) -> None:
+    def __call__(self, doc: Any, line: int) -> tuple[str, None]:
         self.calls.append((line, doc.mini if isinstance(doc, simdjson.Object | simdjson.Array) else doc))
+        return str(line), None  # (the kinds validate keeps per record)
 
     def diagnostics(self, path: str, fmt: str) -> list[Any]:
         return []
@@ -58,7 +60,7 @@ class _Seen:
 def _validated(window: windows.Window, max_line: int) -> tuple[Any, list[tuple[int, Any]]]:
     watch = _Seen()
     checked = validate(window, False, False, max_line, watch)
-    return (checked.records, checked.texts, checked.malformed), watch.calls
+    return (checked.records, checked.texts, checked.malformed, checked.kinds), watch.calls
 
 
 @given(st.lists(_LINES, max_size=10), st.booleans(), st.integers(0, 3))
@@ -70,3 +72,6 @@ def test_the_run_of_plain_lines_is_the_loop(lines: list[bytes], newline_last: bo
     run = _validated(window, max_line)  # (a window no line of which can be over the limit: the run first)
     loop = _validated(dataclasses.replace(window, size=max_line + 1), max_line)  # (the loop alone)
     assert run == loop
+    parser = thread_parser()
+    validate(window, False, False, max_line)
+    assert thread_parser() is parser  # (a small window keeps the thread's parser, whichever way it went)

@@ -26,7 +26,8 @@ from musetui.core.scan.stages import (
     Window,
 )
 from musetui.core.scan.validate import parse_any, record
-from musetui.core.sources.registry import GENERIC, GENERIC_RULE, Sniffer
+from musetui.core.sources.registry import GENERIC, GENERIC_RULE, SNIFF_RECORDS, Sniffer
+from musetui.core.sources.registry import sniff as sniff_record
 
 __all__ = ["Sniffed", "observe", "presniff", "record_times", "sniff", "watch_records"]
 
@@ -97,8 +98,13 @@ def presniff(window: Window, sse: bool, max_line: int) -> tuple[Sniffed, int] | 
             doc = orjson.loads(line)
         except orjson.JSONDecodeError:
             return None
-        found = Sniffer().offer(doc, last=i == last_line)
-        return (Sniffed(found[0], found[1], 0, doc), i) if found is not None else None
+        # (what ``Sniffer().offer(doc, last=i == last_line)`` decides on a first record, without the object)
+        found = sniff_record(doc)
+        if found is None:
+            if i != last_line and SNIFF_RECORDS > 1:
+                return None  # (held back)
+            found = GENERIC, GENERIC_RULE
+        return Sniffed(found[0], found[1], 0, doc), i
     return None
 
 
@@ -122,8 +128,8 @@ def observe(
     if pre is not None and observer is not None:
         fmt = pre.fmt
         i = checked.records[0]
-        times[i], zones[i] = observer.observe(pre.doc, window.base_line + i + 1)
-        times[i] = _plain_time(times[i])
+        t, zones[i] = observer.observe(pre.doc, window.base_line + i + 1)
+        times[i] = t if t is None or type(t) is str or type(t) is int or type(t) is float else None  # (_plain_time)
         start = 1
     elif observer is None:
         found = sniff(window, checked)
@@ -199,6 +205,8 @@ def _observe_rest(
 ) -> dict[int, Any]:
     """Observe the records from ``start`` on: those the probe cannot glean from their bytes; returns the parses kept."""
     records, texts = checked.records, checked.texts
+    if start >= len(records):  # (nothing left to observe: a one-record window)
+        return {}
     # (what the drift watch read of each record: the probe need not look for it in the bytes)
     reads: Sequence[Kinds | None] = [None] * len(records) if checked.kinds is None else checked.kinds
     if start:

@@ -12,7 +12,7 @@ from musetui.core.drift import Kinds
 from musetui.core.model import Malformed
 from musetui.core.reader import sse_payload
 from musetui.core.scan.stages import RecordWatch, Validated, Window
-from musetui.core.validate import keep_parser, thread_parser
+from musetui.core.validate import SHARED_PARSER_BYTES, keep_parser, thread_parser
 
 __all__ = ["LONE_CR", "parse_any", "record", "second_opinion", "validate"]
 
@@ -35,6 +35,10 @@ def validate(window: Window, sse: bool, grew: bool, max_line: int, watch: Record
     start = 0
     if not sse and window.size <= max_line:  # (no line can be over the limit)
         start = _plain_run(lines, parse, see, base_line, kinds)
+        if start == n:  # every line a plain record (most windows): what the loop below leaves for them
+            if window.size > SHARED_PARSER_BYTES:  # (else keep_parser keeps the thread's parser, as it is)
+                keep_parser(parser, window.size)
+            return Validated(list(range(n)), lines[:], [], kinds if see is not None else None)
     records, texts = list(range(start)), lines[:start]
     malformed: list[Malformed] = []
     add_record, add_text, add_kinds = records.append, texts.append, kinds.append

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from io import BytesIO
+from itertools import accumulate
 
 from musetui.core.model import SessionSummary
 from musetui.core.scan.stages import Window
@@ -20,9 +22,28 @@ def split_upto(data: bytes, base: int = 0, cap: int = -1) -> tuple[list[bytes], 
 
     Returns (lines, their start offsets from ``base``, whether the last line had no newline,
     the offset where the split stopped: ``len(data)``, or just after the ``cap``-th line).
-    ``bytes.find`` (memchr) per line, not ``bytes.split``: CPython splits on one byte with a
-    plain byte loop, about four instructions per byte, a twentieth of a cold scan.
+    ``BytesIO.readlines`` (memchr per line, in C) where ``data[base:]`` cannot hold more than ``cap``
+    lines (a line takes a byte at least), else ``bytes.find`` per line (:func:`_split_capped`): not
+    ``bytes.split``, which splits on one byte with a plain byte loop, about four instructions per byte.
+    (callgrind, a 26-line Muse file: 98.6 k -> 66.2 k instructions; a one-line file 8.7 k -> 10.9 k.)
     """
+    if 0 <= cap < len(data) - base:
+        return _split_capped(data, base, cap)
+    buf = BytesIO(data)  # (shares ``data``: nothing is copied until it is written, and it is not)
+    buf.seek(base)
+    ended = buf.readlines()  # each line with its newline (the last one may have none)
+    starts = list(accumulate(map(len, ended), initial=0))
+    starts.pop()  # (the end of the last line)
+    if ended and ended[-1][-1:] != b"\n":
+        last = ended.pop()
+        lines = [line[:-1] for line in ended]
+        lines.append(last)
+        return lines, starts, True, len(data)
+    return [line[:-1] for line in ended], starts, False, len(data)
+
+
+def _split_capped(data: bytes, base: int, cap: int) -> tuple[list[bytes], list[int], bool, int]:
+    """:func:`split_upto`, one ``bytes.find`` per line, stopping after ``cap`` lines."""
     lines: list[bytes] = []
     starts: list[int] = []
     add_line = lines.append

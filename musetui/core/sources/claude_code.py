@@ -278,7 +278,7 @@ class ClaudeObserver(Observer):
     """Reads session and agent ids, models (skipping ``<synthetic>``) and split-message duplicates."""
 
     def __init__(self, summary: Any) -> None:
-        super().__init__(summary)
+        self.summary = summary  # (Observer.__init__, inline: an observer is made per file)
         self.seen: set[tuple[str, str]] = set()
         #: the lines of assistant records that continue an API message already seen: not items of their own
         self.merged_lines: list[int] = []

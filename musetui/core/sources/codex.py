@@ -199,7 +199,7 @@ class CodexObserver(Observer):
     """Reads session_meta (id, parent, provider, fork), turn_context models and unknown types."""
 
     def __init__(self, summary: Any) -> None:
-        super().__init__(summary)
+        self.summary = summary  # (Observer.__init__, inline: an observer is made per file)
         self.unknown: dict[str, int] = {}
         #: The last ``token_count`` event's running totals (input, cached, output, reasoning), from the raw bytes.
         self.totals: dict[str, Any] | None = None

@@ -180,7 +180,7 @@ def sniff(obj: Any) -> str | None:
 
 def parent_from_path(path: str) -> str | None:
     """The parent session id from the layout ``<parent>/subagent*/<child>/session.jsonl``."""
-    parts = path.replace(os.sep, "/").split("/")
+    parts = path.replace(os.sep, "/").rsplit("/", 4)  # (the last four names: all it reads)
     if len(parts) >= 4 and parts[-3].startswith("subagent"):
         return parts[-4]
     return None
@@ -190,7 +190,7 @@ class MuseObserver(Observer):
     """Reads the session id, declared route and models, and counts unknown event kinds."""
 
     def __init__(self, summary: Any) -> None:
-        super().__init__(summary)
+        self.summary = summary  # (Observer.__init__, inline: an observer is made per file)
         self.unknown: dict[str, int] = {}
         #: The usage objects of plain ``model_completed`` events the probe gleaned, summed by :meth:`add_usages`
         #: after each window (so they hold a window's lines at most).

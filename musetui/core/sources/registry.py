@@ -112,7 +112,7 @@ def zone_table(fmt: str | None) -> Zones:
 
 def observer_for(fmt: str, summary: SessionSummary) -> Observer:
     """The scan-time observer for a format (with a drift watch when the format declares what it knows)."""
-    entry = spec(fmt)
+    entry = _BY_NAME.get(fmt) or _BY_NAME[GENERIC]  # (spec, inline)
     observer = entry.observer(summary)
     if entry.known is not None:
         observer.watch = Watch(entry.known)
@@ -224,10 +224,11 @@ def identify(path: str, data: bytes) -> Shape:
         b"{",
         b"[",
     ):  # one line: a minified HAR or cassette, or a compact array
-        document = _one_line_capture(data)
+        # (each asks for its own first byte, ``lead``: an object may be a capture, an array a document)
+        document = _one_line_capture(data) if lead == b"{" else None
         if document is not None:
             return Shape("capture", JSON_LAYOUT, document)
-        array = _one_line_array(data)
+        array = _one_line_array(data) if lead == b"[" else None
         if array is not None:
             return Shape("document", None, array)
     return LINES
