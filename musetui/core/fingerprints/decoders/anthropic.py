@@ -10,7 +10,6 @@ from musetui.core.fingerprints.decoders._common import (
     WINDOW_END_MS,
     WINDOW_MIN_MS,
     _b64_head,
-    _b64_prefix,
     _iso_ms,
     _printable,
     _varint,
@@ -186,6 +185,12 @@ def _anthropic_envelope(data: bytes) -> tuple[int, int, int, int] | None:
     return outer_len, hstart, hlen, declared
 
 
+#: The bytes of a signature decoded at first (its envelope's and, but for a long header, its header's).
+_SIG_HEAD_BYTES = 192
+#: The bytes the envelope check reads (the decode of the first :data:`_HEAD_CHARS` characters).
+_ENVELOPE_BYTES = _HEAD_CHARS // 4 * 3
+
+
 def decode_anthropic_signature(s: str) -> Decoded | None:
     """Decode an Anthropic thinking signature (or web-search ``encrypted_content``) header (§6.3).
 
@@ -196,21 +201,29 @@ def decode_anthropic_signature(s: str) -> Decoded | None:
     """
     if len(s) < 12 or not (s[0] == "E" or s.startswith("CAIS")):
         return None
-    head, _ = _b64_prefix(s[:_HEAD_CHARS], url=False)
-    # (the envelope's reads end within the first 48 bytes: the head's envelope is the whole value's)
+    # One decode of the value's first bytes serves both reads: the envelope's (they end within
+    # the first 48 bytes: the head's envelope is the whole value's) and the header's (all that
+    # is read, and the varints of its last field, which may run past it). A longer prefix of the
+    # same decode reads alike: what it adds lies past both reads.
+    data, total, clean = _b64_head(s, False, _SIG_HEAD_BYTES)
+    head = data[:_ENVELOPE_BYTES]
     env = _anthropic_envelope(head) if len(head) >= 8 else None
     if env is None:
         return None
     _outer_len, hstart, hlen, declared = env
-    # the header is all that is read (and the varints of its last field, which may run past it)
-    data, total, clean = _b64_head(s, False, hstart + hlen + 2 * _VARINT_MAX)
+    if hstart + hlen + 2 * _VARINT_MAX > _SIG_HEAD_BYTES:
+        data = _b64_head(s, False, hstart + hlen + 2 * _VARINT_MAX)[0]
     header, _ = _walk_fields(data, hstart, hstart + hlen)
     if not header or header[0][:2] != (1, 0) or not isinstance(header[0][2], int):
         return None
     version = header[0][2]
     truncated = total < declared or not clean
-    has_blob = any(n == 5 and isinstance(v, bytes) and len(v) == 64 for n, _w, v in header)
-    has_f4 = any(n == 4 and w == 2 for n, w, _v in header)
+    has_blob = has_f4 = False
+    for n, w, v in header:
+        if n == 5 and isinstance(v, bytes) and len(v) == 64:
+            has_blob = True
+        elif n == 4 and w == 2:
+            has_f4 = True
     web = not has_blob and (has_f4 or hlen < 66)
     fields: list[tuple[str, str]] = [
         ("kind", "web-search encrypted_content" if web else "thinking signature"),
