@@ -84,6 +84,10 @@ HOSTILE = [
     b'"file_' + b"A1" * 12 + b'" "asst_' + HEXID[:32] + b'" xrs_' + HEXID[:32] + b" .rs_" + HEXID,
     b'"_id": "functions.a.rs_' + HEXID[:32] + b':0" rs_' + HEXID[:32],
     b'"signature": "file_' + b"A1" * 12 + b'" file_' + b"A1" * 12,
+    # a signature value is read to its first quote, unless a backslash comes first (then no match there)
+    b'"signature": "Eq\\"x", "signature" :\t"abc\\\\", "thoughtSignature":\n"EqQB", "signature":"ab',
+    b'"signature":"' + b"E" * 3000 + b'\\u0041"' + b' "signature":"",' * 3,
+    b'"signature": "EqQBCkgIBxABGAIqQK' + b"A" * 40 + b'\\", "signature": "EqQBCkgIBxABGAIqQK' + b"B" * 40 + b'"',
     # the _id head's start is the last _id" before its end (Hyperscan tracks no start for it)
     b'"a_id"_id" \t :\n "functions.x:1" "b_id"  :"abcdefghi" "c_id":"chatcmpl-tool-' + b"0" * 16 + b'"',
     b'_id"_id":"_id":"abcdefghi"'
