@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from musetui.core import scanner
 from musetui.core.fingerprints import extract, patterns
 from musetui.core.scan import windows
+from musetui_synth import mint
 from musetui_synth.corpus import generate
 
 
@@ -299,3 +300,34 @@ def test_a_raw_key_decodes_as_the_decoder_says() -> None:
             tag = name.encode() + b"=" + state
             assert extract._decode_key(tag) == decoders.decode_key(name, value), tag
             assert extract._decode_key(tag) == decoders.decode_key(name, value), tag  # (the cached one too)
+
+
+_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+
+def _anthropic_body(kind: int, value: int, text: str, width: int) -> str:
+    """An id body: UUIDv7-shaped bits, any value of up to 135 bits, or base58 text."""
+    if kind == 0:  # the version and variant bits of a UUIDv7, any time (in or out of the window)
+        value = (value & ~(0xF << 76) & ~(3 << 62)) | (7 << 76) | (2 << 62)
+    if kind < 2:
+        return "01" + mint.b58_fixed(value, width)
+    return "01" + text
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.sampled_from(sorted(extract.ID_PREFIXES) + ["msg", "req", "toolu", "srvtoolu"] * 3),
+    st.integers(0, 2),
+    st.integers(0, 2**135),
+    st.text(alphabet=_B58, min_size=18, max_size=26),
+    st.integers(20, 24),
+)
+def test_raw_pass_decodes_ids_as_decode_id(prefix: str, kind: int, value: int, text: str, width: int) -> None:
+    """An id the raw pass finds decodes as ``_decode_id`` decodes it (Anthropic ids skip its checks, made already)."""
+    token = f"{prefix}_{_anthropic_body(kind, value, text, width)}"
+    got = list(extract.raw_hits(b'"' + token.encode() + b'"'))
+    want = extract._decode_id(token)
+    if got:
+        assert [h[0] for h in got] == [want], token
+    else:
+        assert want is None or not extract.U_RE.search(token.encode()), token

@@ -94,6 +94,12 @@ def _random_anthropic(raw: bytes, prefix_len: int) -> bool:
 ID_PREFIXES: frozenset[str] = frozenset({"call", "msg", "req", "toolu", "srvtoolu", *d.OPENAI_ITEM_TYPES})
 
 
+#: The prefixes of Anthropic ids, as the raw pass reads them, with their rows.
+_ANTHROPIC_ROWS = {
+    p.encode(): row for p in ("msg", "req", "toolu", "srvtoolu") if (row := d.anthropic_prefix(p)) is not None
+}
+
+
 def _decode_id(token: str) -> Decoded | None:
     """Decode an id-shaped token by its prefix (None unless it is one of :data:`ID_PREFIXES`)."""
     prefix = token.split("_", 1)[0]
@@ -200,7 +206,12 @@ def raw_hits(
             skey = (group if raw.lower() != raw else "lower", prefix, len(raw))
             hit = _shared_shape(skey, raw, tstart, here, cache_none=True)
         else:
-            decoded = _decode_id(raw.decode("ascii", "replace"))
+            token = raw.decode("ascii", "replace")
+            row = _ANTHROPIC_ROWS.get(prefix) if group == "b58" else None
+            # an Anthropic id as its regex matched it: past decode_anthropic_id's checks (the same ones)
+            decoded = d.decode_anthropic_body(token, row, token[len(prefix) + 1 :]) if row is not None else None
+            if decoded is None:
+                decoded = _decode_id(token)
             hit = None if decoded is None else (decoded, tstart, None, None)
         if hit is not None:
             yield hit

@@ -27,8 +27,10 @@ _B58_INDEX = {c: i for i, c in enumerate(B58_ALPHABET)}
 #: Each base58 character's byte to its digit value (``bytes.translate``).
 _B58_DIGITS = bytes.maketrans(B58_ALPHABET.encode(), bytes(range(58)))
 _ANTHROPIC_BODY_RE = re.compile(r"01[1-9A-HJ-NP-Za-km-z]{20,24}")
+#: An id prefix's row: (prefix, kind, host, tag).
+AnthropicPrefix = tuple[str, str, "str | None", Tag]
 #: prefix → (kind, host, tag); longest prefixes first so ``msg_bdrk_`` wins over ``msg_``.
-_ANTHROPIC_PREFIXES: tuple[tuple[str, str, str | None, Tag], ...] = (
+_ANTHROPIC_PREFIXES: tuple[AnthropicPrefix, ...] = (
     ("toolu_bdrk_", "tool use", "bedrock", "verified"),
     ("toolu_vrtx_", "tool use", "vertex", "verified"),
     ("msg_bdrk_", "message", "bedrock", "verified"),
@@ -69,12 +71,27 @@ def decode_anthropic_id(s: str) -> Decoded | None:
     route = s[i + 1 : i + 6]
     if route == "bdrk_" or route == "vrtx_":
         hit = _ROUTED.get(s[: i + 6], hit)
-    prefix, kind, host, tag = hit
+    prefix, kind, _host, _tag = hit
     body = s[len(prefix) :]
     if prefix == "msg_bdrk_" and len(body) == 32 and _BDRK32_RE.fullmatch(body):
         return _bedrock32_id(s, kind)
     if _ANTHROPIC_BODY_RE.fullmatch(body) is None:
         return None
+    return decode_anthropic_body(s, hit, body)
+
+
+def anthropic_prefix(prefix: str) -> AnthropicPrefix | None:
+    """The row of a plain prefix (``msg``, ``req``, ``toolu``, ``srvtoolu``), for :func:`decode_anthropic_body`."""
+    return _PLAIN.get(prefix)
+
+
+def decode_anthropic_body(s: str, hit: AnthropicPrefix, body: str) -> Decoded | None:
+    """:func:`decode_anthropic_id` of ``s``, past its checks: ``hit`` is its prefix's row and ``body`` (``01`` + 20-24 base58) the rest.
+
+    (The raw pass calls it directly for an id its regex matched as such behind a plain prefix:
+    the same checks, already made.)
+    """
+    prefix, kind, host, tag = hit
     digits = body.encode("ascii").translate(_B58_DIGITS)  # the base58 digits after "01", two at a time
     n = len(digits)
     if n % 2:
