@@ -270,8 +270,11 @@ def find_unique(obj: Any, text: bytes, needle: str, key: str | None, candidates:
         if not steps:
             continue  # (find_path names nothing at the root)
         cur = obj
-        for step in steps[:-1]:
-            if not _has(cur, step):
+        for step in steps[:-1]:  # (_has, inline)
+            if type(step) is int:
+                if type(cur) is not list or step >= len(cur):
+                    break
+            elif type(cur) is not dict or step not in cur:
                 break
             cur = cur[step]
         else:
@@ -323,9 +326,19 @@ def _one_key(text: bytes, needle: str) -> bool:
     return text.count(b'"' + nb + b'"') == 1
 
 
+#: The paths spelled lately, by their members (few kinds of evidence: few paths).
+_SPELLED: dict[Steps, str] = {}
+
+
 def _spell(steps: Steps) -> str:
     """The path :func:`find_path` spells for these members (as :func:`path_of`, step by step)."""
+    path = _SPELLED.get(steps)
+    if path is not None:
+        return path
     path = ""
     for step in steps:
         path = f"{path}[{step}]" if type(step) is int else (f"{path}.{step}" if path else str(step))
+    if len(_SPELLED) >= 4096:
+        _SPELLED.clear()
+    _SPELLED[steps] = path
     return path
