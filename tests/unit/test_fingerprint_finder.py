@@ -6,12 +6,13 @@ flags, verdict), on the bundled sample, the real public captures and a generated
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from musetui.core import scanner
@@ -331,3 +332,47 @@ def test_raw_pass_decodes_ids_as_decode_id(prefix: str, kind: int, value: int, t
         assert [h[0] for h in got] == [want], token
     else:
         assert want is None or not extract.U_RE.search(token.encode()), token
+
+
+def _confirm_keys_plain(data: bytes, heads: list[int]) -> list[tuple[int, int]]:
+    """The key pass's matches at ``heads``, less repeats, told as plainly as can be (the reference)."""
+    found: list[tuple[int, int]] = []
+    end = 0
+    earlier: set[bytes] = set()
+    for pos in heads:
+        if pos < end:
+            continue
+        lo = max(0, pos - 48)
+        lead = lo + len(data[lo:pos].rstrip(extract._KEYB))
+        repeat = [r for r in earlier if data.startswith(r, lead) and r.startswith(data[lead : pos + 1])]
+        if repeat:
+            end = lead + len(min(repeat))  # (the repeat the fast check finds first reads alike: the regex's match)
+            continue
+        m = extract.K_RE.match(data, pos)
+        if m is None:
+            continue
+        found.append((m.start(), m.end()))
+        end = m.end()
+        if m.lastgroup == "kval":
+            earlier.add(data[lead:end])
+    return found
+
+
+KEY_PIECES = st.sampled_from(
+    [
+        *(b"inference_geo", b"xinference_geo", b"prompt_filter_results", b"x", b"_", b'"', b'": ', b":", b"null"),
+        *(b'"us"', b"a" * 40, b"_geo", b"{", b"1", b" ", b"service_tier", b"tier", b",", b"\\"),
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(KEY_PIECES, max_size=40).map(b"".join))
+@example(b'"inference_geo": null, "xinference_geo": null, "inference_geo": null')  # a key inside a longer one
+@example(b'"' + b"a" * 40 + b'inference_geo":1 ' + b"a" * 40 + b'inference_geo":1')  # (48 letters back at most)
+@example(b'inference_geo":1 "inference_geo":1')  # (from the very start)
+def test_key_repeats_are_told_as_plainly(data: bytes) -> None:
+    """A key's repeat is skipped where the plain check (the key's letters, then its bytes) skips it."""
+    heads = [m.start() for m in re.finditer(rb"_(?=[a-z_]+\")", data)]
+    got = [(m.start(), m.end()) for m in extract._confirm(extract.K_RE, data, heads, "k")]
+    assert got == _confirm_keys_plain(data, heads)

@@ -464,16 +464,20 @@ def _confirm(rx: re.Pattern[bytes], data: bytes, heads: list[int], name: str) ->
     found: list[re.Match[bytes]] = []
     end = 0
     keys = name == "k"
-    earlier: dict[bytes, list[tuple[bytes, int]]] = {}  # a key's letters and its "_" -> (what its match read, length)
+    # the bytes at a key's "_" -> (the length of its letters before the "_", what its match read, its length past "_")
+    earlier: dict[bytes, list[tuple[int, bytes, int]]] = {}
+    key_chars = _KEY_CHARS
     for pos in heads:
         if pos < end:
             continue
-        lead = -1
+        lo = -1
         if keys:
             lo = pos - 48 if pos > 48 else 0
-            lead = lo + len(data[lo:pos].rstrip(_KEYB))  # the key's first letter (as raw_hits finds it)
-            for read, n in earlier.get(data[lead : pos + 1], ()):
-                if data.startswith(read, lead):
+            for n_letters, read, n in earlier.get(data[pos : pos + _AT_KEY], ()):
+                # a repeat: the same bytes from a key's first letter, which is where raw_hits finds it
+                # (48 back at most, else past a byte that no key holds)
+                lead = pos - n_letters
+                if lead >= lo and data.startswith(read, lead) and (lead == lo or data[lead - 1] not in key_chars):
                     end = pos + n
                     break
             if end > pos:
@@ -484,8 +488,14 @@ def _confirm(rx: re.Pattern[bytes], data: bytes, heads: list[int], name: str) ->
         found.append(m)
         end = m.end()
         if keys and m.lastgroup == "kval":
-            earlier.setdefault(data[lead : pos + 1], []).append((data[lead:end], end - pos))
+            lead = lo + len(data[lo:pos].rstrip(_KEYB))  # the key's first letter (as raw_hits finds it)
+            earlier.setdefault(data[pos : pos + _AT_KEY], []).append((pos - lead, data[lead:end], end - pos))
     return found
+
+
+#: The bytes from a presence key's ``_`` that file its earlier matches (any length would do: a
+#: match is a repeat by its whole bytes; the shortest key head, ``_geo"``, has five).
+_AT_KEY = 5
 
 
 _KEY_SIGNALS = d.PRESENCE_KEYS
