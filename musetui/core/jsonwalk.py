@@ -270,14 +270,17 @@ def find_unique(obj: Any, text: bytes, needle: str, key: str | None, candidates:
         if not steps:
             continue  # (find_path names nothing at the root)
         cur = obj
-        for step in steps[:-1]:
-            if not _has(cur, step):
+        for step in steps[:-1]:  # (_has, inline)
+            if type(step) is int:
+                if type(cur) is not list or step >= len(cur):
+                    break
+            elif type(cur) is not dict or step not in cur:
                 break
             cur = cur[step]
         else:
             step = steps[-1]
             if key is not None and step == key and type(cur) is dict and key in cur:
-                return _spell(steps) if _once(text, needle) else None
+                return _spell(steps) if _once(text, needle) or (key == needle and _one_key(text, needle)) else None
             if not _has(cur, step):
                 continue
             cur = cur[step]
@@ -300,9 +303,42 @@ def _once(text: bytes, needle: str) -> bool:
     return text.count(needle.encode()) == 1
 
 
+#: What follows a needle inside a key: the rest of the key (no quote, no backslash), its closing quote, a colon.
+_KEY_TAIL = re.compile(rb'[^"\\]*"[ \t\r\n]*:')
+
+
+def _one_key(text: bytes, needle: str) -> bool:
+    """True when the bytes of ``needle`` (as :func:`_once` allows) occur in ``text`` only inside keys, one of them ``needle`` itself.
+
+    A key's name repeated inside longer keys (``cache_creation`` in ``cache_creation_input_tokens``)
+    is then in one place as far as :func:`find_path` goes: it matches a key by equality, and no
+    string holds the needle. (In JSON text a string followed by a colon is a key; the rest of a key
+    has no quote, and no backslash: a string holding JSON would show its quotes escaped.)
+    """
+    if not needle or not needle.isascii() or '"' in needle or "\\" in needle:
+        return False
+    nb = needle.encode()
+    i = text.find(nb)
+    while i >= 0:
+        if _KEY_TAIL.match(text, i + len(nb)) is None:
+            return False
+        i = text.find(nb, i + 1)
+    return text.count(b'"' + nb + b'"') == 1
+
+
+#: The paths spelled lately, by their members (few kinds of evidence: few paths).
+_SPELLED: dict[Steps, str] = {}
+
+
 def _spell(steps: Steps) -> str:
     """The path :func:`find_path` spells for these members (as :func:`path_of`, step by step)."""
+    path = _SPELLED.get(steps)
+    if path is not None:
+        return path
     path = ""
     for step in steps:
         path = f"{path}[{step}]" if type(step) is int else (f"{path}.{step}" if path else str(step))
+    if len(_SPELLED) >= 4096:
+        _SPELLED.clear()
+    _SPELLED[steps] = path
     return path

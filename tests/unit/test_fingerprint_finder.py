@@ -6,17 +6,19 @@ flags, verdict), on the bundled sample, the real public captures and a generated
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from musetui.core import scanner
 from musetui.core.fingerprints import extract, patterns
 from musetui.core.scan import windows
+from musetui_synth import mint
 from musetui_synth.corpus import generate
 
 
@@ -84,6 +86,10 @@ HOSTILE = [
     b'"file_' + b"A1" * 12 + b'" "asst_' + HEXID[:32] + b'" xrs_' + HEXID[:32] + b" .rs_" + HEXID,
     b'"_id": "functions.a.rs_' + HEXID[:32] + b':0" rs_' + HEXID[:32],
     b'"signature": "file_' + b"A1" * 12 + b'" file_' + b"A1" * 12,
+    # a signature value is read to its first quote, unless a backslash comes first (then no match there)
+    b'"signature": "Eq\\"x", "signature" :\t"abc\\\\", "thoughtSignature":\n"EqQB", "signature":"ab',
+    b'"signature":"' + b"E" * 3000 + b'\\u0041"' + b' "signature":"",' * 3,
+    b'"signature": "EqQBCkgIBxABGAIqQK' + b"A" * 40 + b'\\", "signature": "EqQBCkgIBxABGAIqQK' + b"B" * 40 + b'"',
     # the _id head's start is the last _id" before its end (Hyperscan tracks no start for it)
     b'"a_id"_id" \t :\n "functions.x:1" "b_id"  :"abcdefghi" "c_id":"chatcmpl-tool-' + b"0" * 16 + b'"',
     b'_id"_id":"_id":"abcdefghi"'
@@ -295,3 +301,78 @@ def test_a_raw_key_decodes_as_the_decoder_says() -> None:
             tag = name.encode() + b"=" + state
             assert extract._decode_key(tag) == decoders.decode_key(name, value), tag
             assert extract._decode_key(tag) == decoders.decode_key(name, value), tag  # (the cached one too)
+
+
+_B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+
+
+def _anthropic_body(kind: int, value: int, text: str, width: int) -> str:
+    """An id body: UUIDv7-shaped bits, any value of up to 135 bits, or base58 text."""
+    if kind == 0:  # the version and variant bits of a UUIDv7, any time (in or out of the window)
+        value = (value & ~(0xF << 76) & ~(3 << 62)) | (7 << 76) | (2 << 62)
+    if kind < 2:
+        return "01" + mint.b58_fixed(value, width)
+    return "01" + text
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.sampled_from(sorted(extract.ID_PREFIXES) + ["msg", "req", "toolu", "srvtoolu"] * 3),
+    st.integers(0, 2),
+    st.integers(0, 2**135),
+    st.text(alphabet=_B58, min_size=18, max_size=26),
+    st.integers(20, 24),
+)
+def test_raw_pass_decodes_ids_as_decode_id(prefix: str, kind: int, value: int, text: str, width: int) -> None:
+    """An id the raw pass finds decodes as ``_decode_id`` decodes it (Anthropic ids skip its checks, made already)."""
+    token = f"{prefix}_{_anthropic_body(kind, value, text, width)}"
+    got = list(extract.raw_hits(b'"' + token.encode() + b'"'))
+    want = extract._decode_id(token)
+    if got:
+        assert [h[0] for h in got] == [want], token
+    else:
+        assert want is None or not extract.U_RE.search(token.encode()), token
+
+
+def _confirm_keys_plain(data: bytes, heads: list[int]) -> list[tuple[int, int]]:
+    """The key pass's matches at ``heads``, less repeats, told as plainly as can be (the reference)."""
+    found: list[tuple[int, int]] = []
+    end = 0
+    earlier: set[bytes] = set()
+    for pos in heads:
+        if pos < end:
+            continue
+        lo = max(0, pos - 48)
+        lead = lo + len(data[lo:pos].rstrip(extract._KEYB))
+        repeat = [r for r in earlier if data.startswith(r, lead) and r.startswith(data[lead : pos + 1])]
+        if repeat:
+            end = lead + len(min(repeat))  # (the repeat the fast check finds first reads alike: the regex's match)
+            continue
+        m = extract.K_RE.match(data, pos)
+        if m is None:
+            continue
+        found.append((m.start(), m.end()))
+        end = m.end()
+        if m.lastgroup == "kval":
+            earlier.add(data[lead:end])
+    return found
+
+
+KEY_PIECES = st.sampled_from(
+    [
+        *(b"inference_geo", b"xinference_geo", b"prompt_filter_results", b"x", b"_", b'"', b'": ', b":", b"null"),
+        *(b'"us"', b"a" * 40, b"_geo", b"{", b"1", b" ", b"service_tier", b"tier", b",", b"\\"),
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(KEY_PIECES, max_size=40).map(b"".join))
+@example(b'"inference_geo": null, "xinference_geo": null, "inference_geo": null')  # a key inside a longer one
+@example(b'"' + b"a" * 40 + b'inference_geo":1 ' + b"a" * 40 + b'inference_geo":1')  # (48 letters back at most)
+@example(b'inference_geo":1 "inference_geo":1')  # (from the very start)
+def test_key_repeats_are_told_as_plainly(data: bytes) -> None:
+    """A key's repeat is skipped where the plain check (the key's letters, then its bytes) skips it."""
+    heads = [m.start() for m in re.finditer(rb"_(?=[a-z_]+\")", data)]
+    got = [(m.start(), m.end()) for m in extract._confirm(extract.K_RE, data, heads, "k")]
+    assert got == _confirm_keys_plain(data, heads)

@@ -45,12 +45,16 @@ def test_subclasses_of_str_and_dict_are_walked_as_their_base_types() -> None:
 # --- find_unique: find_path read off a guessed path, where the text shows the needle is in one place
 
 _NEEDLES = ["rs_1", "ab", "key", "a/b"]
-_LEAF = st.sampled_from(["rs_1", "ab", "", "x rs_1", '{"a": "rs_1"}', '["rs_1"]', "key", "a/b", "xa/bx", "q"])
+_LEAF = st.sampled_from(
+    ["rs_1", "ab", "", "x rs_1", '{"a": "rs_1"}', '["rs_1"]', "key", "a/b", "xa/bx", "q", "key_n", '{"key_n": 1}']
+)
 _RECORD = st.recursive(
     st.one_of(_LEAF, st.integers(-5, 5), st.booleans(), st.none()),
     lambda inner: st.one_of(
         st.lists(inner, max_size=4),
-        st.dictionaries(st.sampled_from(["a", "b", "key", "rs_1", "a.b", "", "[0]", "id"]), inner, max_size=4),
+        st.dictionaries(
+            st.sampled_from(["a", "b", "key", "rs_1", "a.b", "", "[0]", "id", "key_n", "xkey"]), inner, max_size=4
+        ),
     ),
     max_leaves=20,
 )
@@ -91,11 +95,12 @@ def _all_steps(obj: Any, here: Steps = ()) -> list[Steps]:
     st.booleans(),
     st.lists(st.integers(0, 200), max_size=6),
     st.integers(0, 3),
+    st.booleans(),
 )
 def test_find_unique_is_find_path_when_it_answers(
-    obj: Any, needle: str, as_key: bool, picks: list[int], skip: int
+    obj: Any, needle: str, as_key: bool, picks: list[int], skip: int, indent: bool
 ) -> None:
-    text = orjson.dumps(obj)
+    text = orjson.dumps(obj, option=orjson.OPT_INDENT_2 if indent else None)
     if picks:
         text = _escape_some(text, picks)
     parsed = orjson.loads(text)
@@ -126,5 +131,17 @@ def test_find_unique_declines_what_it_cannot_prove() -> None:
     assert not spells_needles(b'{"b": "msg\\u005f1"}') and not spells_needles(b'{"b": "a\\/b"}')
     assert spells_needles(b'{"b": "tab\\t\\u001b[0m \\"q\\""}')
     assert find_unique({"k": {"geo": 1}}, b'{"k":{"geo":1}}', "geo", "geo", [("k", "geo")]) == "k.geo"
+    # a key's name inside longer keys only: still one place (find_path matches keys whole)
+    usage = {"u": {"cache_creation_input_tokens": 1, "cache_creation": {"x": 1}}}
+    text = orjson.dumps(usage)
+    assert find_unique(usage, text, "cache_creation", "cache_creation", [("u", "cache_creation")]) == "u.cache_creation"
+    quoted = {"u": {"cache_creation": 1}, "t": "cache_creation_x"}  # ... but not inside a string
+    assert (
+        find_unique(quoted, orjson.dumps(quoted), "cache_creation", "cache_creation", [("u", "cache_creation")]) is None
+    )
+    inner = {"u": {"cache_creation": 1}, "t": '{"cache_creation_x": 1}'}  # ... nor inside JSON a string holds
+    assert (
+        find_unique(inner, orjson.dumps(inner), "cache_creation", "cache_creation", [("u", "cache_creation")]) is None
+    )
     assert steps_of("m.content[0].id") == ("m", "content", 0, "id") and steps_of("a<json>.b") is None
     assert steps_of("[2].a") == (2, "a") and steps_of("") is None

@@ -185,8 +185,9 @@ _TEXT = st.one_of(st.none(), st.text(max_size=8))
 @settings(max_examples=300, deadline=None)
 @given(st.lists(_TEXT, min_size=12, max_size=12), st.integers(min_value=6, max_value=12), st.booleans())
 def test_decoded_init_stores_what_the_dataclass_would(values: list[Any], n: int, by_keyword: bool) -> None:
-    """Decoded's slot-storing ``__init__`` keeps the dataclass's fields, order, defaults and frozenness."""
+    """Decoded's construction (filled in unfrozen, then a Decoded) keeps the dataclass's fields, order, defaults and frozenness."""
     import dataclasses
+    import pickle
 
     from musetui.core.fingerprints.types import Decoded
 
@@ -195,7 +196,8 @@ def test_decoded_init_stores_what_the_dataclass_would(values: list[Any], n: int,
     args = values[:n]
     d = Decoded(**dict(zip(names, args, strict=False))) if by_keyword else Decoded(*args)
     assert [getattr(d, k) for k in names] == args + defaults[n - 6 :]
-    assert d == dataclasses.replace(d) and hash(d) == hash(dataclasses.replace(d))
+    assert type(d) is Decoded and d == dataclasses.replace(d) and hash(d) == hash(dataclasses.replace(d))
+    assert pickle.loads(pickle.dumps(d)) == d
     try:
         setattr(d, "value", "x")  # noqa: B010 (an assignment, as mypy would refuse it)
     except dataclasses.FrozenInstanceError:

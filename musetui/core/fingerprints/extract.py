@@ -94,6 +94,12 @@ def _random_anthropic(raw: bytes, prefix_len: int) -> bool:
 ID_PREFIXES: frozenset[str] = frozenset({"call", "msg", "req", "toolu", "srvtoolu", *d.OPENAI_ITEM_TYPES})
 
 
+#: The prefixes of Anthropic ids, as the raw pass reads them, with their rows.
+_ANTHROPIC_ROWS = {
+    p.encode(): row for p in ("msg", "req", "toolu", "srvtoolu") if (row := d.anthropic_prefix(p)) is not None
+}
+
+
 def _decode_id(token: str) -> Decoded | None:
     """Decode an id-shaped token by its prefix (None unless it is one of :data:`ID_PREFIXES`)."""
     prefix = token.split("_", 1)[0]
@@ -112,7 +118,7 @@ def scan_raw(
     data: bytes,
     line_starts: list[int],
     seen: set[bytes] | None = None,
-    finder: Callable[[bytes], tuple[Iterable[re.Match[bytes]], ...]] | None = None,
+    finder: Callable[[bytes], Passes] | None = None,
 ) -> Iterator[Hit]:
     """Yield every artifact the raw passes find in ``data`` (deduplicated by value).
 
@@ -144,7 +150,7 @@ RawHit = tuple[Decoded, int, "str | None", "bytes | None"]
 def raw_hits(
     data: bytes,
     seen: set[bytes] | None = None,
-    finder: Callable[[bytes], tuple[Iterable[re.Match[bytes]], ...]] | None = None,
+    finder: Callable[[bytes], Passes] | None = None,
     keys: bool = True,
 ) -> Iterator[RawHit]:
     """The hits of :func:`scan_raw`, in its order, as :data:`RawHit` tuples (not located by line).
@@ -200,7 +206,12 @@ def raw_hits(
             skey = (group if raw.lower() != raw else "lower", prefix, len(raw))
             hit = _shared_shape(skey, raw, tstart, here, cache_none=True)
         else:
-            decoded = _decode_id(raw.decode("ascii", "replace"))
+            token = raw.decode("ascii", "replace")
+            row = _ANTHROPIC_ROWS.get(prefix) if group == "b58" else None
+            # an Anthropic id as its regex matched it: past decode_anthropic_id's checks (the same ones)
+            decoded = d.decode_anthropic_body(token, row, token[len(prefix) + 1 :]) if row is not None else None
+            if decoded is None:
+                decoded = _decode_id(token)
             hit = None if decoded is None else (decoded, tstart, None, None)
         if hit is not None:
             yield hit
@@ -292,11 +303,11 @@ def _fernet_hits(g: Iterable[re.Match[bytes]], seen: set[bytes]) -> Iterator[Raw
             yield decoded, m.start(), None, None
 
 
-def _signature_hits(data: bytes, s: Iterable[re.Match[bytes]], seen: set[bytes], keys: bool) -> Iterator[RawHit]:
+def _signature_hits(data: bytes, s: Iterable[Span], seen: set[bytes], keys: bool) -> Iterator[RawHit]:
     """The ``signature`` values; every empty one counts (unsigned reasoning) and decodes alike."""
     empty: Decoded | None = None
-    for m in s:
-        raw = m.group("sig")
+    for mstart, sstart, send in s:
+        raw = data[sstart:send]
         if raw:
             sig_tag = b"sig:" + raw[:200]
             if sig_tag in seen:
@@ -313,15 +324,24 @@ def _signature_hits(data: bytes, s: Iterable[re.Match[bytes]], seen: set[bytes],
         if decoded is not None:
             key = None
             if keys:
-                mstart = m.start()
                 key_head = data[_key_start(data, mstart) : mstart]
                 key = key_head.decode("ascii", "replace") + "ignature" if key_head else "signature"
-            yield decoded, m.start("sig"), key, None
+            yield decoded, sstart, key, None
 
 
-def candidates_re(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:
+#: A signature pass match as (its start, the start and end of its value).
+Span = tuple[int, int, int]
+#: The finders' passes: the matches of the ``u``, ``k`` and ``g`` passes, the spans of the ``s`` pass.
+Passes = tuple[Iterable[re.Match[bytes]], Iterable[re.Match[bytes]], Iterable[re.Match[bytes]], Iterable[Span]]
+
+
+def _spans(matches: Iterable[re.Match[bytes]]) -> Iterator[Span]:
+    return ((m.start(), m.start("sig"), m.end("sig")) for m in matches)
+
+
+def candidates_re(data: bytes) -> Passes:
     """The matches of the four passes, by ``re`` alone (four passes over ``data``)."""
-    return U_RE.finditer(data), K_RE.finditer(data), G_RE.finditer(data), S_RE.finditer(data)
+    return U_RE.finditer(data), K_RE.finditer(data), G_RE.finditer(data), _spans(S_RE.finditer(data))
 
 
 #: Before a prefixed row's ``_``: one of the id prefixes, after a non-key byte (or the start).
@@ -367,7 +387,7 @@ def prepare() -> None:
     shapes.table()
 
 
-def _candidates(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:
+def _candidates(data: bytes) -> Passes:
     """The matches of the four passes: one Hyperscan scan for the heads, ``re`` at each head.
 
     The hits :func:`raw_hits` makes of them are those of :func:`candidates_re`: every match of
@@ -384,17 +404,51 @@ def _candidates(data: bytes) -> tuple[Iterable[re.Match[bytes]], ...]:
         starts[p].append(to - w if w >= 0 else frm if w == -1 else data.rfind(lead, 0, to))
 
     db.scan(data, match_event_handler=on)
-    out: list[Iterable[re.Match[bytes]]] = []
+    out: list[Any] = []
     for p, name in enumerate(patterns.PASSES):
         rx = _PASS_RES[name]
         if name not in patterns.HS_PASSES:
-            out.append(rx.finditer(data))
+            out.append(rx.finditer(data) if name != "s" else _spans(rx.finditer(data)))
             continue
         got = starts[p]
         if len(got) > 1:
             got = sorted(set(got))
-        out.append(_confirm(rx, data, got, name))
-    return tuple(out)
+        out.append(_confirm(rx, data, got, name) if name != "s" else _confirm_signatures(data, got))
+    u, k, g, s = out
+    return u, k, g, s
+
+
+#: The signature pass's regex is its opening (the key, a colon, a quote), then a value that holds no
+#: quote and no backslash, then a quote: after the opening, the first quote or backslash decides.
+_SIG_OPEN_END = rb"(?P<sig>[^\"\\]*)\""
+if not S_RE.pattern.endswith(_SIG_OPEN_END) or S_RE.pattern.count(b"(") != 1:
+    raise ValueError("the signature pass changed: update _confirm_signatures")
+_SIG_OPEN = re.compile(S_RE.pattern[: -len(_SIG_OPEN_END)])
+
+
+def _confirm_signatures(data: bytes, heads: list[int]) -> list[Span]:
+    """:func:`_confirm` for the signature pass, as spans: the value is read by two byte searches, not by ``re``.
+
+    The regex's value is a run of bytes other than a quote or backslash, closed by a quote (its
+    opening cannot end anywhere else: its spaces are followed by a colon and a quote). So it
+    matches where its opening does and the first quote after it comes before any backslash; a
+    value runs for thousands of bytes, which ``re`` reads a byte at a time.
+    """
+    found: list[Span] = []
+    end = 0
+    for pos in heads:
+        if pos < end:
+            continue
+        m = _SIG_OPEN.match(data, pos)
+        if m is None:
+            continue
+        a = m.end()
+        e = data.find(b'"', a)
+        if e < 0 or data.find(b"\\", a, e) >= 0:
+            continue
+        found.append((pos, a, e))
+        end = e + 1
+    return found
 
 
 def _confirm(rx: re.Pattern[bytes], data: bytes, heads: list[int], name: str) -> list[re.Match[bytes]]:
@@ -410,16 +464,20 @@ def _confirm(rx: re.Pattern[bytes], data: bytes, heads: list[int], name: str) ->
     found: list[re.Match[bytes]] = []
     end = 0
     keys = name == "k"
-    earlier: dict[bytes, list[tuple[bytes, int]]] = {}  # a key's letters and its "_" -> (what its match read, length)
+    # the bytes at a key's "_" -> (the length of its letters before the "_", what its match read, its length past "_")
+    earlier: dict[bytes, list[tuple[int, bytes, int]]] = {}
+    key_chars = _KEY_CHARS
     for pos in heads:
         if pos < end:
             continue
-        lead = -1
+        lo = -1
         if keys:
             lo = pos - 48 if pos > 48 else 0
-            lead = lo + len(data[lo:pos].rstrip(_KEYB))  # the key's first letter (as raw_hits finds it)
-            for read, n in earlier.get(data[lead : pos + 1], ()):
-                if data.startswith(read, lead):
+            for n_letters, read, n in earlier.get(data[pos : pos + _AT_KEY], ()):
+                # a repeat: the same bytes from a key's first letter, which is where raw_hits finds it
+                # (48 back at most, else past a byte that no key holds)
+                lead = pos - n_letters
+                if lead >= lo and data.startswith(read, lead) and (lead == lo or data[lead - 1] not in key_chars):
                     end = pos + n
                     break
             if end > pos:
@@ -430,8 +488,14 @@ def _confirm(rx: re.Pattern[bytes], data: bytes, heads: list[int], name: str) ->
         found.append(m)
         end = m.end()
         if keys and m.lastgroup == "kval":
-            earlier.setdefault(data[lead : pos + 1], []).append((data[lead:end], end - pos))
+            lead = lo + len(data[lo:pos].rstrip(_KEYB))  # the key's first letter (as raw_hits finds it)
+            earlier.setdefault(data[pos : pos + _AT_KEY], []).append((pos - lead, data[lead:end], end - pos))
     return found
+
+
+#: The bytes from a presence key's ``_`` that file its earlier matches (any length would do: a
+#: match is a repeat by its whole bytes; the shortest key head, ``_geo"``, has five).
+_AT_KEY = 5
 
 
 _KEY_SIGNALS = d.PRESENCE_KEYS

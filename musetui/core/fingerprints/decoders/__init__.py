@@ -22,6 +22,8 @@ from musetui.core.fingerprints.decoders._common import (
     WINDOW_MIN_S,
 )
 from musetui.core.fingerprints.decoders.anthropic import (
+    anthropic_prefix,
+    decode_anthropic_body,
     decode_anthropic_id,
     decode_anthropic_signature,
 )
@@ -64,8 +66,10 @@ __all__ = [
     "WINDOW_END_S",
     "WINDOW_MIN_MS",
     "WINDOW_MIN_S",
+    "anthropic_prefix",
     "classify_system_fingerprint",
     "classify_tool_id",
+    "decode_anthropic_body",
     "decode_anthropic_id",
     "decode_anthropic_signature",
     "decode_chatcmpl_id",

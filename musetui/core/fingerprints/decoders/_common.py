@@ -192,26 +192,41 @@ def _walk_fields(data: bytes, start: int, end: int) -> tuple[list[tuple[int, int
     """
     out: list[tuple[int, int, int | bytes]] = []
     pos = start
-    limit = min(end, len(data))
+    n = len(data)
+    limit = min(end, n)
     while pos < limit:
-        tag = _varint(data, pos)
-        if tag is None:
-            return out, False
-        key, pos = tag
+        key = data[pos]  # (a one-byte varint, the common case, read inline: as _varint reads it)
+        if key < 0x80:
+            pos += 1
+        else:
+            tag = _varint(data, pos)
+            if tag is None:
+                return out, False
+            key, pos = tag
         number, wire = key >> 3, key & 7
         if number == 0:
             return out, False
         if wire == 0:
-            v = _varint(data, pos)
-            if v is None or v[1] > limit:
+            if pos < n and data[pos] < 0x80:
+                value, nxt = data[pos], pos + 1
+            else:
+                v = _varint(data, pos)
+                if v is None:
+                    return out, False
+                value, nxt = v
+            if nxt > limit:
                 return out, False
-            out.append((number, 0, v[0]))
-            pos = v[1]
+            out.append((number, 0, value))
+            pos = nxt
         elif wire == 2:
-            ln = _varint(data, pos)
-            if ln is None:
-                return out, False
-            length, pos = ln
+            if pos < n and data[pos] < 0x80:
+                length = data[pos]
+                pos += 1
+            else:
+                ln = _varint(data, pos)
+                if ln is None:
+                    return out, False
+                length, pos = ln
             if pos + length > limit:
                 out.append((number, 2, data[pos:limit]))
                 return out, False

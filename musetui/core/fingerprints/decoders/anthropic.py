@@ -10,7 +10,6 @@ from musetui.core.fingerprints.decoders._common import (
     WINDOW_END_MS,
     WINDOW_MIN_MS,
     _b64_head,
-    _b64_prefix,
     _iso_ms,
     _printable,
     _varint,
@@ -28,8 +27,10 @@ _B58_INDEX = {c: i for i, c in enumerate(B58_ALPHABET)}
 #: Each base58 character's byte to its digit value (``bytes.translate``).
 _B58_DIGITS = bytes.maketrans(B58_ALPHABET.encode(), bytes(range(58)))
 _ANTHROPIC_BODY_RE = re.compile(r"01[1-9A-HJ-NP-Za-km-z]{20,24}")
+#: An id prefix's row: (prefix, kind, host, tag).
+AnthropicPrefix = tuple[str, str, "str | None", Tag]
 #: prefix → (kind, host, tag); longest prefixes first so ``msg_bdrk_`` wins over ``msg_``.
-_ANTHROPIC_PREFIXES: tuple[tuple[str, str, str | None, Tag], ...] = (
+_ANTHROPIC_PREFIXES: tuple[AnthropicPrefix, ...] = (
     ("toolu_bdrk_", "tool use", "bedrock", "verified"),
     ("toolu_vrtx_", "tool use", "vertex", "verified"),
     ("msg_bdrk_", "message", "bedrock", "verified"),
@@ -70,12 +71,27 @@ def decode_anthropic_id(s: str) -> Decoded | None:
     route = s[i + 1 : i + 6]
     if route == "bdrk_" or route == "vrtx_":
         hit = _ROUTED.get(s[: i + 6], hit)
-    prefix, kind, host, tag = hit
+    prefix, kind, _host, _tag = hit
     body = s[len(prefix) :]
     if prefix == "msg_bdrk_" and len(body) == 32 and _BDRK32_RE.fullmatch(body):
         return _bedrock32_id(s, kind)
     if _ANTHROPIC_BODY_RE.fullmatch(body) is None:
         return None
+    return decode_anthropic_body(s, hit, body)
+
+
+def anthropic_prefix(prefix: str) -> AnthropicPrefix | None:
+    """The row of a plain prefix (``msg``, ``req``, ``toolu``, ``srvtoolu``), for :func:`decode_anthropic_body`."""
+    return _PLAIN.get(prefix)
+
+
+def decode_anthropic_body(s: str, hit: AnthropicPrefix, body: str) -> Decoded | None:
+    """:func:`decode_anthropic_id` of ``s``, past its checks: ``hit`` is its prefix's row and ``body`` (``01`` + 20-24 base58) the rest.
+
+    (The raw pass calls it directly for an id its regex matched as such behind a plain prefix:
+    the same checks, already made.)
+    """
+    prefix, kind, host, tag = hit
     digits = body.encode("ascii").translate(_B58_DIGITS)  # the base58 digits after "01", two at a time
     n = len(digits)
     if n % 2:
@@ -186,6 +202,12 @@ def _anthropic_envelope(data: bytes) -> tuple[int, int, int, int] | None:
     return outer_len, hstart, hlen, declared
 
 
+#: The bytes of a signature decoded at first (its envelope's and, but for a long header, its header's).
+_SIG_HEAD_BYTES = 192
+#: The bytes the envelope check reads (the decode of the first :data:`_HEAD_CHARS` characters).
+_ENVELOPE_BYTES = _HEAD_CHARS // 4 * 3
+
+
 def decode_anthropic_signature(s: str) -> Decoded | None:
     """Decode an Anthropic thinking signature (or web-search ``encrypted_content``) header (§6.3).
 
@@ -196,21 +218,29 @@ def decode_anthropic_signature(s: str) -> Decoded | None:
     """
     if len(s) < 12 or not (s[0] == "E" or s.startswith("CAIS")):
         return None
-    head, _ = _b64_prefix(s[:_HEAD_CHARS], url=False)
-    # (the envelope's reads end within the first 48 bytes: the head's envelope is the whole value's)
+    # One decode of the value's first bytes serves both reads: the envelope's (they end within
+    # the first 48 bytes: the head's envelope is the whole value's) and the header's (all that
+    # is read, and the varints of its last field, which may run past it). A longer prefix of the
+    # same decode reads alike: what it adds lies past both reads.
+    data, total, clean = _b64_head(s, False, _SIG_HEAD_BYTES)
+    head = data[:_ENVELOPE_BYTES]
     env = _anthropic_envelope(head) if len(head) >= 8 else None
     if env is None:
         return None
     _outer_len, hstart, hlen, declared = env
-    # the header is all that is read (and the varints of its last field, which may run past it)
-    data, total, clean = _b64_head(s, False, hstart + hlen + 2 * _VARINT_MAX)
+    if hstart + hlen + 2 * _VARINT_MAX > _SIG_HEAD_BYTES:
+        data = _b64_head(s, False, hstart + hlen + 2 * _VARINT_MAX)[0]
     header, _ = _walk_fields(data, hstart, hstart + hlen)
     if not header or header[0][:2] != (1, 0) or not isinstance(header[0][2], int):
         return None
     version = header[0][2]
     truncated = total < declared or not clean
-    has_blob = any(n == 5 and isinstance(v, bytes) and len(v) == 64 for n, _w, v in header)
-    has_f4 = any(n == 4 and w == 2 for n, w, _v in header)
+    has_blob = has_f4 = False
+    for n, w, v in header:
+        if n == 5 and isinstance(v, bytes) and len(v) == 64:
+            has_blob = True
+        elif n == 4 and w == 2:
+            has_f4 = True
     web = not has_blob and (has_f4 or hlen < 66)
     fields: list[tuple[str, str]] = [
         ("kind", "web-search encrypted_content" if web else "thinking signature"),
