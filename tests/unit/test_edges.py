@@ -17,6 +17,18 @@ def _lines(n: int) -> bytes:
     return b"".join(b'{"role": "user", "content": "hello %d", "model": "gpt-4o"}\n' % i for i in range(n))
 
 
+def _replacing_pread(other: Path, path: Path) -> Callable[[int, int, int], bytes]:
+    """``os.pread`` that moves ``other`` over ``path`` after each read (another writer replacing the file)."""
+    real = os.pread
+
+    def pread(fd: int, length: int, offset: int) -> bytes:
+        data = real(fd, length, offset)
+        os.replace(other, path)
+        return data
+
+    return pread
+
+
 def _truncating_pread(path: Path, after_calls: int, keep: int) -> Callable[[int, int, int], bytes]:
     """``os.pread`` that truncates ``path`` to ``keep`` bytes after ``after_calls`` reads (another writer)."""
     real = os.pread
@@ -64,14 +76,7 @@ def test_a_file_replaced_during_its_read_is_said_to(tmp_path: Path, monkeypatch:
     f.write_bytes(_lines(50))
     other = tmp_path / "other"
     other.write_bytes(_lines(50))
-    real = os.pread
-
-    def pread(fd: int, length: int, offset: int) -> bytes:
-        data = real(fd, length, offset)
-        os.replace(other, f)
-        return data
-
-    monkeypatch.setattr(os, "pread", pread)
+    monkeypatch.setattr(os, "pread", _replacing_pread(other, f))
     out = scan_file(str(f), "r.jsonl", str(tmp_path))
     assert any(t.startswith("file shrank (or was replaced) while it was read") for t in _texts(out)), _texts(out)
 
@@ -230,14 +235,7 @@ def test_a_file_replaced_by_a_larger_one_during_its_read_says_what_the_open_file
     size = f.stat().st_size
     other = tmp_path / "other"
     other.write_bytes(_lines(80))
-    real = os.pread
-
-    def pread(fd: int, length: int, offset: int) -> bytes:
-        data = real(fd, length, offset)
-        os.replace(other, f)
-        return data
-
-    monkeypatch.setattr(os, "pread", pread)
+    monkeypatch.setattr(os, "pread", _replacing_pread(other, f))
     got = reader.read_file(str(f))
     assert got.note == f"file shrank (or was replaced) while it was read: {size:,} of {size:,} bytes"
     assert not got.grew and got.size == size
