@@ -193,3 +193,17 @@ def test_the_parent_is_read_from_the_last_names_as_from_every_name(names: list[s
     parts = path.split("/")
     want = parts[-4] if len(parts) >= 4 and parts[-3].startswith("subagent") else None
     assert muse.parent_from_path(path) == want
+
+
+@given(st.sampled_from(sorted(muse.MuseProbe.skip)), _event(), st.booleans(), st.booleans())
+def test_the_kinds_the_scan_passes_by_are_those_glean_takes_nothing_from(
+    kinds: Any, event: dict[str, Any], titled: bool, as_read: bool
+) -> None:
+    """A record of the probe's ``skip`` kinds is not shown to :meth:`glean` (observe.py): it would ask nothing, take nothing."""
+    obs = muse.MuseObserver(_summary())
+    if titled:
+        obs.summary.title = "t"
+    line = _line(dict(event, kind=kinds[1]) if as_read else event, 1)  # (its bytes, or a model_completed's)
+    before = (obs.summary.title, obs.summary.models, obs.summary.usage, list(obs.usages))
+    assert not muse.MuseProbe().glean(line, obs, kinds)
+    assert (obs.summary.title, obs.summary.models, obs.summary.usage, list(obs.usages)) == before

@@ -100,6 +100,11 @@ class LineProbe(Protocol):
         """Whether a file's lines have their :attr:`time_key` at one place (so their times are cut there)."""
         ...
 
+    @property
+    def skip(self) -> frozenset[tuple[str | None, str | None]]:
+        """Kinds of records :meth:`glean` never asks to observe nor takes anything from (not shown to it)."""
+        ...
+
 
 @dataclass(slots=True)
 class Window:

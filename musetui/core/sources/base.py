@@ -205,6 +205,9 @@ class Probe:
     time_key = b""
     #: Whether a file's lines have the time key at one place (the scan then cuts their times there).
     time_in_place = False
+    #: Kinds (as the drift watch reads them) of records :meth:`glean` never asks to observe, nor takes anything
+    #: from: the scan passes them by without calling it.
+    skip: frozenset[Kinds] = frozenset()
 
     def wants(self, line: bytes) -> bool:
         """Whether the observer must see this record."""

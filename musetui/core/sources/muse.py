@@ -126,6 +126,8 @@ class MuseProbe(Probe):
     observe_all = False
     time_key = b'"recorded_at":'
     time_in_place = True  # (after the session's stream object)
+    #: (what :meth:`glean` does with the watch's kinds: a plain event other than ``started`` carries nothing)
+    skip = frozenset(("run", name) for name in _PLAIN_NAMES - {"started"})
 
     def wants(self, line: bytes) -> bool:
         return _event_kind(line) not in _PLAIN_EVENTS
