@@ -134,18 +134,18 @@ class Watch:
             else:
                 parent = doc[self.b0]
                 kind = parent[b1]
-            skind = None
+            raw = None
             path = self.paths[kind]
             if path:
-                skind = parent
+                raw = parent
                 for key in path:
-                    skind = skind[key]
-            read = self.quiet.get((kind, skind, n))
+                    raw = raw[key]
+            read = self.quiet.get((kind, raw, n))
         except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-            read = None
+            return self._check(doc, line)
         if read is not None:
             return read
-        return self._check(doc, line)
+        return self._judge(doc, line, n, kind, raw, type(raw) is str or raw is None)
 
     def _check(self, doc: Any, line: int) -> Kinds:
         """Check one record (what :meth:`__call__` does for a record not known quiet).
@@ -174,23 +174,36 @@ class Watch:
         except (KeyError, TypeError, ValueError):
             kind = None  # (an array, or a string: not an object of the format's records)
         skind: Any = None
+        sub = self.nested.get(kind) if kind in self.kinds else None
+        if sub is not None:
+            under, path, _names, _what = sub
+            skind = parent if under else doc
+            try:
+                for key in path:
+                    skind = skind[key]
+            except (KeyError, TypeError, ValueError):
+                skind = None
+        return self._judge(doc, line, n, kind, skind, False)
+
+    def _judge(self, doc: Any, line: int, n: int, kind: Any, skind: Any, hush: bool) -> Kinds:
+        """The check of a record whose key count, kind and nested kind (as read, if it has one) are read.
+
+        ``hush``: keep what it returns as quiet (:attr:`quiet`), under the values read, if it counts nothing
+        (:meth:`__call__` reads them so; ``skind`` a string or null).
+        """
+        raw = skind
         if kind in self.kinds:  # (a known kind: a string)
             if kind in self.carriers:
                 self._read_version(doc)
             sub = self.nested.get(kind)
             if sub is not None:
-                under, path, names, what = sub
-                skind = parent if under else doc
-                try:
-                    for key in path:
-                        skind = skind[key]
-                except (KeyError, TypeError, ValueError):
-                    skind = None
+                names, what = sub[2], sub[3]
                 if type(skind) is not str:
                     skind = None
                 elif skind not in names:
                     self._read_version(doc)
                     self._add(what, skind, line)
+                    hush = False
             read = (kind, skind)
         elif type(kind) is str:
             self._read_version(doc)
@@ -200,7 +213,8 @@ class Watch:
             read = NO_KINDS
         shape = (kind, n)
         if shape in self.shapes:
-            self._hush(kind, parent, doc, n, read)
+            if hush:
+                self.quiet[(kind, raw, n)] = read
             return read
         try:
             keys = list(doc.keys())
@@ -208,30 +222,14 @@ class Watch:
             return read  # an array: not a record
         if self.keys.issuperset(keys):
             self.shapes.add(shape)
-            self._hush(kind, parent, doc, n, read)
+            if hush:
+                self.quiet[(kind, raw, n)] = read
             return read
         self._read_version(doc)
         for k in keys:
             if k not in self.keys:
                 self._add(KEY, k, line)
         return read
-
-    def _hush(self, kind: Any, parent: Any, doc: Any, n: int, read: Kinds) -> None:
-        """Note a record that had nothing to count as quiet, under what :meth:`__call__` reads first (if it reads it)."""
-        path = self.paths.get(kind) if type(kind) is str else None
-        if path is None:
-            return  # (a kind whose records are always checked)
-        raw: Any = None
-        if path:
-            raw = parent if self.k1 is not None else doc
-            try:
-                for key in path:
-                    raw = raw[key]
-            except (KeyError, TypeError, ValueError, AttributeError, IndexError):
-                return
-            if raw is not None and (type(raw) is not str or raw not in self.nested[kind][2]):
-                return  # (an unknown nested kind is counted; a nested kind neither a string nor null is not kept)
-        self.quiet[(kind, raw, n)] = read
 
     def _read_version(self, doc: Any) -> None:
         for path in self.known.version:
