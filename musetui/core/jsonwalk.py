@@ -241,7 +241,10 @@ def spells_needles(text: bytes) -> bool:
     In such JSON text a string or key holds a printable ASCII needle (no quote, no backslash)
     only where the needle's bytes are: a needle whose bytes occur once is in one place at most.
     """
-    return _ASCII_ESCAPE.search(text) is None  # (one pass: two plain byte searches cost more on transcript lines)
+    # (every escape starts at a backslash, and most lines hold none: one byte search, then the regex from
+    # the first backslash on; callgrind, a Claude Code line of 3 KB: 2.4 k instructions, 9.2 k by the regex alone)
+    first = text.find(b"\\")
+    return first < 0 or _ASCII_ESCAPE.search(text, first) is None
 
 
 def steps_of(path: str) -> Steps | None:

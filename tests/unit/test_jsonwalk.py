@@ -9,6 +9,7 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from musetui.core import jsonwalk
 from musetui.core.jsonwalk import Steps, entries, find_path, find_unique, spells_needles, steps_of
 
 
@@ -145,3 +146,15 @@ def test_find_unique_declines_what_it_cannot_prove() -> None:
     )
     assert steps_of("m.content[0].id") == ("m", "content", 0, "id") and steps_of("a<json>.b") is None
     assert steps_of("[2].a") == (2, "a") and steps_of("") is None
+
+
+_ESCAPE_PIECES = st.sampled_from(
+    [b"\\", b"u", b"0", b"02", b"07", b"08", b"/", b"a", b'"', b"\\\\", b"\\u0041", b"\\/"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_ESCAPE_PIECES, max_size=12).map(b"".join))
+def test_spells_needles_is_the_plain_search(text: bytes) -> None:
+    """The fast check (no backslash, else the regex from the first one on) answers as the regex over the whole text."""
+    assert spells_needles(text) == (jsonwalk._ASCII_ESCAPE.search(text) is None)
