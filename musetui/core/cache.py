@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from musetui import __version__
-from musetui.core.cache_codec import Invalid, deflate, dump, load, seal, unseal
+from musetui.core.cache_codec import Invalid, codec, deflate, dump, kind_of, load, pack_list, seal, to_text, unseal
 from musetui.core.cache_files import Refused, create_private, inside, no_links, private_dir
 from musetui.core.cache_results import Checked, check
 from musetui.core.config import cache_dir
@@ -51,8 +51,10 @@ LIGHT_SUMMARY = tuple[
 #: A light outcome: its light summary (None when the file holds no session) and its diagnostics.
 LIGHT = tuple[LIGHT_SUMMARY | None, list[tuple[str, int, str]]]
 #: One snapshot chunk: rows of path, device, inode, size, mtime_ns, has a state, light outcome, ctime_ns.
-SNAPSHOT_ROWS = list[tuple[str, int, int, int, int, bool, LIGHT | None, int]]
-#: A row to store: path, device, inode, size, mtime_ns, outcome, resume state, light outcome[, ctime_ns].
+SNAPSHOT_ROW = tuple[str, int, int, int, int, bool, LIGHT | None, int]
+SNAPSHOT_ROWS = list[SNAPSHOT_ROW]
+#: A row to store: path, device, inode, size, mtime_ns, outcome, resume state, light text[, ctime_ns]
+#: (the light outcome's :func:`~musetui.core.cache_codec.to_text`, see :func:`musetui.core.stored.light_text`).
 Row = (
     tuple[str, int, int, int, int, bytes, bytes | None, bytes]
     | tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]
@@ -249,6 +251,7 @@ class IndexCache:
                 "CREATE TEMP TABLE IF NOT EXISTS pending (path TEXT PRIMARY KEY, chunk INTEGER, dev INTEGER, "
                 "ino INTEGER, size INTEGER, mtime_ns INTEGER, has_state INTEGER, ctime_ns INTEGER, light BLOB)"
             )
+            conn.execute("CREATE INDEX IF NOT EXISTS temp.pending_chunk ON pending (chunk)")
             conn.execute("SELECT count(*) FROM files WHERE rowid = 1").fetchone()
         except BaseException:
             conn.close()
@@ -438,17 +441,19 @@ class IndexCache:
         whole = (
             self._snapshot_bad or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] != SNAPSHOT_CHUNKS
         )
+        row_text = codec(SNAPSHOT_ROW)[0]
         for c in range(SNAPSHOT_CHUNKS) if whole else sorted(self._dirty):
-            # the chunk as stored, less the files gone, with the rows written since (their light forms pending)
-            part = {r[0]: r for r in self._chunk_rows(c) if keep is None or r[0] in keep}
+            # the chunk as stored, less the files gone, with the rows written since (their light texts pending),
+            # each row as its JSON text: the pending light forms are joined as the workers wrote them
+            part = {r[0]: to_text(row_text(r)) for r in self._chunk_rows(c) if keep is None or r[0] in keep}
             for r in self.conn.execute(
                 "SELECT path, dev, ino, size, mtime_ns, has_state, light, ctime_ns FROM temp.pending WHERE chunk = ?",
                 (c,),
             ):
                 p = _path_of(r[0])
-                part[p] = (p, r[1], r[2], r[3], r[4], bool(r[5]), _light(r[6]), r[7])
+                part[p] = _pending_text(p, r[1], r[2], r[3], r[4], bool(r[5]), r[6], r[7])
             self.conn.execute(
-                "INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(dump(SNAPSHOT_ROWS, list(part.values()))))
+                "INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(pack_list(list(part.values()))))
             )
         self.conn.execute("DELETE FROM temp.pending")
         self._snapshot_bad = False
@@ -578,14 +583,18 @@ def snapshot_chunk(path: str) -> int:
     return zlib.crc32(path.encode("utf-8", "surrogateescape")) % SNAPSHOT_CHUNKS
 
 
-def _light(blob: bytes | None) -> Any:
-    """A stored light blob, loaded and checked (so the snapshot nests tuples, not bytes to load again); None if invalid."""
-    if blob is None:
-        return None
-    try:
-        return load(LIGHT, blob)
-    except Invalid:
-        return None
+def _pending_text(
+    p: str, dev: int, ino: int, size: int, mtime: int, has_state: bool, light: bytes | None, ct: int
+) -> bytes:
+    """A snapshot row's text (see :func:`musetui.core.cache_codec.to_text`), its light form the text a worker made.
+
+    That text is the worker's own (:func:`musetui.core.stored.light_text`, held in this
+    connection's temporary table): it is joined as it is, not parsed and encoded again.
+    Its rows are checked, like every other, when the snapshot is read.
+    """
+    head = to_text([p, dev, ino, size, mtime, has_state])
+    light = light or to_text(None)
+    return kind_of([head, light]) + head[1:-1] + b"," + light[1:] + b"," + str(ct).encode("ascii") + b"]"
 
 
 class _Stale(Exception):

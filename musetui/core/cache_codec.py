@@ -31,10 +31,13 @@ __all__ = [
     "deflate",
     "dump",
     "inflate",
+    "kind_of",
     "load",
     "pack",
+    "pack_list",
     "plain_value",
     "seal",
+    "to_text",
     "unpack",
     "unseal",
 ]
@@ -64,16 +67,37 @@ class Unstorable(ValueError):
 
 def pack(plain: Any) -> bytes:
     """Plain data (see :func:`codec`) as a stored blob: its JSON, compressed."""
+    text = to_text(plain)
+    return text[:1] + deflate(text[1:])
+
+
+def to_text(plain: Any) -> bytes:
+    """Plain data as its JSON text, after the byte that says how to parse it (a blob before compression).
+
+    Texts are joined into one blob with :func:`pack_list`.
+    """
     try:
-        text = orjson.dumps(plain)
-        kind = _ORJSON
+        return _ORJSON + orjson.dumps(plain)
     except orjson.JSONEncodeError:  # a lone surrogate (a non-UTF-8 file name), or an int past 64 bits
         try:
-            text = json.dumps(plain, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+            return _JSON + json.dumps(plain, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
         except (TypeError, ValueError) as exc:
             raise Unstorable(str(exc)) from exc
-        kind = _JSON
-    return kind + deflate(text)
+
+
+def pack_list(texts: list[bytes]) -> bytes:
+    """The stored blob of the JSON list of the values whose :func:`to_text` texts are given.
+
+    It is the blob :func:`pack` makes of that list, but for how it escapes: the values are
+    not encoded again. The list is parsed as the standard library's JSON (which also reads
+    orjson's) when any of its texts needs it.
+    """
+    return kind_of(texts) + deflate(b"[" + b",".join([t[1:] for t in texts]) + b"]")
+
+
+def kind_of(texts: list[bytes]) -> bytes:
+    """The parse byte of a text that joins these :func:`to_text` texts: the standard library's JSON when any needs it."""
+    return _JSON if any(t[:1] == _JSON for t in texts) else _ORJSON
 
 
 def deflate(data: bytes) -> bytes:

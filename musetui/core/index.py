@@ -72,8 +72,8 @@ def _scan_entry(entry: FileEntry, keep_offsets: bool, want_state: bool = False) 
 MAX_STATE_BYTES = 2 * 1024 * 1024
 
 
-#: What the cache stores of one scanned file: its outcome, its resume state (or None) and
-#: its light outcome, each a blob of plain data (see :mod:`musetui.core.stored`).
+#: What the cache stores of one scanned file: its outcome, its resume state (or None), each a
+#: blob of plain data, and its light outcome as text (see :mod:`musetui.core.stored`).
 Blobs = tuple[bytes, bytes | None, bytes]
 
 
@@ -107,7 +107,7 @@ def _stored_forms(outcome: Outcome) -> tuple[Blobs, Any]:
         sblob = None
     try:
         light = light_from(outcome)
-        return (stored.encode_outcome(outcome), sblob, stored.dump_light(light)), light
+        return (stored.encode_outcome(outcome), sblob, stored.light_text(light)), light
     except Exception as exc:
         path = (
             outcome.summary.path
@@ -118,7 +118,7 @@ def _stored_forms(outcome: Outcome) -> tuple[Blobs, Any]:
         outcome.offsets = b""
         outcome.diagnostics = [*outcome.diagnostics, internal_error(path, exc)]
         light = light_from(outcome)
-        return (stored.encode_outcome(outcome), None, stored.dump_light(light)), light
+        return (stored.encode_outcome(outcome), None, stored.light_text(light)), light
 
 
 def outcome_from_light(blob: bytes | tuple[Any, Any] | Outcome) -> Outcome | None:

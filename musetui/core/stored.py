@@ -26,6 +26,7 @@ from musetui.core.cache_codec import (
     dump,
     load,
     pack,
+    to_text,
     unpack,
 )
 from musetui.core.diagnostics import record_json
@@ -44,6 +45,7 @@ __all__ = [
     "encode_state",
     "light_blob",
     "light_from",
+    "light_text",
     "outcome_from_light",
     "prefix_digest",
 ]
@@ -85,6 +87,11 @@ def light_blob(outcome: Outcome) -> bytes:
 def dump_light(light: Any) -> bytes:
     """A light form (a :func:`light_from` tuple) as a stored blob."""
     return dump(LIGHT, light)
+
+
+def light_text(light: Any) -> bytes:
+    """A light form as the text the snapshot joins (see :func:`musetui.core.cache_codec.to_text`): not compressed."""
+    return to_text(codec(LIGHT)[0](light))
 
 
 def light_from(outcome: Outcome) -> Any:
