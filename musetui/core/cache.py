@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from musetui import __version__
-from musetui.core.cache_codec import Invalid, codec, deflate, dump, kind_of, load, pack_list, seal, to_text, unseal
+from musetui.core.cache_codec import Invalid, Raw, codec, deflate, dump, load, pack_list, seal, to_text, unseal
 from musetui.core.cache_files import Refused, create_private, inside, no_links, private_dir
 from musetui.core.cache_results import Checked, check
 from musetui.core.config import cache_dir
@@ -592,9 +592,7 @@ def _pending_text(
     connection's temporary table): it is joined as it is, not parsed and encoded again.
     Its rows are checked, like every other, when the snapshot is read.
     """
-    head = to_text([p, dev, ino, size, mtime, has_state])
-    light = light or to_text(None)
-    return kind_of([head, light]) + head[1:-1] + b"," + light[1:] + b"," + str(ct).encode("ascii") + b"]"
+    return to_text([p, dev, ino, size, mtime, has_state, None if light is None else Raw(light), ct])
 
 
 class _Stale(Exception):

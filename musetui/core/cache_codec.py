@@ -26,10 +26,12 @@ import orjson
 __all__ = [
     "SEAL_BYTES",
     "Invalid",
+    "Raw",
     "Unstorable",
     "codec",
     "deflate",
     "dump",
+    "from_text",
     "inflate",
     "kind_of",
     "load",
@@ -74,15 +76,53 @@ def pack(plain: Any) -> bytes:
 def to_text(plain: Any) -> bytes:
     """Plain data as its JSON text, after the byte that says how to parse it (a blob before compression).
 
-    Texts are joined into one blob with :func:`pack_list`.
+    A :class:`Raw` in it stands for the value its text holds, written as it is. Texts are
+    joined into one blob with :func:`pack_list`.
     """
     try:
-        return _ORJSON + orjson.dumps(plain)
+        return _ORJSON + orjson.dumps(plain, default=_raw_orjson)
     except orjson.JSONEncodeError:  # a lone surrogate (a non-UTF-8 file name), or an int past 64 bits
         try:
-            return _JSON + json.dumps(plain, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+            return _JSON + json.dumps(
+                plain, ensure_ascii=True, allow_nan=False, separators=(",", ":"), default=_raw_json
+            ).encode("ascii")
         except (TypeError, ValueError) as exc:
             raise Unstorable(str(exc)) from exc
+
+
+class Raw:
+    """A value already written by :func:`to_text` (its ``text``): :func:`to_text` writes it as it is where it stands."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: bytes) -> None:
+        self.text = text
+
+
+def _raw_orjson(v: Any) -> Any:
+    if type(v) is Raw and v.text[:1] == _ORJSON:
+        return orjson.Fragment(v.text[1:])
+    raise TypeError(f"not plain data: {type(v).__name__}")  # (a text orjson cannot read: the standard JSON writes it)
+
+
+def _raw_json(v: Any) -> Any:
+    if type(v) is Raw:
+        return from_text(v.text)
+    raise TypeError(f"not plain data: {type(v).__name__}")
+
+
+def from_text(text: bytes) -> Any:
+    """The plain data of a :func:`to_text` text; :class:`Invalid` when it cannot be read."""
+    return _parse(text[:1], memoryview(text)[1:])
+
+
+def _parse(kind: bytes, body: bytes | memoryview) -> Any:
+    if kind not in (_ORJSON, _JSON):
+        raise Invalid("unknown blob format")
+    try:
+        return orjson.loads(body) if kind == _ORJSON else json.loads(bytes(body))
+    except (ValueError, RecursionError) as exc:  # (orjson.JSONDecodeError is a ValueError)
+        raise Invalid(f"not JSON: {exc}") from exc
 
 
 def pack_list(texts: list[bytes]) -> bytes:
@@ -123,11 +163,7 @@ def unpack(blob: bytes) -> Any:
     kind = blob[:1]
     if kind not in (_ORJSON, _JSON):
         raise Invalid("unknown blob format")
-    text = inflate(blob[1:])
-    try:
-        return orjson.loads(text) if kind == _ORJSON else json.loads(text)
-    except (ValueError, RecursionError) as exc:  # (orjson.JSONDecodeError is a ValueError)
-        raise Invalid(f"not JSON: {exc}") from exc
+    return _parse(kind, inflate(blob[1:]))
 
 
 def dump(tp: Any, value: Any) -> bytes:

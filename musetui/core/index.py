@@ -88,8 +88,9 @@ def _stored_forms(outcome: Outcome) -> tuple[Blobs, Any]:
     The light form (a :func:`~musetui.core.stored.light_from` tuple) is the one its blob holds:
     a worker sends it beside the blobs, so the parent need not read the blob it just made.
 
-    The state is kept with the digest of the bytes before its offset, read again here; when
-    the file is no longer the one scanned, or the state is not plain data, no state is kept.
+    The state is kept with the digest of the bytes before its offset (the scan's, else read
+    again here); when the file is no longer the one scanned, or the state is not plain data,
+    no state is kept.
     When the outcome cannot be stored (a bug), it is replaced by its file's ``internal error``
     diagnostic, so that what is cached and what is shown never differ.
     """
@@ -98,7 +99,7 @@ def _stored_forms(outcome: Outcome) -> tuple[Blobs, Any]:
     sblob: bytes | None = None
     s = outcome.summary
     if state is not None and s is not None and not is_gzip_name(s.abspath):  # (a .gz file is expanded whole anyway)
-        prefix = stored.prefix_digest(s.abspath, state.offset, (s.size, s.mtime_ns, s.inode))
+        prefix = stored.state_prefix(state, s)
         try:
             sblob = stored.encode_state(state, prefix) if prefix is not None else None
         except Exception:
