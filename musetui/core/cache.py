@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from musetui import __version__
-from musetui.core.cache_codec import Invalid, Raw, codec, deflate, dump, load, pack_list, seal, to_text, unseal
+from musetui.core.cache_codec import Invalid, deflate, dump, load, seal, unseal
 from musetui.core.cache_files import Refused, create_private, inside, no_links, private_dir
 from musetui.core.cache_results import Checked, check
+from musetui.core.cache_snapshot import ChunkStream, row_text
 from musetui.core.config import cache_dir
 
 #: The light snapshot is cut into this many blobs by a hash of the path, so that a change
@@ -124,6 +125,8 @@ class IndexCache:
         self._snapshot_bad = False  # a snapshot chunk failed its check: rewrite them all
         #: The snapshot chunks whose rows were written (or deleted) since the last snapshot write.
         self._dirty: set[int] = set()
+        #: The rows written in this run, by snapshot chunk (until :meth:`finish` stores them in the snapshot).
+        self._streams: dict[int, ChunkStream] = {}
         #: How many rows :meth:`load` read (see :meth:`finish`).
         self.loaded_rows = 0
         self._corrupt_noted = False
@@ -245,13 +248,6 @@ class IndexCache:
             elif rows.get("root") != _key(self.root):
                 raise _Stale("made for another root")
             conn.execute("CREATE INDEX IF NOT EXISTS files_chunk ON files (chunk)")  # (once the schema is known)
-            # The light forms of the rows written, until :meth:`finish` puts them in the snapshot: a
-            # table of this connection's own (in SQLite's temporary file, never in the database).
-            conn.execute(
-                "CREATE TEMP TABLE IF NOT EXISTS pending (path TEXT PRIMARY KEY, chunk INTEGER, dev INTEGER, "
-                "ino INTEGER, size INTEGER, mtime_ns INTEGER, has_state INTEGER, ctime_ns INTEGER, light BLOB)"
-            )
-            conn.execute("CREATE INDEX IF NOT EXISTS temp.pending_chunk ON pending (chunk)")
             conn.execute("SELECT count(*) FROM files WHERE rowid = 1").fetchone()
         except BaseException:
             conn.close()
@@ -287,6 +283,7 @@ class IndexCache:
         self._close()
         self._note_corrupt()
         self._dirty.clear()
+        self._streams.clear()  # (their rows went with the database)
         if not self._remove():
             self._disable("cannot remove the damaged database")
             return
@@ -380,8 +377,11 @@ class IndexCache:
         scan writes its rows as it goes (a batch at a time, never holding them all).
         """
         data = [r if len(r) == 9 else (*r, 0) for r in rows]
-        if data:
-            self._write(lambda: self._put(data))
+        if data and self._write(lambda: self._put(data)):  # (once written: a batch rolled back is not in the snapshot)
+            for p, dev, ino, size, mtime, _o, sb, lb, ct in data:
+                c = snapshot_chunk(p)
+                stream = self._streams.get(c) or self._streams.setdefault(c, ChunkStream())
+                stream.add(p, row_text(p, dev, ino, size, mtime, sb is not None, lb, ct))
 
     def finish(self, keep: set[str] | None) -> None:
         """With ``keep``, drop rows of files no longer present; then rewrite the snapshot chunks that changed.
@@ -391,14 +391,15 @@ class IndexCache:
         """
         self._write(lambda: self._finish(keep))
 
-    def _write(self, step: Callable[[], None]) -> None:
-        """Run ``step`` in a write transaction; a lock or a read-only database is a notice, a corrupt one is rebuilt."""
+    def _write(self, step: Callable[[], None]) -> bool:
+        """Run ``step`` in a write transaction (True once committed); a lock or a read-only database is a notice, a corrupt one is rebuilt."""
         if self.conn is None:
-            return
+            return False
         try:
             self.conn.execute("BEGIN IMMEDIATE")
             step()
             self.conn.execute("COMMIT")
+            return True
         except sqlite3.OperationalError as exc:
             self._rollback()
             note = f"cache not updated (another musetui is writing it, or it is read-only): {exc}"
@@ -412,6 +413,8 @@ class IndexCache:
                     self.conn.execute("BEGIN IMMEDIATE")
                     step()
                     self.conn.execute("COMMIT")
+                    return True
+        return False
 
     def _rollback(self) -> None:
         with contextlib.suppress(sqlite3.Error):
@@ -421,14 +424,11 @@ class IndexCache:
     def _put(self, data: list[tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]]) -> None:
         assert self.conn is not None
         rows = []
-        pending = []
-        for p, dev, ino, size, mtime, o, sb, lb, ct in data:
+        for p, dev, ino, size, mtime, o, sb, _lb, ct in data:
             c = snapshot_chunk(p)
             self._dirty.add(c)
             rows.append((_key(p), dev, ino, size, mtime, seal(o), seal(sb) if sb is not None else None, ct, c))
-            pending.append((_key(p), c, dev, ino, size, mtime, sb is not None, ct, lb))
         self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        self.conn.executemany("INSERT OR REPLACE INTO temp.pending VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", pending)
 
     def _finish(self, keep: set[str] | None) -> None:
         assert self.conn is not None
@@ -441,23 +441,26 @@ class IndexCache:
         whole = (
             self._snapshot_bad or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] != SNAPSHOT_CHUNKS
         )
-        row_text = codec(SNAPSHOT_ROW)[0]
         for c in range(SNAPSHOT_CHUNKS) if whole else sorted(self._dirty):
-            # the chunk as stored, less the files gone, with the rows written since (their light texts pending),
-            # each row as its JSON text: the pending light forms are joined as the workers wrote them
-            part = {r[0]: to_text(row_text(r)) for r in self._chunk_rows(c) if keep is None or r[0] in keep}
-            for r in self.conn.execute(
-                "SELECT path, dev, ino, size, mtime_ns, has_state, light, ctime_ns FROM temp.pending WHERE chunk = ?",
-                (c,),
-            ):
-                p = _path_of(r[0])
-                part[p] = _pending_text(p, r[1], r[2], r[3], r[4], bool(r[5]), r[6], r[7])
-            self.conn.execute(
-                "INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(pack_list(list(part.values()))))
-            )
-        self.conn.execute("DELETE FROM temp.pending")
+            self.conn.execute("INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(self._chunk_blob(c, keep))))
+        self._streams.clear()
         self._snapshot_bad = False
         self._dirty.clear()
+
+    def _chunk_blob(self, c: int, keep: set[str] | None) -> bytes:
+        """Snapshot chunk ``c``: its rows as stored, less the files gone, with the rows written since.
+
+        When it had none, those are stored as they were gathered (not parsed and encoded again).
+        """
+        old = [r for r in self._chunk_rows(c) if keep is None or r[0] in keep]
+        stream = self._streams.get(c)
+        if stream is None:
+            return dump(SNAPSHOT_ROWS, old)
+        if not old and (keep is None or keep.issuperset(stream.paths)):
+            return stream.blob()
+        part = {r[0]: r for r in old}
+        part.update((r[0], r) for r in load(SNAPSHOT_ROWS, stream.blob()) if keep is None or r[0] in keep)
+        return dump(SNAPSHOT_ROWS, list(part.values()))
 
     def _chunk_rows(self, c: int) -> list[Any]:
         """The rows of snapshot chunk ``c`` as stored (none when it is missing or damaged: its files are read again)."""
@@ -581,18 +584,6 @@ def _path_of(key: str) -> str:
 def snapshot_chunk(path: str) -> int:
     """The snapshot blob that holds ``path`` (stable across processes, unlike ``hash``)."""
     return zlib.crc32(path.encode("utf-8", "surrogateescape")) % SNAPSHOT_CHUNKS
-
-
-def _pending_text(
-    p: str, dev: int, ino: int, size: int, mtime: int, has_state: bool, light: bytes | None, ct: int
-) -> bytes:
-    """A snapshot row's text (see :func:`musetui.core.cache_codec.to_text`), its light form the text a worker made.
-
-    That text is the worker's own (:func:`musetui.core.stored.light_text`, held in this
-    connection's temporary table): it is joined as it is, not parsed and encoded again.
-    Its rows are checked, like every other, when the snapshot is read.
-    """
-    return to_text([p, dev, ino, size, mtime, has_state, None if light is None else Raw(light), ct])
 
 
 class _Stale(Exception):

@@ -24,6 +24,7 @@ from typing import Any
 import orjson
 
 __all__ = [
+    "DEFLATE_LEVEL",
     "SEAL_BYTES",
     "Invalid",
     "Raw",
@@ -140,9 +141,13 @@ def kind_of(texts: list[bytes]) -> bytes:
     return _JSON if any(t[:1] == _JSON for t in texts) else _ORJSON
 
 
+#: The zlib level of every stored blob.
+DEFLATE_LEVEL = 3
+
+
 def deflate(data: bytes) -> bytes:
     """``data`` compressed (zlib)."""
-    return zlib.compress(data, 3)
+    return zlib.compress(data, DEFLATE_LEVEL)
 
 
 def inflate(blob: bytes) -> bytes:

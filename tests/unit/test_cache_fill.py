@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from musetui.core import index, scanner, stored
-from musetui.core.cache import LIGHT, SNAPSHOT_ROWS, _pending_text
+from musetui.core.cache import LIGHT, SNAPSHOT_ROWS
 from musetui.core.cache_codec import Raw, Unstorable, codec, dump, from_text, pack, pack_list, to_text, unpack
+from musetui.core.cache_snapshot import ChunkStream, row_text
 from musetui.core.scanner import scan_file
 
 
@@ -39,15 +40,26 @@ def test_joined_light_texts_are_the_blob_of_their_list(sample_dir: Path) -> None
     assert unpack(pack_list(texts)) == unpack(pack([enc(x) for x in [*lights, odd]]))
 
 
-def test_a_snapshot_chunk_of_pending_texts_is_the_plain_dump(sample_dir: Path) -> None:
-    rows = []
+def test_a_snapshot_chunk_of_row_texts_is_the_plain_dump(sample_dir: Path) -> None:
+    """Joined, or gathered in a stream (whose blob can be taken before more rows come)."""
+    rows: list[Any] = []
     for i, o in enumerate(_scanned(sample_dir)):
-        light = stored.light_from(o)
-        rows.append((o.summary.abspath, 1, 100 + i, 5000 + i, 10**18 + i, i % 2 == 0, light, 10**18 - i))
-    texts = [_pending_text(p, d, n, s, m, h, stored.light_text(lt), c) for p, d, n, s, m, h, lt, c in rows]
-    texts.append(_pending_text("gone.jsonl", 1, 2, 3, 4, False, None, 5))
+        rows.append((o.summary.abspath, 1, 100 + i, 5000 + i, 10**18 + i, i % 2 == 0, stored.light_from(o), 10**18 - i))
     rows.append(("gone.jsonl", 1, 2, 3, 4, False, None, 5))
+    texts = [
+        row_text(p, d, n, s, m, h, None if lt is None else stored.light_text(lt), c) for p, d, n, s, m, h, lt, c in rows
+    ]
     assert pack_list(texts) == dump(SNAPSHOT_ROWS, rows)
+    stream = ChunkStream()
+    assert unpack(stream.blob()) == []
+    for k, (r, t) in enumerate(zip(rows, texts, strict=True)):
+        stream.add(r[0], t)
+        if k == 2:
+            assert unpack(stream.blob()) == unpack(dump(SNAPSHOT_ROWS, rows[:3]))
+    assert unpack(stream.blob()) == unpack(dump(SNAPSHOT_ROWS, rows)) and stream.paths == [r[0] for r in rows]
+    odd = ("caf\udce9.jsonl", 1, 2, 3, 4, False, None, 5)
+    stream.add(odd[0], row_text(*odd[:6], None, odd[7]))
+    assert stream.blob()[:1] == b"j" and unpack(stream.blob()) == unpack(dump(SNAPSHOT_ROWS, [*rows, odd]))
 
 
 def test_the_frozen_pair_is_the_scans_copy_before_its_conclusion(sample_dir: Path) -> None:
