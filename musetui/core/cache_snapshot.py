@@ -26,7 +26,7 @@ def row_text(p: str, dev: int, ino: int, size: int, mtime: int, has_state: bool,
 
 #: A stream's rows are compressed a batch of about this many bytes at a time (64 streams fed a
 #: row each in turn compress ten times slower than one fed the same bytes in batches).
-BATCH_BYTES = 128 * 1024
+BATCH_BYTES = 64 * 1024
 
 
 class ChunkStream:
@@ -47,8 +47,9 @@ class ChunkStream:
 
     def add(self, path: str, text: bytes) -> None:
         """Add one row's text (:func:`row_text`)."""
-        self._kind = kind_of([self._kind, text])
-        self._batch.append(b"," + text[1:] if self.paths else b"[" + text[1:])
+        if text[:1] != self._kind:
+            self._kind = kind_of([self._kind, text])
+        self._batch.append((b"," if self.paths else b"[") + text[1:])
         self._batch_bytes += len(text)
         self.paths.append(path)
         if self._batch_bytes >= BATCH_BYTES:
