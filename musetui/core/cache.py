@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from musetui import __version__
-from musetui.core.cache_codec import Invalid, deflate, dump, load, seal, unseal
+from musetui.core.cache_codec import Invalid, codec, deflate, dump, from_text, load, seal, unseal
 from musetui.core.cache_files import Refused, create_private, inside, no_links, private_dir
 from musetui.core.cache_results import Checked, check
-from musetui.core.cache_snapshot import ChunkStream, row_text
+from musetui.core.cache_snapshot import joined, piece, row_text
 from musetui.core.config import cache_dir
 
 #: The light snapshot is cut into this many blobs by a hash of the path, so that a change
@@ -125,8 +125,6 @@ class IndexCache:
         self._snapshot_bad = False  # a snapshot chunk failed its check: rewrite them all
         #: The snapshot chunks whose rows were written (or deleted) since the last snapshot write.
         self._dirty: set[int] = set()
-        #: The rows written in this run, by snapshot chunk (until :meth:`finish` stores them in the snapshot).
-        self._streams: dict[int, ChunkStream] = {}
         #: How many rows :meth:`load` read (see :meth:`finish`).
         self.loaded_rows = 0
         self._corrupt_noted = False
@@ -248,6 +246,10 @@ class IndexCache:
             elif rows.get("root") != _key(self.root):
                 raise _Stale("made for another root")
             conn.execute("CREATE INDEX IF NOT EXISTS files_chunk ON files (chunk)")  # (once the schema is known)
+            # The snapshot rows written, until :meth:`finish` puts them in the snapshot (a piece per chunk and
+            # batch, see :mod:`musetui.core.cache_snapshot`): this connection's own table, in SQLite's temporary file.
+            conn.execute("CREATE TEMP TABLE IF NOT EXISTS pending (chunk INTEGER, kind BLOB, paths BLOB, rows BLOB)")
+            conn.execute("CREATE INDEX IF NOT EXISTS temp.pending_chunk ON pending (chunk)")
             conn.execute("SELECT count(*) FROM files WHERE rowid = 1").fetchone()
         except BaseException:
             conn.close()
@@ -283,7 +285,6 @@ class IndexCache:
         self._close()
         self._note_corrupt()
         self._dirty.clear()
-        self._streams.clear()  # (their rows went with the database)
         if not self._remove():
             self._disable("cannot remove the damaged database")
             return
@@ -377,11 +378,8 @@ class IndexCache:
         scan writes its rows as it goes (a batch at a time, never holding them all).
         """
         data = [r if len(r) == 9 else (*r, 0) for r in rows]
-        if data and self._write(lambda: self._put(data)):  # (once written: a batch rolled back is not in the snapshot)
-            for p, dev, ino, size, mtime, _o, sb, lb, ct in data:
-                c = snapshot_chunk(p)
-                stream = self._streams.get(c) or self._streams.setdefault(c, ChunkStream())
-                stream.add(p, row_text(p, dev, ino, size, mtime, sb is not None, lb, ct))
+        if data:
+            self._write(lambda: self._put(data))
 
     def finish(self, keep: set[str] | None) -> None:
         """With ``keep``, drop rows of files no longer present; then rewrite the snapshot chunks that changed.
@@ -391,15 +389,14 @@ class IndexCache:
         """
         self._write(lambda: self._finish(keep))
 
-    def _write(self, step: Callable[[], None]) -> bool:
-        """Run ``step`` in a write transaction (True once committed); a lock or a read-only database is a notice, a corrupt one is rebuilt."""
+    def _write(self, step: Callable[[], None]) -> None:
+        """Run ``step`` in a write transaction; a lock or a read-only database is a notice, a corrupt one is rebuilt."""
         if self.conn is None:
-            return False
+            return
         try:
             self.conn.execute("BEGIN IMMEDIATE")
             step()
             self.conn.execute("COMMIT")
-            return True
         except sqlite3.OperationalError as exc:
             self._rollback()
             note = f"cache not updated (another musetui is writing it, or it is read-only): {exc}"
@@ -413,8 +410,6 @@ class IndexCache:
                     self.conn.execute("BEGIN IMMEDIATE")
                     step()
                     self.conn.execute("COMMIT")
-                    return True
-        return False
 
     def _rollback(self) -> None:
         with contextlib.suppress(sqlite3.Error):
@@ -424,11 +419,16 @@ class IndexCache:
     def _put(self, data: list[tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]]) -> None:
         assert self.conn is not None
         rows = []
-        for p, dev, ino, size, mtime, o, sb, _lb, ct in data:
+        pending: dict[int, list[tuple[str, bytes]]] = {}  # (this batch's snapshot rows, a piece per chunk)
+        for p, dev, ino, size, mtime, o, sb, lb, ct in data:
             c = snapshot_chunk(p)
             self._dirty.add(c)
             rows.append((_key(p), dev, ino, size, mtime, seal(o), seal(sb) if sb is not None else None, ct, c))
+            pending.setdefault(c, []).append((p, row_text(p, dev, ino, size, mtime, sb is not None, lb, ct)))
         self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        self.conn.executemany(
+            "INSERT INTO temp.pending VALUES (?, ?, ?, ?)", [(c, *piece(r)) for c, r in pending.items()]
+        )
 
     def _finish(self, keep: set[str] | None) -> None:
         assert self.conn is not None
@@ -443,23 +443,26 @@ class IndexCache:
         )
         for c in range(SNAPSHOT_CHUNKS) if whole else sorted(self._dirty):
             self.conn.execute("INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(self._chunk_blob(c, keep))))
-        self._streams.clear()
+        self.conn.execute("DELETE FROM temp.pending")
         self._snapshot_bad = False
         self._dirty.clear()
 
     def _chunk_blob(self, c: int, keep: set[str] | None) -> bytes:
         """Snapshot chunk ``c``: its rows as stored, less the files gone, with the rows written since.
 
-        When it had none, those are stored as they were gathered (not parsed and encoded again).
+        When it had none, those are joined as they were written (not parsed and encoded again).
         """
+        assert self.conn is not None
         old = [r for r in self._chunk_rows(c) if keep is None or r[0] in keep]
-        stream = self._streams.get(c)
-        if stream is None:
+        pieces = self.conn.execute("SELECT * FROM temp.pending WHERE chunk = ? ORDER BY rowid", (c,)).fetchall()
+        if not pieces:
             return dump(SNAPSHOT_ROWS, old)
-        if not old and (keep is None or keep.issuperset(stream.paths)):
-            return stream.blob()
+        text, paths = joined([(k, p, t) for _c, k, p, t in pieces])
+        del pieces
+        if not old and (keep is None or keep.issuperset(paths)):
+            return text[:1] + deflate(memoryview(text)[1:])
         part = {r[0]: r for r in old}
-        part.update((r[0], r) for r in load(SNAPSHOT_ROWS, stream.blob()) if keep is None or r[0] in keep)
+        part.update((r[0], r) for r in codec(SNAPSHOT_ROWS)[1](from_text(text)) if keep is None or r[0] in keep)
         return dump(SNAPSHOT_ROWS, list(part.values()))
 
     def _chunk_rows(self, c: int) -> list[Any]:

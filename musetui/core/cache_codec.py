@@ -145,7 +145,7 @@ def kind_of(texts: list[bytes]) -> bytes:
 DEFLATE_LEVEL = 3
 
 
-def deflate(data: bytes) -> bytes:
+def deflate(data: bytes | memoryview) -> bytes:
     """``data`` compressed (zlib)."""
     return zlib.compress(data, DEFLATE_LEVEL)
 

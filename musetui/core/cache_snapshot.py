@@ -2,18 +2,16 @@
 
 Each snapshot chunk is the JSON list of its rows (see :data:`musetui.core.cache.SNAPSHOT_ROWS`).
 A row's text joins the light text a worker made as it is (see
-:func:`musetui.core.stored.light_text`): it is not parsed and encoded again. The rows of a
-chunk are compressed as they come, so a cold scan of a big tree holds only their compressed
-form until :meth:`musetui.core.cache.IndexCache.finish` stores the snapshot.
+:func:`musetui.core.stored.light_text`): it is not parsed and encoded again. The rows a batch
+writes are kept a piece per chunk (in the connection's temporary table, not in memory) until
+:meth:`musetui.core.cache.IndexCache.finish` joins each chunk's pieces and compresses them once.
 """
 
 from __future__ import annotations
 
-import zlib
+from musetui.core.cache_codec import Raw, kind_of, to_text
 
-from musetui.core.cache_codec import DEFLATE_LEVEL, Raw, kind_of, to_text
-
-__all__ = ["ChunkStream", "row_text"]
+__all__ = ["Piece", "joined", "piece", "row_text"]
 
 
 def row_text(p: str, dev: int, ino: int, size: int, mtime: int, has_state: bool, light: bytes | None, ct: int) -> bytes:
@@ -24,40 +22,23 @@ def row_text(p: str, dev: int, ino: int, size: int, mtime: int, has_state: bool,
     return to_text([p, dev, ino, size, mtime, has_state, None if light is None else Raw(light), ct])
 
 
-#: A stream's rows are compressed a batch of about this many bytes at a time (64 streams fed a
-#: row each in turn compress ten times slower than one fed the same bytes in batches).
-BATCH_BYTES = 64 * 1024
+#: One batch's rows of one snapshot chunk, as held until the snapshot is written: their parse
+#: byte, their paths (NUL-separated, as UTF-8 with surrogate escapes) and their texts (comma-separated).
+Piece = tuple[bytes, bytes, bytes]
 
 
-class ChunkStream:
-    """The rows written to one snapshot chunk in this run, compressed as they come (their paths in :attr:`paths`).
+def piece(rows: list[tuple[str, bytes]]) -> Piece:
+    """The :data:`Piece` of these (path, :func:`row_text`) rows."""
+    texts = [t for _p, t in rows]
+    paths = "\0".join([p for p, _t in rows]).encode("utf-8", "surrogateescape")
+    return kind_of(texts), paths, b",".join([memoryview(t)[1:] for t in texts])
 
-    :meth:`blob` is the blob :func:`musetui.core.cache_codec.pack_list` makes of their texts;
-    rows can still be added after it (a path written twice is read as its later row, as the
-    files table keeps it).
+
+def joined(pieces: list[Piece]) -> tuple[bytes, list[str]]:
+    """The text (see :func:`musetui.core.cache_codec.to_text`) of the list of the rows of ``pieces``, and their paths.
+
+    A path met twice is read as its later row, as the files table keeps it.
     """
-
-    def __init__(self) -> None:
-        self._z = zlib.compressobj(DEFLATE_LEVEL)
-        self._out: list[bytes] = []
-        self._batch: list[bytes] = []  # (the texts not compressed yet, each after its separator)
-        self._batch_bytes = 0
-        self._kind = b"o"
-        self.paths: list[str] = []
-
-    def add(self, path: str, text: bytes) -> None:
-        """Add one row's text (:func:`row_text`)."""
-        if text[:1] != self._kind:
-            self._kind = kind_of([self._kind, text])
-        self._batch.append((b"," if self.paths else b"[") + text[1:])
-        self._batch_bytes += len(text)
-        self.paths.append(path)
-        if self._batch_bytes >= BATCH_BYTES:
-            self._out.append(self._z.compress(b"".join(self._batch)))
-            self._batch, self._batch_bytes = [], 0
-
-    def blob(self) -> bytes:
-        """The stored blob of the list of the rows added so far."""
-        end = self._z.copy()
-        last = end.compress(b"".join([*self._batch, b"]" if self.paths else b"[]"]))
-        return self._kind + b"".join([*self._out, last, end.flush()])
+    kind = kind_of([k for k, _p, _t in pieces])
+    paths = [p for _k, ps, _t in pieces for p in bytes(ps).decode("utf-8", "surrogateescape").split("\0")]
+    return kind + b"[" + b",".join([t for _k, _p, t in pieces]) + b"]", paths

@@ -15,8 +15,8 @@ import pytest
 
 from musetui.core import index, scanner, stored
 from musetui.core.cache import LIGHT, SNAPSHOT_ROWS
-from musetui.core.cache_codec import Raw, Unstorable, codec, dump, from_text, pack, pack_list, to_text, unpack
-from musetui.core.cache_snapshot import ChunkStream, row_text
+from musetui.core.cache_codec import Raw, Unstorable, codec, deflate, dump, from_text, pack, pack_list, to_text, unpack
+from musetui.core.cache_snapshot import joined, piece, row_text
 from musetui.core.scanner import scan_file
 
 
@@ -41,7 +41,7 @@ def test_joined_light_texts_are_the_blob_of_their_list(sample_dir: Path) -> None
 
 
 def test_a_snapshot_chunk_of_row_texts_is_the_plain_dump(sample_dir: Path) -> None:
-    """Joined, or gathered in a stream (whose blob can be taken before more rows come)."""
+    """Joined at once, or from the pieces of several batches (as the cache keeps them until its snapshot is written)."""
     rows: list[Any] = []
     for i, o in enumerate(_scanned(sample_dir)):
         rows.append((o.summary.abspath, 1, 100 + i, 5000 + i, 10**18 + i, i % 2 == 0, stored.light_from(o), 10**18 - i))
@@ -50,16 +50,12 @@ def test_a_snapshot_chunk_of_row_texts_is_the_plain_dump(sample_dir: Path) -> No
         row_text(p, d, n, s, m, h, None if lt is None else stored.light_text(lt), c) for p, d, n, s, m, h, lt, c in rows
     ]
     assert pack_list(texts) == dump(SNAPSHOT_ROWS, rows)
-    stream = ChunkStream()
-    assert unpack(stream.blob()) == []
-    for k, (r, t) in enumerate(zip(rows, texts, strict=True)):
-        stream.add(r[0], t)
-        if k == 2:
-            assert unpack(stream.blob()) == unpack(dump(SNAPSHOT_ROWS, rows[:3]))
-    assert unpack(stream.blob()) == unpack(dump(SNAPSHOT_ROWS, rows)) and stream.paths == [r[0] for r in rows]
+    pieces = [piece(list(zip([r[0] for r in rows[a:b]], texts[a:b], strict=True))) for a, b in ((0, 3), (3, len(rows)))]
+    text, paths = joined(pieces)
+    assert paths == [r[0] for r in rows] and text[:1] + deflate(text[1:]) == dump(SNAPSHOT_ROWS, rows)
     odd = ("caf\udce9.jsonl", 1, 2, 3, 4, False, None, 5)
-    stream.add(odd[0], row_text(*odd[:6], None, odd[7]))
-    assert stream.blob()[:1] == b"j" and unpack(stream.blob()) == unpack(dump(SNAPSHOT_ROWS, [*rows, odd]))
+    text, paths = joined([*pieces, piece([(odd[0], row_text(*odd[:6], None, odd[7]))])])
+    assert paths[-1] == odd[0] and text[:1] == b"j" and from_text(text) == unpack(dump(SNAPSHOT_ROWS, [*rows, odd]))
 
 
 def test_the_frozen_pair_is_the_scans_copy_before_its_conclusion(sample_dir: Path) -> None:
