@@ -24,7 +24,6 @@ from typing import Any
 import orjson
 
 __all__ = [
-    "DEFLATE_LEVEL",
     "SEAL_BYTES",
     "Invalid",
     "Raw",
@@ -37,7 +36,6 @@ __all__ = [
     "kind_of",
     "load",
     "pack",
-    "pack_list",
     "plain_value",
     "seal",
     "to_text",
@@ -77,8 +75,8 @@ def pack(plain: Any) -> bytes:
 def to_text(plain: Any) -> bytes:
     """Plain data as its JSON text, after the byte that says how to parse it (a blob before compression).
 
-    A :class:`Raw` in it stands for the value its text holds, written as it is. Texts are
-    joined into one blob with :func:`pack_list`.
+    A :class:`Raw` in it stands for the value its text holds, written as it is (texts are also
+    joined as they are: see :func:`musetui.core.cache_snapshot.joined`).
     """
     try:
         return _ORJSON + orjson.dumps(plain, default=_raw_orjson)
@@ -126,28 +124,14 @@ def _parse(kind: bytes, body: bytes | memoryview) -> Any:
         raise Invalid(f"not JSON: {exc}") from exc
 
 
-def pack_list(texts: list[bytes]) -> bytes:
-    """The stored blob of the JSON list of the values whose :func:`to_text` texts are given.
-
-    It is the blob :func:`pack` makes of that list, but for how it escapes: the values are
-    not encoded again. The list is parsed as the standard library's JSON (which also reads
-    orjson's) when any of its texts needs it.
-    """
-    return kind_of(texts) + deflate(b"[" + b",".join([t[1:] for t in texts]) + b"]")
-
-
 def kind_of(texts: list[bytes]) -> bytes:
     """The parse byte of a text that joins these :func:`to_text` texts: the standard library's JSON when any needs it."""
     return _JSON if any(t[:1] == _JSON for t in texts) else _ORJSON
 
 
-#: The zlib level of every stored blob.
-DEFLATE_LEVEL = 3
-
-
 def deflate(data: bytes | memoryview) -> bytes:
     """``data`` compressed (zlib)."""
-    return zlib.compress(data, DEFLATE_LEVEL)
+    return zlib.compress(data, 3)
 
 
 def inflate(blob: bytes) -> bytes:

@@ -15,7 +15,7 @@ import pytest
 
 from musetui.core import index, scanner, stored
 from musetui.core.cache import LIGHT, SNAPSHOT_ROWS
-from musetui.core.cache_codec import Raw, Unstorable, codec, deflate, dump, from_text, pack, pack_list, to_text, unpack
+from musetui.core.cache_codec import Raw, Unstorable, codec, deflate, dump, from_text, pack, to_text, unpack
 from musetui.core.cache_snapshot import joined, piece, row_text
 from musetui.core.scanner import scan_file
 
@@ -30,14 +30,20 @@ def _scanned(sample_dir: Path) -> list[Any]:
     return out
 
 
+def _pack_joined(texts: list[bytes]) -> bytes:
+    """The blob of the texts joined as the cache joins the rows of a snapshot chunk (a piece of them)."""
+    text, _paths = joined([piece([(f"p{i}", t) for i, t in enumerate(texts)])])
+    return text[:1] + deflate(text[1:])
+
+
 def test_joined_light_texts_are_the_blob_of_their_list(sample_dir: Path) -> None:
     lights = [stored.light_from(o) for o in _scanned(sample_dir)]
     enc = codec(LIGHT)[0]
-    assert pack_list([stored.light_text(x) for x in lights]) == pack([enc(x) for x in lights])
+    assert _pack_joined([stored.light_text(x) for x in lights]) == pack([enc(x) for x in lights])
     odd = (None, [("caf\udce9.jsonl", 0, "a name that is not UTF-8")])  # (the standard library's JSON writes it)
     texts = [stored.light_text(x) for x in [*lights, odd]]
     assert texts[-1][:1] == b"j"
-    assert unpack(pack_list(texts)) == unpack(pack([enc(x) for x in [*lights, odd]]))
+    assert unpack(_pack_joined(texts)) == unpack(pack([enc(x) for x in [*lights, odd]]))
 
 
 def test_a_snapshot_chunk_of_row_texts_is_the_plain_dump(sample_dir: Path) -> None:
@@ -49,7 +55,7 @@ def test_a_snapshot_chunk_of_row_texts_is_the_plain_dump(sample_dir: Path) -> No
     texts = [
         row_text(p, d, n, s, m, h, None if lt is None else stored.light_text(lt), c) for p, d, n, s, m, h, lt, c in rows
     ]
-    assert pack_list(texts) == dump(SNAPSHOT_ROWS, rows)
+    assert _pack_joined(texts) == dump(SNAPSHOT_ROWS, rows)
     pieces = [piece(list(zip([r[0] for r in rows[a:b]], texts[a:b], strict=True))) for a, b in ((0, 3), (3, len(rows)))]
     text, paths = joined(pieces)
     assert paths == [r[0] for r in rows] and text[:1] + deflate(text[1:]) == dump(SNAPSHOT_ROWS, rows)
