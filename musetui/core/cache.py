@@ -26,9 +26,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from musetui import __version__
-from musetui.core.cache_codec import Invalid, deflate, dump, load, seal, unseal
+from musetui.core.cache_codec import Invalid, codec, deflate, dump, from_text, load, seal, unseal
 from musetui.core.cache_files import Refused, create_private, inside, no_links, private_dir
 from musetui.core.cache_results import Checked, check
+from musetui.core.cache_snapshot import joined, piece, row_text
 from musetui.core.config import cache_dir
 
 #: The light snapshot is cut into this many blobs by a hash of the path, so that a change
@@ -51,8 +52,10 @@ LIGHT_SUMMARY = tuple[
 #: A light outcome: its light summary (None when the file holds no session) and its diagnostics.
 LIGHT = tuple[LIGHT_SUMMARY | None, list[tuple[str, int, str]]]
 #: One snapshot chunk: rows of path, device, inode, size, mtime_ns, has a state, light outcome, ctime_ns.
-SNAPSHOT_ROWS = list[tuple[str, int, int, int, int, bool, LIGHT | None, int]]
-#: A row to store: path, device, inode, size, mtime_ns, outcome, resume state, light outcome[, ctime_ns].
+SNAPSHOT_ROW = tuple[str, int, int, int, int, bool, LIGHT | None, int]
+SNAPSHOT_ROWS = list[SNAPSHOT_ROW]
+#: A row to store: path, device, inode, size, mtime_ns, outcome, resume state, light text[, ctime_ns]
+#: (the light outcome's :func:`~musetui.core.cache_codec.to_text`, see :func:`musetui.core.stored.light_text`).
 Row = (
     tuple[str, int, int, int, int, bytes, bytes | None, bytes]
     | tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]
@@ -243,12 +246,10 @@ class IndexCache:
             elif rows.get("root") != _key(self.root):
                 raise _Stale("made for another root")
             conn.execute("CREATE INDEX IF NOT EXISTS files_chunk ON files (chunk)")  # (once the schema is known)
-            # The light forms of the rows written, until :meth:`finish` puts them in the snapshot: a
-            # table of this connection's own (in SQLite's temporary file, never in the database).
-            conn.execute(
-                "CREATE TEMP TABLE IF NOT EXISTS pending (path TEXT PRIMARY KEY, chunk INTEGER, dev INTEGER, "
-                "ino INTEGER, size INTEGER, mtime_ns INTEGER, has_state INTEGER, ctime_ns INTEGER, light BLOB)"
-            )
+            # The snapshot rows written, until :meth:`finish` puts them in the snapshot (a piece per chunk and
+            # batch, see :mod:`musetui.core.cache_snapshot`): this connection's own table, in SQLite's temporary file.
+            conn.execute("CREATE TEMP TABLE IF NOT EXISTS pending (chunk INTEGER, kind BLOB, paths BLOB, rows BLOB)")
+            conn.execute("CREATE INDEX IF NOT EXISTS temp.pending_chunk ON pending (chunk)")
             conn.execute("SELECT count(*) FROM files WHERE rowid = 1").fetchone()
         except BaseException:
             conn.close()
@@ -418,14 +419,16 @@ class IndexCache:
     def _put(self, data: list[tuple[str, int, int, int, int, bytes, bytes | None, bytes, int]]) -> None:
         assert self.conn is not None
         rows = []
-        pending = []
+        pending: dict[int, list[tuple[str, bytes]]] = {}  # (this batch's snapshot rows, a piece per chunk)
         for p, dev, ino, size, mtime, o, sb, lb, ct in data:
             c = snapshot_chunk(p)
             self._dirty.add(c)
             rows.append((_key(p), dev, ino, size, mtime, seal(o), seal(sb) if sb is not None else None, ct, c))
-            pending.append((_key(p), c, dev, ino, size, mtime, sb is not None, ct, lb))
+            pending.setdefault(c, []).append((p, row_text(p, dev, ino, size, mtime, sb is not None, lb, ct)))
         self.conn.executemany("INSERT OR REPLACE INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
-        self.conn.executemany("INSERT OR REPLACE INTO temp.pending VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", pending)
+        self.conn.executemany(
+            "INSERT INTO temp.pending VALUES (?, ?, ?, ?)", [(c, *piece(r)) for c, r in pending.items()]
+        )
 
     def _finish(self, keep: set[str] | None) -> None:
         assert self.conn is not None
@@ -439,20 +442,28 @@ class IndexCache:
             self._snapshot_bad or self.conn.execute("SELECT count(*) FROM snapshot").fetchone()[0] != SNAPSHOT_CHUNKS
         )
         for c in range(SNAPSHOT_CHUNKS) if whole else sorted(self._dirty):
-            # the chunk as stored, less the files gone, with the rows written since (their light forms pending)
-            part = {r[0]: r for r in self._chunk_rows(c) if keep is None or r[0] in keep}
-            for r in self.conn.execute(
-                "SELECT path, dev, ino, size, mtime_ns, has_state, light, ctime_ns FROM temp.pending WHERE chunk = ?",
-                (c,),
-            ):
-                p = _path_of(r[0])
-                part[p] = (p, r[1], r[2], r[3], r[4], bool(r[5]), _light(r[6]), r[7])
-            self.conn.execute(
-                "INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(dump(SNAPSHOT_ROWS, list(part.values()))))
-            )
+            self.conn.execute("INSERT OR REPLACE INTO snapshot VALUES (?, ?)", (c, seal(self._chunk_blob(c, keep))))
         self.conn.execute("DELETE FROM temp.pending")
         self._snapshot_bad = False
         self._dirty.clear()
+
+    def _chunk_blob(self, c: int, keep: set[str] | None) -> bytes:
+        """Snapshot chunk ``c``: its rows as stored, less the files gone, with the rows written since.
+
+        When it had none, those are joined as they were written (not parsed and encoded again).
+        """
+        assert self.conn is not None
+        old = [r for r in self._chunk_rows(c) if keep is None or r[0] in keep]
+        pieces = self.conn.execute("SELECT * FROM temp.pending WHERE chunk = ? ORDER BY rowid", (c,)).fetchall()
+        if not pieces:
+            return dump(SNAPSHOT_ROWS, old)
+        text, paths = joined([(k, p, t) for _c, k, p, t in pieces])
+        del pieces
+        if not old and (keep is None or keep.issuperset(paths)):
+            return text[:1] + deflate(memoryview(text)[1:])
+        part = {r[0]: r for r in old}
+        part.update((r[0], r) for r in codec(SNAPSHOT_ROWS)[1](from_text(text)) if keep is None or r[0] in keep)
+        return dump(SNAPSHOT_ROWS, list(part.values()))
 
     def _chunk_rows(self, c: int) -> list[Any]:
         """The rows of snapshot chunk ``c`` as stored (none when it is missing or damaged: its files are read again)."""
@@ -576,16 +587,6 @@ def _path_of(key: str) -> str:
 def snapshot_chunk(path: str) -> int:
     """The snapshot blob that holds ``path`` (stable across processes, unlike ``hash``)."""
     return zlib.crc32(path.encode("utf-8", "surrogateescape")) % SNAPSHOT_CHUNKS
-
-
-def _light(blob: bytes | None) -> Any:
-    """A stored light blob, loaded and checked (so the snapshot nests tuples, not bytes to load again); None if invalid."""
-    if blob is None:
-        return None
-    try:
-        return load(LIGHT, blob)
-    except Invalid:
-        return None
 
 
 class _Stale(Exception):

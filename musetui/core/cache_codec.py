@@ -26,15 +26,19 @@ import orjson
 __all__ = [
     "SEAL_BYTES",
     "Invalid",
+    "Raw",
     "Unstorable",
     "codec",
     "deflate",
     "dump",
+    "from_text",
     "inflate",
+    "kind_of",
     "load",
     "pack",
     "plain_value",
     "seal",
+    "to_text",
     "unpack",
     "unseal",
 ]
@@ -64,19 +68,68 @@ class Unstorable(ValueError):
 
 def pack(plain: Any) -> bytes:
     """Plain data (see :func:`codec`) as a stored blob: its JSON, compressed."""
+    text = to_text(plain)
+    return text[:1] + deflate(text[1:])
+
+
+def to_text(plain: Any) -> bytes:
+    """Plain data as its JSON text, after the byte that says how to parse it (a blob before compression).
+
+    A :class:`Raw` in it stands for the value its text holds, written as it is (texts are also
+    joined as they are: see :func:`musetui.core.cache_snapshot.joined`).
+    """
     try:
-        text = orjson.dumps(plain)
-        kind = _ORJSON
+        return _ORJSON + orjson.dumps(plain, default=_raw_orjson)
     except orjson.JSONEncodeError:  # a lone surrogate (a non-UTF-8 file name), or an int past 64 bits
         try:
-            text = json.dumps(plain, ensure_ascii=True, allow_nan=False, separators=(",", ":")).encode("ascii")
+            return _JSON + json.dumps(
+                plain, ensure_ascii=True, allow_nan=False, separators=(",", ":"), default=_raw_json
+            ).encode("ascii")
         except (TypeError, ValueError) as exc:
             raise Unstorable(str(exc)) from exc
-        kind = _JSON
-    return kind + deflate(text)
 
 
-def deflate(data: bytes) -> bytes:
+class Raw:
+    """A value already written by :func:`to_text` (its ``text``): :func:`to_text` writes it as it is where it stands."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: bytes) -> None:
+        self.text = text
+
+
+def _raw_orjson(v: Any) -> Any:
+    if type(v) is Raw and v.text[:1] == _ORJSON:
+        return orjson.Fragment(v.text[1:])
+    raise TypeError(f"not plain data: {type(v).__name__}")  # (a text orjson cannot read: the standard JSON writes it)
+
+
+def _raw_json(v: Any) -> Any:
+    if type(v) is Raw:
+        return from_text(v.text)
+    raise TypeError(f"not plain data: {type(v).__name__}")
+
+
+def from_text(text: bytes) -> Any:
+    """The plain data of a :func:`to_text` text; :class:`Invalid` when it cannot be read."""
+    return _parse(text[:1], memoryview(text)[1:])
+
+
+def _parse(kind: bytes, body: bytes | memoryview) -> Any:
+    if kind not in (_ORJSON, _JSON):
+        raise Invalid("unknown blob format")
+    try:
+        return orjson.loads(body) if kind == _ORJSON else json.loads(bytes(body))
+    except (ValueError, RecursionError) as exc:  # (orjson.JSONDecodeError is a ValueError)
+        raise Invalid(f"not JSON: {exc}") from exc
+
+
+def kind_of(texts: list[bytes]) -> bytes:
+    """The parse byte of a text that joins these :func:`to_text` texts: the standard library's JSON when any needs it."""
+    return _JSON if any(t[:1] == _JSON for t in texts) else _ORJSON
+
+
+def deflate(data: bytes | memoryview) -> bytes:
     """``data`` compressed (zlib)."""
     return zlib.compress(data, 3)
 
@@ -99,11 +152,7 @@ def unpack(blob: bytes) -> Any:
     kind = blob[:1]
     if kind not in (_ORJSON, _JSON):
         raise Invalid("unknown blob format")
-    text = inflate(blob[1:])
-    try:
-        return orjson.loads(text) if kind == _ORJSON else json.loads(text)
-    except (ValueError, RecursionError) as exc:  # (orjson.JSONDecodeError is a ValueError)
-        raise Invalid(f"not JSON: {exc}") from exc
+    return _parse(kind, inflate(blob[1:]))
 
 
 def dump(tp: Any, value: Any) -> bytes:

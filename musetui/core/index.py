@@ -72,8 +72,8 @@ def _scan_entry(entry: FileEntry, keep_offsets: bool, want_state: bool = False) 
 MAX_STATE_BYTES = 2 * 1024 * 1024
 
 
-#: What the cache stores of one scanned file: its outcome, its resume state (or None) and
-#: its light outcome, each a blob of plain data (see :mod:`musetui.core.stored`).
+#: What the cache stores of one scanned file: its outcome, its resume state (or None), each a
+#: blob of plain data, and its light outcome as text (see :mod:`musetui.core.stored`).
 Blobs = tuple[bytes, bytes | None, bytes]
 
 
@@ -88,8 +88,9 @@ def _stored_forms(outcome: Outcome) -> tuple[Blobs, Any]:
     The light form (a :func:`~musetui.core.stored.light_from` tuple) is the one its blob holds:
     a worker sends it beside the blobs, so the parent need not read the blob it just made.
 
-    The state is kept with the digest of the bytes before its offset, read again here; when
-    the file is no longer the one scanned, or the state is not plain data, no state is kept.
+    The state is kept with the digest of the bytes before its offset (the scan's, else read
+    again here); when the file is no longer the one scanned, or the state is not plain data,
+    no state is kept.
     When the outcome cannot be stored (a bug), it is replaced by its file's ``internal error``
     diagnostic, so that what is cached and what is shown never differ.
     """
@@ -98,7 +99,7 @@ def _stored_forms(outcome: Outcome) -> tuple[Blobs, Any]:
     sblob: bytes | None = None
     s = outcome.summary
     if state is not None and s is not None and not is_gzip_name(s.abspath):  # (a .gz file is expanded whole anyway)
-        prefix = stored.prefix_digest(s.abspath, state.offset, (s.size, s.mtime_ns, s.inode))
+        prefix = stored.state_prefix(state, s)
         try:
             sblob = stored.encode_state(state, prefix) if prefix is not None else None
         except Exception:
@@ -107,7 +108,7 @@ def _stored_forms(outcome: Outcome) -> tuple[Blobs, Any]:
         sblob = None
     try:
         light = light_from(outcome)
-        return (stored.encode_outcome(outcome), sblob, stored.dump_light(light)), light
+        return (stored.encode_outcome(outcome), sblob, stored.light_text(light)), light
     except Exception as exc:
         path = (
             outcome.summary.path
@@ -118,7 +119,7 @@ def _stored_forms(outcome: Outcome) -> tuple[Blobs, Any]:
         outcome.offsets = b""
         outcome.diagnostics = [*outcome.diagnostics, internal_error(path, exc)]
         light = light_from(outcome)
-        return (stored.encode_outcome(outcome), None, stored.dump_light(light)), light
+        return (stored.encode_outcome(outcome), None, stored.light_text(light)), light
 
 
 def outcome_from_light(blob: bytes | tuple[Any, Any] | Outcome) -> Outcome | None:

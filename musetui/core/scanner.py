@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import codecs
 import os
-import pickle
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -283,7 +282,9 @@ def _resume_file(state: ScanState, abspath: str, keep_offsets: bool) -> Outcome 
         state.record_starts = b""
     elif len(state.record_starts) != 8 * state.items:  # (a state kept without its record offsets)
         return None
-    summary, observer = pickle.loads(state.frozen)
+    from musetui.core.stored import thaw
+
+    summary, observer = thaw(state.frozen, state.fmt)
     summary.size, summary.mtime_ns, summary.inode, summary.device = fd.size, fd.mtime_ns, fd.inode, fd.device
     summary.read_bytes = state.offset + len(fd.data)
     opts = _options(keep_offsets, True, True)
@@ -432,8 +433,11 @@ def _scan_lines(
         return Outcome(None, diags), observer
     complete = not window.partial_last or not window.lines
     if opts.want_state and complete:
-        state.frozen = pickle.dumps((summary, observer), protocol=pickle.HIGHEST_PROTOCOL)
+        from musetui.core.stored import freeze, prefix_of
+
+        state.frozen = freeze(summary, observer)
         _advance(state, window)
+        state.prefix = prefix_of(data, window.base_off, state.offset)
     # Conclude on the live objects (the frozen copy stays pre-finish).
     conclude(summary, observer, state, window, checked, seen, opts.attribute_session)
     if observer.watch is not None:  # format drift: one diagnostic per unknown name, at its first line

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import os
 import pickle
 import sys
 import typing
@@ -19,13 +20,16 @@ from musetui.core.cache_codec import (
     HINT_NAMES,
     OVERRIDES,
     Invalid,
+    Raw,
     Unstorable,
     attrs_plain,
     attrs_set,
     codec,
     dump,
+    from_text,
     load,
     pack,
+    to_text,
     unpack,
 )
 from musetui.core.diagnostics import record_json
@@ -42,10 +46,15 @@ __all__ = [
     "dump_light",
     "encode_outcome",
     "encode_state",
+    "freeze",
     "light_blob",
     "light_from",
+    "light_text",
     "outcome_from_light",
     "prefix_digest",
+    "prefix_of",
+    "state_prefix",
+    "thaw",
 ]
 
 
@@ -85,6 +94,11 @@ def light_blob(outcome: Outcome) -> bytes:
 def dump_light(light: Any) -> bytes:
     """A light form (a :func:`light_from` tuple) as a stored blob."""
     return dump(LIGHT, light)
+
+
+def light_text(light: Any) -> bytes:
+    """A light form as the text the snapshot joins (see :func:`musetui.core.cache_codec.to_text`): not compressed."""
+    return to_text(codec(LIGHT)[0](light))
 
 
 def light_from(outcome: Outcome) -> Any:
@@ -156,9 +170,13 @@ def _shared(d: dict[str, Any] | None) -> Any:
 #: is read alone only when they are unchanged.
 PREFIX_BYTES = 64 * 1024
 
-_STATE_FIELDS = [f.name for f in dataclasses.fields(ScanState)]
+#: The fields of a stored state (its prefix digest is stored apart, see :func:`encode_state`).
+_STATE_FIELDS = [f.name for f in dataclasses.fields(ScanState) if f.name != "prefix"]
 _STATE_HINTS = typing.get_type_hints(ScanState)
 _COLLAPSE_KEY = tuple[str, str, str | None, int]
+#: The first byte of a frozen pair that could not be written as plain data: pickled, for this
+#: process only (live follow); such a state is never stored (see :func:`encode_state`).
+_PICKLED = b"p"
 
 
 def prefix_digest(path: str, offset: int, identity: tuple[int, int, int] | None = None) -> str | None:
@@ -178,26 +196,90 @@ def prefix_digest(path: str, offset: int, identity: tuple[int, int, int] | None 
     return hashlib.sha256(fd.data).hexdigest()
 
 
+def prefix_of(data: bytes, base: int, offset: int) -> str | None:
+    """What :func:`prefix_digest` reads, from the bytes a scan holds: ``data``, which starts at byte ``base``.
+
+    None when ``data`` does not hold all of them (they are then read again).
+    """
+    start = max(0, offset - PREFIX_BYTES)
+    if start < base or offset - base > len(data):
+        return None
+    return hashlib.sha256(memoryview(data)[start - base : offset - base]).hexdigest()
+
+
+def state_prefix(state: ScanState, summary: SessionSummary) -> str | None:
+    """The digest of the bytes before the state's offset, if the file is still the one scanned (else None).
+
+    The scan's own digest (of the bytes it read) when it made one, once the file's identity
+    (size, mtime_ns, inode) is found unchanged; else the bytes are read again.
+    """
+    identity = (summary.size, summary.mtime_ns, summary.inode)
+    if state.prefix is None:
+        return prefix_digest(summary.abspath, state.offset, identity)
+    try:
+        st = os.stat(summary.abspath)
+    except OSError:
+        return None
+    return state.prefix if (st.st_size, st.st_mtime_ns, st.st_ino) == identity else None
+
+
+def freeze(summary: SessionSummary, observer: Any) -> bytes:
+    """A copy of the (summary, observer) pair of a scan, before its conclusion: the text of its plain data.
+
+    That is the form a resume state stores (see :func:`encode_state`); what cannot be
+    written so is pickled, for this process alone (such a state is never stored).
+    """
+    try:
+        watch = observer.watch
+        drift = None if watch is None else [watch.version, [[*k, *v] for k, v in watch.seen.items()]]
+        return to_text(
+            [codec(SessionSummary)[0](summary), type(observer).__name__, attrs_plain(observer, _SKIP), drift]
+        )
+    except Exception:
+        return _PICKLED + pickle.dumps((summary, observer), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def thaw(frozen: bytes, fmt: str | None) -> tuple[SessionSummary, Any]:
+    """The (summary, observer) pair :func:`freeze` made ``frozen`` of (new objects, checked); ``fmt``: the state's format.
+
+    Raises:
+        Invalid: when ``frozen`` is not such a pair.
+    """
+    if frozen[:1] == _PICKLED:  # (made by this process: stored states never hold one)
+        pair: tuple[SessionSummary, Any] = pickle.loads(frozen[1:])
+        return pair
+    return _thaw(from_text(frozen), fmt)
+
+
+def _thaw(plain: Any, fmt: str | None) -> tuple[SessionSummary, Any]:
+    from musetui.core import sources
+
+    frozen = _list(plain)
+    if len(frozen) != 4 or type(fmt) is not str:
+        raise Invalid("frozen summary malformed")
+    summary = codec(SessionSummary)[1](frozen[0])
+    observer = sources.observer_for(fmt, summary)
+    if type(observer).__name__ != frozen[1]:
+        raise Invalid("observer class differs")
+    attrs_set(observer, frozen[2], _SKIP)
+    _set_drift(observer, frozen[3])
+    return summary, observer
+
+
 def encode_state(state: ScanState, prefix: str) -> bytes:
     """A resume state, with the digest of the bytes before its offset, as a stored blob.
 
     Raises:
         Unstorable: when some part of it is not plain data (the file is then not resumable).
     """
-    if not state.frozen:
-        raise Unstorable("no frozen summary")
-    # ``frozen`` is the scanner's in-memory copy, made in this very process: never read from disk.
-    summary, observer = pickle.loads(state.frozen)
+    if not state.frozen or state.frozen[:1] == _PICKLED:
+        raise Unstorable("no frozen summary as plain data")
     where = {id(loc): i for i, loc in enumerate(state.located)}
     values: list[Any] = []
     for name in _STATE_FIELDS:
         v = getattr(state, name)
-        if name == "frozen":
-            watch = observer.watch
-            drift = None if watch is None else [watch.version, [[*k, *v] for k, v in watch.seen.items()]]
-            values.append(
-                [codec(SessionSummary)[0](summary), type(observer).__name__, attrs_plain(observer, _SKIP), drift]
-            )
+        if name == "frozen":  # (the text :func:`freeze` made, written as it is)
+            values.append(Raw(v))
         elif name == "collapsed":  # its groups hold members of ``located`` (counted in place): stored as their indices
             try:
                 values.append([[codec(_COLLAPSE_KEY)[0](k), [where[id(x)] for x in g]] for k, g in v.items()])
@@ -219,8 +301,6 @@ def decode_state(blob: bytes | None) -> tuple[ScanState, str] | None:
 
 
 def _decode_state(blob: bytes) -> tuple[ScanState, str]:
-    from musetui.core import sources
-
     got = unpack(blob)
     if type(got) is not list or len(got) != 2 or type(got[0]) is not str or type(got[1]) is not list:
         raise Invalid("not a resume state")
@@ -239,16 +319,9 @@ def _decode_state(blob: bytes) -> tuple[ScanState, str]:
             raise Invalid("collapsed member out of range")
         groups[codec(_COLLAPSE_KEY)[1](key)] = [located[i] for i in members]
     kw["collapsed"] = groups
-    frozen = _list(values[_STATE_FIELDS.index("frozen")])
-    if len(frozen) != 4 or type(kw["fmt"]) is not str:
-        raise Invalid("frozen summary malformed")
-    summary = codec(SessionSummary)[1](frozen[0])
-    observer = sources.observer_for(kw["fmt"], summary)
-    if type(observer).__name__ != frozen[1]:
-        raise Invalid("observer class differs")
-    attrs_set(observer, frozen[2], _SKIP)
-    _set_drift(observer, frozen[3])
-    kw["frozen"] = pickle.dumps((summary, observer), protocol=pickle.HIGHEST_PROTOCOL)  # (of objects just checked)
+    frozen = values[_STATE_FIELDS.index("frozen")]
+    _thaw(frozen, kw["fmt"])  # (checked here: a damaged pair is a miss now, not when the file grows)
+    kw["frozen"] = to_text(frozen)  # (plain data just checked, as :func:`freeze` writes it)
     return ScanState(**kw), prefix
 
 

@@ -29,8 +29,9 @@ class Outcome:
 class ScanState:
     """Everything needed to continue scanning a file after its last complete line.
 
-    ``frozen`` is the pickled (summary, observer) pair *before* the summary was finished
-    and attributed, so resuming never applies a one-time step twice.
+    ``frozen`` is the (summary, observer) pair *before* the summary was finished and
+    attributed, so resuming never applies a one-time step twice: a copy, as the text of its
+    plain data (see :func:`musetui.core.stored.freeze`).
     """
 
     __reduce__ = reduce_by_fields
@@ -52,6 +53,9 @@ class ScanState:
     binary: bool = False  # NUL bytes seen at the start (a binary file, when no record is found)
     last_record_line: int = 0  # the line of the last record read (where the last segment ends)
     clock: Clock = field(default_factory=Clock)  # the line times so far (time-mismatch when they run backwards)
+    #: The digest of the bytes before ``offset`` (see :func:`musetui.core.stored.prefix_of`), when the
+    #: scan that made this state held them; not stored with it (its blob keeps the digest apart).
+    prefix: str | None = None
 
 
 def new_state(sse: bool) -> ScanState:
