@@ -7,6 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from musetui.core import settings
 from musetui.core.errors import SettingsError
@@ -73,3 +75,37 @@ def test_the_docs_list_every_setting() -> None:
     doc = (REPO / "docs" / "settings.md").read_text(encoding="utf-8")
     for name in settings.NAMES:
         assert f"`{name}`" in doc and f"`MUSETUI_{name.upper()}`" in doc, name
+
+
+_PLAIN_NAMES = ("cache_dir", "no_cache", "theme", "no_pyperclip", "debug")
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(_PLAIN_NAMES),
+        st.text(alphabet=st.characters(codec="utf-8", exclude_categories=["Cs"]) | st.sampled_from(["\udcff", "\x00"])),
+    )
+)
+def test_plain_environment_values_need_no_pydantic_and_agree_with_it(overrides: dict[str, str]) -> None:
+    """A flag, a text or a path from the environment: the settings pydantic makes of it, made without it."""
+    env = {
+        "MUSETUI_CONFIG_DIR": "/nonexistent/musetui-test",
+        **{"MUSETUI_" + k.upper(): v for k, v in overrides.items()},
+    }
+    got = settings.load(env)
+    read = {name: settings._env_value(name, v) for name, v in overrides.items()}
+    assert got == (settings._validate(read, "env") if read else settings.Settings())
+    assert set(settings._TOTAL) == set(_PLAIN_NAMES)  # (a new plain setting is added here, and so tested)
+
+
+def test_a_cache_dir_from_the_environment_imports_no_pydantic(tmp_path: Path) -> None:
+    code = (
+        "import sys; from musetui.core import settings; "
+        f"s = settings.load({{'MUSETUI_CONFIG_DIR': {str(tmp_path)!r}, 'MUSETUI_CACHE_DIR': '/x', 'MUSETUI_DEBUG': '1'}}); "
+        "print(s.cache_dir, s.debug, 'pydantic' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO).stdout
+    assert out.split() == ["/x", "True", "False"]
+    # a constrained setting still goes through pydantic, and its error names the setting
+    with pytest.raises(SettingsError, match="worker_nice"):
+        settings.load({"MUSETUI_CONFIG_DIR": str(tmp_path), "MUSETUI_CACHE_DIR": "/x", "MUSETUI_WORKER_NICE": "40"})
