@@ -11,26 +11,17 @@ from typing import Any
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from sample_scans import sample_outcomes
 
 from musetui.core import stored
 from musetui.core.cache import LIGHT, SNAPSHOT_ROWS
 from musetui.core.cache_codec import Invalid, codec, dump, load, pack, unpack
 from musetui.core.model import Diagnostic, Evidence
-from musetui.core.scanner import Outcome, scan_file
-
-
-def _outcomes(sample_dir: Path) -> list[Outcome]:
-    out = []
-    for p in sorted(sample_dir.rglob("*.json*")):
-        o = scan_file(str(p), p.relative_to(sample_dir).as_posix(), str(sample_dir), want_state=True)
-        if o.summary is not None:
-            out.append(o)
-    assert len(out) > 5
-    return out
+from musetui.core.scanner import Outcome
 
 
 def test_outcomes_states_and_light_forms_round_trip(sample_dir: Path) -> None:
-    for o in _outcomes(sample_dir):
+    for o in sample_outcomes(sample_dir):
         state = o.state
         o.state = None
         assert stored.decode_outcome(stored.encode_outcome(o)) == o
@@ -122,7 +113,9 @@ def _replace(value: Any, path: list[int], new: Any) -> Any:
 def _plains() -> list[tuple[str, Any]]:
     sample = Path(__file__).resolve().parents[2] / "sample_transcripts"
     o = next(
-        x for x in _outcomes(sample) if x.state is not None and x.summary is not None and x.summary.attribution.evidence
+        x
+        for x in sample_outcomes(sample)
+        if x.state is not None and x.summary is not None and x.summary.attribution.evidence
     )
     state = o.state
     o.state = None

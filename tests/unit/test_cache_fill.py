@@ -12,22 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sample_scans import sample_outcomes
 
 from musetui.core import index, scanner, stored
 from musetui.core.cache import LIGHT, SNAPSHOT_ROWS
 from musetui.core.cache_codec import Raw, Unstorable, codec, deflate, dump, from_text, pack, to_text, unpack
 from musetui.core.cache_snapshot import joined, piece, row_text
 from musetui.core.scanner import scan_file
-
-
-def _scanned(sample_dir: Path) -> list[Any]:
-    out = []
-    for p in sorted(sample_dir.rglob("*.json*")):
-        o = scan_file(str(p), p.relative_to(sample_dir).as_posix(), str(sample_dir), want_state=True)
-        if o.summary is not None:
-            out.append(o)
-    assert len(out) > 5
-    return out
 
 
 def _pack_joined(texts: list[bytes]) -> bytes:
@@ -37,7 +28,7 @@ def _pack_joined(texts: list[bytes]) -> bytes:
 
 
 def test_joined_light_texts_are_the_blob_of_their_list(sample_dir: Path) -> None:
-    lights = [stored.light_from(o) for o in _scanned(sample_dir)]
+    lights = [stored.light_from(o) for o in sample_outcomes(sample_dir)]
     enc = codec(LIGHT)[0]
     assert _pack_joined([stored.light_text(x) for x in lights]) == pack([enc(x) for x in lights])
     odd = (None, [("caf\udce9.jsonl", 0, "a name that is not UTF-8")])  # (the standard library's JSON writes it)
@@ -49,7 +40,7 @@ def test_joined_light_texts_are_the_blob_of_their_list(sample_dir: Path) -> None
 def test_a_snapshot_chunk_of_row_texts_is_the_plain_dump(sample_dir: Path) -> None:
     """Joined at once, or from the pieces of several batches (as the cache keeps them until its snapshot is written)."""
     rows: list[Any] = []
-    for i, o in enumerate(_scanned(sample_dir)):
+    for i, o in enumerate(sample_outcomes(sample_dir)):
         rows.append((o.summary.abspath, 1, 100 + i, 5000 + i, 10**18 + i, i % 2 == 0, stored.light_from(o), 10**18 - i))
     rows.append(("gone.jsonl", 1, 2, 3, 4, False, None, 5))
     texts = [
@@ -75,7 +66,7 @@ def test_the_frozen_pair_is_the_scans_copy_before_its_conclusion(sample_dir: Pat
 
     stored.freeze = both  # (the scanner imports it where it freezes)
     try:
-        outcomes = _scanned(sample_dir)
+        outcomes = sample_outcomes(sample_dir)
     finally:
         stored.freeze = freeze
     states = [o.state for o in outcomes if o.state is not None]
@@ -96,7 +87,7 @@ def test_the_frozen_pair_is_the_scans_copy_before_its_conclusion(sample_dir: Pat
 
 
 def test_a_pair_that_is_not_plain_data_is_pickled_for_this_process_only(sample_dir: Path) -> None:
-    o = next(o for o in _scanned(sample_dir) if o.state is not None)
+    o = next(o for o in sample_outcomes(sample_dir) if o.state is not None)
     summary, observer = stored.thaw(o.state.frozen, o.state.fmt)
     observer.odd = 1j  # (no plain form)
     frozen = stored.freeze(summary, observer)
