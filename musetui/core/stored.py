@@ -174,9 +174,11 @@ PREFIX_BYTES = 64 * 1024
 _STATE_FIELDS = [f.name for f in dataclasses.fields(ScanState) if f.name != "prefix"]
 _STATE_HINTS = typing.get_type_hints(ScanState)
 _COLLAPSE_KEY = tuple[str, str, str | None, int]
-#: The first byte of a frozen pair that could not be written as plain data: pickled, for this
-#: process only (live follow); such a state is never stored (see :func:`encode_state`).
-_PICKLED = b"p"
+#: The head of a frozen pair that could not be written as plain data: pickled, for this
+#: process only (live follow); such a state is never stored (see :func:`encode_state`). The
+#: head is drawn at random per process (forked workers share it), so no bytes from a file or
+#: the cache can carry it: what :func:`thaw` unpickles was made here.
+_PICKLED = b"p" + os.urandom(16)
 
 
 def prefix_digest(path: str, offset: int, identity: tuple[int, int, int] | None = None) -> str | None:
@@ -245,8 +247,8 @@ def thaw(frozen: bytes, fmt: str | None) -> tuple[SessionSummary, Any]:
     Raises:
         Invalid: when ``frozen`` is not such a pair.
     """
-    if frozen[:1] == _PICKLED:  # (made by this process: stored states never hold one)
-        pair: tuple[SessionSummary, Any] = pickle.loads(frozen[1:])
+    if frozen.startswith(_PICKLED):  # (made by this process: stored states never hold one)
+        pair: tuple[SessionSummary, Any] = pickle.loads(frozen[len(_PICKLED) :])
         return pair
     return _thaw(from_text(frozen), fmt)
 
@@ -272,7 +274,7 @@ def encode_state(state: ScanState, prefix: str) -> bytes:
     Raises:
         Unstorable: when some part of it is not plain data (the file is then not resumable).
     """
-    if not state.frozen or state.frozen[:1] == _PICKLED:
+    if not state.frozen or state.frozen.startswith(_PICKLED):
         raise Unstorable("no frozen summary as plain data")
     where = {id(loc): i for i, loc in enumerate(state.located)}
     values: list[Any] = []

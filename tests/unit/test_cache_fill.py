@@ -16,7 +16,7 @@ from sample_scans import sample_outcomes
 
 from musetui.core import index, scanner, stored
 from musetui.core.cache import LIGHT, SNAPSHOT_ROWS
-from musetui.core.cache_codec import Raw, Unstorable, codec, deflate, dump, from_text, pack, to_text, unpack
+from musetui.core.cache_codec import Invalid, Raw, Unstorable, codec, deflate, dump, from_text, pack, to_text, unpack
 from musetui.core.cache_snapshot import joined, piece, row_text
 from musetui.core.scanner import scan_file
 
@@ -91,7 +91,11 @@ def test_a_pair_that_is_not_plain_data_is_pickled_for_this_process_only(sample_d
     summary, observer = stored.thaw(o.state.frozen, o.state.fmt)
     observer.odd = 1j  # (no plain form)
     frozen = stored.freeze(summary, observer)
-    assert frozen[:1] == b"p" and stored.thaw(frozen, o.state.fmt)[1].odd == 1j
+    assert frozen.startswith(stored._PICKLED) and stored.thaw(frozen, o.state.fmt)[1].odd == 1j
+    # a pickle that this process did not make (from a file, the cache) is never unpickled
+    forged = b"p" + pickle.dumps((summary, observer), protocol=pickle.HIGHEST_PROTOCOL)
+    with pytest.raises(Invalid):
+        stored.thaw(forged, o.state.fmt)
     o.state.frozen = frozen
     with pytest.raises(Unstorable):
         stored.encode_state(o.state, "p")
